@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+)
+
+// Device is one simulated GPU: a model, an allocator of device addresses and
+// the buffers it gave out. Addresses matter because sectors and banks are
+// computed from them: every buffer starts on a 256-byte boundary, as
+// cudaMalloc's do, so a kernel's alignment is the same here as on hardware.
+//
+// A Device runs one launch at a time; Launch itself uses every core.
+type Device struct {
+	model Model
+
+	mu     sync.Mutex // serialises launches and allocation
+	next   uint64     // next free device address
+	nextID int
+}
+
+// NewDevice returns a simulated device of model m with no buffers.
+func NewDevice(m Model) *Device {
+	return &Device{model: m, next: 1 << 32}
+}
+
+// Model is the GPU this device simulates.
+func (d *Device) Model() Model { return d.model }
+
+// Elem is the set of element types device buffers hold.
+type Elem interface {
+	~float32 | ~float64 | ~int32 | ~int64 | ~uint32
+}
+
+// bufMeta is what the counters need to know about a buffer, whatever its
+// element type.
+type bufMeta struct {
+	id    int
+	name  string
+	addr  uint64
+	esize uint64
+	n     int
+}
+
+// Global is a buffer in simulated global memory. Data is its contents, which
+// the host reads and writes directly between launches; kernels go through
+// Ld, St and AtomicAdd so that every access is counted and bounds-checked.
+type Global[T Elem] struct {
+	Data []T
+	meta bufMeta
+}
+
+// Short names for the buffer types lessons use.
+type (
+	F32 = Global[float32]
+	F64 = Global[float64]
+	I32 = Global[int32]
+	I64 = Global[int64]
+	U32 = Global[uint32]
+)
+
+// maxElems bounds one buffer, so that a size typo is an error rather than an
+// attempt to allocate the machine's memory.
+const maxElems = 1 << 34
+
+// Alloc returns a zeroed buffer of n elements.
+func Alloc[T Elem](d *Device, name string, n int) (*Global[T], error) {
+	if n < 0 || n > maxElems {
+		return nil, fmt.Errorf("sim: Alloc %q: %d elements is out of range [0, %d]", name, n, maxElems)
+	}
+	var z T
+	es := uint64(unsafe.Sizeof(z))
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if es*uint64(n) > uint64(d.model.MemoryBytes) {
+		return nil, fmt.Errorf("sim: Alloc %q: %d bytes do not fit in the %s's %d bytes of memory", name, es*uint64(n), d.model.Name, d.model.MemoryBytes)
+	}
+	g := &Global[T]{Data: make([]T, n)}
+	d.nextID++
+	g.meta = bufMeta{id: d.nextID, name: name, addr: d.next, esize: es, n: n}
+	d.next += (es*uint64(n) + 255) &^ 255
+	if n == 0 {
+		d.next += 256
+	}
+	return g, nil
+}
+
+// Upload returns a new buffer holding a copy of src.
+func Upload[T Elem](d *Device, name string, src []T) (*Global[T], error) {
+	g, err := Alloc[T](d, name, len(src))
+	if err != nil {
+		return nil, err
+	}
+	copy(g.Data, src)
+	return g, nil
+}
+
+// Name is the buffer's name, used in site labels and fault messages.
+func (g *Global[T]) Name() string { return g.meta.name }
+
+// Len is the number of elements.
+func (g *Global[T]) Len() int { return len(g.Data) }
+
+// Addr is the simulated device address of element 0.
+func (g *Global[T]) Addr() uint64 { return g.meta.addr }
+
+// Ld is a load of g[i] from a kernel, counted at the default site
+// "<name> ld". Out of range, it stops the thread with a fault.
+func (g *Global[T]) Ld(t *Thread, i int) T {
+	if uint(i) >= uint(len(g.Data)) {
+		t.oob(&g.meta, "ld", -1, i)
+	}
+	t.w.global(t, t.w.defaultSite(&g.meta, opLd, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	return g.Data[i]
+}
+
+// LdAt is Ld at a labelled site: use it where one buffer is loaded by two
+// different instructions (rowPtr[row] and rowPtr[row+1]).
+func (g *Global[T]) LdAt(t *Thread, s Site, i int) T {
+	if uint(i) >= uint(len(g.Data)) {
+		t.oob(&g.meta, "ld", s, i)
+	}
+	t.w.global(t, t.w.explicitSite(s, &g.meta, opLd, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	return g.Data[i]
+}
+
+// St is a store of v into g[i], counted at the default site "<name> st".
+func (g *Global[T]) St(t *Thread, i int, v T) {
+	if uint(i) >= uint(len(g.Data)) {
+		t.oob(&g.meta, "st", -1, i)
+	}
+	t.w.global(t, t.w.defaultSite(&g.meta, opSt, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	g.Data[i] = v
+}
+
+// StAt is St at a labelled site.
+func (g *Global[T]) StAt(t *Thread, s Site, i int, v T) {
+	if uint(i) >= uint(len(g.Data)) {
+		t.oob(&g.meta, "st", s, i)
+	}
+	t.w.global(t, t.w.explicitSite(s, &g.meta, opSt, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	g.Data[i] = v
+}
+
+// AtomicAdd adds v to g[i] atomically and returns the old value, like CUDA's
+// atomicAdd. int32, uint32, int64, float32 and float64 are supported. Float
+// atomics from different blocks land in an order that depends on scheduling,
+// exactly as on a GPU; mark the kernel Ordered to make them reproducible.
+func (g *Global[T]) AtomicAdd(t *Thread, i int, v T) T {
+	if uint(i) >= uint(len(g.Data)) {
+		t.oob(&g.meta, "atom", -1, i)
+	}
+	t.w.global(t, t.w.defaultSite(&g.meta, opAtom, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	return atomicAdd(&g.Data[i], v)
+}

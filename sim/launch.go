@@ -1,0 +1,279 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// launch is the state one Launch shares between its workers.
+type launch struct {
+	d           *Device
+	k           *Kernel
+	grid, block Dim3
+	sharedBytes int
+	nThreads    int
+	nWarps      int
+
+	nextBlock atomic.Int64
+	stopAt    atomic.Int64 // blocks at or beyond this are skipped (a fault was found below)
+
+	dram bitmaps
+	l2   map[int]int64
+}
+
+func (l *launch) bitmapFor(m *bufMeta, write bool) *bitmap {
+	l.dram.mu.Lock()
+	defer l.dram.mu.Unlock()
+	key := [2]int{m.id, 0}
+	if write {
+		key[1] = 1
+	}
+	if b, ok := l.dram.m[key]; ok {
+		return b
+	}
+	sectors := (uint64(m.n)*m.esize + 31 + (m.addr & 31)) / 32
+	b := &bitmap{words: make([]atomic.Uint64, (sectors+63)/64)}
+	l.dram.m[key] = b
+	return b
+}
+
+// Launch runs kernel k over grid × block threads with sharedBytes of dynamic
+// shared memory, and returns its counters. Blocks run in parallel on every
+// core; counters, results and errors are the same for any GOMAXPROCS (float
+// atomics to global memory excepted, see Kernel.Ordered).
+//
+// A kernel fault comes back as a *Fault; a launch the hardware would refuse
+// (too many threads per block, too much shared memory, an empty grid) comes
+// back as a plain error before any thread runs.
+func (d *Device) Launch(k *Kernel, grid, block Dim3, sharedBytes int) (*Stats, error) {
+	if k == nil || k.Body == nil {
+		return nil, fmt.Errorf("sim: launch of a kernel with no body")
+	}
+	if err := d.checkConfig(k.Name, grid, block, sharedBytes); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+
+	l := &launch{d: d, k: k, grid: grid, block: block, sharedBytes: sharedBytes,
+		nThreads: block.Count()}
+	l.nWarps = (l.nThreads + 31) / 32
+	l.dram.m = map[[2]int]*bitmap{}
+	nBlocks := grid.Count()
+	l.stopAt.Store(int64(nBlocks))
+
+	nw := runtime.GOMAXPROCS(0)
+	if k.Ordered || nw > nBlocks {
+		nw = 1
+		if !k.Ordered && nBlocks > 1 {
+			nw = min(runtime.GOMAXPROCS(0), nBlocks)
+		}
+	}
+	workers := make([]*worker, nw)
+	var wg sync.WaitGroup
+	for i := range workers {
+		w := newWorker(l)
+		workers[i] = w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run()
+		}()
+	}
+	wg.Wait()
+
+	var fault *Fault
+	faultBlk := -1
+	for _, w := range workers {
+		if w.fault != nil && (faultBlk < 0 || w.faultBlk < faultBlk) {
+			fault, faultBlk = w.fault, w.faultBlk
+		}
+	}
+	if fault != nil {
+		return nil, fault
+	}
+	return l.stats(workers), nil
+}
+
+func (d *Device) checkConfig(name string, grid, block Dim3, sharedBytes int) error {
+	m := d.model
+	switch {
+	case block.X < 1 || block.Y < 1 || block.Z < 1:
+		return fmt.Errorf("sim: launch %s: block %v has a dimension below 1", name, block)
+	case grid.X < 1 || grid.Y < 1 || grid.Z < 1:
+		return fmt.Errorf("sim: launch %s: grid %v has a dimension below 1 (nothing would run)", name, grid)
+	case block.Count() > m.MaxThreadsPerBlock:
+		return fmt.Errorf("sim: launch %s: block %v has %d threads; the %s allows at most %d per block", name, block, block.Count(), m.Name, m.MaxThreadsPerBlock)
+	case block.Z > 64:
+		return fmt.Errorf("sim: launch %s: block z dimension %d exceeds 64", name, block.Z)
+	case grid.Y > 65535 || grid.Z > 65535 || grid.X > 1<<31-1:
+		return fmt.Errorf("sim: launch %s: grid %v exceeds CUDA's limits (x < 2^31, y and z <= 65535)", name, grid)
+	case sharedBytes < 0 || sharedBytes > m.SharedPerBlock:
+		return fmt.Errorf("sim: launch %s: %d bytes of dynamic shared memory; the %s allows 0 to %d per block", name, sharedBytes, m.Name, m.SharedPerBlock)
+	}
+	return nil
+}
+
+// run takes blocks in increasing order until none are left or a fault in a
+// lower block makes the rest irrelevant.
+func (w *worker) run() {
+	l := w.l
+	n := l.nWarps
+	if !w.k.Sync {
+		n = 1
+	}
+	w.accs = make([]warpAcc, n)
+	t := &Thread{w: w, BlockDim: l.block, GridDim: l.grid, acc: &w.accs[0]}
+	for {
+		b := int(l.nextBlock.Add(1) - 1)
+		if int64(b) >= l.stopAt.Load() {
+			break
+		}
+		var f *Fault
+		if w.k.Sync {
+			f = w.runBlockSync(b)
+		} else {
+			f = w.runBlockPlain(t, b)
+		}
+		if f != nil {
+			w.fault, w.faultBlk = f, b
+			for {
+				cur := l.stopAt.Load()
+				if int64(b) >= cur || l.stopAt.CompareAndSwap(cur, int64(b)) {
+					break
+				}
+			}
+			break
+		}
+	}
+	w.closeCoroutines()
+}
+
+// runBlockPlain runs a kernel with no synchronisation: one warp at a time,
+// one lane after another, which gives the same requests as lockstep because
+// requests pair accesses by count, not by time.
+func (w *worker) runBlockPlain(t *Thread, b int) (f *Fault) {
+	l := w.l
+	t.BlockIdx = l.grid.unlinear(b)
+	w.l1Reset()
+	w.sh.reset(w, l.sharedBytes)
+	acc := t.acc
+	defer func() {
+		if r := recover(); r != nil {
+			f = w.caught(t, r)
+		}
+	}()
+	for tid := 0; tid < l.nThreads; tid++ {
+		t.tid, t.lane, t.warp = tid, tid&31, tid>>5
+		t.ThreadIdx = l.block.unlinear(tid)
+		w.k.Body(t)
+		w.endThread(t)
+		if t.lane == 31 || tid == l.nThreads-1 {
+			w.flush(acc)
+		}
+	}
+	return nil
+}
+
+// caught turns a recovered panic into the fault it stands for.
+func (w *worker) caught(t *Thread, r any) *Fault {
+	if _, ok := r.(stopThread); ok && w.fault != nil {
+		f := w.fault
+		w.fault = nil
+		return f
+	}
+	return &Fault{Kernel: w.k.Name, Kind: "panic", Block: t.BlockIdx, Thread: t.ThreadIdx,
+		Detail: fmt.Sprintf("the kernel body panicked: %v", r)}
+}
+
+// stats merges the workers' counters in a fixed order.
+func (l *launch) stats(workers []*worker) *Stats {
+	s := &Stats{Kernel: l.k.Name, Grid: l.grid, Block: l.block, Model: l.d.model.Key,
+		Warps: int64(l.grid.Count()) * int64(l.nWarps)}
+	type merged struct {
+		SiteStats
+		order siteKey
+		ideal int64
+	}
+	byKey := map[siteKey]*merged{}
+	var keys []siteKey
+	for _, w := range workers {
+		s.WarpInstructions += w.warpInstr
+		for i := range w.sites {
+			a := &w.sites[i]
+			key := a.key
+			key.variant = 0
+			m, ok := byKey[key]
+			if !ok {
+				space := "global"
+				if key.shared {
+					space = "shared"
+				}
+				m = &merged{SiteStats: SiteStats{Label: a.label, Space: space, Op: opNames[key.op]}, order: key}
+				byKey[key] = m
+				keys = append(keys, key)
+			}
+			m.Requests += a.requests
+			m.Sectors += a.sectors
+			m.Wavefronts += a.wavefronts
+			m.Conflicts += a.wavefronts - a.ideal
+			m.ideal += a.ideal
+			m.LaneSlots += a.laneSlots
+			m.ActiveLanes += a.activeLanes
+			m.L2Sectors += a.l2Sectors
+			for j := range a.hist {
+				m.ActiveHist[j] += a.hist[j]
+			}
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if (a.site < 0) != (b.site < 0) {
+			return a.site >= 0
+		}
+		if a.site != b.site {
+			return a.site < b.site
+		}
+		if a.buf != b.buf {
+			return a.buf < b.buf
+		}
+		if a.shared != b.shared {
+			return !a.shared
+		}
+		return a.op < b.op
+	})
+	for _, k := range keys {
+		m := byKey[k]
+		s.Sites = append(s.Sites, m.SiteStats)
+		switch {
+		case k.shared && k.op == opLd:
+			s.SharedLoad.add(m.Requests, m.Wavefronts, m.ideal)
+		case k.shared:
+			s.SharedStore.add(m.Requests, m.Wavefronts, m.ideal)
+		case k.op == opLd:
+			s.GlobalLoad.Requests += m.Requests
+			s.GlobalLoad.Sectors += m.Sectors
+			s.L2Sectors += m.L2Sectors
+		case k.op == opSt:
+			s.GlobalStore.Requests += m.Requests
+			s.GlobalStore.Sectors += m.Sectors
+			s.L2Sectors += m.L2Sectors
+		default:
+			s.GlobalAtomic.Requests += m.Requests
+			s.GlobalAtomic.Sectors += m.Sectors
+			s.L2Sectors += m.L2Sectors
+		}
+	}
+	for key, b := range l.dram.m {
+		if key[1] == 0 {
+			s.uniqueRead += b.count() * 32
+		} else {
+			s.DRAMWriteBytes += b.count() * 32
+		}
+	}
+	l.d.model.estimate(s)
+	return s
+}

@@ -1,0 +1,96 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Model describes one GPU to the simulator: the limits a launch must respect
+// and the peak rates the time model divides by. The numbers are the vendors'
+// published specifications (FP32 and TF32 peaks for the A100 PCIe and H100
+// SXM are the ones lecture 4 uses); the L2 bandwidth and issue rate are
+// estimates, documented in timemodel.go.
+type Model struct {
+	Key, Name          string
+	CCMajor, CCMinor   int
+	SMs                int
+	MaxThreadsPerSM    int
+	MaxWarpsPerSM      int
+	MaxThreadsPerBlock int
+	MaxBlocksPerSM     int
+	SharedPerBlock     int // bytes a block may use (opt-in maximum)
+	SharedPerSM        int // bytes
+	L2Bytes            int64
+	MemoryBytes        int64
+	DRAMBandwidth      float64 // bytes/s, peak
+	L2Bandwidth        float64 // bytes/s, estimate
+	FP32Flops          float64 // flop/s, peak
+	TF32Flops          float64 // flop/s, dense tensor-core peak (0: none)
+	ClockHz            float64 // boost clock
+	IssuePerSMCycle    float64 // warp instructions issued per SM per cycle (4 schedulers)
+	LaunchOverhead     float64 // seconds per kernel launch
+	PCIeBandwidth      float64 // bytes/s host<->device, achievable
+	PCIeLatency        float64 // seconds per copy call
+}
+
+const (
+	kib = 1 << 10
+	mib = 1 << 20
+	gib = 1 << 30
+)
+
+// Models returns the GPUs the simulator knows, slowest first. It returns a
+// fresh slice each call, so callers may modify what they get.
+func Models() []Model {
+	return []Model{
+		{
+			Key: "t4", Name: "Tesla T4", CCMajor: 7, CCMinor: 5,
+			SMs: 40, MaxThreadsPerSM: 1024, MaxWarpsPerSM: 32, MaxThreadsPerBlock: 1024, MaxBlocksPerSM: 16,
+			SharedPerBlock: 64 * kib, SharedPerSM: 64 * kib,
+			L2Bytes: 4 * mib, MemoryBytes: 16 * gib,
+			DRAMBandwidth: 320e9, L2Bandwidth: 1.3e12,
+			FP32Flops: 8.1e12, TF32Flops: 0, ClockHz: 1.59e9, IssuePerSMCycle: 4,
+			LaunchOverhead: 3e-6, PCIeBandwidth: 12e9, PCIeLatency: 10e-6,
+		},
+		{
+			Key: "a100", Name: "NVIDIA A100 80GB PCIe", CCMajor: 8, CCMinor: 0,
+			SMs: 108, MaxThreadsPerSM: 2048, MaxWarpsPerSM: 64, MaxThreadsPerBlock: 1024, MaxBlocksPerSM: 32,
+			SharedPerBlock: 163 * kib, SharedPerSM: 164 * kib,
+			L2Bytes: 40 * mib, MemoryBytes: 80 * gib,
+			DRAMBandwidth: 1935e9, L2Bandwidth: 5.5e12,
+			FP32Flops: 19.5e12, TF32Flops: 156e12, ClockHz: 1.41e9, IssuePerSMCycle: 4,
+			LaunchOverhead: 2.5e-6, PCIeBandwidth: 24e9, PCIeLatency: 8e-6,
+		},
+		{
+			Key: "h100", Name: "NVIDIA H100 SXM", CCMajor: 9, CCMinor: 0,
+			SMs: 132, MaxThreadsPerSM: 2048, MaxWarpsPerSM: 64, MaxThreadsPerBlock: 1024, MaxBlocksPerSM: 32,
+			SharedPerBlock: 227 * kib, SharedPerSM: 228 * kib,
+			L2Bytes: 50 * mib, MemoryBytes: 80 * gib,
+			DRAMBandwidth: 3.35e12, L2Bandwidth: 10e12,
+			FP32Flops: 67e12, TF32Flops: 494.7e12, ClockHz: 1.98e9, IssuePerSMCycle: 4,
+			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
+		},
+		{
+			Key: "h200", Name: "NVIDIA H200", CCMajor: 9, CCMinor: 0,
+			SMs: 132, MaxThreadsPerSM: 2048, MaxWarpsPerSM: 64, MaxThreadsPerBlock: 1024, MaxBlocksPerSM: 32,
+			SharedPerBlock: 227 * kib, SharedPerSM: 228 * kib,
+			L2Bytes: 50 * mib, MemoryBytes: 141 * gib,
+			DRAMBandwidth: 4.8e12, L2Bandwidth: 10e12,
+			FP32Flops: 67e12, TF32Flops: 494.7e12, ClockHz: 1.98e9, IssuePerSMCycle: 4,
+			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
+		},
+	}
+}
+
+// ModelByKey finds a model by its short key ("t4", "a100", "h100", "h200"),
+// case-insensitively, and lists the known keys when it fails.
+func ModelByKey(key string) (Model, error) {
+	var keys []string
+	for _, m := range Models() {
+		if strings.EqualFold(m.Key, key) {
+			return m, nil
+		}
+		keys = append(keys, m.Key)
+	}
+	return Model{}, fmt.Errorf("sim: unknown device model %q (known: %s)", key, strings.Join(keys, ", "))
+}

@@ -1,0 +1,105 @@
+package sim
+
+// Traffic counts global-memory requests and 32-byte sectors, with Nsight
+// Compute's meaning: a request is one warp-level instruction with at least
+// one active lane (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum and
+// friends), its sectors the distinct aligned 32-byte sectors its active lanes
+// touch (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum).
+type Traffic struct{ Requests, Sectors int64 }
+
+// SectorsPerRequest is the coalescing figure lessons plot: 4 for 32
+// consecutive floats, 32 when every lane hits its own sector.
+func (t Traffic) SectorsPerRequest() float64 {
+	if t.Requests == 0 {
+		return 0
+	}
+	return float64(t.Sectors) / float64(t.Requests)
+}
+
+// Banked counts shared-memory requests and the wavefronts they took. Ideal is
+// what they would take without bank conflicts; Conflicts = Wavefronts - Ideal.
+type Banked struct{ Requests, Wavefronts, Ideal, Conflicts int64 }
+
+func (b *Banked) add(req, wf, ideal int64) {
+	b.Requests += req
+	b.Wavefronts += wf
+	b.Ideal += ideal
+	b.Conflicts += wf - ideal
+}
+
+// SiteStats are the counters of one load or store site.
+type SiteStats struct {
+	Label string `json:"label"`
+	Space string `json:"space"` // "global" or "shared"
+	Op    string `json:"op"`    // "ld", "st" or "atom"
+
+	Requests   int64 `json:"requests"`
+	Sectors    int64 `json:"sectors,omitempty"`    // global
+	L2Sectors  int64 `json:"l2_sectors,omitempty"` // global: modeled L1 misses
+	Wavefronts int64 `json:"wavefronts,omitempty"` // shared
+	Conflicts  int64 `json:"bank_conflicts,omitempty"`
+
+	// LaneSlots is 32 per request: the Day-37 seed's lane-slots, what the
+	// warp issued whether or not a lane had work. ActiveLanes is how many of
+	// them did; ActiveHist[n] counts requests with n active lanes.
+	LaneSlots   int64     `json:"lane_slots"`
+	ActiveLanes int64     `json:"active_lanes"`
+	ActiveHist  [33]int64 `json:"active_hist"`
+}
+
+// UsefulShare is ActiveLanes / LaneSlots: the seed's "useful" column.
+func (s SiteStats) UsefulShare() float64 {
+	if s.LaneSlots == 0 {
+		return 0
+	}
+	return float64(s.ActiveLanes) / float64(s.LaneSlots)
+}
+
+// Stats are the counters of one launch. Everything here is counted exactly
+// by the rules in DESIGN.md except the fields marked modeled, which come from
+// the cache and time models in timemodel.go.
+type Stats struct {
+	Kernel string `json:"kernel"`
+	Grid   Dim3   `json:"grid"`
+	Block  Dim3   `json:"block"`
+	Model  string `json:"model"`
+	Warps  int64  `json:"warps"`
+
+	Sites        []SiteStats `json:"sites"`
+	GlobalLoad   Traffic     `json:"global_load"`
+	GlobalStore  Traffic     `json:"global_store"`
+	GlobalAtomic Traffic     `json:"global_atomic"`
+	SharedLoad   Banked      `json:"shared_load"`
+	SharedStore  Banked      `json:"shared_store"`
+
+	// WarpInstructions estimates issued warp instructions: per warp, the
+	// longest lane's count of memory accesses, warp intrinsics and Ops.
+	WarpInstructions int64 `json:"warp_instructions"`
+
+	// Modeled: sectors that miss a per-block L1 and go to L2, and the DRAM
+	// bytes an L2 of the model's size lets through.
+	L2Sectors      int64   `json:"l2_sectors"`
+	DRAMReadBytes  int64   `json:"dram_read_bytes"`
+	DRAMWriteBytes int64   `json:"dram_write_bytes"`
+	Time           Modeled `json:"time"`
+
+	uniqueRead int64
+}
+
+// Site returns the counters of the site with this label.
+func (s *Stats) Site(label string) (SiteStats, bool) {
+	for _, x := range s.Sites {
+		if x.Label == label {
+			return x, true
+		}
+	}
+	return SiteStats{}, false
+}
+
+// Modeled is a time the simulator predicts, never a measurement: Kind is
+// always "modeled", and Bound names the term of the model that set it.
+type Modeled struct {
+	Seconds float64 `json:"seconds"`
+	Bound   string  `json:"bound"`
+	Kind    string  `json:"kind"`
+}

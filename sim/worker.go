@@ -1,0 +1,408 @@
+package sim
+
+import (
+	"math/bits"
+	"sync"
+	"sync/atomic"
+)
+
+const (
+	opLd = iota
+	opSt
+	opAtom
+	numOps
+)
+
+var opNames = [numOps]string{"ld", "st", "atom"}
+
+// siteKey identifies a dense site: a declared Site (or -1 for a buffer's
+// default site), the buffer, the operation, the space and the unrolled copy.
+type siteKey struct {
+	site    int32
+	buf     int
+	op      int8
+	shared  bool
+	variant int8
+}
+
+// siteAgg accumulates one dense site's counters over a launch in one worker.
+type siteAgg struct {
+	key   siteKey
+	label string
+	meta  *bufMeta // global buffer, nil for shared
+	dram  *bitmap  // sectors of meta touched this launch
+
+	requests, sectors      int64
+	wavefronts, ideal      int64
+	laneSlots, activeLanes int64
+	hist                   [33]int64
+	l2Sectors              int64 // sectors that missed the per-block L1 model
+}
+
+// slot is one warp-level request being assembled: the distinct sectors
+// (global) or words (shared) its active lanes touch.
+type slot struct {
+	lanes int32
+	n     int32
+	v     [64]uint32
+}
+
+type siteSlots struct {
+	slots []slot
+	used  int
+}
+
+// warpAcc holds the requests of one warp until the warp is done.
+type warpAcc struct {
+	sites    []siteSlots
+	touched  []int32
+	maxInstr int64
+}
+
+// worker runs blocks on one goroutine and owns all per-block state, so the
+// hot path takes no locks.
+type worker struct {
+	l *launch
+	k *Kernel
+
+	sites    []siteAgg
+	explicit [][numOps * 2]int32 // Site -> dense index per op/space, -1 unset
+	defIdx   []int32             // buf.id*numOps*2 + op*2 + shared -> dense
+	variants map[[2]int32]int32
+
+	accs []warpAcc
+
+	// per-block L1 model: distinct sectors a block has touched
+	l1     []uint64 // open addressing, entries gen<<32 | sector
+	l1gen  uint64
+	l1used int
+
+	warpInstr int64
+	fault     *Fault
+	faultBlk  int
+
+	// shared memory of the current block
+	sh sharedState
+
+	co []*coThread // coroutine threads for Sync kernels
+}
+
+func newWorker(l *launch) *worker {
+	return &worker{l: l, k: l.k, variants: map[[2]int32]int32{}, faultBlk: -1}
+}
+
+// dense returns the dense index for key, creating its accumulator.
+func (w *worker) newDense(key siteKey, meta *bufMeta, label string) int32 {
+	d := int32(len(w.sites))
+	agg := siteAgg{key: key, label: label, meta: meta}
+	if meta != nil {
+		agg.dram = w.l.bitmapFor(meta, key.op != opLd)
+	}
+	w.sites = append(w.sites, agg)
+	for i := range w.accs {
+		w.accs[i].sites = append(w.accs[i].sites, siteSlots{})
+	}
+	return d
+}
+
+func (w *worker) defaultSite(b *bufMeta, op int, shared bool) int32 {
+	i := b.id*numOps*2 + op*2
+	if shared {
+		i++
+	}
+	if i < len(w.defIdx) {
+		if d := w.defIdx[i]; d >= 0 {
+			return d
+		}
+	} else {
+		n := len(w.defIdx)
+		for n <= i {
+			n = 2*n + 16
+		}
+		grown := make([]int32, n)
+		for j := range grown {
+			grown[j] = -1
+		}
+		copy(grown, w.defIdx)
+		w.defIdx = grown
+	}
+	label := b.name + " " + opNames[op]
+	d := w.newDense(siteKey{site: -1, buf: b.id, op: int8(op), shared: shared}, metaIfGlobal(b, shared), label)
+	w.defIdx[i] = d
+	return d
+}
+
+func metaIfGlobal(b *bufMeta, shared bool) *bufMeta {
+	if shared {
+		return nil
+	}
+	return b
+}
+
+func (w *worker) explicitSite(s Site, b *bufMeta, op int, shared bool) int32 {
+	if s < 0 || int(s) >= len(w.k.sites) {
+		return w.defaultSite(b, op, shared)
+	}
+	j := op * 2
+	if shared {
+		j++
+	}
+	for int(s) >= len(w.explicit) {
+		var row [numOps * 2]int32
+		for i := range row {
+			row[i] = -1
+		}
+		w.explicit = append(w.explicit, row)
+	}
+	if d := w.explicit[s][j]; d >= 0 && w.sites[d].key.buf == b.id {
+		return d
+	}
+	// A site used with another buffer than before: key it by both.
+	key := siteKey{site: int32(s), buf: b.id, op: int8(op), shared: shared}
+	for i := range w.sites {
+		if w.sites[i].key == key {
+			w.explicit[s][j] = int32(i)
+			return int32(i)
+		}
+	}
+	d := w.newDense(key, metaIfGlobal(b, shared), w.k.sites[s])
+	w.explicit[s][j] = d
+	return d
+}
+
+// variantOf maps a dense site to its copy for the current unrolled iteration.
+func (w *worker) variantOf(d int32, t *Thread) int32 {
+	v := t.variant()
+	if v == 0 {
+		return d
+	}
+	k := [2]int32{d, int32(v)}
+	if dv, ok := w.variants[k]; ok {
+		return dv
+	}
+	key := w.sites[d].key
+	key.variant = int8(v)
+	dv := w.newDense(key, w.sites[d].meta, w.sites[d].label)
+	w.variants[k] = dv
+	return dv
+}
+
+// access records one lane's access at dense site d: it becomes part of the
+// warp-level request numbered by how many accesses this lane made there.
+func (w *worker) access(t *Thread, d int32, first, last uint32) {
+	if t.unroll != 0 {
+		d = w.variantOf(d, t)
+	}
+	if int(d) >= len(t.cnt) {
+		grown := make([]int32, len(w.sites)+8)
+		copy(grown, t.cnt)
+		t.cnt = grown
+	}
+	k := int(t.cnt[d])
+	t.cnt[d]++
+	t.instr++
+	acc := t.acc
+	ss := &acc.sites[d]
+	if k >= len(ss.slots) {
+		n := 2*len(ss.slots) + 4
+		for n <= k {
+			n *= 2
+		}
+		grown := make([]slot, n)
+		copy(grown, ss.slots)
+		ss.slots = grown
+	}
+	if k >= ss.used {
+		if ss.used == 0 {
+			acc.touched = append(acc.touched, d)
+		}
+		ss.used = k + 1
+	}
+	sl := &ss.slots[k]
+	sl.lanes++
+	for v := first; ; v++ {
+		sl.add(v)
+		if v == last {
+			break
+		}
+	}
+}
+
+func (sl *slot) add(v uint32) {
+	for i := sl.n - 1; i >= 0; i-- {
+		if sl.v[i] == v {
+			return
+		}
+	}
+	if int(sl.n) < len(sl.v) {
+		sl.v[sl.n] = v
+		sl.n++
+	}
+}
+
+// global records a global access of size bytes at addr.
+func (w *worker) global(t *Thread, d int32, addr, size uint64) {
+	w.access(t, d, uint32(addr>>5), uint32((addr+size-1)>>5))
+}
+
+// endThread folds a finished lane into its warp and clears its counts.
+func (w *worker) endThread(t *Thread) {
+	acc := t.acc
+	if t.instr > acc.maxInstr {
+		acc.maxInstr = t.instr
+	}
+	for _, d := range acc.touched {
+		if int(d) < len(t.cnt) {
+			t.cnt[d] = 0
+		}
+	}
+	t.instr = 0
+	t.unroll = 0
+}
+
+// flush turns a finished warp's slots into counters.
+func (w *worker) flush(acc *warpAcc) {
+	for _, d := range acc.touched {
+		ss := &acc.sites[d]
+		agg := &w.sites[d]
+		for k := 0; k < ss.used; k++ {
+			sl := &ss.slots[k]
+			if sl.lanes == 0 {
+				continue
+			}
+			agg.requests++
+			agg.laneSlots += 32
+			agg.activeLanes += int64(sl.lanes)
+			lanes := sl.lanes
+			if lanes > 32 {
+				lanes = 32
+			}
+			agg.hist[lanes]++
+			if agg.key.shared {
+				wf, ideal := wavefronts(sl.v[:sl.n])
+				agg.wavefronts += wf
+				agg.ideal += ideal
+			} else {
+				agg.sectors += int64(sl.n)
+				base := uint32(agg.meta.addr >> 5)
+				for _, s := range sl.v[:sl.n] {
+					// L1 caches loads; stores and atomics write through to L2.
+					if agg.key.op != opLd || w.l1Insert(s) {
+						agg.l2Sectors++
+						agg.dram.set(s - base)
+					}
+				}
+			}
+			sl.lanes, sl.n = 0, 0
+		}
+		ss.used = 0
+	}
+	acc.touched = acc.touched[:0]
+	w.warpInstr += acc.maxInstr
+	acc.maxInstr = 0
+}
+
+// wavefronts is the shared-memory cost of one request: 32 banks of 4 bytes,
+// lanes reading one word share it, and each bank serves one word per
+// wavefront, so the request takes as many wavefronts as the busiest bank has
+// distinct words. ideal is the cost without conflicts.
+func wavefronts(words []uint32) (wf, ideal int64) {
+	var perBank [32]int32
+	var most int32
+	for _, wd := range words {
+		b := wd & 31
+		perBank[b]++
+		if perBank[b] > most {
+			most = perBank[b]
+		}
+	}
+	ideal = int64((len(words) + 31) / 32)
+	if ideal == 0 {
+		ideal = 1
+	}
+	return int64(most), ideal
+}
+
+// l1Insert adds sector s to the block's L1 model and reports whether it was
+// new, i.e. a miss that goes to L2.
+func (w *worker) l1Insert(s uint32) bool {
+	if w.l1used*2 >= len(w.l1) {
+		w.l1Grow()
+	}
+	tag := w.l1gen<<32 | uint64(s)
+	mask := uint64(len(w.l1) - 1)
+	h := (uint64(s) * 0x9E3779B97F4A7C15) >> 20
+	for i := h & mask; ; i = (i + 1) & mask {
+		e := w.l1[i]
+		if e == tag {
+			return false
+		}
+		if e>>32 != w.l1gen {
+			w.l1[i] = tag
+			w.l1used++
+			return true
+		}
+	}
+}
+
+func (w *worker) l1Grow() {
+	old := w.l1
+	n := 2 * len(old)
+	if n < 1<<12 {
+		n = 1 << 12
+	}
+	w.l1 = make([]uint64, n)
+	w.l1used = 0
+	gen := w.l1gen
+	for _, e := range old {
+		if e>>32 == gen && gen != 0 {
+			s := uint32(e)
+			mask := uint64(n - 1)
+			h := (uint64(s) * 0x9E3779B97F4A7C15) >> 20
+			for i := h & mask; ; i = (i + 1) & mask {
+				if w.l1[i]>>32 != gen {
+					w.l1[i] = e
+					w.l1used++
+					break
+				}
+			}
+		}
+	}
+}
+
+// l1Reset starts a new block: the model's L1 is private to a block.
+func (w *worker) l1Reset() {
+	w.l1gen++
+	w.l1used = 0
+}
+
+// bitmap marks which sectors of one buffer a launch touched: the unique
+// footprint the DRAM model charges. Bits are set atomically, so workers
+// share one bitmap per buffer and the result does not depend on order.
+type bitmap struct {
+	words []atomic.Uint64
+}
+
+func (b *bitmap) set(i uint32) {
+	if b == nil || int(i>>6) >= len(b.words) {
+		return
+	}
+	m := uint64(1) << (i & 63)
+	if b.words[i>>6].Load()&m == 0 {
+		b.words[i>>6].Or(m)
+	}
+}
+
+func (b *bitmap) count() int64 {
+	var n int64
+	for i := range b.words {
+		n += int64(bits.OnesCount64(b.words[i].Load()))
+	}
+	return n
+}
+
+// bitmaps are per launch, per buffer and per direction.
+type bitmaps struct {
+	mu sync.Mutex
+	m  map[[2]int]*bitmap
+}
