@@ -66,16 +66,17 @@ type worker struct {
 	k *Kernel
 
 	sites    []siteAgg
-	explicit [][numOps * 2]int32 // Site -> dense index per op/space, -1 unset
-	defIdx   []int32             // buf.id*numOps*2 + op*2 + shared -> dense
+	explicit [][numOps * 2]expl // Site -> dense index per op/space
+	defIdx   []int32            // buf.id*numOps*2 + op*2 + shared -> dense
 	variants map[[2]int32]int32
 
 	accs []warpAcc
 
 	// per-block L1 model: distinct sectors a block has touched
-	l1     []uint64 // open addressing, entries gen<<32 | sector
-	l1gen  uint64
-	l1used int
+	l1       []uint64 // open addressing, entries gen<<32 | sector
+	l1gen    uint64
+	l1used   int
+	l1recent [1024]uint64
 
 	warpInstr int64
 	fault     *Fault
@@ -148,26 +149,33 @@ func (w *worker) explicitSite(s Site, b *bufMeta, op int, shared bool) int32 {
 		j++
 	}
 	for int(s) >= len(w.explicit) {
-		var row [numOps * 2]int32
+		var row [numOps * 2]expl
 		for i := range row {
-			row[i] = -1
+			row[i] = expl{-1, -1}
 		}
 		w.explicit = append(w.explicit, row)
 	}
-	if d := w.explicit[s][j]; d >= 0 && w.sites[d].key.buf == b.id {
-		return d
+	if e := w.explicit[s][j]; e.buf == b.id {
+		return e.d
 	}
 	// A site used with another buffer than before: key it by both.
 	key := siteKey{site: int32(s), buf: b.id, op: int8(op), shared: shared}
 	for i := range w.sites {
 		if w.sites[i].key == key {
-			w.explicit[s][j] = int32(i)
+			w.explicit[s][j] = expl{int32(i), b.id}
 			return int32(i)
 		}
 	}
 	d := w.newDense(key, metaIfGlobal(b, shared), w.k.sites[s])
-	w.explicit[s][j] = d
+	w.explicit[s][j] = expl{d, b.id}
 	return d
+}
+
+// expl caches the dense index of a declared site and the buffer it was
+// last used with.
+type expl struct {
+	d   int32
+	buf int
 }
 
 // variantOf maps a dense site to its copy for the current unrolled iteration.
@@ -220,6 +228,10 @@ func (w *worker) access(t *Thread, d int32, first, last uint32) {
 	}
 	sl := &ss.slots[k]
 	sl.lanes++
+	if first == last {
+		sl.add(first)
+		return
+	}
 	for v := first; ; v++ {
 		sl.add(v)
 		if v == last {
@@ -228,16 +240,45 @@ func (w *worker) access(t *Thread, d int32, first, last uint32) {
 	}
 }
 
+// add appends v unless it repeats the previous value (the coalesced case);
+// flush sorts and removes the remaining duplicates. Lanes arrive in order and
+// addresses usually rise with the lane, so the sort has little to do.
 func (sl *slot) add(v uint32) {
-	for i := sl.n - 1; i >= 0; i-- {
-		if sl.v[i] == v {
-			return
+	n := sl.n
+	if n > 0 && sl.v[n-1] == v {
+		return
+	}
+	if int(n) == len(sl.v) {
+		sl.n = int32(uniq(sl.v[:n]))
+		n = sl.n
+	}
+	sl.v[n] = v
+	sl.n = n + 1
+}
+
+// uniq sorts a (insertion sort: short and nearly sorted) and moves its
+// distinct values to the front, returning how many there are.
+func uniq(a []uint32) int {
+	for i := 1; i < len(a); i++ {
+		v := a[i]
+		j := i - 1
+		for j >= 0 && a[j] > v {
+			a[j+1] = a[j]
+			j--
+		}
+		a[j+1] = v
+	}
+	if len(a) == 0 {
+		return 0
+	}
+	k := 1
+	for i := 1; i < len(a); i++ {
+		if a[i] != a[k-1] {
+			a[k] = a[i]
+			k++
 		}
 	}
-	if int(sl.n) < len(sl.v) {
-		sl.v[sl.n] = v
-		sl.n++
-	}
+	return k
 }
 
 // global records a global access of size bytes at addr.
@@ -278,6 +319,9 @@ func (w *worker) flush(acc *warpAcc) {
 				lanes = 32
 			}
 			agg.hist[lanes]++
+			if sl.n > 1 {
+				sl.n = int32(uniq(sl.v[:sl.n]))
+			}
 			if agg.key.shared {
 				wf, ideal := wavefronts(sl.v[:sl.n])
 				agg.wavefronts += wf
@@ -326,10 +370,18 @@ func wavefronts(words []uint32) (wf, ideal int64) {
 // l1Insert adds sector s to the block's L1 model and reports whether it was
 // new, i.e. a miss that goes to L2.
 func (w *worker) l1Insert(s uint32) bool {
+	tag := w.l1gen<<32 | uint64(s)
+	// A small direct-mapped filter of recent sectors answers most repeats
+	// without touching the hash table; it only ever holds sectors already in
+	// the set, so it cannot change the answer.
+	f := &w.l1recent[s&uint32(len(w.l1recent)-1)]
+	if *f == tag {
+		return false
+	}
+	*f = tag
 	if w.l1used*2 >= len(w.l1) {
 		w.l1Grow()
 	}
-	tag := w.l1gen<<32 | uint64(s)
 	mask := uint64(len(w.l1) - 1)
 	h := (uint64(s) * 0x9E3779B97F4A7C15) >> 20
 	for i := h & mask; ; i = (i + 1) & mask {
