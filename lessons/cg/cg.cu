@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: MIT
+//
+// The kernels of the CG lesson: HPCCG's three operations, SpMV, waxpby and
+// ddot, plus the one scalar kernel the GPU-resident stages need.
+//
+// The Go driver loads these by name from PTX (nvcc 11.8, -arch=compute_75,
+// so the PTX loads on every driver since CUDA 11.8), which is why every
+// kernel is extern "C": no C++ name mangling. Every value is double: CG
+// needs it, and it matches the CPU stage bit for bit where the operation
+// order allows.
+//
+// Bits. nvcc contracts a*b + c into a fused multiply-add by default
+// (-fmad=true), which rounds once instead of twice and so differs in the
+// last bit from HPCCG's serial C++ and from the Go stage 0. SpMV
+// thread-per-row and waxpby below spell every product and sum with
+// __dmul_rn and __dadd_rn, which the compiler never fuses: those kernels
+// then produce exactly the CPU's bits, so stage 1 (SpMV on the GPU, the rest
+// on the CPU) reproduces HPCCG's residual history bit for bit. A reduction
+// adds in a different order from a sequential loop, so ddot and the
+// several-threads-per-row SpMV cannot match the CPU bits; they are
+// deterministic instead: the same launch gives the same bits on every run and
+// every GPU.
+//
+// Matrix: CSR with int rowPtr (n + 1 offsets) and int cols, double vals,
+// columns ascending within a row, at most 27 nonzeros per row (the 27-point
+// stencil). int caps the matrix at 2^31 - 1 nonzeros; the Go generator
+// refuses bigger grids.
+//
+// Build the PTX: nvcc -ptx -arch=compute_75 -o cg.ptx cg.cu
+
+#include <cstddef>
+
+// 32 on every GPU this course targets. The built-in warpSize is a runtime
+// value, so it cannot size an array.
+#define CG_WARP_SIZE 32
+
+// Threads per block of both ddot passes. Fixed at compile time because it
+// sizes the shared array of the tree, and part of the result: the tree's
+// shape decides the order of the additions.
+#define CG_DOT_THREADS 256
+
+// ---------------------------------------------------------------- SpMV ----
+
+// y = A * x, one thread per row: HPC_sparsemv's loop, one row per thread.
+//
+// One thread sums its row from 0.0 in stored order, rounding every product
+// and every sum separately (__dmul_rn, __dadd_rn: never fused), which is
+// exactly what the CPU does, so y is bit-identical to the CPU's.
+//
+// One warp: 32 lanes hold 32 consecutive rows. At step k, lane L reads
+// vals[rowPtr[r0 + L] + k]; neighbouring rows of the stencil are 27 entries
+// apart (fewer on the boundary), so the 32 lanes touch 32 different 216-byte
+// stretches of vals and 108-byte stretches of cols: one request costs about
+// 32 sectors for 8 useful bytes each. The gather x[cols[j]] is better,
+// because neighbouring rows read neighbouring x. This is the kernel the
+// article's Nsight Compute run flags with ~72% excessive sectors. Rows of one
+// warp have 8 to 27 entries, so the warp issues until its longest row is done
+// (only boundary warps mix lengths).
+//
+// Launch assumption: gridDim.x * blockDim.x >= n. No barrier and no shuffle,
+// so the guard on the row is the whole bounds check.
+// snippet: spmv-thread-per-row
+extern "C" __global__ void spmvCsrThreadPerRow(int n,
+                                               const int* __restrict__ rowPtr,
+                                               const int* __restrict__ cols,
+                                               const double* __restrict__ vals,
+                                               const double* __restrict__ x,
+                                               double* __restrict__ y) {
+    const size_t row = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+    if (row < static_cast<size_t>(n)) {
+        double sum = 0.0;
+        const int end = rowPtr[row + 1];
+        for (int j = rowPtr[row]; j < end; ++j) {
+            sum = __dadd_rn(sum, __dmul_rn(vals[j], x[cols[j]]));
+        }
+        y[row] = sum;
+    }
+}
+// end snippet
+
+// The same kernel with the row loop kept rolled.
+//
+// The trip count varies by lane on boundary warps. nvcc unrolls such a loop
+// and runs the remainder iterations first, which changes which lanes' loads
+// pair up in one request (DESIGN.md, "Simulator semantics"). With
+// `#pragma unroll 1` every load instruction is lane k's step k for all
+// lanes, and the simulator's request and sector counts match Nsight
+// Compute's exactly. Same result bits as spmvCsrThreadPerRow.
+//
+// One warp and launch assumption: as spmvCsrThreadPerRow.
+// snippet: spmv-thread-per-row-unroll1
+extern "C" __global__ void spmvCsrThreadPerRowUnroll1(int n,
+                                                      const int* __restrict__ rowPtr,
+                                                      const int* __restrict__ cols,
+                                                      const double* __restrict__ vals,
+                                                      const double* __restrict__ x,
+                                                      double* __restrict__ y) {
+    const size_t row = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+    if (row < static_cast<size_t>(n)) {
+        double sum = 0.0;
+        const int end = rowPtr[row + 1];
+#pragma unroll 1
+        for (int j = rowPtr[row]; j < end; ++j) {
+            sum = __dadd_rn(sum, __dmul_rn(vals[j], x[cols[j]]));
+        }
+        y[row] = sum;
+    }
+}
+// end snippet
+
+// y = A * x, threadsPerRow consecutive threads per row (stage 5).
+//
+// A group of threadsPerRow lanes owns one row. Lane g of the group sums
+// entries begin + g, begin + g + threadsPerRow, ... sequentially from 0.0;
+// then the group adds its partial sums with a shuffle tree of width
+// threadsPerRow, and the group's first lane writes y. For the stencil's rows
+// of up to 27 entries, 4 or 8 threads per row keep most lanes busy (a whole
+// warp per row would leave 5 of 32 lanes idle on every row and 24 of 32 idle
+// in the second pass).
+//
+// One warp, threadsPerRow = 8: four rows at once. At step k, the eight lanes
+// of a group read eight consecutive vals (64 bytes, two sectors) and eight
+// consecutive cols, and the four groups read four neighbouring rows, which
+// are adjacent in memory, so one request touches about 8 sectors instead of
+// thread-per-row's 32. The loads coalesce because neighbouring lanes now
+// read neighbouring entries of the same row.
+//
+// Bits: the sum is re-associated (strided partials, then a fixed tree), so y
+// differs from the CPU's in the last bits; for a fixed threadsPerRow it is
+// the same on every run and GPU. The loop is kept rolled (unroll 1) for the
+// simulator, as in spmvCsrThreadPerRowUnroll1.
+//
+// Launch assumptions: threadsPerRow is a power of two from 1 to 32;
+// blockDim.x is a multiple of 32; gridDim.x * blockDim.x >= n *
+// threadsPerRow. Every lane of the warp must reach the shuffle named by the
+// full mask, so a lane past the last row does not return early: it runs an
+// empty loop, takes part in the shuffle, and only its write is guarded.
+// snippet: spmv-subwarp
+extern "C" __global__ void spmvCsrSubwarp(int n, int threadsPerRow,
+                                          const int* __restrict__ rowPtr,
+                                          const int* __restrict__ cols,
+                                          const double* __restrict__ vals,
+                                          const double* __restrict__ x,
+                                          double* __restrict__ y) {
+    const size_t t = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+    const size_t row = t / threadsPerRow;
+    const int g = static_cast<int>(t % threadsPerRow);
+    int begin = 0;
+    int end = 0;
+    if (row < static_cast<size_t>(n)) {
+        begin = rowPtr[row];
+        end = rowPtr[row + 1];
+    }
+    double sum = 0.0;
+#pragma unroll 1
+    for (int j = begin + g; j < end; j += threadsPerRow) {
+        sum = __dadd_rn(sum, __dmul_rn(vals[j], x[cols[j]]));
+    }
+    // A fixed tree inside each group of threadsPerRow lanes: width keeps the
+    // shuffle from reading across groups.
+    for (int offset = threadsPerRow / 2; offset > 0; offset /= 2) {
+        sum = __dadd_rn(sum, __shfl_down_sync(0xffffffffu, sum, offset, threadsPerRow));
+    }
+    if (g == 0 && row < static_cast<size_t>(n)) {
+        y[row] = sum;
+    }
+}
+// end snippet
+
+// -------------------------------------------------------------- waxpby ----
+
+// w = alpha * x + beta * y, with HPCCG's three branches: alpha == 1 skips
+// alpha * x, beta == 1 skips beta * y. The branch depends only on kernel
+// arguments, so it is uniform across the grid and costs no divergence.
+//
+// One thread owns one element. One warp: 32 lanes read 32 consecutive
+// doubles of x and of y (256 bytes, eight sectors each) and write 32 to w:
+// perfectly coalesced, three streams, 24 bytes and 2 flops (HPCCG counts 2)
+// per element, so the kernel runs at memory bandwidth.
+//
+// Bits: __dmul_rn and __dadd_rn, never fused, so w is the CPU's w exactly.
+// w may alias x or y (HPCCG writes x = x + alpha * p in place): each element
+// is read and written by the same thread, so that is safe, and the pointers
+// are not __restrict__ for that reason.
+//
+// Launch assumption: gridDim.x * blockDim.x >= n.
+// snippet: waxpby
+extern "C" __global__ void waxpby(int n, double alpha, const double* x,
+                                  double beta, const double* y, double* w) {
+    const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+    if (i < static_cast<size_t>(n)) {
+        if (alpha == 1.0) {
+            w[i] = __dadd_rn(x[i], __dmul_rn(beta, y[i]));
+        } else if (beta == 1.0) {
+            w[i] = __dadd_rn(__dmul_rn(alpha, x[i]), y[i]);
+        } else {
+            w[i] = __dadd_rn(__dmul_rn(alpha, x[i]), __dmul_rn(beta, y[i]));
+        }
+    }
+}
+// end snippet
+
+// w = x + (sign * scale[0]) * y, with the scale read from device memory
+// (stages 3-5, where alpha and beta never leave the GPU).
+//
+// The three updates of a resident CG iteration are this kernel:
+// p = r + beta * p (sign +1, scale = beta), x = x + alpha * p (+1, alpha),
+// r = r - alpha * Ap (-1, alpha). sign is +1 or -1, so sign * scale[0] is
+// exact, and the result is bit-identical to waxpby(n, 1, x, +-alpha, y, w).
+//
+// One thread owns one element. One warp: as waxpby, plus one load of
+// scale[0] that all 32 lanes share (one request, one sector, an L1 hit after
+// the first warp of the SM).
+//
+// Launch assumption: gridDim.x * blockDim.x >= n; scale points at a double
+// the previous kernel in the same stream wrote, so stream order makes it
+// visible without a copy to the host.
+// snippet: waxpby-device-scalar
+extern "C" __global__ void waxpbyDeviceScalar(int n, const double* x,
+                                              const double* __restrict__ scale,
+                                              double sign, const double* y,
+                                              double* w) {
+    const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+    if (i < static_cast<size_t>(n)) {
+        const double beta = sign * scale[0];
+        w[i] = __dadd_rn(x[i], __dmul_rn(beta, y[i]));
+    }
+}
+// end snippet
+
+// ---------------------------------------------------------------- ddot ----
+//
+// x . y in two passes with a fixed tree, no atomics.
+//
+// Why not atomicAdd: a one-pass reduction where each block atomically adds
+// its partial sum into one double adds the partials in the order the blocks
+// happen to finish, which changes from run to run. Floating-point addition
+// is not associative, so (a + b) + c and (a + c) + b can differ in the last
+// bit, and then the residual history of CG, which amplifies last-bit
+// differences once the residual is down at rounding level, changes between
+// two runs of the same program on the same GPU. Two passes with a fixed
+// grid and a fixed tree add in one order, always.
+//
+// The order is fixed by gridDim.x of the first pass and CG_DOT_THREADS; the
+// host picks gridDim.x as a constant, not from the GPU's SM count, so the
+// bits are the same on every GPU too. They differ from the CPU's sequential
+// sum, which no parallel reduction reproduces.
+
+// Pass 1: one partial sum per block.
+//
+// Thread t of the grid (G threads in all) sums x[i] * y[i] for i = t, t + G,
+// t + 2G, ... sequentially from 0.0, then the block adds its 256 sums in a
+// shared-memory tree (128 pairs, 64, ..., 1) and thread 0 writes
+// partial[blockIdx.x].
+//
+// One warp: in the grid-stride loop the 32 lanes read 32 consecutive
+// doubles of x and of y (eight sectors each), coalesced. In the tree, the
+// steps with stride 32 or more keep whole warps busy or idle; the last five
+// steps run in warp 0 alone with 16, 8, 4, 2, 1 active lanes. The shared
+// reads sh[tid] and sh[tid + s] are consecutive 8-byte words: 32 lanes
+// read 256 contiguous bytes, two wavefronts, the minimum for 8-byte words,
+// so the tree has no bank conflicts.
+//
+// Launch assumptions: blockDim.x == CG_DOT_THREADS (a power of two; it sizes
+// sh); partial has gridDim.x entries. Every thread reaches every
+// __syncthreads: the loop bound and the tree steps are block-uniform.
+// snippet: ddot-partial
+extern "C" __global__ void ddotPartial(int n, const double* __restrict__ x,
+                                       const double* __restrict__ y,
+                                       double* __restrict__ partial) {
+    __shared__ double sh[CG_DOT_THREADS];
+    const unsigned int tid = threadIdx.x;
+    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+    double sum = 0.0;
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + tid;
+         i < static_cast<size_t>(n); i += stride) {
+        sum = __dadd_rn(sum, __dmul_rn(x[i], y[i]));
+    }
+    sh[tid] = sum;
+    __syncthreads();
+    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
+        if (tid < s) {
+            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        partial[blockIdx.x] = sh[0];
+    }
+}
+// end snippet
+
+// Pass 2: the partial sums to one double, in device memory.
+//
+// One block. Thread t sums partial[t], partial[t + 256], ... sequentially
+// from 0.0 (with 256 partials, exactly one each), then the same tree as pass
+// 1, and thread 0 writes result[0]. The result stays on the device: stage 3
+// feeds it straight to cgDivide, and copies only rtrans back for the
+// convergence check.
+//
+// One warp: one coalesced load of 32 partials, then the tree as in pass 1.
+//
+// Launch assumptions: gridDim.x == 1, blockDim.x == CG_DOT_THREADS.
+// snippet: ddot-final
+extern "C" __global__ void ddotFinal(int nPartials,
+                                     const double* __restrict__ partial,
+                                     double* __restrict__ result) {
+    __shared__ double sh[CG_DOT_THREADS];
+    const unsigned int tid = threadIdx.x;
+    double sum = 0.0;
+    for (int i = static_cast<int>(tid); i < nPartials; i += CG_DOT_THREADS) {
+        sum = __dadd_rn(sum, partial[i]);
+    }
+    sh[tid] = sum;
+    __syncthreads();
+    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
+        if (tid < s) {
+            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        result[0] = sh[0];
+    }
+}
+// end snippet
+
+// -------------------------------------------------------------- scalar ----
+
+// out[0] = num[0] / den[0], or 0 when den[0] is 0, on the device (stages
+// 3-5).
+//
+// Both CG scalars are such a quotient: beta = rtrans / oldrtrans and
+// alpha = rtrans / (p . Ap). Computing them here keeps them off the PCIe
+// bus; the waxpby that needs one reads it with waxpbyDeviceScalar. The
+// division is IEEE round-to-nearest (nvcc's default -prec-div=true), so the
+// scalar equals the one the host would compute from the same two doubles.
+//
+// The zero guard is the lesson's one departure from HPCCG, the same as the
+// Go stage 0's: on tiny grids CG solves exactly, r and p become zero and
+// HPCCG divides 0/0, after which its x is NaN. With alpha = 0 the updates
+// leave x and r unchanged and the host's next check sees normr = 0. A
+// nonzero denominator gives HPCCG's bits.
+//
+// One thread does all the work; the other 31 lanes of its warp are not
+// launched. It is a launch for one division, and its cost is the launch:
+// that is stage 3's lesson about latency, not bandwidth.
+//
+// Launch assumption: <<<1, 1>>>; out may alias num or den (the one thread
+// reads both before it writes).
+// snippet: cg-divide
+extern "C" __global__ void cgDivide(const double* num, const double* den,
+                                    double* out) {
+    const double d = den[0];
+    out[0] = d != 0.0 ? num[0] / d : 0.0;
+}
+// end snippet

@@ -1,0 +1,61 @@
+// Package cg is the lesson "Porting a CG solver to the GPU, one step at a
+// time", rebuilt from an article that ports HPCCG to CUDA.
+//
+// # Why CG
+//
+// HPCCG is a Mantevo mini-application: an unpreconditioned conjugate gradient
+// solver and nothing else. CG is a good porting target because almost all of
+// its work is three kernels — a sparse matrix-vector product (SpMV), the
+// vector update w = alpha·x + beta·y (waxpby) and the dot product (ddot) —
+// strung together by a short loop with two global reductions per iteration.
+// Every porting decision is a decision about where one line of that loop runs
+// and where its data lives, which makes the cost of each decision visible.
+//
+// # The problem
+//
+// The matrix is a 27-point stencil on an NX×NY×NZ grid: every grid point is
+// coupled to itself (27.0) and to each of its up to 26 neighbours in the
+// surrounding 3×3×3 block (−1.0). The right-hand side is chosen so the exact
+// solution is all ones, and CG starts from zero. HPCCG always runs 149
+// iterations (max_iter 150, tolerance 0), so runs of different ports compare
+// iteration for iteration. Generate builds the problem exactly as HPCCG's
+// generate_matrix does (see its comment for the index arithmetic); CSR is the
+// flattened storage the article's first step introduces, with int32 indices
+// because the CUDA kernels take them.
+//
+// Each row holds at most 27 nonzeros and the SpMV reads about 12 bytes per
+// nonzero for 2 flops, so every kernel here is bound by memory bandwidth,
+// not arithmetic. On the CPU SpMV takes about 85% of the time (the article's
+// profile at 100³: SpMV 83.5%, waxpby 10.1%, ddot 6.4%).
+//
+// # Stages
+//
+// One solver loop; each stage moves where its lines run:
+//
+//	0  CPU baseline in Go (SolveCPU). Serial, it reproduces HPCCG's residual
+//	   history bit for bit (testdata holds HPCCG's own); a goroutine version
+//	   shows what re-associating the dot product does to the last bits.
+//	1  SpMV on the GPU, the rest on the CPU: p goes up and Ap comes down every
+//	   iteration. The hot spot gets faster; the copies eat the gain.
+//	2  All three kernels on the GPU, vectors still copied back and forth as a
+//	   naive port does: more kernels on the device, still slower than hoped.
+//	3  GPU-resident: the working set stays on the device, alpha and beta are
+//	   computed there, and one scalar per iteration comes back for the
+//	   convergence check. Host timers around asynchronous launches now read
+//	   near zero; CUDA events tell the truth.
+//	4  Swap the two scalar buffers instead of copying one into the other:
+//	   148 fewer copies, little time saved — removing many operations is not
+//	   removing the expensive ones.
+//	5  Follow the bottleneck: the thread-per-row SpMV wastes most of its
+//	   memory sectors on uncoalesced loads. An SpMV with several threads per
+//	   row coalesces them; the simulator and Nsight Compute count the sectors
+//	   before and after.
+//
+// Every stage reports a StageResult: iterations, HPCCG's final residual, the
+// true residual ‖b − A·x‖, per-kernel time, calls and MFLOPS (flops counted
+// as HPCCG counts them), copies and bytes each way, launches and wall time.
+// A simulated time is labeled modeled, a measured one names its device.
+//
+// The CUDA C kernels are in cg.cu. The GPU and simulator stages are built on
+// gpuext and are not part of this CPU baseline.
+package cg

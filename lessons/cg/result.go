@@ -1,0 +1,125 @@
+package cg
+
+// Names of the three kernels as StageResult.Kernels records them, in the
+// order of the article's profile table.
+const (
+	KernelSpMV   = "spmv"
+	KernelWaxpby = "waxpby"
+	KernelDdot   = "ddot"
+)
+
+// Values of TimeKind. A modeled number comes from the simulator's time
+// model and must never be shown as measured.
+const (
+	TimeMeasured = "measured"
+	TimeModeled  = "modeled"
+)
+
+// Values of KernelStat.Timer: which clock produced Seconds. The lesson shows
+// a host timer and CUDA events side by side because a host timer around an
+// asynchronous launch measures the launch, not the kernel.
+const (
+	TimerHost  = "host"       // wall clock around the call on the host
+	TimerEvent = "cuda_event" // cudaEventElapsedTime between events around the launches
+	TimerModel = "model"      // the simulator's modeled time
+)
+
+// StageResult is what one stage of the lesson reports, whichever backend ran
+// it: stage 0 on the CPU fills it here, the GPU and simulator stages fill
+// the same fields, so that one table, one JSON file and one set of plots
+// cover the whole journey. Fields a backend cannot know stay zero.
+type StageResult struct {
+	Stage   int    `json:"stage"`             // 0..5, see the package comment
+	Name    string `json:"name"`              // short name, e.g. "cpu-serial", "spmv-on-gpu"
+	Backend string `json:"backend"`           // "cpu", "gpu" or "sim"
+	Device  string `json:"device"`            // what ran it: CPU and goroutines, GPU name and driver, or the device model
+	Date    string `json:"date,omitempty"`    // when a measurement was taken (RFC 3339), for recorded evidence
+	Workers int    `json:"workers,omitempty"` // CPU goroutines (chunks of the parallel ddot); 0 for serial
+
+	Grid [3]int `json:"grid"` // NX, NY, NZ
+	Rows int    `json:"rows"`
+	NNZ  int    `json:"nnz"`
+
+	Iterations      int       `json:"iterations"`
+	InitialResidual float64   `json:"initial_residual"` // ‖b − A·x0‖ before the loop
+	FinalResidual   float64   `json:"final_residual"`   // HPCCG's reported residual: normr of the last iteration, before its update
+	TrueResidual    float64   `json:"true_residual"`    // ‖b − A·x‖ recomputed from the final x (HPCCG does not print it)
+	MaxErr          float64   `json:"max_err"`          // max |x_i − 1|; the exact solution is all ones
+	Residuals       []float64 `json:"residuals"`        // Residuals[k−1] = normr printed at iteration k
+
+	Kernels     []KernelStat `json:"kernels"`
+	Transfers   Transfers    `json:"transfers"`
+	Launches    int          `json:"launches"`        // kernel launches (0 on the CPU)
+	WallSeconds float64      `json:"wall_seconds"`    // end to end, first kernel to the last (HPCCG's "Total")
+	TotalFlops  float64      `json:"total_flops"`     // sum of the kernels' Flops
+	TotalMFLOPS float64      `json:"total_mflops"`    // TotalFlops / WallSeconds / 1e6
+	TimeKind    string       `json:"time_kind"`       // "measured" or "modeled", for WallSeconds
+	Notes       []string     `json:"notes,omitempty"` // anything a reader of the numbers must know (a breakdown, a fallback)
+
+	// X is the final iterate, kept for comparisons between stages and not
+	// written to JSON (it is n numbers).
+	X []float64 `json:"-"`
+}
+
+// KernelStat is one kernel's share of a stage.
+type KernelStat struct {
+	Name    string  `json:"name"`    // KernelSpMV, KernelWaxpby or KernelDdot (or a variant's name)
+	Seconds float64 `json:"seconds"` // summed over all calls, by Timer
+	Calls   int     `json:"calls"`
+	// Flops are counted as HPCCG counts them, per iteration and not per
+	// call: 2·27·n for SpMV (27·n is HPCCG's nnz estimate), 6·n for
+	// waxpby, 4·n for ddot, times the number of iterations. The calls before
+	// the loop are timed but not counted, as in HPCCG.
+	Flops    float64 `json:"flops"`
+	MFLOPS   float64 `json:"mflops"`    // Flops / Seconds / 1e6
+	Timer    string  `json:"timer"`     // TimerHost, TimerEvent or TimerModel
+	TimeKind string  `json:"time_kind"` // TimeMeasured or TimeModeled
+
+	// HostSeconds is the host wall clock around the same calls, recorded
+	// beside an event or modeled time so the two can be shown side by side.
+	// For Timer == TimerHost it equals Seconds.
+	HostSeconds float64 `json:"host_seconds,omitempty"`
+}
+
+// Transfers counts the copies a stage makes between host and device, as the
+// article counts cudaMemcpy calls (304 → 156 when two scalar buffers swap
+// instead of copying).
+type Transfers struct {
+	H2DCalls int   `json:"h2d_calls"`
+	H2DBytes int64 `json:"h2d_bytes"`
+	D2HCalls int   `json:"d2h_calls"`
+	D2HBytes int64 `json:"d2h_bytes"`
+	D2DCalls int   `json:"d2d_calls"`
+	D2DBytes int64 `json:"d2d_bytes"`
+	// Seconds is the time spent in the copies, and TimeKind says whether
+	// it was measured or modeled (PCIe bandwidth and latency from the
+	// device model).
+	Seconds  float64 `json:"seconds"`
+	TimeKind string  `json:"time_kind,omitempty"`
+}
+
+// Kernel returns the named kernel's statistics and whether the stage has
+// them.
+func (r *StageResult) Kernel(name string) (KernelStat, bool) {
+	for _, k := range r.Kernels {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return KernelStat{}, false
+}
+
+// HPCCGFlops returns the flops HPCCG credits to each kernel for iters
+// iterations on n rows: SpMV 2·27·n, waxpby 6·n, ddot 4·n per iteration.
+func HPCCGFlops(n, iters int) (spmv, waxpby, ddot float64) {
+	fn, fi := float64(n), float64(iters)
+	return fi * 2 * 27 * fn, fi * 6 * fn, fi * 4 * fn
+}
+
+// mflops is flops / seconds / 1e6, or 0 when no time was recorded.
+func mflops(flops, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return flops / seconds / 1e6
+}
