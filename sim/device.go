@@ -127,6 +127,7 @@ func (g *Global[T]) LdAt(t *Thread, s Site, i int) T {
 
 // St is a store of v into g[i], counted at the default site "<name> st".
 func (g *Global[T]) St(t *Thread, i int, v T) {
+	t.w.stores++
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "st", -1, i)
 	}
@@ -136,6 +137,7 @@ func (g *Global[T]) St(t *Thread, i int, v T) {
 
 // StAt is St at a labelled site.
 func (g *Global[T]) StAt(t *Thread, s Site, i int, v T) {
+	t.w.stores++
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "st", s, i)
 	}
@@ -148,6 +150,7 @@ func (g *Global[T]) StAt(t *Thread, s Site, i int, v T) {
 // atomics from different blocks land in an order that depends on scheduling,
 // exactly as on a GPU; mark the kernel Ordered to make them reproducible.
 func (g *Global[T]) AtomicAdd(t *Thread, i int, v T) T {
+	t.w.stores++
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "atom", -1, i)
 	}

@@ -24,11 +24,17 @@ type Site int32
 // Ordered runs the blocks one after another in block order. Use it for a
 // kernel whose float atomicAdds to global memory must be reproducible; on a
 // GPU (and here, without Ordered) their order depends on scheduling.
+//
+// Lockstep forces a Sync kernel onto the coroutine path for every block
+// (see fastpath.go); it is never needed for correctness, only when a kernel
+// stores to global memory before it first touches shared memory, a barrier
+// or an intrinsic other than __shfl_down_sync.
 type Kernel struct {
-	Name    string
-	Sync    bool
-	Ordered bool
-	Body    func(t *Thread)
+	Name     string
+	Sync     bool
+	Ordered  bool
+	Lockstep bool
+	Body     func(t *Thread)
 
 	sites []string
 }
@@ -67,6 +73,7 @@ type Thread struct {
 	wres    uint64
 	state   int8
 	stopped bool
+	fast    bool // running on the lane-descending fast path (fastpath.go)
 }
 
 // Lane is the thread's lane in its warp, threadIdx linearised modulo 32.

@@ -17,6 +17,7 @@ type launch struct {
 	nThreads    int
 	nWarps      int
 
+	noFast    atomic.Bool // a block needed the coroutine path; later blocks go there directly
 	nextBlock atomic.Int64
 	stopAt    atomic.Int64 // blocks at or beyond this are skipped (a fault was found below)
 
@@ -134,7 +135,16 @@ func (w *worker) run() {
 		}
 		var f *Fault
 		if w.k.Sync {
-			f = w.runBlockSync(b)
+			left := true
+			if !w.k.Lockstep && !l.noFast.Load() {
+				f, left = w.runBlockFast(b)
+				if left {
+					l.noFast.Store(true)
+				}
+			}
+			if left {
+				f = w.runBlockSync(b)
+			}
 		} else {
 			f = w.runBlockPlain(t, b)
 		}

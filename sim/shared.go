@@ -182,6 +182,9 @@ func (a *Shared[T]) AtomicAdd(t *Thread, i int, v T) T {
 }
 
 func (a *Shared[T]) touch(t *Thread, i int, op string, s Site, write bool) {
+	if t.fast {
+		t.w.leaveFastPath(t, "shared memory")
+	}
 	if uint(i) >= uint(len(a.Data)) {
 		label := a.meta.name + " " + op
 		if s >= 0 && int(s) < len(t.w.k.sites) {

@@ -111,11 +111,17 @@ func (t *Thread) suspend(ev int8) {
 // block has reached a barrier. A thread that exits while others wait is a
 // divergent barrier, reported as a fault instead of a hang.
 func (t *Thread) SyncThreads() {
+	if t.fast {
+		t.w.leaveFastPath(t, "__syncthreads")
+	}
 	t.instr++
 	t.suspend(evBarrier)
 }
 
 func (t *Thread) warpOp(kind int, mask uint32, v uint64, p int) uint64 {
+	if t.fast {
+		return t.w.fastWarpOp(t, kind, mask, v, p)
+	}
 	t.instr++
 	t.wop = warpOp{kind: kind, mask: mask, val: v, param: p}
 	t.suspend(evWarp)

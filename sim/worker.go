@@ -86,6 +86,11 @@ type worker struct {
 	sh sharedState
 
 	co []*coThread // coroutine threads for Sync kernels
+
+	// lane-descending fast path (fastpath.go)
+	stores int            // global stores and atomics in the current block
+	wlog   [32][]logEntry // per lane: the shuffles it made, in order
+	ft     *Thread
 }
 
 func newWorker(l *launch) *worker {
