@@ -234,6 +234,8 @@ func (l *launch) stats(workers []*worker) *Stats {
 			m.LaneSlots += a.laneSlots
 			m.ActiveLanes += a.activeLanes
 			m.L2Sectors += a.l2Sectors
+			s.missRequests += a.missRequests
+			s.L1Wavefronts += a.lines
 			for j := range a.hist {
 				m.ActiveHist[j] += a.hist[j]
 			}

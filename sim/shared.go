@@ -22,6 +22,7 @@ type sharedArr struct {
 	p     any
 	off   int
 	bytes int
+	n     int // elements, for fault messages
 	live  bool
 }
 
@@ -129,7 +130,7 @@ func sharedArray[T Elem](t *Thread, name string, n int, dynamic bool) *Shared[T]
 	s.nextID++
 	p := &Shared[T]{Data: make([]T, n), sh: s,
 		meta: bufMeta{id: s.nextID, name: name, addr: uint64(off), esize: uint64(es), n: n}}
-	s.arrays = append(s.arrays, sharedArr{name: name, p: p, off: off, bytes: bytes, live: true})
+	s.arrays = append(s.arrays, sharedArr{name: name, p: p, off: off, bytes: bytes, n: n, live: true})
 	return p
 }
 
@@ -275,7 +276,7 @@ func (s *sharedState) writerOrSelf(wd int, me int32) int32 {
 func (s *sharedState) lenOf(name string) int {
 	for _, a := range s.arrays {
 		if a.name == name {
-			return a.bytes
+			return a.n
 		}
 	}
 	return 0

@@ -76,6 +76,11 @@ type Stats struct {
 	// longest lane's count of memory accesses, warp intrinsics and Ops.
 	WarpInstructions int64 `json:"warp_instructions"`
 
+	// L1Wavefronts counts, per global request, the distinct 128-byte lines
+	// its sectors fall in: the L1 data stage serves one line per cycle, so
+	// an uncoalesced request costs up to 32 cycles of it.
+	L1Wavefronts int64 `json:"l1_wavefronts"`
+
 	// Modeled: sectors that miss a per-block L1 and go to L2, and the DRAM
 	// bytes an L2 of the model's size lets through.
 	L2Sectors      int64   `json:"l2_sectors"`
@@ -83,7 +88,8 @@ type Stats struct {
 	DRAMWriteBytes int64   `json:"dram_write_bytes"`
 	Time           Modeled `json:"time"`
 
-	uniqueRead int64
+	uniqueRead   int64
+	missRequests int64
 }
 
 // Site returns the counters of the site with this label.

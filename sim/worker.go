@@ -37,6 +37,8 @@ type siteAgg struct {
 	laneSlots, activeLanes int64
 	hist                   [33]int64
 	l2Sectors              int64 // sectors that missed the per-block L1 model
+	missRequests           int64 // load requests with at least one such sector
+	lines                  int64 // distinct 128-byte lines per request, summed
 }
 
 // slot is one warp-level request being assembled: the distinct sectors
@@ -334,12 +336,26 @@ func (w *worker) flush(acc *warpAcc) {
 			} else {
 				agg.sectors += int64(sl.n)
 				base := uint32(agg.meta.addr >> 5)
+				missed := false
+				// sl.v is sorted: count the distinct 128-byte lines, the
+				// L1's unit of work (one data-stage wavefront per line).
+				line := uint32(1<<32 - 1)
+				for _, s := range sl.v[:sl.n] {
+					if s>>2 != line {
+						line = s >> 2
+						agg.lines++
+					}
+				}
 				for _, s := range sl.v[:sl.n] {
 					// L1 caches loads; stores and atomics write through to L2.
 					if agg.key.op != opLd || w.l1Insert(s) {
 						agg.l2Sectors++
 						agg.dram.set(s - base)
+						missed = true
 					}
+				}
+				if missed && agg.key.op == opLd {
+					agg.missRequests++
 				}
 			}
 			sl.lanes, sl.n = 0, 0

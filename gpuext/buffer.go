@@ -1,0 +1,307 @@
+package gpuext
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/warplab/warplab/sim"
+)
+
+// Buffer is a typed array in device memory: a sim.Global[T] on the
+// simulator, a cuMemAlloc allocation on a GPU. Pass it to Launch where the
+// kernel takes a T* parameter. A Buffer belongs to the Device that made it
+// and dies with that Device's Close.
+type Buffer[T sim.Elem] struct {
+	st  *bufState
+	n   int
+	g   *sim.Global[T] // simulator backend
+	ptr uint64         // GPU backend: device address (0 for an empty buffer)
+}
+
+// bufState is the untyped part of a buffer that its Device tracks, so that
+// Close can free buffers of every element type.
+type bufState struct {
+	dev   *Device
+	name  string
+	typ   string
+	n     int
+	bytes int64
+	freed bool         // guarded by dev.mu
+	free  func() error // releases the device memory; nil when there is none
+}
+
+func (st *bufState) String() string { return fmt.Sprintf("%s (%s[%d])", st.name, st.typ, st.n) }
+
+// release frees the memory of a buffer already marked freed.
+func (st *bufState) release() error {
+	st.dev.mu.Lock()
+	st.freed = true
+	f := st.free
+	st.free = nil
+	st.dev.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	if err := f(); err != nil {
+		return fmt.Errorf("free %s: %w", st, err)
+	}
+	return nil
+}
+
+func elemSize[T sim.Elem]() int64 { var v T; return int64(unsafe.Sizeof(v)) }
+
+func typeName[T sim.Elem]() string { var v T; return fmt.Sprintf("%T", v) }
+
+// Alloc allocates n zeroed elements of T named name (the name appears in
+// errors and in the simulator's counters).
+func Alloc[T sim.Elem](d *Device, name string, n int) (*Buffer[T], error) {
+	call := fmt.Sprintf("Alloc %s (%s[%d])", name, typeName[T](), n)
+	if err := d.check(call); err != nil {
+		return nil, err
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("gpuext: %s: a buffer cannot have a negative length", call)
+	}
+	bytes := int64(n) * elemSize[T]()
+	b := &Buffer[T]{n: n, st: &bufState{dev: d, name: name, typ: typeName[T](), n: n, bytes: bytes}}
+	if d.gpu != nil {
+		if n > 0 {
+			ptr, err := d.gpu.alloc(bytes)
+			if err != nil {
+				return nil, fmt.Errorf("gpuext: %s: %w", call, err)
+			}
+			b.ptr = ptr
+			b.st.free = func() error { return d.gpu.free(ptr) }
+			if err := d.gpu.memsetD32(ptr, 0, bytes/4); err != nil {
+				_ = d.gpu.free(ptr)
+				return nil, fmt.Errorf("gpuext: %s: zeroing: %w", call, err)
+			}
+		}
+	} else {
+		if free := d.model.MemoryBytes - d.allocatedBytes(); bytes > free {
+			return nil, fmt.Errorf("gpuext: %s: out of device memory: needs %s, %s free of %s on %s",
+				call, human(bytes), human(free), human(d.model.MemoryBytes), d.name)
+		}
+		g, err := sim.Alloc[T](d.sim, name, n)
+		if err != nil {
+			return nil, fmt.Errorf("gpuext: %s: %w", call, err)
+		}
+		b.g = g
+	}
+	if err := d.track(b.st); err != nil {
+		_ = b.st.release()
+		return nil, fmt.Errorf("gpuext: %s: %w", call, err)
+	}
+	return b, nil
+}
+
+// Upload allocates a buffer named name holding a copy of src.
+func Upload[T sim.Elem](d *Device, name string, src []T) (*Buffer[T], error) {
+	b, err := Alloc[T](d, name, len(src))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.CopyFrom(src); err != nil {
+		_ = b.Free()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (d *Device) allocatedBytes() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.allocated
+}
+
+// track records a live buffer so that Close frees it.
+func (d *Device) track(st *bufState) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return fmt.Errorf("device %s was closed meanwhile", d.name)
+	}
+	d.live[st] = struct{}{}
+	d.allocated += st.bytes
+	return nil
+}
+
+// use fails when the buffer or its device can no longer be used.
+func (b *Buffer[T]) use(call string) error {
+	if b == nil || b.st == nil {
+		return fmt.Errorf("gpuext: %s on a nil buffer (did Alloc or Upload fail?)", call)
+	}
+	d := b.st.dev
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return fmt.Errorf("gpuext: %s %s: its device %s is closed (Close frees every buffer)", call, b.st, d.name)
+	}
+	if b.st.freed {
+		return fmt.Errorf("gpuext: %s %s: the buffer was freed", call, b.st)
+	}
+	return nil
+}
+
+// Len is the number of elements.
+func (b *Buffer[T]) Len() int {
+	if b == nil {
+		return 0
+	}
+	return b.n
+}
+
+// Name is the name the buffer was allocated with.
+func (b *Buffer[T]) Name() string {
+	if b == nil || b.st == nil {
+		return ""
+	}
+	return b.st.name
+}
+
+// Download copies the whole buffer into dst, which must have length Len().
+// On a GPU it waits for the kernels launched before it.
+func (b *Buffer[T]) Download(dst []T) error {
+	if err := b.use("Download"); err != nil {
+		return err
+	}
+	if len(dst) != b.n {
+		return fmt.Errorf("gpuext: Download %s: destination holds %d elements, the buffer %d; pass a slice of length %d",
+			b.st, len(dst), b.n, b.n)
+	}
+	if b.n == 0 {
+		return nil
+	}
+	if d := b.st.dev; d.gpu != nil {
+		if err := d.gpu.dtoh(unsafe.Pointer(&dst[0]), b.ptr, b.st.bytes); err != nil {
+			return fmt.Errorf("gpuext: Download %s: %w", b.st, err)
+		}
+		return nil
+	}
+	copy(dst, b.g.Data)
+	return nil
+}
+
+// CopyFrom overwrites the whole buffer with src, which must have length Len().
+func (b *Buffer[T]) CopyFrom(src []T) error {
+	if err := b.use("CopyFrom"); err != nil {
+		return err
+	}
+	if len(src) != b.n {
+		return fmt.Errorf("gpuext: CopyFrom %s: source holds %d elements, the buffer %d; pass a slice of length %d",
+			b.st, len(src), b.n, b.n)
+	}
+	if b.n == 0 {
+		return nil
+	}
+	if d := b.st.dev; d.gpu != nil {
+		if err := d.gpu.htod(b.ptr, unsafe.Pointer(&src[0]), b.st.bytes); err != nil {
+			return fmt.Errorf("gpuext: CopyFrom %s: %w", b.st, err)
+		}
+		return nil
+	}
+	copy(b.g.Data, src)
+	return nil
+}
+
+// fillChunk bounds the host staging slice of an 8-byte Fill on a GPU.
+const fillChunk = 1 << 20
+
+// Fill sets every element to v.
+func (b *Buffer[T]) Fill(v T) error {
+	if err := b.use("Fill"); err != nil {
+		return err
+	}
+	d := b.st.dev
+	if d.gpu == nil {
+		for i := range b.g.Data {
+			b.g.Data[i] = v
+		}
+		return nil
+	}
+	if b.n == 0 {
+		return nil
+	}
+	var err error
+	switch elemSize[T]() {
+	case 4:
+		err = d.gpu.memsetD32(b.ptr, *(*uint32)(unsafe.Pointer(&v)), int64(b.n))
+	case 8:
+		words := (*[2]uint32)(unsafe.Pointer(&v))
+		if words[0] == words[1] { // 0, -1, and every value whose halves agree
+			err = d.gpu.memsetD32(b.ptr, words[0], 2*int64(b.n))
+			break
+		}
+		chunk := make([]T, min(b.n, fillChunk))
+		for i := range chunk {
+			chunk[i] = v
+		}
+		for off := 0; off < b.n && err == nil; off += len(chunk) {
+			m := min(len(chunk), b.n-off)
+			err = d.gpu.htod(b.ptr+uint64(off)*8, unsafe.Pointer(&chunk[0]), int64(m)*8)
+		}
+	default:
+		err = fmt.Errorf("element size %d is not 4 or 8", elemSize[T]())
+	}
+	if err != nil {
+		return fmt.Errorf("gpuext: Fill %s: %w", b.st, err)
+	}
+	return nil
+}
+
+// Free releases the buffer's device memory now rather than at Close. Using
+// the buffer afterwards is an error; so is freeing it twice.
+func (b *Buffer[T]) Free() error {
+	if err := b.use("Free"); err != nil {
+		return err
+	}
+	d := b.st.dev
+	d.mu.Lock()
+	if d.closed || b.st.freed { // lost a race with Close or another Free
+		d.mu.Unlock()
+		return fmt.Errorf("gpuext: Free %s: the buffer was freed", b.st)
+	}
+	b.st.freed = true
+	delete(d.live, b.st)
+	d.allocated -= b.st.bytes
+	d.mu.Unlock()
+	b.g = nil
+	if err := b.st.release(); err != nil {
+		return fmt.Errorf("gpuext: Free: %w", err)
+	}
+	return nil
+}
+
+// Sim returns the simulator's global-memory buffer behind b, for mirrors and
+// tests that read it directly; nil on a GPU.
+func (b *Buffer[T]) Sim() *sim.Global[T] {
+	if b == nil {
+		return nil
+	}
+	return b.g
+}
+
+// bufferArg is how Launch sees a *Buffer[T] of any T without reflection.
+type bufferArg interface {
+	state() *bufState
+	simArg() any
+	devPtr() uint64
+	use(call string) error
+}
+
+func (b *Buffer[T]) state() *bufState { return b.st }
+func (b *Buffer[T]) simArg() any      { return b.g }
+func (b *Buffer[T]) devPtr() uint64   { return b.ptr }
+
+// human formats a byte count for error messages.
+func human(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.2f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.2f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.2f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

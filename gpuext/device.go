@@ -1,0 +1,273 @@
+package gpuext
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/warplab/warplab/sim"
+)
+
+// ErrNoGPUBackend is returned (wrapped) by Open("gpu") in a program built
+// without the `cuda` build tag. Test for it with errors.Is.
+var ErrNoGPUBackend = errors.New("this program was built without the GPU backend: " +
+	"build it with `go build -tags cuda` (or scripts/cuda/build.sh, which makes bin/warplab-cuda) " +
+	"on a machine with the NVIDIA driver, or open \"sim\" or \"auto\" instead")
+
+// Options adjust how a Device loads CUDA code. The zero value is the default:
+// use nvcc when it is on PATH, else the embedded PTX.
+type Options struct {
+	// PTXOnly loads a module's embedded PTX even when nvcc is on PATH, so
+	// that both load paths can be exercised on one machine. Open sets it
+	// from the environment variable WARPLAB_PTX_ONLY=1.
+	PTXOnly bool
+	// NVCC is the nvcc to compile CUDA C with; "" looks for "nvcc" on PATH.
+	NVCC string
+	// CacheDir holds compiled cubins; "" means os.UserCacheDir()/warplab/cubin.
+	CacheDir string
+}
+
+// OptionsFromEnv returns the Options that Open uses: WARPLAB_PTX_ONLY=1 sets
+// PTXOnly, WARPLAB_NVCC names an nvcc, WARPLAB_CUBIN_CACHE a cache folder.
+func OptionsFromEnv() Options {
+	return Options{
+		PTXOnly:  os.Getenv("WARPLAB_PTX_ONLY") == "1",
+		NVCC:     os.Getenv("WARPLAB_NVCC"),
+		CacheDir: os.Getenv("WARPLAB_CUBIN_CACHE"),
+	}
+}
+
+// Device is one place kernels run: a GPU through the CUDA driver API, or the
+// simulator. Notebooks and lessons hold a *Device and never ask which.
+// A Device is safe for use by several goroutines.
+type Device struct {
+	kind   string // "gpu" or "sim"
+	name   string
+	model  sim.Model
+	reason string // why auto chose this backend
+	opts   Options
+
+	sim *sim.Device // simulator backend, nil on a GPU
+	gpu gpuBackend  // GPU backend, nil on the simulator
+	lim limits
+
+	mu        sync.Mutex
+	closed    bool
+	live      map[*bufState]struct{} // buffers not yet freed
+	allocated int64                  // bytes held by live buffers
+	timing    *[]float64             // modeled seconds of launches inside Time (simulator)
+}
+
+// info is what a GPU backend reports about its device.
+type info struct {
+	name         string
+	ccMajor      int
+	ccMinor      int
+	sms          int
+	memoryBytes  int64
+	model        sim.Model
+	limits       limits
+	driverString string
+}
+
+// Open returns the device named by spec:
+//
+//	"auto"                     the GPU when this build has the GPU backend and a
+//	                           device answers, otherwise the simulated H200
+//	"gpu", "gpu:N"             GPU 0 or GPU N (needs the `cuda` build tag)
+//	"sim"                      the simulator modelling an NVIDIA H200
+//	"sim:t4|a100|h100|h200"    the simulator modelling that GPU
+//
+// The empty spec means "auto". Options come from the environment
+// (OptionsFromEnv); OpenWith takes them explicitly.
+func Open(spec string) (*Device, error) { return OpenWith(spec, OptionsFromEnv()) }
+
+// OpenWith is Open with explicit Options.
+func OpenWith(spec string, opts Options) (*Device, error) {
+	s := strings.ToLower(strings.TrimSpace(spec))
+	kind, arg, hasArg := strings.Cut(s, ":")
+	switch {
+	case s == "" || s == "auto":
+		if !gpuBuilt {
+			d, err := openSim("h200", opts)
+			if err == nil {
+				d.reason = "auto: this build has no GPU backend (build tag cuda), so the simulator runs the kernels"
+			}
+			return d, err
+		}
+		d, gerr := openGPU(0, opts)
+		if gerr == nil {
+			d.reason = "auto: GPU 0 answered"
+			return d, nil
+		}
+		d, err := openSim("h200", opts)
+		if err == nil {
+			d.reason = "auto: no usable GPU (" + gerr.Error() + "), so the simulator runs the kernels"
+		}
+		return d, err
+	case kind == "gpu":
+		ordinal := 0
+		if hasArg {
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("gpuext: Open(%q): %q is not a GPU number (write \"gpu\" or \"gpu:0\", \"gpu:1\", ...)", spec, arg)
+			}
+			ordinal = n
+		}
+		if !gpuBuilt {
+			return nil, fmt.Errorf("gpuext: Open(%q): %w", spec, ErrNoGPUBackend)
+		}
+		d, err := openGPU(ordinal, opts)
+		if err != nil {
+			return nil, fmt.Errorf("gpuext: Open(%q): %w", spec, err)
+		}
+		return d, nil
+	case kind == "sim":
+		key := "h200"
+		if hasArg {
+			key = arg
+		}
+		d, err := openSim(key, opts)
+		if err != nil {
+			return nil, fmt.Errorf("gpuext: Open(%q): %w", spec, err)
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("gpuext: Open(%q): unknown device; use \"auto\", \"gpu\", \"gpu:N\", \"sim\" or \"sim:%s\"",
+		spec, strings.Join(modelKeys(), "|"))
+}
+
+func modelKeys() []string {
+	var keys []string
+	for _, m := range sim.Models() {
+		keys = append(keys, m.Key)
+	}
+	return keys
+}
+
+func openSim(key string, opts Options) (*Device, error) {
+	m, err := sim.ModelByKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return &Device{
+		kind:  "sim",
+		name:  "simulated " + m.Name + " (modeled)",
+		model: m,
+		opts:  opts,
+		sim:   sim.NewDevice(m),
+		lim:   simLimits(m),
+		live:  make(map[*bufState]struct{}),
+	}, nil
+}
+
+// Kind is "gpu" or "sim".
+func (d *Device) Kind() string { return d.kind }
+
+// Name is the GPU's name ("NVIDIA H200"), or for the simulator the model it
+// simulates, marked as such ("simulated NVIDIA H200 (modeled)").
+func (d *Device) Name() string { return d.name }
+
+// Reason says why Open("auto") chose this backend; "" for an explicit spec.
+func (d *Device) Reason() string { return d.reason }
+
+// ComputeCapability is the device's (or the simulated model's) compute
+// capability, e.g. 9, 0 for an H200.
+func (d *Device) ComputeCapability() (major, minor int) { return d.model.CCMajor, d.model.CCMinor }
+
+// SMs is the number of streaming multiprocessors.
+func (d *Device) SMs() int { return d.model.SMs }
+
+// MemoryBytes is the device's global memory size.
+func (d *Device) MemoryBytes() int64 { return d.model.MemoryBytes }
+
+// Model is the simulator model of this device: the simulated model itself,
+// or on a GPU the model whose name matches the GPU's, else one built from
+// the GPU's attributes. Lessons use it to predict what the GPU measures.
+func (d *Device) Model() sim.Model { return d.model }
+
+// MemInfo reports free and total device memory. On the simulator, total is
+// the model's memory and free is what the buffers of this Device leave.
+func (d *Device) MemInfo() (free, total int64, err error) {
+	if err := d.check("MemInfo"); err != nil {
+		return 0, 0, err
+	}
+	if d.gpu != nil {
+		free, total, err = d.gpu.memInfo()
+		if err != nil {
+			return 0, 0, fmt.Errorf("gpuext: MemInfo: %w", err)
+		}
+		return free, total, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.model.MemoryBytes - d.allocated, d.model.MemoryBytes, nil
+}
+
+// Synchronize waits for every launch and copy issued so far to finish, and
+// reports an error a kernel raised asynchronously. A no-op on the simulator,
+// whose launches finish before Launch returns.
+func (d *Device) Synchronize() error {
+	if err := d.check("Synchronize"); err != nil {
+		return err
+	}
+	if d.gpu != nil {
+		if err := d.gpu.synchronize(); err != nil {
+			return fmt.Errorf("gpuext: Synchronize: %w", err)
+		}
+	}
+	return nil
+}
+
+// Close frees every buffer and module the device gave out and releases the
+// device. Buffers used after Close return an error. Close is idempotent.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil
+	}
+	d.closed = true
+	live := d.live
+	d.live = nil
+	d.mu.Unlock()
+
+	var errs []error
+	for st := range live {
+		if err := st.release(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	d.mu.Lock()
+	d.allocated = 0
+	d.mu.Unlock()
+	if d.gpu != nil {
+		if err := d.gpu.close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("gpuext: Close %s: %w", d.name, err)
+	}
+	return nil
+}
+
+// check fails when d is nil or closed.
+func (d *Device) check(call string) error {
+	if d == nil {
+		return fmt.Errorf("gpuext: %s on a nil *Device (did Open fail?)", call)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return fmt.Errorf("gpuext: %s: device %s is closed", call, d.name)
+	}
+	return nil
+}
+
+// GPUBackend reports whether this program was built with the GPU backend
+// (build tag cuda). Without it, Open("gpu") fails with ErrNoGPUBackend.
+func GPUBackend() bool { return gpuBuilt }

@@ -1,0 +1,607 @@
+//go:build cuda
+
+package gpuext
+
+/*
+#cgo linux CFLAGS: -I/usr/local/cuda/include
+#cgo linux LDFLAGS: -L/usr/local/cuda/lib64 -lcuda
+#include <cuda.h>
+
+// gorgonia.org/cu v0.9.6 does not wrap cuFuncSetAttribute, which a kernel
+// needs before it may use more than 48 KiB of dynamic shared memory.
+static CUresult warplabSetMaxDynamicShared(CUfunction f, int bytes) {
+	return cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
+}
+*/
+import "C"
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/warplab/warplab/sim"
+	"gorgonia.org/cu"
+)
+
+// gpuBuilt reports whether this build has the GPU backend.
+const gpuBuilt = true
+
+// defaultShared is the dynamic shared memory every kernel may use without
+// opting in (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES).
+const defaultShared = 48 << 10
+
+// cudaDev is the GPU backend: one GPU's primary context, driven through
+// gorgonia.org/cu.
+//
+// Threads: a CUDA context is current per OS thread, and Go moves goroutines
+// between threads. Every call into the driver therefore goes through do,
+// which takes the device's mutex, locks the calling goroutine to its OS
+// thread, makes the primary context current there (cuCtxSetCurrent, a
+// thread-local store), runs the calls, and unlocks. The primary context may
+// be current on any number of threads, so this is correct from any
+// goroutine, and it costs no goroutine hand-off per launch, which a single
+// owner goroutine fed by a channel would (the launch-overhead benchmark
+// measures this path).
+type cudaDev struct {
+	mu      sync.Mutex
+	closed  bool
+	dev     cu.Device
+	ctx     cu.CUContext
+	name    string
+	ccMajor int
+	ccMinor int
+	driver  string
+	opts    Options
+
+	compDone bool
+	comp     *compiler // nil: load PTX
+	compWhy  string    // why comp is nil
+
+	modules    map[[32]byte]*cudaModule
+	lastLaunch string // for errors that surface after the launch that caused them
+}
+
+type cudaModule struct {
+	mod   cu.Module
+	info  LoadInfo
+	funcs map[string]*cudaFunc
+}
+
+type cudaFunc struct {
+	fn            cu.Function
+	maxThreads    int // the most threads per block this kernel can launch with (registers)
+	staticShared  int
+	sharedOptedIn int
+}
+
+func openGPU(ordinal int, opts Options) (*Device, error) {
+	n, err := cu.NumDevices()
+	if err != nil {
+		return nil, cudaErr("cuDeviceGetCount", err)
+	}
+	if ordinal >= n {
+		return nil, fmt.Errorf("GPU %d was asked for, but %d GPU(s) answer (numbered from 0)", ordinal, n)
+	}
+	dev, err := cu.GetDevice(ordinal)
+	if err != nil {
+		return nil, cudaErr("cuDeviceGet", err)
+	}
+	name, err := dev.Name()
+	if err != nil {
+		return nil, cudaErr("cuDeviceGetName", err)
+	}
+	attr := func(a C.CUdevice_attribute) int {
+		v, err := dev.Attribute(cu.DeviceAttribute(a))
+		if err != nil {
+			return 0
+		}
+		return v
+	}
+	total, err := dev.TotalMem()
+	if err != nil {
+		return nil, cudaErr("cuDeviceTotalMem", err)
+	}
+	a := gpuAttrs{
+		Name:                name,
+		CCMajor:             attr(C.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+		CCMinor:             attr(C.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR),
+		SMs:                 attr(C.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT),
+		MaxThreadsPerSM:     attr(C.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR),
+		MaxThreadsPerBlock:  attr(C.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK),
+		MaxBlocksPerSM:      attr(C.CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR),
+		SharedPerBlockOptin: attr(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN),
+		SharedPerSM:         attr(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR),
+		L2Bytes:             int64(attr(C.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)),
+		MemoryBytes:         total,
+		ClockKHz:            attr(C.CU_DEVICE_ATTRIBUTE_CLOCK_RATE),
+		MemClockKHz:         attr(C.CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+		BusWidthBits:        attr(C.CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH),
+	}
+	if a.CCMajor == 0 {
+		return nil, fmt.Errorf("cuDeviceGetAttribute: GPU %d (%s) reports no compute capability", ordinal, name)
+	}
+	lim := limits{
+		device:             name,
+		maxThreadsPerBlock: a.MaxThreadsPerBlock,
+		maxBlock: sim.Dim3{X: attr(C.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_X), Y: attr(C.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Y),
+			Z: attr(C.CU_DEVICE_ATTRIBUTE_MAX_BLOCK_DIM_Z)},
+		maxGrid: sim.Dim3{X: attr(C.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X), Y: attr(C.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y),
+			Z: attr(C.CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z)},
+		sharedPerBlock: max(a.SharedPerBlockOptin, attr(C.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)),
+	}
+	if lim.maxThreadsPerBlock <= 0 || lim.maxBlock.X <= 0 || lim.maxGrid.X <= 0 {
+		return nil, fmt.Errorf("cuDeviceGetAttribute: GPU %d (%s) reports no launch limits", ordinal, name)
+	}
+
+	ctx, err := dev.RetainPrimaryCtx()
+	if err != nil {
+		return nil, cudaErr("cuDevicePrimaryCtxRetain", err)
+	}
+	g := &cudaDev{
+		dev: dev, ctx: ctx, name: name, ccMajor: a.CCMajor, ccMinor: a.CCMinor,
+		driver: driverString(), opts: opts, modules: make(map[[32]byte]*cudaModule),
+	}
+	return &Device{
+		kind:  "gpu",
+		name:  name,
+		model: modelFor(a),
+		opts:  opts,
+		gpu:   g,
+		lim:   lim,
+		live:  make(map[*bufState]struct{}),
+	}, nil
+}
+
+// driverString names the driver: the kernel module's version when
+// /proc says it, and the CUDA version the driver API reports.
+func driverString() string {
+	v := cu.Version()
+	s := fmt.Sprintf("CUDA %d.%d driver API", v/1000, v%1000/10)
+	if b, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
+		if m := regexp.MustCompile(`Kernel Module\s+([0-9.]+)`).FindSubmatch(b); m != nil {
+			s = "driver " + string(m[1]) + ", " + s
+		}
+	}
+	return s
+}
+
+// do runs f with the primary context current on a locked OS thread; see
+// the type's comment.
+func (g *cudaDev) do(f func() error) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return errors.New("the GPU context was released (device closed)")
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if err := cu.SetCurrentContext(g.ctx); err != nil {
+		return cudaErr("cuCtxSetCurrent", err)
+	}
+	return f()
+}
+
+// cudaErr wraps a CUDA error with the call that returned it and, for the
+// errors students meet, what they usually mean.
+func cudaErr(call string, err error) error {
+	hint := ""
+	switch {
+	case errors.Is(err, cu.OutOfMemory):
+		hint = "the GPU has no room for this allocation; free buffers or use smaller inputs"
+	case errors.Is(err, cu.IllegalAddress), errors.Is(err, cu.MisalignedAddress):
+		hint = "a kernel read or wrote outside its buffers (run it on the simulator, whose fault names the thread and index); the context is now unusable: Close the device and Open it again"
+	case errors.Is(err, cu.LaunchFailed), errors.Is(err, cu.IllegalInstruction), errors.Is(err, cu.HardwareStackError), errors.Is(err, cu.Assert):
+		hint = "a kernel failed while running; the context is now unusable: Close the device and Open it again"
+	case errors.Is(err, cu.LaunchOutOfResources):
+		hint = "the kernel needs more registers or shared memory than this block size allows; use fewer threads per block"
+	case errors.Is(err, cu.InvalidPtx), errors.Is(err, cu.InvalidImage):
+		hint = "the driver refused the PTX or cubin; regenerate PTX with nvcc 11.8 (scripts/cuda/gen-ptx.sh) or update the driver"
+	}
+	if hint == "" && strings.Contains(err.Error(), "UnsupportedPtxVersion") {
+		hint = "the PTX is newer than this driver; generate it with nvcc 11.8 (scripts/cuda/gen-ptx.sh) or update the driver"
+	}
+	if hint != "" {
+		return fmt.Errorf("%s: %w (%s)", call, err, hint)
+	}
+	return fmt.Errorf("%s: %w", call, err)
+}
+
+// sticky adds the last launch to errors that report an earlier kernel's fault.
+func (g *cudaDev) sticky(call string, err error) error {
+	e := cudaErr(call, err)
+	if g.lastLaunch != "" && (errors.Is(err, cu.IllegalAddress) || errors.Is(err, cu.MisalignedAddress) ||
+		errors.Is(err, cu.LaunchFailed) || errors.Is(err, cu.IllegalInstruction) || errors.Is(err, cu.HardwareStackError) ||
+		errors.Is(err, cu.Assert)) {
+		return fmt.Errorf("%w; the fault came from a kernel launched earlier, the last one being %s", e, g.lastLaunch)
+	}
+	return e
+}
+
+func (g *cudaDev) alloc(bytes int64) (uint64, error) {
+	var p cu.DevicePtr
+	err := g.do(func() error {
+		var err error
+		p, err = cu.MemAlloc(bytes)
+		if err == nil {
+			return nil
+		}
+		if errors.Is(err, cu.OutOfMemory) {
+			free, total, _ := cu.MemInfo()
+			return fmt.Errorf("cuMemAlloc of %s: out of memory: %s free of %s on %s: %w",
+				human(bytes), human(free), human(total), g.name, err)
+		}
+		return g.sticky(fmt.Sprintf("cuMemAlloc of %s", human(bytes)), err)
+	})
+	return uint64(p), err
+}
+
+func (g *cudaDev) free(ptr uint64) error {
+	return g.do(func() error {
+		if err := cu.MemFree(cu.DevicePtr(ptr)); err != nil {
+			return g.sticky("cuMemFree", err)
+		}
+		return nil
+	})
+}
+
+func (g *cudaDev) htod(dst uint64, src unsafe.Pointer, bytes int64) error {
+	return g.do(func() error {
+		if err := cu.MemcpyHtoD(cu.DevicePtr(dst), src, bytes); err != nil {
+			return g.sticky("cuMemcpyHtoD", err)
+		}
+		return nil
+	})
+}
+
+func (g *cudaDev) dtoh(dst unsafe.Pointer, src uint64, bytes int64) error {
+	return g.do(func() error {
+		if err := cu.MemcpyDtoH(dst, cu.DevicePtr(src), bytes); err != nil {
+			return g.sticky("cuMemcpyDtoH", err)
+		}
+		return nil
+	})
+}
+
+func (g *cudaDev) memsetD32(dst uint64, v uint32, n int64) error {
+	return g.do(func() error {
+		if err := cu.MemsetD32(cu.DevicePtr(dst), v, n); err != nil {
+			return g.sticky("cuMemsetD32", err)
+		}
+		return nil
+	})
+}
+
+func (g *cudaDev) memInfo() (free, total int64, err error) {
+	err = g.do(func() error {
+		var err error
+		free, total, err = cu.MemInfo()
+		if err != nil {
+			return g.sticky("cuMemGetInfo", err)
+		}
+		return nil
+	})
+	return free, total, err
+}
+
+func (g *cudaDev) synchronize() error {
+	return g.do(func() error {
+		if err := cu.Synchronize(); err != nil {
+			return g.sticky("cuCtxSynchronize", err)
+		}
+		return nil
+	})
+}
+
+func (g *cudaDev) load(m *Module) (LoadInfo, error) {
+	var li LoadInfo
+	err := g.do(func() error {
+		cm, err := g.loadLocked(m)
+		if err != nil {
+			return err
+		}
+		li = cm.info
+		return nil
+	})
+	return li, err
+}
+
+var ptxTargetRE = regexp.MustCompile(`(?m)^\s*\.target\s+(\w+)`)
+
+// loadLocked loads m once per content (name, CUDA and PTX): a cubin from
+// nvcc for this exact GPU when nvcc is available, else the embedded PTX,
+// which the driver JIT-compiles.
+func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
+	key := sha256.Sum256([]byte(m.Name + "\x00" + m.CUDA + "\x00" + m.PTX))
+	if cm, ok := g.modules[key]; ok {
+		return cm, nil
+	}
+	if !g.compDone {
+		g.comp, g.compWhy = findCompiler(g.opts)
+		g.compDone = true
+	}
+	info := LoadInfo{Module: m.Name}
+	var image string
+	note := g.compWhy
+	if g.comp != nil && m.CUDA == "" {
+		note = "the module has no CUDA source for nvcc"
+	}
+	if g.comp != nil && m.CUDA != "" {
+		arch := fmt.Sprintf("sm_%d%d", g.ccMajor, g.ccMinor)
+		img, path, err := g.comp.cubin(m.Name, m.CUDA, arch)
+		switch {
+		case err == nil:
+			image = string(img)
+			info = LoadInfo{Module: m.Name, Path: "cubin", Arch: arch, Cache: path,
+				Note: fmt.Sprintf("compiled by nvcc %s for this GPU", g.comp.release)}
+		case m.PTX == "":
+			return nil, fmt.Errorf("compiling module %s: %w", m.Name, err)
+		default:
+			first, _, _ := strings.Cut(err.Error(), "\n")
+			note = "nvcc could not build a cubin (" + first + "), so the embedded PTX was loaded"
+		}
+	}
+	if image == "" {
+		if m.PTX == "" {
+			return nil, fmt.Errorf("module %s has no PTX and %s: install the CUDA toolkit so nvcc can compile its CUDA C, or embed PTX made by scripts/cuda/gen-ptx.sh", m.Name, note)
+		}
+		image = m.PTX
+		info.Path = "ptx"
+		if t := ptxTargetRE.FindStringSubmatch(m.PTX); t != nil {
+			info.Arch = t[1]
+		}
+		info.Note = note
+	}
+	mod, err := cu.LoadData(image)
+	if err != nil {
+		e := cudaErr("cuModuleLoadData ("+info.Path+")", err)
+		if info.Path == "ptx" {
+			if log := jitLog(image); log != "" {
+				e = fmt.Errorf("%w\nJIT log: %s", e, log)
+			}
+		}
+		return nil, e
+	}
+	cm := &cudaModule{mod: mod, info: info, funcs: make(map[string]*cudaFunc)}
+	g.modules[key] = cm
+	return cm, nil
+}
+
+// jitLog reloads failing PTX with an error log buffer to say why it failed.
+func jitLog(ptx string) string {
+	buf := &cu.JITErrorLogBuffer{Buffer: make([]byte, 16<<10)}
+	mod, err := cu.LoadDataEx(ptx, buf)
+	if err == nil {
+		_ = mod.Unload()
+		return ""
+	}
+	return strings.TrimSpace(string(bytes.TrimRight(buf.Buffer, "\x00")))
+}
+
+// function returns the cached handle of kernel name.
+func (cm *cudaModule) function(name string) (*cudaFunc, error) {
+	if f, ok := cm.funcs[name]; ok {
+		return f, nil
+	}
+	fn, err := cm.mod.Function(name)
+	if err != nil {
+		if errors.Is(err, cu.NotFound) {
+			return nil, fmt.Errorf("cuModuleGetFunction: module %s (%s) has no kernel named %q; "+
+				"declare it extern \"C\" __global__ so that C++ does not mangle its name", cm.info.Module, cm.info.Path, name)
+		}
+		return nil, cudaErr("cuModuleGetFunction", err)
+	}
+	f := &cudaFunc{fn: fn, sharedOptedIn: defaultShared}
+	if f.maxThreads, err = fn.Attribute(cu.FnMaxThreadsPerBlock); err != nil {
+		return nil, cudaErr("cuFuncGetAttribute", err)
+	}
+	if f.staticShared, err = fn.Attribute(cu.SharedSizeBytes); err != nil {
+		return nil, cudaErr("cuFuncGetAttribute", err)
+	}
+	cm.funcs[name] = f
+	return f, nil
+}
+
+// cFunction is the CUfunction inside a cu.Function (a struct of that one
+// field), for the one driver call gorgonia.org/cu does not wrap.
+func cFunction(f cu.Function) C.CUfunction { return *(*C.CUfunction)(unsafe.Pointer(&f)) }
+
+func (g *cudaDev) launch(m *Module, name string, grid, block sim.Dim3, shared int, params []uint64) (string, error) {
+	call := "load module"
+	err := g.do(func() error {
+		cm, err := g.loadLocked(m)
+		if err != nil {
+			return err
+		}
+		call = "cuModuleGetFunction"
+		f, err := cm.function(name)
+		if err != nil {
+			return err
+		}
+		call = "Launch"
+		if n := block.Count(); n > f.maxThreads {
+			return fmt.Errorf("kernel %s can run at most %d threads per block on %s (it needs many registers per thread), "+
+				"and the block has %d; use a smaller block", name, f.maxThreads, g.name, n)
+		}
+		if shared > f.sharedOptedIn {
+			call = "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"
+			if r := C.warplabSetMaxDynamicShared(cFunction(f.fn), C.int(shared)); r != C.CUDA_SUCCESS {
+				return fmt.Errorf("kernel %s has %d bytes of static shared memory and cannot add %d dynamic bytes on %s (CUresult %d)",
+					name, f.staticShared, shared, g.name, int(r))
+			}
+			f.sharedOptedIn = shared
+		}
+		// cu's Launch copies 8 bytes from each pointer into C memory and
+		// hands the driver a pointer to each copy; the driver reads the
+		// parameter's own size from there, so each slot holds a device
+		// address or a scalar's bits in its low bytes.
+		ptrs := make([]unsafe.Pointer, len(params))
+		for i := range params {
+			ptrs[i] = unsafe.Pointer(&params[i])
+		}
+		call = "cuLaunchKernel"
+		if err := f.fn.Launch(grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, shared, cu.NoStream, ptrs); err != nil {
+			return g.sticky("cuLaunchKernel", err)
+		}
+		g.lastLaunch = fmt.Sprintf("%s.%s<<<%v, %v, %d>>>", m.Name, name, grid, block, shared)
+		return nil
+	})
+	return call, err
+}
+
+// time implements Device.Time with CUDA events on the default stream, the
+// stream Launch uses.
+func (g *cudaDev) time(f func() error, warmups, runs int) (Timing, error) {
+	events := make([]cu.Event, runs+1)
+	var start, stop cu.Event
+	err := g.do(func() error {
+		var err error
+		if start, err = cu.MakeEvent(cu.DefaultEvent); err != nil {
+			return cudaErr("cuEventCreate", err)
+		}
+		if stop, err = cu.MakeEvent(cu.DefaultEvent); err != nil {
+			return cudaErr("cuEventCreate", err)
+		}
+		for i := range events {
+			if events[i], err = cu.MakeEvent(cu.DefaultEvent); err != nil {
+				return cudaErr("cuEventCreate", err)
+			}
+		}
+		return nil
+	})
+	defer func() {
+		_ = g.do(func() error {
+			for _, e := range append([]cu.Event{start, stop}, events...) {
+				if e != (cu.Event{}) {
+					_ = cu.DestroyEvent(&e)
+				}
+			}
+			return nil
+		})
+	}()
+	if err != nil {
+		return Timing{}, err
+	}
+	record := func(e cu.Event) error {
+		return g.do(func() error {
+			if err := e.Record(cu.NoStream); err != nil {
+				return g.sticky("cuEventRecord", err)
+			}
+			return nil
+		})
+	}
+	runN := func(what string, n int) error {
+		for i := 0; i < n; i++ {
+			if err := f(); err != nil {
+				return fmt.Errorf("%s run %d: %w", what, i+1, err)
+			}
+		}
+		return nil
+	}
+
+	if err := runN("warm-up", warmups); err != nil {
+		return Timing{}, err
+	}
+	if err := g.synchronize(); err != nil {
+		return Timing{}, fmt.Errorf("after the warm-ups: %w", err)
+	}
+	// Pass 1, as the Day-37 seed: two events around all timed runs.
+	if err := record(start); err != nil {
+		return Timing{}, err
+	}
+	if err := runN("timed", runs); err != nil {
+		return Timing{}, err
+	}
+	if err := record(stop); err != nil {
+		return Timing{}, err
+	}
+	var total float64
+	err = g.do(func() error {
+		if err := stop.Synchronize(); err != nil {
+			return g.sticky("cuEventSynchronize", err)
+		}
+		ms, err := start.Elapsed(stop)
+		if err != nil {
+			return cudaErr("cuEventElapsedTime", err)
+		}
+		total = ms
+		return nil
+	})
+	if err != nil {
+		return Timing{}, err
+	}
+	// Pass 2: an event between every two runs, for min and median.
+	for i := 0; i < runs; i++ {
+		if err := record(events[i]); err != nil {
+			return Timing{}, err
+		}
+		if err := f(); err != nil {
+			return Timing{}, fmt.Errorf("per-run timed run %d: %w", i+1, err)
+		}
+	}
+	if err := record(events[runs]); err != nil {
+		return Timing{}, err
+	}
+	per := make([]float64, runs)
+	err = g.do(func() error {
+		if err := events[runs].Synchronize(); err != nil {
+			return g.sticky("cuEventSynchronize", err)
+		}
+		for i := range per {
+			ms, err := events[i].Elapsed(events[i+1])
+			if err != nil {
+				return cudaErr("cuEventElapsedTime", err)
+			}
+			per[i] = ms
+		}
+		return nil
+	})
+	if err != nil {
+		return Timing{}, err
+	}
+	slices.Sort(per)
+	median := per[runs/2]
+	if runs%2 == 0 {
+		median = (per[runs/2-1] + per[runs/2]) / 2
+	}
+	return Timing{MeanMs: total / float64(runs), MinMs: per[0], MedianMs: median,
+		Warmups: warmups, Runs: runs, Kind: "measured",
+		Device: g.name, Driver: g.driver, Date: time.Now()}, nil
+}
+
+func (g *cudaDev) close() error {
+	var errs []error
+	err := g.do(func() error {
+		if err := cu.Synchronize(); err != nil {
+			errs = append(errs, g.sticky("cuCtxSynchronize", err))
+		}
+		for _, cm := range g.modules {
+			if err := cm.mod.Unload(); err != nil {
+				errs = append(errs, cudaErr("cuModuleUnload "+cm.info.Module, err))
+			}
+		}
+		g.modules = nil
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	g.mu.Lock()
+	if !g.closed {
+		g.closed = true
+		if err := g.dev.ReleasePrimaryCtx(); err != nil {
+			errs = append(errs, cudaErr("cuDevicePrimaryCtxRelease", err))
+		}
+	}
+	g.mu.Unlock()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,243 @@
+package gpuext
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/warplab/warplab/sim"
+)
+
+// Mirror is a kernel's Go form for the simulator. It receives the launch's
+// arguments in CUDA parameter order — each *Buffer[T] converted to its
+// *sim.Global[T], scalars as given — binds them once (sim.ArgBuf, sim.ArgInt,
+// ...), and returns the per-thread kernel. Binding once per launch keeps
+// reflection and type switches out of the per-thread body.
+type Mirror func(args sim.Args) (*sim.Kernel, error)
+
+// Module is a lesson's kernels in both forms: the CUDA C students read, the
+// PTX generated from it, and a Go mirror per kernel. Kernels must be declared
+// extern "C" so that their names are not C++-mangled. A student's module may
+// leave PTX empty; it then needs nvcc on a GPU host.
+type Module struct {
+	Name    string
+	CUDA    string            // CUDA C source (embedded .cu)
+	PTX     string            // PTX generated from it (embedded .ptx)
+	Mirrors map[string]Mirror // kernel name -> Go mirror for the simulator
+}
+
+// Launch is what one kernel launch returns.
+type Launch struct {
+	// Stats are the simulator's counters and modeled time; nil on a GPU,
+	// where Nsight Compute is the instrument.
+	Stats *sim.Stats
+}
+
+// LoadInfo says how a module's code reached the device.
+type LoadInfo struct {
+	Module string
+	Path   string // "cubin" (compiled here by nvcc), "ptx" (embedded, JIT-compiled by the driver) or "mirror" (simulator)
+	Arch   string // "sm_90" for a cubin, the PTX target for PTX, "" for mirrors
+	Cache  string // the cubin's cache file, if any
+	Note   string // why this path was taken (e.g. nvcc missing, PTXOnly, a compile failure fallen back from)
+}
+
+// LaunchError is every error Launch returns: the call that failed, the
+// kernel, and the launch configuration, around the cause (a *sim.Fault, a
+// CUDA error, a validation message). errors.As finds the cause.
+type LaunchError struct {
+	Call   string // "Launch" for validation and arguments, else the failing step, e.g. "cuLaunchKernel"
+	Module string
+	Kernel string
+	Grid   sim.Dim3
+	Block  sim.Dim3
+	Shared int
+	Err    error
+}
+
+func (e *LaunchError) Error() string {
+	return fmt.Sprintf("gpuext: %s %s.%s<<<grid %v, block %v, shared %d B>>>: %v",
+		e.Call, e.Module, e.Kernel, e.Grid, e.Block, e.Shared, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *LaunchError) Unwrap() error { return e.Err }
+
+// Launch runs kernel name of m with grid blocks of block threads and
+// sharedBytes of dynamic shared memory: the CUDA form on a GPU, the mirror
+// on the simulator. args are *Buffer[T] values and scalars (int32, uint32,
+// int64, uint64, float32, float64) in CUDA parameter order; Go's int is
+// refused because its size differs from CUDA's int. The configuration is
+// checked against the device before anything runs.
+//
+// On the simulator the kernel has finished when Launch returns, and Stats
+// holds its counters. On a GPU, Launch returns once the kernel is queued, as
+// in CUDA; a fault inside the kernel is reported by the next call that
+// waits (Download, Synchronize, Time).
+func (d *Device) Launch(m *Module, name string, grid, block sim.Dim3, sharedBytes int, args ...any) (*Launch, error) {
+	le := &LaunchError{Call: "Launch", Kernel: name, Grid: grid, Block: block, Shared: sharedBytes}
+	if m != nil {
+		le.Module = m.Name
+	}
+	fail := func(err error) (*Launch, error) { le.Err = err; return nil, le }
+	if err := d.check("Launch"); err != nil {
+		return fail(err)
+	}
+	if m == nil {
+		return fail(fmt.Errorf("nil module"))
+	}
+	if err := d.lim.validate(grid, block, sharedBytes); err != nil {
+		return fail(err)
+	}
+	if d.gpu != nil {
+		params, err := d.gpuParams(args)
+		if err != nil {
+			return fail(err)
+		}
+		if call, err := d.gpu.launch(m, name, grid, block, sharedBytes, params); err != nil {
+			le.Call = call
+			return fail(err)
+		}
+		return &Launch{}, nil
+	}
+
+	mirror, ok := m.Mirrors[name]
+	if !ok || mirror == nil {
+		return fail(fmt.Errorf("module %s has no Go mirror for kernel %q, so the simulator cannot run it (mirrors: %s)",
+			m.Name, name, mirrorNames(m)))
+	}
+	sargs, err := d.simArgs(args)
+	if err != nil {
+		return fail(err)
+	}
+	k, err := mirror(sargs)
+	if err != nil {
+		le.Call = "mirror"
+		return fail(err)
+	}
+	if k == nil {
+		le.Call = "mirror"
+		return fail(fmt.Errorf("the mirror returned no kernel"))
+	}
+	st, err := d.sim.Launch(k, grid, block, sharedBytes)
+	if err != nil {
+		le.Call = "sim.Launch"
+		return fail(err)
+	}
+	d.mu.Lock()
+	if d.timing != nil {
+		*d.timing = append(*d.timing, st.Time.Seconds)
+	}
+	d.mu.Unlock()
+	return &Launch{Stats: st}, nil
+}
+
+func mirrorNames(m *Module) string {
+	if len(m.Mirrors) == 0 {
+		return "none"
+	}
+	names := make([]string, 0, len(m.Mirrors))
+	for n := range m.Mirrors {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// checkBuf verifies that argument i is a live buffer of d.
+func (d *Device) checkBuf(i int, b bufferArg) error {
+	if err := b.use(fmt.Sprintf("argument %d", i)); err != nil {
+		return err
+	}
+	if st := b.state(); st.dev != d {
+		return fmt.Errorf("argument %d: buffer %s belongs to device %s, not %s", i, st, st.dev.name, d.name)
+	}
+	return nil
+}
+
+// simArgs converts buffers to their *sim.Global[T] and checks scalars.
+func (d *Device) simArgs(args []any) (sim.Args, error) {
+	out := make(sim.Args, len(args))
+	for i, a := range args {
+		if b, ok := a.(bufferArg); ok {
+			if err := d.checkBuf(i, b); err != nil {
+				return nil, err
+			}
+			out[i] = b.simArg()
+			continue
+		}
+		if _, err := scalarBits(i, a); err != nil {
+			return nil, err
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// gpuParams turns arguments into the 8-byte slots cuLaunchKernel reads from:
+// a device address, or a scalar's bits in the low bytes (little endian), so
+// that the driver, which copies each parameter's own size, sees the value.
+func (d *Device) gpuParams(args []any) ([]uint64, error) {
+	out := make([]uint64, len(args))
+	for i, a := range args {
+		if b, ok := a.(bufferArg); ok {
+			if err := d.checkBuf(i, b); err != nil {
+				return nil, err
+			}
+			out[i] = b.devPtr()
+			continue
+		}
+		v, err := scalarBits(i, a)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// scalarBits is a scalar argument's bit pattern, zero-extended to 64 bits.
+func scalarBits(i int, a any) (uint64, error) {
+	switch v := a.(type) {
+	case int32:
+		return uint64(uint32(v)), nil
+	case uint32:
+		return uint64(v), nil
+	case int64:
+		return uint64(v), nil
+	case uint64:
+		return v, nil
+	case float32:
+		return uint64(math.Float32bits(v)), nil
+	case float64:
+		return math.Float64bits(v), nil
+	case int, uint:
+		return 0, fmt.Errorf("argument %d is a Go %T (%v); say which CUDA type it is: int32(%v) for an int parameter, int64(%v) for a long long or size_t",
+			i, a, a, a, a)
+	case nil:
+		return 0, fmt.Errorf("argument %d is nil (a buffer that failed to allocate?)", i)
+	}
+	return 0, fmt.Errorf("argument %d has type %T; a kernel takes *gpuext.Buffer[T] and int32, uint32, int64, uint64, float32 or float64 scalars", i, a)
+}
+
+// Load prepares m on d ahead of its first Launch and says how: on a GPU it
+// compiles the CUDA C with nvcc for this exact GPU when nvcc is on PATH
+// (cubin, cached), else it loads the embedded PTX. Launch loads on first use,
+// so calling Load is optional; it is how a notebook shows which path ran.
+func (d *Device) Load(m *Module) (LoadInfo, error) {
+	if err := d.check("Load"); err != nil {
+		return LoadInfo{}, err
+	}
+	if m == nil {
+		return LoadInfo{}, fmt.Errorf("gpuext: Load: nil module")
+	}
+	if d.gpu != nil {
+		li, err := d.gpu.load(m)
+		if err != nil {
+			return LoadInfo{}, fmt.Errorf("gpuext: Load module %s: %w", m.Name, err)
+		}
+		return li, nil
+	}
+	return LoadInfo{Module: m.Name, Path: "mirror", Note: "the simulator runs each kernel's Go mirror (kernels: " + mirrorNames(m) + ")"}, nil
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# gen-ptx.sh — regenerate the PTX of every lesson kernel: for each
+# lessons/*/*.cu, write the .ptx beside it with nvcc 11.8
+# (-ptx -arch=compute_75 -O3). The first line of each .ptx records the sha256
+# of the source it came from; internal/ptxcheck's test fails when a .cu
+# changed and this script was not run again.
+#
+# Why exactly nvcc 11.8 and compute_75:
+#   * A driver JIT-compiles PTX only up to the PTX ISA version it knows.
+#     nvcc 11.8 emits PTX ISA 7.8, which every driver since CUDA 11.8 (R520)
+#     loads: Colab's T4 runtime, CUDA 12.x and 13.x drivers, the H200's R580.
+#     PTX from a CUDA 12/13 nvcc (ISA 8.x/9.x) is refused by older drivers
+#     with CUDA_ERROR_UNSUPPORTED_PTX_VERSION.
+#   * compute_75 (Turing, the T4) is the oldest GPU the course targets; the
+#     driver JIT-compiles compute_75 PTX for any newer GPU (sm_80, sm_90,...).
+#   * The recorded nvcc version makes a regenerated file byte-comparable:
+#     another 11.8 build gives the same PTX, another release would not.
+#
+# Usage: scripts/cuda/gen-ptx.sh [FILE.cu...]   (default: every lessons/*/*.cu;
+#        NVCC=/path/to/nvcc to choose the compiler)
+set -euo pipefail
+
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$repo"
+nvcc="${NVCC:-nvcc}"
+
+if ! command -v "$nvcc" >/dev/null; then
+    echo "gen-ptx: no nvcc on PATH; install CUDA 11.8 (Debian bookworm non-free: apt-get install nvidia-cuda-toolkit)" >&2
+    exit 1
+fi
+version="$("$nvcc" --version | sed -n 's/.*release [0-9.]*, V\([0-9.]*\).*/\1/p')"
+case "$version" in
+11.8.*) ;;
+*)
+    echo "gen-ptx: nvcc $version is not 11.8; its PTX ISA would not load on older drivers (see the comment at the top of this script)" >&2
+    exit 1
+    ;;
+esac
+
+shopt -s nullglob
+if [[ $# -gt 0 ]]; then
+    sources=("$@")
+else
+    sources=(lessons/*/*.cu)
+fi
+if [[ ${#sources[@]} -eq 0 ]]; then
+    echo "gen-ptx: no lessons/*/*.cu files"
+    exit 0
+fi
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+for cu in "${sources[@]}"; do
+    ptx="${cu%.cu}.ptx"
+    base="$(basename "$cu" .cu)"
+    sum="$(sha256sum "$cu" | cut -d' ' -f1)"
+    "$nvcc" -ptx -arch=compute_75 -O3 -o "$tmp/$base.ptx" "$cu"
+    {
+        echo "// warplab: source sha256 $sum of $base.cu, nvcc $version, -arch=compute_75"
+        cat "$tmp/$base.ptx"
+    } >"$ptx"
+    echo "gen-ptx: $ptx"
+done
