@@ -114,6 +114,11 @@ func (t *Thread) Unroll(factor, trips int) {
 // Next marks the end of one iteration of an unrolled loop.
 func (t *Thread) Next() { t.iter++ }
 
+// InRemainder reports whether the current iteration of an unrolled loop is
+// one of the remainder iterations nvcc runs first (always true when the
+// loop is not unrolled), so mirrors can count its instructions.
+func (t *Thread) InRemainder() bool { return t.unroll == 0 || t.iter < t.rem }
+
 // EndLoop ends the unrolled loop begun with Unroll.
 func (t *Thread) EndLoop() { t.unroll = 0 }
 

@@ -207,6 +207,8 @@ func (l *launch) stats(workers []*worker) *Stats {
 		SiteStats
 		order siteKey
 		ideal int64
+		miss  int64
+		buf   int
 	}
 	byKey := map[siteKey]*merged{}
 	var keys []siteKey
@@ -235,6 +237,8 @@ func (l *launch) stats(workers []*worker) *Stats {
 			m.ActiveLanes += a.activeLanes
 			m.L2Sectors += a.l2Sectors
 			s.missRequests += a.missRequests
+			m.miss += a.missRequests
+			m.buf = key.buf
 			s.L1Wavefronts += a.lines
 			for j := range a.hist {
 				m.ActiveHist[j] += a.hist[j]
@@ -266,6 +270,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		case k.shared:
 			s.SharedStore.add(m.Requests, m.Wavefronts, m.ideal)
 		case k.op == opLd:
+			s.loadSites = append(s.loadSites, loadSite{requests: m.Requests, miss: m.miss, l2: m.L2Sectors, buf: m.buf})
 			s.GlobalLoad.Requests += m.Requests
 			s.GlobalLoad.Sectors += m.Sectors
 			s.L2Sectors += m.L2Sectors
@@ -279,11 +284,26 @@ func (l *launch) stats(workers []*worker) *Stats {
 			s.L2Sectors += m.L2Sectors
 		}
 	}
+	uniq := map[int]int64{}
 	for key, b := range l.dram.m {
 		if key[1] == 0 {
-			s.uniqueRead += b.count() * 32
+			n := b.count()
+			uniq[key[0]] = n
+			s.uniqueRead += n * 32
 		} else {
 			s.DRAMWriteBytes += b.count() * 32
+		}
+	}
+	// A buffer's L1 misses that are not its first touch of a sector hit in
+	// L2; the share is per buffer, so it does not depend on block order.
+	l2 := map[int]int64{}
+	for _, ls := range s.loadSites {
+		l2[ls.buf] += ls.l2
+	}
+	for i := range s.loadSites {
+		ls := &s.loadSites[i]
+		if t := l2[ls.buf]; t > 0 {
+			ls.l2HitShare = max(0, 1-float64(uniq[ls.buf])/float64(t))
 		}
 	}
 	l.d.model.estimate(s)

@@ -90,6 +90,14 @@ type Stats struct {
 
 	uniqueRead   int64
 	missRequests int64
+	loadSites    []loadSite
+}
+
+// loadSite is what the latency term needs of one global load site.
+type loadSite struct {
+	requests, miss, l2 int64
+	buf                int
+	l2HitShare         float64
 }
 
 // Site returns the counters of the site with this label.

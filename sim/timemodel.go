@@ -17,9 +17,11 @@ import "math"
 //	         128-byte line per cycle, so an uncoalesced request that touches
 //	         16 lines occupies it for 16 cycles
 //	issue    warp instructions / (SMs × IssuePerSMCycle × clock × issueEfficiency)
-//	latency  per warp, its load requests that hit the L1 model × hitLatency
-//	         plus those that miss × missLatency, divided by memParallel, times
-//	         the number of waves of warps the SMs hold
+//	latency  per warp, its load requests that hit the L1 model × hitLatency,
+//	         plus those that miss: × l2Latency for the share of the buffer's
+//	         L2 sectors that are re-reads (the buffer's sectors were fetched
+//	         before), × missLatency for first touches; divided by
+//	         memParallel, times the number of waves of warps the SMs hold
 //
 // DRAM bytes come from the L2 model: each distinct sector a launch reads or
 // writes is fetched once; when the footprint exceeds the model's L2, the
@@ -29,6 +31,7 @@ const (
 	dramEfficiency  = 0.85
 	issueEfficiency = 0.5
 	hitLatency      = 40e-9
+	l2Latency       = 300e-9
 	missLatency     = 700e-9
 	memParallel     = 2.0
 )
@@ -72,7 +75,11 @@ func (m Model) estimate(s *Stats) {
 		{"issue", float64(s.WarpInstructions) / (float64(m.SMs) * m.IssuePerSMCycle * clock * issueEfficiency)},
 	}
 	if s.Warps > 0 {
-		chain := (float64(hits)*hitLatency + float64(s.missRequests)*missLatency) / float64(s.Warps) / memParallel
+		chain := float64(hits) * hitLatency
+		for _, ls := range s.loadSites {
+			chain += float64(ls.miss) * (ls.l2HitShare*l2Latency + (1-ls.l2HitShare)*missLatency)
+		}
+		chain = chain / float64(s.Warps) / memParallel
 		terms = append(terms, struct {
 			name string
 			sec  float64

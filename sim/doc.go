@@ -1,0 +1,224 @@
+// Package sim is a SIMT simulator for CUDA kernels written in Go. It runs a
+// kernel's Go mirror over a grid of blocks of threads, the way a GPU would,
+// and counts what the GPU's memory system would count: the requests and
+// 32-byte sectors of every global load and store, the wavefronts and bank
+// conflicts of every shared-memory access, how many lanes of each warp had
+// work. It checks the kernel the way compute-sanitizer does (out-of-bounds
+// accesses, shared-memory races, barriers not every thread reaches), and it
+// predicts, from the counters and a device model, how long the launch would
+// take on a T4, A100, H100 or H200. That prediction is always labelled
+// "modeled"; the counters are exact by the rules below, which reproduce
+// Nsight Compute's numbers for the lessons' kernels on an H200 (see
+// lessons/spmv/fidelity_test.go and DESIGN.md).
+//
+// It exists so that a student without a GPU can see why one kernel is
+// faster than another, and a student with one can check a prediction.
+//
+// # Threads, warps and blocks
+//
+// A launch has a grid of blocks and a block of threads, both Dim3 (x varies
+// fastest). Inside a block, thread (x, y, z) has the linear id
+// x + y*blockDim.x + z*blockDim.x*blockDim.y, and warps are 32 consecutive
+// linear ids: warp w holds ids 32w .. 32w+31, lane = id % 32. A block of 40
+// threads is a full warp and a warp of 8 lanes; the missing 24 lanes still
+// occupy lane-slots, as on hardware.
+//
+// # Counter rules
+//
+// A site is one load or store instruction of the kernel. Lane L's k-th
+// access at a site pairs with every other lane's k-th access at that site
+// in the same warp: together they are one warp-level request. This is SIMT
+// lockstep for the structured loops of the lessons (a lane that runs more
+// trips simply has no partners in the later requests).
+//
+//   - Global requests: requests with at least one active lane
+//     (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum, _op_st, _op_atom).
+//   - Global sectors: the distinct aligned 32-byte sectors the active lanes
+//     of a request touch, summed (l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,
+//     _op_st, _op_atom). 32 consecutive float32 from a 128-byte boundary: 1
+//     request, 4 sectors; shifted by one element: 5; stride 2: 8; stride 8
+//     or more: 32; all lanes on one address: 1; 32 consecutive float64: 8.
+//     Buffers start on 256-byte boundaries, like cudaMalloc's.
+//   - Shared memory: 32 banks of 4 bytes. Lanes reading the same word share
+//     it (broadcast); a request takes as many wavefronts as its busiest bank
+//     has distinct words (l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum);
+//     Ideal is what it would take without conflicts (one wavefront per 32
+//     distinct words), and bank conflicts = wavefronts - ideal
+//     (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum). tile[lane*32]
+//     of a float tile: 32 wavefronts, 31 conflicts; tile[lane*33]: 1.
+//     Shared atomics are counted with the shared stores.
+//   - Lane-slots, as the Day-37 seed defines them: 32 per request, whether
+//     or not a lane had work; ActiveLanes counts those that did, and
+//     ActiveHist[n] the requests with n active lanes (divergence).
+//   - WarpInstructions estimates smsp__inst_executed.sum: per warp, the
+//     longest lane's count of memory accesses, warp intrinsics and Ops.
+//   - L2Sectors (modeled): sectors that miss a per-block L1 (a block that
+//     reads a sector twice fetches it once); stores and atomics go through.
+//   - DRAMReadBytes and DRAMWriteBytes (modeled): each distinct sector a
+//     launch touches, once, plus refetches when the footprint exceeds the
+//     model's L2.
+//
+// # Writing a kernel
+//
+// A kernel is a Go function run once per thread. It reads the built-in
+// variables from its *Thread and makes every global and shared access
+// through the simulator (Ld, St, AtomicAdd), which is how the accesses are
+// seen. Buffers come from Alloc or Upload; the host reads and writes their
+// Data between launches. Side by side:
+//
+//	CUDA C                                      Go mirror
+//	__global__ void saxpy(int n, float a,       k := sim.NewKernel("saxpy", false)
+//	    const float *x, float *y) {             k.Body = func(t *sim.Thread) {
+//	  int i = blockIdx.x * blockDim.x             i := t.BlockIdx.X*t.BlockDim.X +
+//	          + threadIdx.x;                           t.ThreadIdx.X
+//	  if (i < n)                                  if i < n {
+//	    y[i] = a * x[i] + y[i];                     y.St(t, i, a*x.Ld(t, i)+y.Ld(t, i))
+//	}                                             }
+//	                                            }
+//	saxpy<<<(n + 255) / 256, 256>>>(n, a, x, y);
+//	                                            st, err := dev.Launch(k, sim.Dim1((n+255)/256), sim.Dim1(256), 0)
+//
+// with the device and buffers made by
+//
+//	m, _ := sim.ModelByKey("h200")
+//	dev := sim.NewDevice(m)
+//	x, err := sim.Upload(dev, "x", hostX) // named: the name labels sites and faults
+//	y, err := sim.Alloc[float32](dev, "y", n)
+//
+// A kernel that synchronises needs Sync set. The tiled transpose, whose
+// column read of a 32×32 tile is the textbook bank conflict unless each row
+// is padded by one float:
+//
+//	#define TILE 32
+//	// Launch: block (TILE, TILE), grid (w/TILE, h/TILE); w, h multiples of TILE.
+//	__global__ void transpose(const float *in, float *out, int w, int h) {
+//	  __shared__ float tile[TILE][TILE + 1];   // +1: column reads hit 32 banks
+//	  int x = blockIdx.x * TILE + threadIdx.x;
+//	  int y = blockIdx.y * TILE + threadIdx.y;
+//	  tile[threadIdx.y][threadIdx.x] = in[y * w + x];    // one warp: one row
+//	  __syncthreads();
+//	  x = blockIdx.y * TILE + threadIdx.x;
+//	  y = blockIdx.x * TILE + threadIdx.y;
+//	  out[y * h + x] = tile[threadIdx.x][threadIdx.y];   // one warp: one column
+//	}
+//
+// and its mirror:
+//
+//	const tile = 32
+//	k := sim.NewKernel("transpose", true) // true: the body calls SyncThreads
+//	ld := k.Site("in[y*w+x]")             // optional readable site labels
+//	k.Body = func(t *sim.Thread) {
+//		s := sim.SharedArray[float32](t, "tile", tile*(tile+1)) // the block's array
+//		x := t.BlockIdx.X*tile + t.ThreadIdx.X
+//		y := t.BlockIdx.Y*tile + t.ThreadIdx.Y
+//		s.St(t, t.ThreadIdx.Y*(tile+1)+t.ThreadIdx.X, in.LdAt(t, ld, y*w+x))
+//		t.SyncThreads()
+//		x = t.BlockIdx.Y*tile + t.ThreadIdx.X
+//		y = t.BlockIdx.X*tile + t.ThreadIdx.Y
+//		out.St(t, y*h+x, s.Ld(t, t.ThreadIdx.X*(tile+1)+t.ThreadIdx.Y))
+//	}
+//	st, err := dev.Launch(k, sim.Dim2(w/tile, h/tile), sim.Dim2(tile, tile), 0)
+//
+// Write the loads the compiled kernel makes: nvcc keeps a loop-invariant
+// load through a const __restrict__ pointer in a register, so rowPtr[row+1]
+// in a loop condition is one load, not one per iteration. Call t.Ops(n) for
+// the arithmetic instructions if the time model should see them.
+//
+// # Sync kernels and warp intrinsics
+//
+// SyncThreads is __syncthreads; SyncWarp, ShflSync, ShflDownSync,
+// ShflUpSync, ShflXorSync, BallotSync, AnySync and AllSync are their _sync
+// CUDA namesakes (width 32). They need Kernel.Sync: such kernels can run
+// each lane as a coroutine that waits for its block or warp. Kernels that
+// never synchronise leave Sync false and run thread after thread on a plain
+// call stack, much faster. Kernels whose only intrinsic is __shfl_down_sync
+// run their lanes from 31 down to 0 on a plain stack as well and fall back
+// to coroutines on anything else; set Lockstep to force the coroutine path
+// (needed today when such a kernel stores to global memory before its first
+// other intrinsic, barrier or shared access; the launch says so).
+//
+// Shared memory: SharedArray[T](t, name, n) is `__shared__ T name[n]`, the
+// same array for every thread of the block, zeroed per block;
+// DynamicShared[T](t) is `extern __shared__ T buf[]`, sized by Launch's
+// sharedBytes.
+//
+// # Sites
+//
+// Accesses without a Site use their buffer's default site, labelled
+// "<buffer> ld", "<buffer> st" or "<buffer> atom". Where one buffer is
+// accessed by two instructions (rowPtr[row] and rowPtr[row+1], or a load in
+// each branch of an if), declare a Site for each with Kernel.Site and use
+// LdAt/StAt: a load in each branch is two requests on a GPU, but through
+// one default site the two branches' accesses would pair into one.
+//
+// # Unroll
+//
+// nvcc unrolls a loop whose trip count varies by lane (by 4, say) and runs
+// the remainder iterations first, so one load instruction pairs lane A's
+// pass p+1 with lane B's pass p. Thread.Unroll(factor, trips) before the
+// loop, Next at the end of each iteration and EndLoop after it model that
+// pairing; factor 1 is `#pragma unroll 1`, the plain rule. One warp walking
+// 419 floats from element 93: 66 sectors with factor 1, 54 with factor 4,
+// both as ncu measured on an H200.
+//
+// # Reading Stats
+//
+// Launch returns *Stats: totals per kind (GlobalLoad, GlobalStore,
+// GlobalAtomic as Traffic; SharedLoad, SharedStore as Banked) and per site
+// (Sites, or Site(label)), in declaration order. Traffic.SectorsPerRequest
+// is the coalescing figure (4 is ideal for float32), SiteStats.UsefulShare
+// the share of lane-slots that did work.
+//
+// # Sanitizers
+//
+// A kernel error comes back from Launch as a *Fault (use errors.As) naming
+// kernel, kind, block, thread, site, buffer, index and length, never as a
+// panic and never as a hang:
+//
+//   - "out of bounds": a global or shared access outside its buffer;
+//   - "shared race": two threads of a block touch one shared word between
+//     the same two barriers, at least one writing (within a warp, a
+//     __syncwarp or any _sync intrinsic orders them);
+//   - "divergent barrier": some thread waits at SyncThreads while another
+//     has exited;
+//   - "shuffle from exited lane", "bad warp mask", "divergent warp
+//     intrinsic": a warp intrinsic whose mask names a lane that exited, does
+//     not exist, or waits elsewhere;
+//   - "synchronisation in a kernel without Sync";
+//   - "panic": any Go panic in the body (a division by zero, a nil map).
+//
+// A launch the hardware would refuse (more than 1024 threads a block, an
+// empty grid, more dynamic shared memory than the device allows) is a plain
+// error before any thread runs.
+//
+// # Device and time models
+//
+// Models lists the GPUs (ModelByKey("t4"), "a100", "h100", "h200") with
+// their SM counts, limits, L2 size, DRAM bandwidth and FP32/TF32 peaks. The
+// time model (timemodel.go) takes the slowest of DRAM bytes over bandwidth,
+// L2 sectors over L2 bandwidth, warp instructions over issue rate and a
+// memory-latency term, plus the launch overhead; Stats.Time carries the
+// result with Kind "modeled" and Bound naming the term that set it. It is a
+// prediction to compare with a measurement, not a measurement.
+//
+// # Determinism
+//
+// Blocks run in parallel on every core (GOMAXPROCS). Counters, results and
+// the reported fault are the same for any core count and any run: counters
+// merge in a fixed order, threads of a block run in a fixed order, and when
+// several blocks fault the lowest block's fault is returned.
+//
+// # Limits
+//
+//   - No race detection on global memory (only shared memory is checked).
+//   - Float atomicAdd to global memory from different blocks lands in
+//     scheduling order, as on a GPU, so float sums can differ in the last
+//     bits between runs; set Kernel.Ordered to run blocks in order and make
+//     them reproducible. Integer atomics are always exact.
+//   - Request pairing follows structured SIMT lockstep; code whose lanes
+//     reconverge differently on hardware (or that the compiler transforms
+//     beyond Unroll's model) can pair differently.
+//   - Shuffles have no width argument (width is 32).
+//   - The L1/L2/DRAM and time figures are models: compare them with
+//     measurements before trusting them.
+package sim
