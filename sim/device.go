@@ -2,6 +2,9 @@ package sim
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"unsafe"
 )
@@ -18,11 +21,34 @@ type Device struct {
 	mu     sync.Mutex // serialises launches and allocation
 	next   uint64     // next free device address
 	nextID int
+	used   int64 // bytes of live buffers
+	host   int64 // what the host can hold; 0 when unknown
 }
 
 // NewDevice returns a simulated device of model m with no buffers.
 func NewDevice(m Model) *Device {
-	return &Device{model: m, next: 1 << 32}
+	return &Device{model: m, next: 1 << 32, host: hostMemory()}
+}
+
+// hostMemory is how many bytes of buffers this machine can back: simulated
+// buffers live in host memory, so a size the model's GPU would take can
+// still exhaust the host, and Go aborts rather than fails on that. Three
+// quarters of MemTotal leaves room for the rest of the program.
+func hostMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "MemTotal:" {
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err == nil {
+				return kb * 1024 / 4 * 3
+			}
+		}
+	}
+	return 0
 }
 
 // Model is the GPU this device simulates.
@@ -73,9 +99,14 @@ func Alloc[T Elem](d *Device, name string, n int) (*Global[T], error) {
 	es := uint64(unsafe.Sizeof(z))
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if es*uint64(n) > uint64(d.model.MemoryBytes) {
-		return nil, fmt.Errorf("sim: Alloc %q: %d bytes do not fit in the %s's %d bytes of memory", name, es*uint64(n), d.model.Name, d.model.MemoryBytes)
+	bytes := int64(es * uint64(n))
+	if bytes > d.model.MemoryBytes-d.used {
+		return nil, fmt.Errorf("sim: Alloc %q: %d bytes do not fit in the %s's memory (%d bytes, %d in use)", name, bytes, d.model.Name, d.model.MemoryBytes, d.used)
 	}
+	if d.host > 0 && bytes > d.host-d.used {
+		return nil, fmt.Errorf("sim: Alloc %q: %d bytes do not fit in this computer's memory (about %d bytes usable for simulated buffers, %d in use); use a smaller size", name, bytes, d.host, d.used)
+	}
+	d.used += bytes
 	g := &Global[T]{Data: make([]T, n)}
 	d.nextID++
 	g.meta = bufMeta{id: d.nextID, name: name, addr: d.next, esize: es, n: n}
@@ -127,21 +158,25 @@ func (g *Global[T]) LdAt(t *Thread, s Site, i int) T {
 
 // St is a store of v into g[i], counted at the default site "<name> st".
 func (g *Global[T]) St(t *Thread, i int, v T) {
-	t.w.stores++
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "st", -1, i)
 	}
 	t.w.global(t, t.w.defaultSite(&g.meta, opSt, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	if t.fast {
+		t.w.remember(unsafe.Pointer(&g.Data[i]), toBits(g.Data[i]), g.meta.esize)
+	}
 	g.Data[i] = v
 }
 
 // StAt is St at a labelled site.
 func (g *Global[T]) StAt(t *Thread, s Site, i int, v T) {
-	t.w.stores++
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "st", s, i)
 	}
 	t.w.global(t, t.w.explicitSite(s, &g.meta, opSt, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	if t.fast {
+		t.w.remember(unsafe.Pointer(&g.Data[i]), toBits(g.Data[i]), g.meta.esize)
+	}
 	g.Data[i] = v
 }
 
@@ -150,7 +185,7 @@ func (g *Global[T]) StAt(t *Thread, s Site, i int, v T) {
 // atomics from different blocks land in an order that depends on scheduling,
 // exactly as on a GPU; mark the kernel Ordered to make them reproducible.
 func (g *Global[T]) AtomicAdd(t *Thread, i int, v T) T {
-	t.w.stores++
+	t.w.atomics++
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "atom", -1, i)
 	}

@@ -195,10 +195,11 @@
 //
 // Models lists the GPUs (ModelByKey("t4"), "a100", "h100", "h200") with
 // their SM counts, limits, L2 size, DRAM bandwidth and FP32/TF32 peaks. The
-// time model (timemodel.go) takes the slowest of DRAM bytes over bandwidth,
-// L2 sectors over L2 bandwidth, warp instructions over issue rate and a
-// memory-latency term, plus the launch overhead; Stats.Time carries the
-// result with Kind "modeled" and Bound naming the term that set it. It is a
+// time model (timemodel.go) takes the slowest of DRAM bytes over achievable
+// bandwidth, L2 sectors over L2 bandwidth, L1 wavefronts over the L1's line
+// rate, warp instructions over the issue rate and a memory-latency chain,
+// plus the launch overhead; Stats.Time carries the result with Kind
+// "modeled" and Bound naming the term that set it. It is a
 // prediction to compare with a measurement, not a measurement.
 //
 // # Determinism

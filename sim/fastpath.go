@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // The lane-descending fast path for Sync kernels.
 //
@@ -17,10 +20,16 @@ import "fmt"
 // same as on the coroutine path. A block leaves the fast path, and is run
 // again from its start on the coroutine path, the moment one of its threads
 // does something the fast path cannot order (a barrier, any other warp
-// intrinsic, shared memory); that is safe only while the block has stored
-// nothing, so a later request to leave is a fault that says how to force
-// the coroutine path (Kernel.Lockstep). After one block has left, the rest
-// of the launch goes straight to coroutines.
+// intrinsic, shared memory). Its global stores are undone first, from a log
+// of old values; only a global atomic cannot be taken back, so leaving after
+// one is a fault that says how to force the coroutine path
+// (Kernel.Lockstep).
+//
+// Which path a launch tries is decided before its blocks run in parallel:
+// block 0 runs alone on the coroutine path, and the fast path is used for
+// the other blocks only if block 0 used nothing but __shfl_down_sync. The
+// decision depends on the kernel and its data alone, so results, counters
+// and faults are the same for any number of workers.
 
 type logEntry struct {
 	mask uint32
@@ -31,11 +40,31 @@ type logEntry struct {
 type leaveFast struct{}
 
 func (w *worker) leaveFastPath(t *Thread, what string) {
-	if w.stores > 0 {
+	if w.atomics > 0 {
 		t.fail(&Fault{Kind: "simulator limitation",
-			Detail: fmt.Sprintf("this thread uses %s after its block already stored to global memory on the fast path; set Lockstep on the kernel to run it on the coroutine path", what)})
+			Detail: fmt.Sprintf("this thread uses %s after its block made a global atomicAdd on the fast path, which cannot be undone; set Lockstep on the kernel to run it on the coroutine path", what)})
 	}
+	for i := len(w.undo) - 1; i >= 0; i-- {
+		u := w.undo[i]
+		if u.size == 4 {
+			*(*uint32)(u.p) = uint32(u.old)
+		} else {
+			*(*uint64)(u.p) = u.old
+		}
+	}
+	w.undo = w.undo[:0]
 	panic(leaveFast{})
+}
+
+// undoEntry is the old contents of one element a fast-path store overwrote.
+type undoEntry struct {
+	p    unsafe.Pointer
+	old  uint64
+	size uint64
+}
+
+func (w *worker) remember(p unsafe.Pointer, old uint64, size uint64) {
+	w.undo = append(w.undo, undoEntry{p: p, old: old, size: size})
 }
 
 func (w *worker) fastWarpOp(t *Thread, kind int, mask uint32, v uint64, delta int) uint64 {
@@ -74,7 +103,8 @@ func (w *worker) runBlockFast(b int) (f *Fault, left bool) {
 	t.BlockIdx = l.grid.unlinear(b)
 	w.l1Reset()
 	w.sh.reset(w, l.sharedBytes)
-	w.stores = 0
+	w.undo = w.undo[:0]
+	w.atomics = 0
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(leaveFast); ok {

@@ -17,7 +17,7 @@ type launch struct {
 	nThreads    int
 	nWarps      int
 
-	noFast    atomic.Bool // a block needed the coroutine path; later blocks go there directly
+	useFast   bool // Sync kernel: try the fast path (decided by block 0, fastpath.go)
 	nextBlock atomic.Int64
 	stopAt    atomic.Int64 // blocks at or beyond this are skipped (a fault was found below)
 
@@ -75,7 +75,16 @@ func (d *Device) Launch(k *Kernel, grid, block Dim3, sharedBytes int) (*Stats, e
 	}
 	workers := make([]*worker, nw)
 	var wg sync.WaitGroup
-	for i := range workers {
+	if k.Sync {
+		// Block 0 runs first, alone, on the coroutine path; what it used
+		// decides whether the other blocks may take the fast path.
+		w0 := newWorker(l)
+		w0.single = true
+		w0.run()
+		l.useFast = !k.Lockstep && !w0.usedSync
+		workers = append(workers, w0)
+	}
+	for i := range nw {
 		w := newWorker(l)
 		workers[i] = w
 		wg.Add(1)
@@ -136,11 +145,8 @@ func (w *worker) run() {
 		var f *Fault
 		if w.k.Sync {
 			left := true
-			if !w.k.Lockstep && !l.noFast.Load() {
+			if l.useFast {
 				f, left = w.runBlockFast(b)
-				if left {
-					l.noFast.Store(true)
-				}
 			}
 			if left {
 				f = w.runBlockSync(b)
@@ -156,6 +162,9 @@ func (w *worker) run() {
 					break
 				}
 			}
+			break
+		}
+		if w.single {
 			break
 		}
 	}

@@ -186,6 +186,7 @@ func (a *Shared[T]) touch(t *Thread, i int, op string, s Site, write bool) {
 	if t.fast {
 		t.w.leaveFastPath(t, "shared memory")
 	}
+	t.w.usedSync = true
 	if uint(i) >= uint(len(a.Data)) {
 		label := a.meta.name + " " + op
 		if s >= 0 && int(s) < len(t.w.k.sites) {

@@ -115,6 +115,7 @@ func (t *Thread) SyncThreads() {
 		t.w.leaveFastPath(t, "__syncthreads")
 	}
 	t.instr++
+	t.w.usedSync = true
 	t.suspend(evBarrier)
 }
 
@@ -123,6 +124,9 @@ func (t *Thread) warpOp(kind int, mask uint32, v uint64, p int) uint64 {
 		return t.w.fastWarpOp(t, kind, mask, v, p)
 	}
 	t.instr++
+	if kind != wShflDown {
+		t.w.usedSync = true
+	}
 	t.wop = warpOp{kind: kind, mask: mask, val: v, param: p}
 	t.suspend(evWarp)
 	return t.wres

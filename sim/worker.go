@@ -90,9 +90,13 @@ type worker struct {
 	co []*coThread // coroutine threads for Sync kernels
 
 	// lane-descending fast path (fastpath.go)
-	stores int            // global stores and atomics in the current block
-	wlog   [32][]logEntry // per lane: the shuffles it made, in order
-	ft     *Thread
+	undo    []undoEntry    // old values of the block's global stores
+	atomics int            // global atomics in the current block
+	wlog    [32][]logEntry // per lane: the shuffles it made, in order
+	ft      *Thread
+
+	single   bool // run one block only (block 0 of a Sync kernel)
+	usedSync bool // a barrier, shared memory or an intrinsic other than __shfl_down_sync was used
 }
 
 func newWorker(l *launch) *worker {
