@@ -206,9 +206,6 @@ func TestStoreThenShuffle(t *testing.T) {
 		}
 		_, err := launchGuarded(t, d, k, sim.Dim1(1), sim.Dim1(32), 0)
 		if err != nil {
-			if !lockstep {
-				t.Skipf("known bug (sim/fastpath.go, launch.go): a valid Sync kernel that stores before a non-shfl_down intrinsic faults unless Lockstep is set: %v", err)
-			}
 			t.Fatalf("lockstep %v: %v", lockstep, err)
 		}
 		for l := 0; l < 32; l++ {

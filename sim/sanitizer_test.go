@@ -520,6 +520,6 @@ func TestFaultDeterminismFastPath(t *testing.T) {
 		})
 	}
 	if len(seen) > 1 {
-		t.Skipf("known bug (sim/launch.go noFast flag + sim/fastpath.go lane order): the faulting thread depends on scheduling: %v", seen)
+		t.Fatalf("the faulting thread depends on scheduling: %v", seen)
 	}
 }
