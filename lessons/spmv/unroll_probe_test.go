@@ -9,7 +9,10 @@ import (
 // One warp walking 419 floats from element 93 (DESIGN.md): 66 sectors with
 // `#pragma unroll 1`, 54 as nvcc unrolls by default.
 func TestOneWarpHeavyRow(t *testing.T) {
-	for _, c := range []struct{ unroll int; want int64 }{{1, 66}, {4, 54}} {
+	for _, c := range []struct {
+		unroll int
+		want   int64
+	}{{1, 66}, {4, 54}} {
 		m, _ := sim.ModelByKey("h200")
 		d := sim.NewDevice(m)
 		val, _ := sim.Alloc[float32](d, "val", 1024)

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/warplab/warplab/gpuext"
+)
+
+// A selftestRow is one kernel on one input: did it agree with the CPU
+// reference, and (on a GPU) with its Go mirror on the simulator.
+type selftestRow struct {
+	lesson, input, kernel string
+	reference             string // "ok" or what was wrong
+	mirror                string // "ok", what differed, or "-" when not compared
+}
+
+// A selftest checks every kernel of one lesson on dev; on a GPU it also
+// runs the mirrors on simDev (nil on the simulator) and compares outputs.
+type selftest func(ctx context.Context, dev, simDev *gpuext.Device) ([]selftestRow, error)
+
+// selftests is filled by the selftest_*.go files' init functions.
+var selftests = map[string]selftest{}
+
+// runSelftest is `warplab selftest [--backend gpu|sim]`.
+func runSelftest(args []string, stdout, stderr io.Writer) int {
+	const cmd = "warplab selftest"
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	backend := fs.String("backend", "auto", "where kernels run: gpu, sim or auto")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, cmd, usageErrorf("unexpected argument %q", fs.Arg(0)))
+	}
+	dev, err := openDevice(*backend, "")
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	defer dev.Close()
+	var simDev *gpuext.Device
+	if dev.Kind() == "gpu" {
+		if simDev, err = gpuext.Open("sim"); err != nil {
+			return fail(stderr, cmd, err)
+		}
+		defer simDev.Close()
+	}
+
+	fmt.Fprintf(stdout, "selftest on %s\n\n", dev.Name())
+	names := make([]string, 0, len(selftests))
+	for n := range selftests {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "lesson\tinput\tkernel\tvs CPU reference\tvs Go mirror (simulator)")
+	failed := 0
+	for _, n := range names {
+		rows, err := selftests[n](context.Background(), dev, simDev)
+		if err != nil {
+			tw.Flush()
+			return fail(stderr, cmd, fmt.Errorf("%s: %w", n, err))
+		}
+		for _, r := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.lesson, r.input, r.kernel, r.reference, r.mirror)
+			if r.reference != "ok" || (r.mirror != "ok" && r.mirror != "-") {
+				failed++
+			}
+		}
+	}
+	tw.Flush()
+	if failed > 0 {
+		fmt.Fprintf(stderr, "%d kernel check(s) failed\n", failed)
+		return exitFail
+	}
+	fmt.Fprintln(stdout, "\nall kernels agree")
+	return exitOK
+}
