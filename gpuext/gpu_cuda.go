@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"slices"
@@ -169,7 +170,14 @@ func driverString() string {
 	s := fmt.Sprintf("CUDA %d.%d driver API", v/1000, v%1000/10)
 	if b, err := os.ReadFile("/proc/driver/nvidia/version"); err == nil {
 		if m := regexp.MustCompile(`Kernel Module\s+([0-9.]+)`).FindSubmatch(b); m != nil {
-			s = "driver " + string(m[1]) + ", " + s
+			return "driver " + string(m[1]) + ", " + s
+		}
+	}
+	// Some virtual machines hide /proc/driver/nvidia; nvidia-smi still
+	// knows the version.
+	if out, err := exec.Command("nvidia-smi", "--query-gpu=driver_version", "--format=csv,noheader").Output(); err == nil {
+		if v := strings.TrimSpace(strings.SplitN(string(out), "\n", 2)[0]); v != "" {
+			return "driver " + v + ", " + s
 		}
 	}
 	return s
