@@ -69,7 +69,8 @@ type cudaDev struct {
 	compWhy  string    // why comp is nil
 
 	modules    map[[32]byte]*cudaModule
-	lastLaunch string // for errors that surface after the launch that caused them
+	byModule   map[*Module]moduleRef // fast path: no hashing on every launch
+	lastLaunch launchRef             // for errors that surface after the launch that caused them
 }
 
 type cudaModule struct {
@@ -150,7 +151,7 @@ func openGPU(ordinal int, opts Options) (*Device, error) {
 	}
 	g := &cudaDev{
 		dev: dev, ctx: ctx, name: name, ccMajor: a.CCMajor, ccMinor: a.CCMinor,
-		driver: driverString(), opts: opts, modules: make(map[[32]byte]*cudaModule),
+		driver: driverString(), opts: opts, modules: make(map[[32]byte]*cudaModule), byModule: make(map[*Module]moduleRef),
 	}
 	return &Device{
 		kind:  "gpu",
@@ -227,7 +228,7 @@ func cudaErr(call string, err error) error {
 // sticky adds the last launch to errors that report an earlier kernel's fault.
 func (g *cudaDev) sticky(call string, err error) error {
 	e := cudaErr(call, err)
-	if g.lastLaunch != "" && (errors.Is(err, cu.IllegalAddress) || errors.Is(err, cu.MisalignedAddress) ||
+	if g.lastLaunch.m != nil && (errors.Is(err, cu.IllegalAddress) || errors.Is(err, cu.MisalignedAddress) ||
 		errors.Is(err, cu.LaunchFailed) || errors.Is(err, cu.IllegalInstruction) || errors.Is(err, cu.HardwareStackError) ||
 		errors.Is(err, cu.Assert)) {
 		return fmt.Errorf("%w; the fault came from a kernel launched earlier, the last one being %s", e, g.lastLaunch)
@@ -329,8 +330,17 @@ var ptxTargetRE = regexp.MustCompile(`(?m)^\s*\.target\s+(\w+)`)
 // nvcc for this exact GPU when nvcc is available, else the embedded PTX,
 // which the driver JIT-compiles.
 func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
+	// Hashing the sources costs more than a launch (lesson PTX runs to
+	// hundreds of kilobytes), so a module already seen is found by its
+	// address, as long as its fields still have the lengths they had.
+	ref := moduleRef{name: m.Name, cudaLen: len(m.CUDA), ptxLen: len(m.PTX)}
+	if r, ok := g.byModule[m]; ok && r.name == ref.name && r.cudaLen == ref.cudaLen && r.ptxLen == ref.ptxLen {
+		return r.cm, nil
+	}
 	key := sha256.Sum256([]byte(m.Name + "\x00" + m.CUDA + "\x00" + m.PTX))
 	if cm, ok := g.modules[key]; ok {
+		ref.cm = cm
+		g.byModule[m] = ref
 		return cm, nil
 	}
 	if !g.compDone {
@@ -381,7 +391,28 @@ func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
 	}
 	cm := &cudaModule{mod: mod, info: info, funcs: make(map[string]*cudaFunc)}
 	g.modules[key] = cm
+	ref.cm = cm
+	g.byModule[m] = ref
 	return cm, nil
+}
+
+// moduleRef remembers which loaded module a *Module was.
+type moduleRef struct {
+	cm              *cudaModule
+	name            string
+	cudaLen, ptxLen int
+}
+
+// launchRef names a launch without formatting it on the hot path.
+type launchRef struct {
+	m           *Module
+	name        string
+	grid, block sim.Dim3
+	shared      int
+}
+
+func (r launchRef) String() string {
+	return fmt.Sprintf("%s.%s<<<%v, %v, %d>>>", r.m.Name, r.name, r.grid, r.block, r.shared)
 }
 
 // jitLog reloads failing PTX with an error log buffer to say why it failed.
@@ -460,7 +491,7 @@ func (g *cudaDev) launch(m *Module, name string, grid, block sim.Dim3, shared in
 		if err := f.fn.Launch(grid.X, grid.Y, grid.Z, block.X, block.Y, block.Z, shared, cu.NoStream, ptrs); err != nil {
 			return g.sticky("cuLaunchKernel", err)
 		}
-		g.lastLaunch = fmt.Sprintf("%s.%s<<<%v, %v, %d>>>", m.Name, name, grid, block, shared)
+		g.lastLaunch = launchRef{m, name, grid, block, shared}
 		return nil
 	})
 	return call, err
@@ -598,6 +629,7 @@ func (g *cudaDev) close() error {
 			}
 		}
 		g.modules = nil
+		g.byModule = nil
 		return nil
 	})
 	if err != nil {
