@@ -253,7 +253,16 @@ func (w *worker) runBlockSync(b int) *Fault {
 		}
 		w.sh.barrier()
 		for tid := 0; tid < n; tid++ {
-			w.co[tid].t.state = stRun
+			t := &w.co[tid].t
+			t.state = stRun
+			for _, d := range t.acc.touched {
+				if int(d) < len(t.cnt) {
+					t.cnt[d] = 0
+				}
+			}
+		}
+		for i := range w.accs[:l.nWarps] {
+			w.flushRequests(&w.accs[i])
 		}
 	}
 	for i := range w.accs[:l.nWarps] {

@@ -312,8 +312,19 @@ func (w *worker) endThread(t *Thread) {
 	t.unroll = 0
 }
 
-// flush turns a finished warp's slots into counters.
+// flush turns a finished warp's slots into counters and adds its issued
+// instructions.
 func (w *worker) flush(acc *warpAcc) {
+	w.flushRequests(acc)
+	w.warpInstr += acc.maxInstr
+	acc.maxInstr = 0
+}
+
+// flushRequests turns the warp's assembled requests into counters. A Sync
+// block calls it at every barrier too: the barrier is a point where the warp
+// reconverges, so no request pairs accesses from both sides of it, and
+// the per-warp state stays as small as one barrier interval.
+func (w *worker) flushRequests(acc *warpAcc) {
 	for _, d := range acc.touched {
 		ss := &acc.sites[d]
 		agg := &w.sites[d]
@@ -367,8 +378,6 @@ func (w *worker) flush(acc *warpAcc) {
 		ss.used = 0
 	}
 	acc.touched = acc.touched[:0]
-	w.warpInstr += acc.maxInstr
-	acc.maxInstr = 0
 }
 
 // wavefronts is the shared-memory cost of one request: 32 banks of 4 bytes,

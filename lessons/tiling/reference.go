@@ -1,0 +1,124 @@
+package tiling
+
+import "math/rand/v2"
+
+// CPU references. Each computes what its kernel computes, in the kernel's
+// order of operations, so that a result can be compared bit for bit; every
+// product is rounded to float32 before it is added (float32(a*b)), which
+// keeps the Go compiler from fusing it into an FMA.
+
+// refMatmul is C = A*B for N x N row-major matrices, each element summed
+// from 0 over k = 0..N-1: the order of every matmul kernel in tiling.cu.
+func refMatmul(A, B []float32, N int) []float32 {
+	C := make([]float32, N*N)
+	for r := 0; r < N; r++ {
+		for c := 0; c < N; c++ {
+			var acc float32
+			for k := 0; k < N; k++ {
+				acc += float32(A[r*N+k] * B[k*N+c])
+			}
+			C[r*N+c] = acc
+		}
+	}
+	return C
+}
+
+// refTranspose is a^T for an m x m matrix.
+func refTranspose(a []float32, m int) []float32 {
+	c := make([]float32, m*m)
+	for r := 0; r < m; r++ {
+		for k := 0; k < m; k++ {
+			c[k*m+r] = a[r*m+k]
+		}
+	}
+	return c
+}
+
+// CSR is a compressed sparse row matrix: RowPtr has rows+1 offsets, ColIndex
+// and Data the nonzeros of each row in ascending column order.
+type CSR struct {
+	Rows, Cols int
+	RowPtr     []int32
+	ColIndex   []int32
+	Data       []float32
+}
+
+// refDenseToCSR converts a dense rows x cols matrix, keeping entries != 0.
+func refDenseToCSR(M []float32, rows, cols int) CSR {
+	c := CSR{Rows: rows, Cols: cols, RowPtr: make([]int32, rows+1)}
+	for r := 0; r < rows; r++ {
+		for j := 0; j < cols; j++ {
+			if v := M[r*cols+j]; v != 0 {
+				c.ColIndex = append(c.ColIndex, int32(j))
+				c.Data = append(c.Data, v)
+			}
+		}
+		c.RowPtr[r+1] = int32(len(c.Data))
+	}
+	return c
+}
+
+// refSpMVRow is y = A x with each row summed in order, as spmvCsrThread does.
+func refSpMVRow(a CSR, x []float32) []float32 {
+	y := make([]float32, a.Rows)
+	for r := 0; r < a.Rows; r++ {
+		var dot float32
+		for e := a.RowPtr[r]; e < a.RowPtr[r+1]; e++ {
+			dot += float32(x[a.ColIndex[e]] * a.Data[e])
+		}
+		y[r] = 0 + dot
+	}
+	return y
+}
+
+// refSpMVWarp is y = A x in the order of the warp-per-row kernels: lane L
+// sums nonzeros L, L+32, ... of the row, then lane L adds lane L+s's partial
+// for s = 16, 8, 4, 2, 1.
+func refSpMVWarp(a CSR, x []float32) []float32 {
+	y := make([]float32, a.Rows)
+	for r := 0; r < a.Rows; r++ {
+		var part [32]float32
+		for lane := range part {
+			for e := int(a.RowPtr[r]) + lane; e < int(a.RowPtr[r+1]); e += 32 {
+				part[lane] += float32(x[a.ColIndex[e]] * a.Data[e])
+			}
+		}
+		for s := 16; s > 0; s /= 2 {
+			for lane := 0; lane < s; lane++ {
+				part[lane] = part[lane] + part[lane+s]
+			}
+		}
+		y[r] = 0 + part[0]
+	}
+	return y
+}
+
+// randomMatrix returns n values uniform in [-1, 1), reproducible from seed.
+func randomMatrix(n int, seed uint64) []float32 {
+	rng := rand.New(rand.NewPCG(seed, 0x7469_6c69_6e67))
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = 2*rng.Float32() - 1
+	}
+	return v
+}
+
+// randomSparse returns a rows x cols dense matrix whose entries are nonzero
+// with probability density, with row r's density scaled by 1 + r%4 / 2 so
+// rows differ in length.
+func randomSparse(rows, cols int, density float64, seed uint64) []float32 {
+	rng := rand.New(rand.NewPCG(seed, 0x7370_6d76))
+	M := make([]float32, rows*cols)
+	for r := 0; r < rows; r++ {
+		p := density * (1 + float64(r%4)/2)
+		for j := 0; j < cols; j++ {
+			if rng.Float64() < p {
+				M[r*cols+j] = 2*rng.Float32() - 1
+				if M[r*cols+j] == 0 {
+					M[r*cols+j] = 0.5
+				}
+			}
+		}
+	}
+	return M
+}
