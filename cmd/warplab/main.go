@@ -5,6 +5,7 @@
 //	warplab run LESSON [flags]          run a lesson (see `warplab run spmv -h`)
 //	warplab matrix get GROUP/NAME       fetch a SuiteSparse matrix into the cache
 //	warplab selftest --backend gpu|sim  run every lesson kernel and check it
+//	warplab bench launch --backend gpu  host cost of one kernel launch from Go
 //
 // Exit status: 0 when everything ran and every check passed, 1 when a check
 // failed or something could not run, 2 for a usage error.
@@ -58,6 +59,7 @@ func usage(w io.Writer) {
                                        download a SuiteSparse matrix, print its path
   warplab selftest [--backend gpu|sim] run every lesson kernel and check it against
                                        the CPU reference (and, on a GPU, the simulator)
+  warplab bench launch [--backend gpu] host cost of one kernel launch from Go
   warplab help                         this text
 
 'warplab run LESSON -h' lists a lesson's flags.
@@ -90,6 +92,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runMatrix(args[1:], stdout, stderr)
 	case "selftest":
 		return runSelftest(args[1:], stdout, stderr)
+	case "bench":
+		return runBench(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "warplab: unknown command %q\n\n", args[0])
 	usage(stderr)

@@ -1,0 +1,193 @@
+package nbtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// moduleRoot walks up from the test's directory to the directory holding go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// TestNotebookFiles checks, without running anything, that every notebook in
+// notebooks/ parses, asks for the GoNB kernel and has valid expectations.
+func TestNotebookFiles(t *testing.T) {
+	paths, err := Notebooks(filepath.Join(moduleRoot(t), "notebooks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kernel := regexp.MustCompile(`"kernelspec"\s*:\s*\{[^}]*"name"\s*:\s*"gonb"`)
+	for _, p := range paths {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nb, err := Parse(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !kernel.Match(b) {
+				t.Errorf("metadata.kernelspec.name is not \"gonb\"")
+			}
+			if nb.Summary() == "" {
+				t.Errorf("no summary for the index: set metadata.warplab.summary or start with a markdown cell")
+			}
+			for _, e := range nb.Meta.Expect {
+				if _, err := regexp.Compile(e.Pattern); err != nil {
+					t.Errorf("metadata.warplab.expect: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// TestNotebooks executes every notebook with the GoNB kernel, checks it, renders
+// the lesson pages, and screenshots each page and each plot in headless
+// Chromium. It runs when WARPLAB_NOTEBOOK_TESTS=1 (scripts/test.sh sets it,
+// after scripts/setup.sh --browser); WARPLAB_BROWSER_TESTS=0 skips the
+// screenshots; WARPLAB_NOTEBOOKS_DIR runs another directory's notebooks.
+// Pages go to artifacts/nbtest/site, screenshots to artifacts/screenshots
+// (both gitignored).
+func TestNotebooks(t *testing.T) {
+	if os.Getenv("WARPLAB_NOTEBOOK_TESTS") != "1" {
+		t.Skip("notebook tests are off: run scripts/test.sh, or scripts/setup.sh --browser then WARPLAB_NOTEBOOK_TESTS=1 go test ./internal/nbtest/")
+	}
+	root := moduleRoot(t)
+	dir := filepath.Join(root, "notebooks")
+	if d := os.Getenv("WARPLAB_NOTEBOOKS_DIR"); d != "" {
+		dir = d // e.g. a scratch directory while writing a lesson
+	}
+	paths, err := Notebooks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{}
+	if _, err := r.FindJupyter(); err != nil {
+		t.Fatal(err)
+	}
+	browser := os.Getenv("WARPLAB_BROWSER_TESTS") != "0"
+	if browser {
+		if _, err := r.FindChromium(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-30*time.Second))
+		defer cancel()
+	}
+	siteDir := filepath.Join(root, "artifacts", "nbtest", "site")
+	shots := filepath.Join(root, "artifacts", "screenshots")
+	if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lessons, _ := r.BuildSite(ctx, paths, siteDir, logWriter{t})
+	if len(lessons) != len(paths) {
+		t.Fatalf("site has %d lessons for %d notebooks", len(lessons), len(paths))
+	}
+	index, err := os.ReadFile(filepath.Join(siteDir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lessons {
+		t.Run(l.Name, func(t *testing.T) {
+			for _, p := range l.Problems {
+				t.Error(p)
+			}
+			if l.Page == "" {
+				return
+			}
+			if !strings.Contains(string(index), `href="`+l.Page+`"`) {
+				t.Errorf("index.html does not link %s", l.Page)
+			}
+			if !browser {
+				return
+			}
+			screenshotPage(ctx, t, r, filepath.Join(siteDir, l.Page), shots, l)
+		})
+	}
+}
+
+// screenshotPage screenshots the lesson page, then each of its plots alone,
+// and fails when the page or a plot is blank.
+func screenshotPage(ctx context.Context, t *testing.T, r *Runner, page, shots string, l Lesson) {
+	full := filepath.Join(shots, l.Name+".png")
+	if err := r.Screenshot(ctx, page, full, 1200, 2000); err != nil {
+		t.Fatal(err)
+	}
+	ink, err := MeasureInk(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := ink.Blank(2000); why != "" { // something rendered; the plot checks below are the strict ones
+		t.Errorf("page screenshot %s is blank: %s", full, why)
+	}
+	t.Logf("screenshot %s: %d of %d pixels inked", full, ink.Pixels, ink.Total)
+
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plots := 0
+	for _, c := range l.Executed.Cells {
+		if c.HasTag(PlotTag) {
+			plots++
+		}
+	}
+	for k := range plots {
+		variant, err := PlotPage(string(html), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Beside the page, so relative resources resolve the same way.
+		vpath := filepath.Join(filepath.Dir(page), fmt.Sprintf(".%s.plot%d.html", l.Name, k+1))
+		if err := os.WriteFile(vpath, []byte(variant), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		png := filepath.Join(shots, fmt.Sprintf("%s.plot%d.png", l.Name, k+1))
+		if err := r.Screenshot(ctx, vpath, png, 1000, 1400); err != nil {
+			t.Fatal(err)
+		}
+		ink, err := MeasureInk(png)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A drawn gonum plot inks several percent of its area; a blank or
+		// broken one, a few hundred pixels at most.
+		if why := ink.Blank(2000); why != "" {
+			t.Errorf("plot %d of %s is blank in %s: %s", k+1, l.Page, png, why)
+		}
+		t.Logf("plot %d screenshot %s: %d pixels inked in %v", k+1, png, ink.Pixels, ink.Bounds)
+	}
+}
+
+// logWriter sends progress lines to the test log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
