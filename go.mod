@@ -7,7 +7,11 @@ tool (
 	golang.org/x/tools/cmd/goimports
 )
 
-require gorgonia.org/cu v0.9.6
+require (
+	github.com/janpfeifer/gonb v0.11.5
+	gonum.org/v1/plot v0.17.0
+	gorgonia.org/cu v0.9.6
+)
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
@@ -25,7 +29,6 @@ require (
 	github.com/google/uuid v1.1.1 // indirect
 	github.com/gx-org/backend v0.3.0 // indirect
 	github.com/gx-org/gx v0.6.1 // indirect
-	github.com/janpfeifer/gonb v0.11.5 // indirect
 	github.com/janpfeifer/must v0.2.0 // indirect
 	github.com/mattn/go-colorable v0.1.14 // indirect
 	github.com/mattn/go-isatty v0.0.20 // indirect
@@ -46,6 +49,5 @@ require (
 	golang.org/x/telemetry v0.0.0-20261009151841-97e8ea77aa2a // indirect
 	golang.org/x/text v0.28.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
-	gonum.org/v1/plot v0.17.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 )

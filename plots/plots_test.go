@@ -1,0 +1,381 @@
+package plots
+
+import (
+	"bytes"
+	"errors"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/warplab/warplab/sim"
+)
+
+func linePlot(t *testing.T, title string) *plot.Plot {
+	t.Helper()
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "x (units)"
+	l, err := plotter.NewLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Add(l)
+	return p
+}
+
+func TestSVGAndPNG(t *testing.T) {
+	p := linePlot(t, "a <title> & more")
+	svg, err := SVG(p, DefaultWidth, DefaultHeight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(svg)
+	if !strings.HasPrefix(strings.TrimSpace(s), "<?xml") || !strings.Contains(s, "<svg") {
+		t.Errorf("not an SVG document: %.80q", s)
+	}
+	if !strings.Contains(s, "a &lt;title&gt; &amp; more") {
+		t.Error("SVG lacks the escaped title")
+	}
+	if !strings.Contains(s, "x (units)") {
+		t.Error("SVG lacks the axis label")
+	}
+	b, err := PNG(p, 4*vg.Inch, 2*vg.Inch, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := img.Bounds().Dx(); got != 400 {
+		t.Errorf("PNG 4 in at 100 dpi is %d px wide, want 400", got)
+	}
+}
+
+func TestRenderErrors(t *testing.T) {
+	var nilPlot *plot.Plot
+	var nilFig *Figure
+	bad := plot.New()
+	bad.Y.Scale = plot.LogScale{}
+	bad.Y.Min, bad.Y.Max = -1, 10 // gonum panics on this; we must not
+	for name, tc := range map[string]struct {
+		d    Drawer
+		w, h vg.Length
+	}{
+		"nil drawer":      {nil, DefaultWidth, DefaultHeight},
+		"nil plot":        {nilPlot, DefaultWidth, DefaultHeight},
+		"nil figure":      {nilFig, DefaultWidth, DefaultHeight},
+		"zero size":       {plot.New(), 0, DefaultHeight},
+		"huge size":       {plot.New(), 1000 * vg.Inch, DefaultHeight},
+		"NaN size":        {plot.New(), vg.Length(math.NaN()), DefaultHeight},
+		"panics in gonum": {bad, DefaultWidth, DefaultHeight},
+	} {
+		if _, err := SVG(tc.d, tc.w, tc.h); err == nil {
+			t.Errorf("%s: SVG gave no error", name)
+		}
+		if _, err := PNG(tc.d, tc.w, tc.h, 0); err == nil {
+			t.Errorf("%s: PNG gave no error", name)
+		}
+	}
+	if _, err := PNG(plot.New(), DefaultWidth, DefaultHeight, 5000); err == nil {
+		t.Error("5000 dpi accepted")
+	}
+}
+
+func TestWriteFile(t *testing.T) {
+	dir := t.TempDir()
+	p := linePlot(t, "written")
+	for _, name := range []string{"f.svg", "f.png", "F.SVG"} {
+		path := filepath.Join(dir, name)
+		if err := WriteFile(path, p, DefaultWidth, DefaultHeight); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil || len(b) == 0 {
+			t.Fatalf("%s: read back %d bytes, %v", name, len(b), err)
+		}
+	}
+	// A failed render leaves the previous file whole and no temporary
+	// files behind.
+	path := filepath.Join(dir, "f.svg")
+	before, _ := os.ReadFile(path)
+	bad := plot.New()
+	bad.X.Scale = plot.LogScale{}
+	bad.X.Min, bad.X.Max = 0, 1
+	if err := WriteFile(path, bad, DefaultWidth, DefaultHeight); err == nil {
+		t.Fatal("drawing a log axis from 0 gave no error")
+	}
+	after, _ := os.ReadFile(path)
+	if !bytes.Equal(before, after) {
+		t.Error("a failed WriteFile changed the existing file")
+	}
+	if err := WriteFile(filepath.Join(dir, "f.pdf"), p, DefaultWidth, DefaultHeight); err == nil {
+		t.Error(".pdf accepted")
+	}
+	if err := WriteFile(filepath.Join(dir, "missing", "f.svg"), p, DefaultWidth, DefaultHeight); err == nil {
+		t.Error("writing into a missing folder gave no error")
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+func TestHTMLTable(t *testing.T) {
+	got := HTMLTableCaption("<modeled>", []string{"a&b", "n"}, [][]string{
+		{"<script>alert(1)</script>", "1,048,576"},
+		{"short"},
+		{"x", "26.2×", "extra"},
+	})
+	for _, want := range []string{
+		"<caption>&lt;modeled&gt;</caption>",
+		"<th>a&amp;b</th>",
+		`<td style="text-align:left">&lt;script&gt;alert(1)&lt;/script&gt;</td>`,
+		`<td style="text-align:right;white-space:nowrap">1,048,576</td>`,
+		`<td style="text-align:right;white-space:nowrap">26.2×</td>`,
+		`<tr><td style="text-align:left;white-space:nowrap">short</td><td style="text-align:left;white-space:nowrap"></td></tr>`,
+		`<td style="text-align:left;white-space:nowrap">extra</td>`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("table lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "<script>") {
+		t.Error("unescaped script tag")
+	}
+	if strings.Count(got, "<tr>") != 4 {
+		t.Errorf("%d rows, want 4 (header + 3)", strings.Count(got, "<tr>"))
+	}
+}
+
+func TestAgreement(t *testing.T) {
+	for _, tc := range []struct {
+		sr, ss, hr, hs int64
+		want           string
+	}{
+		{10, 40, 10, 40, "exact"},
+		{10, 66, 10, 54, "+22.2%"},
+		{10, 50, 10, 54, "-7.4%"},
+		{11, 54, 10, 54, "+0.0%, requests differ"},
+		{1, 1, 0, 0, "n/a, requests differ"},
+	} {
+		if got := Agreement(tc.sr, tc.ss, tc.hr, tc.hs); got != tc.want {
+			t.Errorf("Agreement(%d,%d,%d,%d) = %q, want %q", tc.sr, tc.ss, tc.hr, tc.hs, got, tc.want)
+		}
+	}
+}
+
+func TestSimVsHardware(t *testing.T) {
+	rows := []CounterRow{
+		{Matrix: "even", Kernel: "thread_per_row", SimRequests: 819200, SimSectors: 18202594, HWRequests: 819200, HWSectors: 18202594},
+		{Matrix: "skewed", Kernel: "warp_per_row", SimRequests: 3260416, SimSectors: 6209521, HWRequests: 3260416, HWSectors: 5816137, Note: "#pragma unroll 1"},
+	}
+	h, err := SimVsHardware("ncu, H200, recorded (DESIGN.md)", rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"18,202,594", "thread per row", "exact", "+6.8%", "#pragma unroll 1", "sectors (ncu, H200, recorded (DESIGN.md))"} {
+		if !strings.Contains(h, want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+	if _, err := SimVsHardware("", rows); err == nil {
+		t.Error("no source accepted")
+	}
+	if _, err := SimVsHardware("x", []CounterRow{{SimSectors: -1}}); err == nil {
+		t.Error("negative counter accepted")
+	}
+	p, err := SimVsHardwarePlot("ncu, H200, recorded", rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svg, err := SVG(p, DefaultWidth, DefaultHeight)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Sectors per request: simulator vs hardware", "simulator (modeled counters)", "ncu, H200, recorded", "22.2"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("plot lacks %q", want)
+		}
+	}
+	if _, err := SimVsHardwarePlot("x", nil); err == nil {
+		t.Error("empty rows accepted")
+	}
+}
+
+func TestRoofline(t *testing.T) {
+	for _, key := range []string{"t4", "h200"} {
+		m, err := sim.ModelByKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Roofline(m, []RooflinePoint{
+			{Label: "naive matmul", Intensity: 0.25, Flops: 0.9e12, Kind: "modeled"},
+			{Label: "tiled", Intensity: 8, Flops: 5e12, Kind: "measured"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, err := SVG(p, DefaultWidth, DefaultHeight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(svg)
+		wants := []string{"Roofline: " + m.Name, "FP32 peak", "DRAM:", "naive matmul", "arithmetic intensity (flop per DRAM byte, log scale)", "measured", "modeled"}
+		if m.TF32Flops > 0 {
+			wants = append(wants, "TF32 tensor-core peak")
+		} else if strings.Contains(s, "TF32") {
+			t.Errorf("%s has no tensor cores but the roofline draws a TF32 roof", key)
+		}
+		for _, want := range wants {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s roofline lacks %q", key, want)
+			}
+		}
+	}
+	h200, _ := sim.ModelByKey("h200")
+	for name, pt := range map[string]RooflinePoint{
+		"zero intensity": {Intensity: 0, Flops: 1},
+		"negative rate":  {Intensity: 1, Flops: -1},
+		"NaN":            {Intensity: math.NaN(), Flops: 1},
+		"Inf":            {Intensity: math.Inf(1), Flops: 1},
+	} {
+		if _, err := Roofline(h200, []RooflinePoint{pt}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := Roofline(sim.Model{Name: "empty"}, nil); err == nil {
+		t.Error("a model without bandwidth accepted")
+	}
+}
+
+func TestNiceLogTicks(t *testing.T) {
+	var got []string
+	for _, tk := range (niceLogTicks{}).Ticks(0.5, 100) {
+		got = append(got, tk.Label)
+	}
+	if want := "0.5 1 2 5 10 20 50 100"; strings.Join(got, " ") != want {
+		t.Errorf("ticks %q, want %q", strings.Join(got, " "), want)
+	}
+	if lo, hi := logRange(0.54, 26.2, 3); lo != 0.5 || hi != 100 {
+		t.Errorf("logRange(0.54, 26.2, 3) = %g, %g; want 0.5, 100", lo, hi)
+	}
+}
+
+// fakeFrontEnd records what would have been sent to GoNB.
+type fakeFrontEnd struct {
+	notebook bool
+	shown    []string
+	updates  []string // id + "=" + html
+	synced   int
+}
+
+func (f *fakeFrontEnd) inNotebook() bool        { return f.notebook }
+func (f *fakeFrontEnd) displayHTML(h string)    { f.shown = append(f.shown, h) }
+func (f *fakeFrontEnd) updateHTML(id, h string) { f.updates = append(f.updates, id+"="+h) }
+func (f *fakeFrontEnd) uniqueID() string        { return "42" }
+func (f *fakeFrontEnd) sync()                   { f.synced++ }
+
+func TestProgressNotebook(t *testing.T) {
+	fe := &fakeFrontEnd{notebook: true}
+	p := newProgress(fe, "SpMV <sim>")
+	for i := 0; i <= 1000; i++ {
+		p.Update("even thread_per_row", i, 1000)
+	}
+	p.Update("skewed", 0, 0)
+	if n := len(fe.updates); n != 102 { // 0..100% of the first stage, then the new stage
+		t.Errorf("%d updates for 1001 calls, want 102 (one per whole percent and stage)", n)
+	}
+	for _, u := range fe.updates {
+		if !strings.HasPrefix(u, "warplab-progress-42=") {
+			t.Fatalf("update not in place: %q", u)
+		}
+	}
+	if !strings.Contains(fe.updates[100], "SpMV &lt;sim&gt;") || !strings.Contains(fe.updates[100], "100%") {
+		t.Errorf("last update of the first stage: %q", fe.updates[100])
+	}
+	p.Done("<table>final</table>")
+	p.Update("late", 1, 2)
+	p.Done("again")
+	if last := fe.updates[len(fe.updates)-1]; last != "warplab-progress-42=" {
+		t.Errorf("Done did not clear the transient display: last update %q", last)
+	}
+	if len(fe.shown) != 1 || fe.shown[0] != "<table>final</table>" {
+		t.Errorf("persistent outputs %q, want the final table once", fe.shown)
+	}
+}
+
+func TestProgressText(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&fakeFrontEnd{}, "spmv")
+	p.Out = &b
+	for i := 0; i <= 100; i++ {
+		p.Update("build", i, 100)
+	}
+	p.Update("run", 0, 0)
+	p.Done("<b>ignored outside a notebook</b>")
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 12 || lines[0] != "spmv: build 0%" || lines[10] != "spmv: build 100%" || lines[11] != "spmv: run" {
+		t.Errorf("text progress:\n%s", b.String())
+	}
+	// Silent without Out, and never panics.
+	newProgress(&fakeFrontEnd{}, "quiet").Update("x", 5, 3)
+}
+
+func TestShowError(t *testing.T) {
+	fe := &fakeFrontEnd{notebook: true}
+	var stderr strings.Builder
+	if showErrorTo(fe, &stderr, nil) {
+		t.Error("nil error reported")
+	}
+	if !showErrorTo(fe, &stderr, errors.New("matrix <x.mtx>: no such file")) {
+		t.Error("error not reported")
+	}
+	if stderr.String() != "error: matrix <x.mtx>: no such file\n" {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	if len(fe.shown) != 1 || !strings.Contains(fe.shown[0], "matrix &lt;x.mtx&gt;: no such file") || fe.synced != 1 {
+		t.Errorf("notebook got %q (synced %d)", fe.shown, fe.synced)
+	}
+}
+
+func TestDisplayOutsideNotebook(t *testing.T) {
+	fe := &fakeFrontEnd{}
+	if err := displayTo(fe, linePlot(t, "quiet"), DefaultWidth, DefaultHeight); err != nil {
+		t.Fatal(err)
+	}
+	if len(fe.shown) != 0 {
+		t.Error("displayed outside a notebook")
+	}
+	fe.notebook = true
+	if err := displayTo(fe, linePlot(t, "shown"), DefaultWidth, DefaultHeight); err != nil {
+		t.Fatal(err)
+	}
+	if len(fe.shown) != 1 || !strings.HasPrefix(fe.shown[0], "<div>") || !strings.Contains(fe.shown[0], "<svg") {
+		t.Errorf("notebook got %.100q", fe.shown)
+	}
+	if err := displayTo(fe, nil, DefaultWidth, DefaultHeight); err == nil {
+		t.Error("nil plot displayed")
+	}
+	// The exported entry point is a no-op here (not started by GoNB).
+	if err := Display(linePlot(t, "cli")); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1048576: "1,048,576", -27459584: "-27,459,584"} {
+		if got := Thousands(n); got != want {
+			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
