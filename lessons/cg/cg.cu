@@ -355,3 +355,20 @@ extern "C" __global__ void cgDivide(const double* num, const double* den,
     out[0] = d != 0.0 ? num[0] / d : 0.0;
 }
 // end snippet
+
+// dst[0] = src[0], on the device (stage 3).
+//
+// Stage 3 keeps the previous r.r with a device-to-device copy of one double
+// (the article's cudaMemcpy(d_oldrtrans, d_rtrans, ..., DeviceToDevice)),
+// which stage 4 replaces by swapping the two pointers on the host. warplab's
+// gpuext has no device-to-device memcpy, so the copy is this one-thread
+// kernel; on a GPU both are one operation queued on the stream, and the
+// lesson counts it as a copy, not as a kernel launch.
+//
+// Launch assumption: <<<1, 1>>>; src and dst are different doubles.
+// snippet: copy-scalar
+extern "C" __global__ void copyScalar(const double* __restrict__ src,
+                                      double* __restrict__ dst) {
+    dst[0] = src[0];
+}
+// end snippet

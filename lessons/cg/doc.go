@@ -47,15 +47,39 @@
 //	   148 fewer copies, little time saved — removing many operations is not
 //	   removing the expensive ones.
 //	5  Follow the bottleneck: the thread-per-row SpMV wastes most of its
-//	   memory sectors on uncoalesced loads. An SpMV with several threads per
-//	   row coalesces them; the simulator and Nsight Compute count the sectors
-//	   before and after.
+//	   memory sectors on uncoalesced loads (the simulator: 71–72%, the
+//	   article's ncu run: ~72%). An SpMV with eight threads per row coalesces
+//	   them (about 24% excessive); the simulator and Nsight Compute count the
+//	   sectors before and after.
 //
 // Every stage reports a StageResult: iterations, HPCCG's final residual, the
 // true residual ‖b − A·x‖, per-kernel time, calls and MFLOPS (flops counted
 // as HPCCG counts them), copies and bytes each way, launches and wall time.
 // A simulated time is labeled modeled, a measured one names its device.
 //
-// The CUDA C kernels are in cg.cu. The GPU and simulator stages are built on
-// gpuext and are not part of this CPU baseline.
+// # Running the stages
+//
+// RunStage runs one stage on a gpuext.Device: a GPU (CUDA C from cg.cu,
+// compiled by nvcc or loaded from cg.ptx) or the simulator (the Go mirrors in
+// mirrors.go, which follow cg.cu line by line). All GPU stages run one loop,
+// cgLoop, HPCCG's; the stage only decides where each line runs (see RunStage
+// for the table). On a GPU, per-kernel times are CUDA events from replaying
+// each kernel after the solve, copies are host-timed, and the wall time is
+// the host clock around the synchronized solve; on the simulator, kernel
+// times come from the time model and copies from the model's PCIe bandwidth
+// and latency, all labeled modeled. Both keep HPCCG's host timer around each
+// call beside it, because that timer is the lesson: around an asynchronous
+// launch it measures the launch.
+//
+// Numerics. Stage 1 runs HPCCG's SpMV bits on the device and the rest on the
+// CPU, so its residual history is stage 0's bit for bit. Stages 2–4 add
+// their dot products in a fixed tree and share their bits with one another;
+// stage 5 also re-associates each row sum. Their histories agree with stage
+// 0's within EarlyTolerance while the residual is above EarlyFloor·‖b‖, then
+// drift apart by factors of order one as the recursive residual sinks below
+// rounding (CompareResiduals; see EarlyFloor for why).
+//
+// Command implements `warplab run cg`; TimePlot, ConvergencePlot and
+// TransfersHTML draw the lesson's figures and table from results, never from
+// a device, so recorded GPU runs draw like live ones.
 package cg

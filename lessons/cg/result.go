@@ -56,6 +56,25 @@ type StageResult struct {
 	TimeKind    string       `json:"time_kind"`       // "measured" or "modeled", for WallSeconds
 	Notes       []string     `json:"notes,omitempty"` // anything a reader of the numbers must know (a breakdown, a fallback)
 
+	// Setup counts the copies made before the timed region: the matrix
+	// (and, for the resident stages, b and x0). HPCCG does not time its
+	// matrix generation either.
+	Setup Transfers `json:"setup_transfers"`
+	// LaunchOverheadSeconds is, on the simulator, launches × the model's
+	// launch overhead: the part of the modeled kernel times that is the
+	// launch, not the work (modeled).
+	LaunchOverheadSeconds float64 `json:"launch_overhead_seconds,omitempty"`
+	// SimSeconds is how long the simulator took to run the stage on this
+	// machine: a cost of the simulation, not a time of the GPU.
+	SimSeconds float64 `json:"sim_seconds,omitempty"`
+	// SpMV holds the simulator's counters of one SpMV launch (every launch
+	// of a stage touches the same addresses): requests, sectors and the
+	// excessive share the article's Nsight Compute run flagged.
+	SpMV *SpMVCounters `json:"spmv_counters,omitempty"`
+	// VsStage0 compares the residual history with stage 0's on the same
+	// grid, when the caller ran both (Command does).
+	VsStage0 *ResidualComparison `json:"vs_stage0,omitempty"`
+
 	// X is the final iterate, kept for comparisons between stages and not
 	// written to JSON (it is n numbers).
 	X []float64 `json:"-"`
@@ -63,9 +82,15 @@ type StageResult struct {
 
 // KernelStat is one kernel's share of a stage.
 type KernelStat struct {
-	Name    string  `json:"name"`    // KernelSpMV, KernelWaxpby or KernelDdot (or a variant's name)
+	Name    string  `json:"name"`    // KernelSpMV, KernelWaxpby, KernelDdot or KernelDivide
 	Seconds float64 `json:"seconds"` // summed over all calls, by Timer
 	Calls   int     `json:"calls"`
+	// Where the operation ran: WhereCPU, WhereGPU or WhereSim ("" for
+	// stage 0, which is all CPU).
+	Where string `json:"where,omitempty"`
+	// Launches are the kernel launches the calls made (ddot is two per
+	// call); 0 on the CPU.
+	Launches int `json:"launches,omitempty"`
 	// Flops are counted as HPCCG counts them, per iteration and not per
 	// call: 2·27·n for SpMV (27·n is HPCCG's nnz estimate), 6·n for
 	// waxpby, 4·n for ddot, times the number of iterations. The calls before

@@ -1,0 +1,515 @@
+package cg
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/sim"
+)
+
+// KernelDivide names the scalar kernel cgDivide in StageResult.Kernels
+// (stages 3–5 compute alpha and beta on the device). HPCCG counts no flops
+// for it.
+const KernelDivide = "divide"
+
+// Values of KernelStat.Where.
+const (
+	WhereCPU = "cpu"
+	WhereGPU = "gpu"
+	WhereSim = "sim"
+)
+
+// engine runs the lines of cgLoop where the stage puts them and accounts for
+// every launch and copy. The first error stops all later work (the loop
+// checks e.err once per iteration), so the loop reads like HPCCG's, without
+// an error check on every line.
+type engine struct {
+	dev   *gpuext.Device
+	mod   *gpuext.Module
+	p     *Problem
+	opt   RunOptions
+	stage int
+	isSim bool
+	model sim.Model
+	err   error
+
+	// Placement, from the stage (see RunStage).
+	devVector  bool // waxpby and ddot on the device (stages 2–5)
+	devScalars bool // alpha, beta on the device, r·r fetched (stages 3–5)
+	swap       bool // keep r·r by swapping buffers (stages 4, 5)
+	spmvKernel string
+
+	host [nVecs][]float64
+	hs   [nScalars]float64
+
+	dRowPtr, dCols *gpuext.Buffer[int32]
+	dVals          *gpuext.Buffer[float64]
+	dv             [nVecs]*gpuext.Buffer[float64]
+	ds             [nScalars]*gpuext.Buffer[float64]
+	dPartial       *gpuext.Buffer[float64]
+	one            [1]float64 // staging for scalar downloads
+
+	n, grid, spmvGrid, dotGrid int
+
+	xfer         Transfers
+	xferHostSec  float64
+	xferModelSec float64
+	d2dKernel    int // copyScalar launches standing for D2D copies
+	launches     int
+	ops          map[string]*opStat
+	kernels      map[string]*kernelRec
+	spmvStats    *sim.Stats // the last SpMV launch's counters (simulator)
+}
+
+// opStat accumulates one of HPCCG's operations.
+type opStat struct {
+	where    string
+	calls    int
+	hostSec  float64
+	modelSec float64
+	launches map[string]int // kernel name -> launches made by this operation
+}
+
+// kernelRec remembers a CUDA kernel's launches, for the event replay.
+type kernelRec struct {
+	launches    int
+	modelSec    float64
+	grid, block sim.Dim3
+	args        []any
+}
+
+func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, error) {
+	e := &engine{
+		dev: dev, mod: Module(), p: p, opt: opt, stage: s,
+		isSim: dev.Kind() == "sim", model: dev.Model(),
+		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4,
+		spmvKernel: kSpMVThreadPerRow,
+		ops:        map[string]*opStat{},
+		kernels:    map[string]*kernelRec{},
+		n:          p.A.N,
+	}
+	if opt.Unroll1 {
+		e.spmvKernel = kSpMVThreadPerRowUnroll1
+	}
+	if s == 5 {
+		e.spmvKernel = kSpMVSubwarp
+	}
+	b := opt.BlockSize
+	e.grid = (e.n + b - 1) / b
+	e.spmvGrid = e.grid
+	if s == 5 {
+		e.spmvGrid = (e.n*opt.ThreadsPerRow + b - 1) / b
+	}
+	e.dotGrid = dotGrid(e.n)
+	for _, g := range []int{e.grid, e.spmvGrid} {
+		if g > 1<<31-1 {
+			return nil, fmt.Errorf("cg: grid %v needs %d blocks, more than a launch allows", p.Grid, g)
+		}
+	}
+	return e, nil
+}
+
+// dotGrid is ddotPartial's gridDim.x: enough blocks for one element per
+// thread, at most dotBlocks. It depends on n only, never on the GPU, so a
+// dot product has the same bits on every GPU and on the simulator; capping
+// it keeps ddotFinal at one partial per thread, and on small grids it saves
+// launching (and simulating) blocks that would only add zeros.
+func dotGrid(n int) int { return max(1, min(dotBlocks, (n+dotThreads-1)/dotThreads)) }
+
+// setup allocates the device buffers and uploads the matrix (and, for the
+// resident stages, b and x0). Its copies are counted in e.xfer, which
+// RunStage then moves to StageResult.Setup.
+func (e *engine) setup() error {
+	a := e.p.A
+	var err error
+	if e.dRowPtr, err = e.uploadI32("rowPtr", a.RowPtr); err != nil {
+		return err
+	}
+	if e.dCols, err = e.uploadI32("cols", a.Cols); err != nil {
+		return err
+	}
+	if e.dVals, err = gpuext.Upload(e.dev, "vals", a.Vals); err != nil {
+		return err
+	}
+	e.countH2D(int64(8*len(a.Vals)), 0)
+	for v := range nVecs {
+		if e.dv[v], err = gpuext.Alloc[float64](e.dev, vecNames[v], e.n); err != nil {
+			return err
+		}
+	}
+	for s := range nScalars {
+		if e.ds[s], err = gpuext.Alloc[float64](e.dev, scalarNames[s], 1); err != nil {
+			return err
+		}
+	}
+	if e.dPartial, err = gpuext.Alloc[float64](e.dev, "partial", e.dotGrid); err != nil {
+		return err
+	}
+	e.host[vX] = make([]float64, e.n) // x0 = 0
+	e.host[vB] = e.p.B                // read only
+	if !e.devScalars {
+		e.host[vR] = make([]float64, e.n)
+		e.host[vP] = make([]float64, e.n)
+		e.host[vAp] = make([]float64, e.n)
+		return nil
+	}
+	e.h2d(vB)
+	e.h2d(vX)
+	return e.err
+}
+
+func (e *engine) uploadI32(name string, src []int32) (*gpuext.Buffer[int32], error) {
+	b, err := gpuext.Upload(e.dev, name, src)
+	if err == nil {
+		e.countH2D(int64(4*len(src)), 0)
+	}
+	return b, err
+}
+
+// free releases the device buffers; Close of the device would too.
+func (e *engine) free() {
+	bufs := []interface{ Free() error }{}
+	for _, b := range []*gpuext.Buffer[int32]{e.dRowPtr, e.dCols} {
+		if b != nil {
+			bufs = append(bufs, b)
+		}
+	}
+	for _, b := range append(append([]*gpuext.Buffer[float64]{e.dVals, e.dPartial}, e.dv[:]...), e.ds[:]...) {
+		if b != nil {
+			bufs = append(bufs, b)
+		}
+	}
+	for _, b := range bufs {
+		_ = b.Free()
+	}
+}
+
+func (e *engine) fail(err error) {
+	if e.err == nil && err != nil {
+		e.err = err
+	}
+}
+
+// op runs one of HPCCG's operations under a host timer, as HPCCG's
+// TICK/TOCK do.
+func (e *engine) op(name, where string, f func()) {
+	if e.err != nil {
+		return
+	}
+	st := e.ops[name]
+	if st == nil {
+		st = &opStat{where: where, launches: map[string]int{}}
+		e.ops[name] = st
+	}
+	t0 := time.Now()
+	f()
+	st.hostSec += time.Since(t0).Seconds()
+	st.calls++
+}
+
+func (e *engine) where() string {
+	if e.isSim {
+		return WhereSim
+	}
+	return WhereGPU
+}
+
+// launch runs one kernel for operation op (op "" is a D2D copy).
+func (e *engine) launch(op, kernel string, grid, block int, args ...any) {
+	if e.err != nil {
+		return
+	}
+	l, err := e.dev.Launch(e.mod, kernel, sim.Dim1(grid), sim.Dim1(block), 0, args...)
+	if err != nil {
+		e.fail(err)
+		return
+	}
+	rec := e.kernels[kernel]
+	if rec == nil {
+		rec = &kernelRec{}
+		e.kernels[kernel] = rec
+	}
+	rec.launches++
+	rec.grid, rec.block, rec.args = sim.Dim1(grid), sim.Dim1(block), args
+	var sec float64
+	if l.Stats != nil {
+		sec = l.Stats.Time.Seconds
+		rec.modelSec += sec
+	}
+	if op == "" {
+		e.d2dKernel++
+		e.xferModelSec += sec
+		return
+	}
+	e.launches++
+	st := e.ops[op]
+	st.launches[kernel]++
+	st.modelSec += sec
+	if op == KernelSpMV && l.Stats != nil {
+		e.spmvStats = l.Stats
+	}
+}
+
+func (e *engine) countH2D(bytes int64, sec float64) {
+	e.xfer.H2DCalls++
+	e.xfer.H2DBytes += bytes
+	e.xferHostSec += sec
+	e.xferModelSec += e.model.PCIeLatency + float64(bytes)/e.model.PCIeBandwidth
+}
+
+func (e *engine) countD2H(bytes int64, sec float64) {
+	e.xfer.D2HCalls++
+	e.xfer.D2HBytes += bytes
+	e.xferHostSec += sec
+	e.xferModelSec += e.model.PCIeLatency + float64(bytes)/e.model.PCIeBandwidth
+}
+
+// h2d copies host vector v to its device buffer.
+func (e *engine) h2d(v vec) {
+	if e.err != nil {
+		return
+	}
+	t0 := time.Now()
+	e.fail(e.dv[v].CopyFrom(e.host[v]))
+	e.countH2D(int64(8*e.n), time.Since(t0).Seconds())
+}
+
+// d2h copies device vector v to its host slice.
+func (e *engine) d2h(v vec) {
+	if e.err != nil {
+		return
+	}
+	t0 := time.Now()
+	e.fail(e.dv[v].Download(e.host[v]))
+	e.countD2H(int64(8*e.n), time.Since(t0).Seconds())
+}
+
+// d2hScalar brings device scalar s to e.hs[s].
+func (e *engine) d2hScalar(s scalar) {
+	if e.err != nil {
+		return
+	}
+	t0 := time.Now()
+	e.fail(e.ds[s].Download(e.one[:]))
+	e.countD2H(8, time.Since(t0).Seconds())
+	e.hs[s] = e.one[0]
+}
+
+// upInputs uploads the distinct input vectors of a naive wrapper (stage 2).
+func (e *engine) upInputs(in ...vec) {
+	for i, v := range in {
+		dup := false
+		for _, u := range in[:i] {
+			dup = dup || u == v
+		}
+		if !dup {
+			e.h2d(v)
+		}
+	}
+}
+
+// spmv is Ap = A·p: on the device in every GPU stage; stages 1 and 2 copy
+// p up and Ap down around it, as the article's first port does.
+func (e *engine) spmv(x, y vec) {
+	e.op(KernelSpMV, e.where(), func() {
+		if !e.devScalars {
+			e.h2d(x)
+		}
+		a := e.p.A
+		if e.spmvKernel == kSpMVSubwarp {
+			e.launch(KernelSpMV, kSpMVSubwarp, e.spmvGrid, e.opt.BlockSize, int32(a.N), int32(e.opt.ThreadsPerRow),
+				e.dRowPtr, e.dCols, e.dVals, e.dv[x], e.dv[y])
+		} else {
+			e.launch(KernelSpMV, e.spmvKernel, e.spmvGrid, e.opt.BlockSize, int32(a.N), e.dRowPtr, e.dCols, e.dVals, e.dv[x], e.dv[y])
+		}
+		if !e.devScalars {
+			e.d2h(y)
+		}
+	})
+}
+
+// waxpby is w = alpha·x + beta·y with host scalars.
+func (e *engine) waxpby(alpha float64, x vec, beta float64, y, w vec) {
+	if !e.devVector {
+		e.op(KernelWaxpby, WhereCPU, func() { waxpby(alpha, e.host[x], beta, e.host[y], e.host[w]) })
+		return
+	}
+	e.op(KernelWaxpby, e.where(), func() {
+		if !e.devScalars {
+			e.upInputs(x, y)
+		}
+		e.launch(KernelWaxpby, kWaxpby, e.grid, e.opt.BlockSize, int32(e.n), alpha, e.dv[x], beta, e.dv[y], e.dv[w])
+		if !e.devScalars {
+			e.d2h(w)
+		}
+	})
+}
+
+// waxpbyScalar is w = x + (sign·s)·y. With host scalars it is HPCCG's
+// waxpby(1, x, ±s, y, w) (sign·s is exact, so the bits are HPCCG's); on the
+// resident stages s stays on the device and waxpbyDeviceScalar reads it.
+func (e *engine) waxpbyScalar(x vec, s scalar, sign float64, y, w vec) {
+	if !e.devScalars {
+		e.waxpby(1.0, x, sign*e.hs[s], y, w)
+		return
+	}
+	e.op(KernelWaxpby, e.where(), func() {
+		e.launch(KernelWaxpby, kWaxpbyDeviceScalar, e.grid, e.opt.BlockSize, int32(e.n), e.dv[x], e.ds[s], sign, e.dv[y], e.dv[w])
+	})
+}
+
+// dot is out = x·y: sequential on the CPU (stage 1), or the two-pass tree
+// on the device, whose result stage 2 downloads at once and stages 3–5
+// leave on the device.
+func (e *engine) dot(x, y vec, out scalar) {
+	if !e.devVector {
+		e.op(KernelDdot, WhereCPU, func() { e.hs[out] = ddot(e.host[x], e.host[y]) })
+		return
+	}
+	e.op(KernelDdot, e.where(), func() {
+		if !e.devScalars {
+			e.upInputs(x, y)
+		}
+		e.launch(KernelDdot, kDdotPartial, e.dotGrid, dotThreads, int32(e.n), e.dv[x], e.dv[y], e.dPartial)
+		e.launch(KernelDdot, kDdotFinal, 1, dotThreads, int32(e.dotGrid), e.dPartial, e.ds[out])
+		if !e.devScalars {
+			e.d2hScalar(out)
+		}
+	})
+}
+
+// divide is out = num/den (0 when den is 0, as cgDivide and stage 0 do):
+// on the host in stages 1 and 2, a one-thread kernel in stages 3–5.
+func (e *engine) divide(num, den, out scalar) {
+	if !e.devScalars {
+		v := 0.0
+		if d := e.hs[den]; d != 0 {
+			v = e.hs[num] / d
+		}
+		e.hs[out] = v
+		return
+	}
+	e.op(KernelDivide, e.where(), func() {
+		e.launch(KernelDivide, kCgDivide, 1, 1, e.ds[num], e.ds[den], e.ds[out])
+	})
+}
+
+// keepRtrans is oldrtrans = rtrans: a host assignment (stages 1, 2), a
+// device-to-device copy of one double (stage 3) or a swap of the two
+// buffers, which moves no data (stages 4, 5).
+func (e *engine) keepRtrans() {
+	switch {
+	case e.err != nil:
+	case !e.devScalars:
+		e.hs[sOldRtrans] = e.hs[sRtrans]
+	case e.swap:
+		e.ds[sRtrans], e.ds[sOldRtrans] = e.ds[sOldRtrans], e.ds[sRtrans]
+	default:
+		t0 := time.Now()
+		e.launch("", kCopyScalar, 1, 1, e.ds[sRtrans], e.ds[sOldRtrans])
+		e.xfer.D2DCalls++
+		e.xfer.D2DBytes += 8
+		e.xferHostSec += time.Since(t0).Seconds()
+	}
+}
+
+// fetch returns scalar s on the host: free where scalars live there,
+// one 8-byte copy where they live on the device.
+func (e *engine) fetch(s scalar) float64 {
+	if e.devScalars {
+		e.d2hScalar(s)
+	}
+	return e.hs[s]
+}
+
+// result returns the final x, downloading it on the resident stages.
+func (e *engine) result() []float64 {
+	if e.devScalars {
+		e.d2h(vX)
+	}
+	if e.err == nil && !e.isSim {
+		e.fail(e.dev.Synchronize())
+	}
+	return e.host[vX]
+}
+
+// opOrder is the order of StageResult.Kernels: the article's profile table,
+// then the scalar kernel.
+var opOrder = []string{KernelSpMV, KernelWaxpby, KernelDdot, KernelDivide}
+
+// finish fills res's times, kernels, transfers and counters. On a GPU it
+// first replays every kernel the stage launched to time it with events.
+func (e *engine) finish(res *StageResult, hostWall time.Duration) error {
+	eventSec := map[string]float64{} // kernel -> mean seconds per launch
+	if !e.isSim {
+		for name, rec := range e.kernels {
+			t, err := e.dev.Time(func() error {
+				_, err := e.dev.Launch(e.mod, name, rec.grid, rec.block, 0, rec.args...)
+				return err
+			}, e.opt.EventWarmups, e.opt.EventRuns)
+			if err != nil {
+				return fmt.Errorf("timing %s with events: %w", name, err)
+			}
+			eventSec[name] = t.MeanMs / 1e3
+			if res.Date == "" {
+				res.Date = t.Date.UTC().Format(time.RFC3339)
+				res.Device = fmt.Sprintf("%s, driver %s", t.Device, t.Driver)
+			}
+		}
+	}
+	var devKernelSec, cpuSec float64
+	for _, name := range opOrder {
+		st := e.ops[name]
+		if st == nil {
+			continue
+		}
+		k := KernelStat{Name: name, Calls: st.calls, HostSeconds: st.hostSec, Where: st.where}
+		for _, c := range st.launches {
+			k.Launches += c
+		}
+		switch st.where {
+		case WhereCPU:
+			k.Seconds, k.Timer, k.TimeKind = st.hostSec, TimerHost, TimeMeasured
+			cpuSec += st.hostSec
+		case WhereSim:
+			k.Seconds, k.Timer, k.TimeKind = st.modelSec, TimerModel, TimeModeled
+			devKernelSec += st.modelSec
+		default:
+			for kn, c := range st.launches {
+				k.Seconds += float64(c) * eventSec[kn]
+			}
+			k.Timer, k.TimeKind = TimerEvent, TimeMeasured
+			devKernelSec += k.Seconds
+		}
+		res.Kernels = append(res.Kernels, k)
+	}
+	res.Launches = e.launches
+	res.Transfers = e.xfer
+	if e.isSim {
+		res.Transfers.Seconds, res.Transfers.TimeKind = e.xferModelSec, TimeModeled
+		res.LaunchOverheadSeconds = float64(e.launches) * e.model.LaunchOverhead
+		res.WallSeconds = devKernelSec + e.xferModelSec + cpuSec
+		res.TimeKind = TimeModeled
+		res.SimSeconds = hostWall.Seconds()
+		if cpuSec > 0 {
+			res.Notes = append(res.Notes, "modeled wall time = modeled kernels and PCIe copies + the measured host time of the operations this stage runs on the CPU")
+		}
+	} else {
+		res.Transfers.Seconds = e.xferHostSec + float64(e.d2dKernel)*eventSec[kCopyScalar]
+		res.Transfers.TimeKind = TimeMeasured
+		res.WallSeconds = hostWall.Seconds()
+		res.TimeKind = TimeMeasured
+	}
+	if e.d2dKernel > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("the %d device-to-device copies of r·r run as the one-thread kernel copyScalar (gpuext has no cuMemcpyDtoD); they are counted as copies, not launches", e.d2dKernel))
+	}
+	if e.stage <= 2 {
+		res.Notes = append(res.Notes, "host times of device operations include the copies around them, as HPCCG's timers around the ported calls do")
+	}
+	if e.spmvStats != nil {
+		c := spmvCounters(e.spmvStats)
+		res.SpMV = &c
+	}
+	return nil
+}

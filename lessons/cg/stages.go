@@ -1,0 +1,278 @@
+package cg
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/warplab/warplab/gpuext"
+)
+
+// Stages is the number of stages, 0 to Stages−1 (see the package comment).
+const Stages = 6
+
+// StageNames are the short names StageResult.Name takes, by stage.
+var stageNames = [Stages]string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv"}
+
+// StageName returns the short name of stage s, or "" when there is no such
+// stage.
+func StageName(s int) string {
+	if s < 0 || s >= Stages {
+		return ""
+	}
+	return stageNames[s]
+}
+
+// StageTitle says in a few words what stage s changes.
+func StageTitle(s int) string {
+	switch s {
+	case 0:
+		return "CPU baseline (HPCCG serial)"
+	case 1:
+		return "SpMV on the GPU, p up and Ap down every iteration"
+	case 2:
+		return "all kernels on the GPU, vectors copied back and forth"
+	case 3:
+		return "GPU-resident, scalars on the device, one scalar back per iteration"
+	case 4:
+		return "swap the two r·r buffers instead of copying"
+	case 5:
+		return "coalesced SpMV (several threads per row)"
+	}
+	return ""
+}
+
+// Defaults of RunOptions.
+const (
+	DefaultBlockSize     = 256
+	DefaultThreadsPerRow = 8
+)
+
+// RunOptions configures RunStage.
+type RunOptions struct {
+	// MaxIter and Tolerance are HPCCG's max_iter and tolerance (zero
+	// MaxIter means DefaultMaxIter).
+	MaxIter   int
+	Tolerance float64
+	// Workers is stage 0's goroutine count (SolveOptions.Workers).
+	Workers int
+	// BlockSize is the threads per block of the SpMV and waxpby launches;
+	// zero means DefaultBlockSize. The ddot kernels always use 256 (the
+	// tree's size is compiled in).
+	BlockSize int
+	// ThreadsPerRow is stage 5's group size for spmvCsrSubwarp, a power of
+	// two from 1 to 32; zero means DefaultThreadsPerRow.
+	ThreadsPerRow int
+	// Unroll1 uses spmvCsrThreadPerRowUnroll1 instead of
+	// spmvCsrThreadPerRow in stages 1–4 (same bits; on the simulator its
+	// counters are the ones ncu reproduces exactly).
+	Unroll1 bool
+	// EventWarmups and EventRuns are the GPU's replay protocol for the
+	// per-kernel event times (see RunStage); zero means gpuext's defaults
+	// (3 and 10).
+	EventWarmups, EventRuns int
+}
+
+func (o RunOptions) withDefaults() (RunOptions, error) {
+	if o.MaxIter == 0 {
+		o.MaxIter = DefaultMaxIter
+	}
+	if o.BlockSize == 0 {
+		o.BlockSize = DefaultBlockSize
+	}
+	if o.ThreadsPerRow == 0 {
+		o.ThreadsPerRow = DefaultThreadsPerRow
+	}
+	switch {
+	case o.MaxIter < 0:
+		return o, fmt.Errorf("cg: MaxIter %d is negative", o.MaxIter)
+	case math.IsNaN(o.Tolerance) || o.Tolerance < 0:
+		return o, fmt.Errorf("cg: Tolerance %v must be a number ≥ 0", o.Tolerance)
+	case o.Workers < 0:
+		return o, fmt.Errorf("cg: Workers %d is negative", o.Workers)
+	case o.BlockSize < 32 || o.BlockSize > 1024 || o.BlockSize%32 != 0:
+		return o, fmt.Errorf("cg: BlockSize %d must be a multiple of 32 from 32 to 1024", o.BlockSize)
+	case o.ThreadsPerRow < 1 || o.ThreadsPerRow > 32 || o.ThreadsPerRow&(o.ThreadsPerRow-1) != 0:
+		return o, fmt.Errorf("cg: ThreadsPerRow %d must be a power of two from 1 to 32", o.ThreadsPerRow)
+	case o.EventWarmups < 0 || o.EventRuns < 0:
+		return o, fmt.Errorf("cg: EventWarmups %d and EventRuns %d must be ≥ 0", o.EventWarmups, o.EventRuns)
+	}
+	if o.EventWarmups == 0 {
+		o.EventWarmups = gpuext.DefaultWarmups
+	}
+	if o.EventRuns == 0 {
+		o.EventRuns = gpuext.DefaultRuns
+	}
+	return o, nil
+}
+
+// RunStage runs stage s of the lesson on p and reports it. Stage 0 runs on
+// the CPU (SolveCPU) and ignores dev, which may then be nil; stages 1–5 run
+// on dev, a GPU or the simulator, and need it.
+//
+// All GPU stages run the same loop, HPCCG's (cgLoop below); the stage only
+// decides where each of its lines runs and where the data lives:
+//
+//	stage  SpMV    waxpby, ddot   alpha, beta   r·r kept by       vectors
+//	1      device  CPU            CPU           host assignment   host; p up, Ap down per SpMV
+//	2      device  device         CPU           host assignment   host; every kernel copies its inputs up, its output down
+//	3      device  device         device        device copy       device; r·r down once per iteration
+//	4      device  device         device        pointer swap      device; r·r down once per iteration
+//	5      as 4 with spmvCsrSubwarp (ThreadsPerRow lanes per row)
+//
+// What is timed (WallSeconds) is HPCCG's: from p = x to the end of the loop,
+// plus, for the resident stages, downloading x. The matrix (and for stages
+// 3–5, b and x0) is uploaded before, as setup, and counted in
+// StageResult.Setup, not in Transfers.
+//
+// Times. Each kernel's HostSeconds is a host timer around the call as HPCCG
+// times it (for stages 1 and 2 that includes the call's copies; for the
+// resident stages, only the asynchronous launch). Seconds is, on a GPU, CUDA
+// events: after the solve every kernel the stage used is replayed on the
+// stage's buffers with dev.Time (EventWarmups, EventRuns) and its mean time
+// times its launches is its share; on the simulator, the sum of the modeled
+// times of its launches (launch overhead included). Copies are timed on the
+// host on a GPU (each copy is synchronous) and modeled on the simulator from
+// the model's PCIe bandwidth and latency. Ops the stage runs on the CPU are
+// host-timed in either case.
+func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResult, error) {
+	if s < 0 || s >= Stages {
+		return nil, fmt.Errorf("cg: stage %d: want 0 to %d", s, Stages-1)
+	}
+	if err := checkProblem(p); err != nil {
+		return nil, err
+	}
+	opt, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if s == 0 {
+		return SolveCPU(p, SolveOptions{MaxIter: opt.MaxIter, Tolerance: opt.Tolerance, Workers: opt.Workers})
+	}
+	if dev == nil {
+		return nil, fmt.Errorf("cg: stage %d needs a device (gpuext.Open(\"sim\") or \"gpu\")", s)
+	}
+	if need := deviceBytes(p); need > dev.MemoryBytes() {
+		return nil, fmt.Errorf("cg: grid %v needs %d bytes of device memory, %s has %d", p.Grid, need, dev.Name(), dev.MemoryBytes())
+	}
+	e, err := newEngine(dev, p, s, opt)
+	if err != nil {
+		return nil, err
+	}
+	defer e.free()
+	res := &StageResult{
+		Stage: s, Name: StageName(s), Backend: dev.Kind(), Device: dev.Name(),
+		Grid: p.Grid.Dims(), Rows: p.A.N, NNZ: p.A.NNZ(),
+	}
+	if err := e.setup(); err != nil {
+		return nil, err
+	}
+	res.Setup = e.xfer
+	res.Setup.Seconds, res.Setup.TimeKind = e.xferHostSec, TimeMeasured
+	if e.isSim {
+		res.Setup.Seconds, res.Setup.TimeKind = e.xferModelSec, TimeModeled
+	}
+	e.xfer, e.xferHostSec, e.xferModelSec = Transfers{}, 0, 0
+
+	simStart := time.Now()
+	x, err := cgLoop(e, opt.MaxIter, opt.Tolerance, res)
+	hostWall := time.Since(simStart)
+	if err != nil {
+		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
+	}
+	if err := e.finish(res, hostWall); err != nil {
+		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
+	}
+	n := p.A.N
+	fs, fw, fd := HPCCGFlops(n, res.Iterations)
+	flops := map[string]float64{KernelSpMV: fs, KernelWaxpby: fw, KernelDdot: fd}
+	res.TotalFlops = fs + fw + fd
+	for i := range res.Kernels {
+		k := &res.Kernels[i]
+		k.Flops = flops[k.Name]
+		k.MFLOPS = mflops(k.Flops, k.Seconds)
+	}
+	res.TotalMFLOPS = mflops(res.TotalFlops, res.WallSeconds)
+	res.TrueResidual, res.MaxErr = checkSolution(p, x)
+	res.X = x
+	return res, nil
+}
+
+// deviceBytes is what a GPU stage allocates on the device: the matrix, five
+// vectors, the ddot partials and five scalars.
+func deviceBytes(p *Problem) int64 {
+	n, nnz := int64(p.A.N), int64(p.A.NNZ())
+	return 4*(n+1) + 12*nnz + 5*8*n + 8*dotBlocks + 5*8
+}
+
+// Vectors and scalars of the CG loop, as the engine names them.
+type vec int
+
+const (
+	vX vec = iota
+	vR
+	vP
+	vAp
+	vB
+	nVecs
+)
+
+var vecNames = [nVecs]string{"x", "r", "p", "Ap", "b"}
+
+type scalar int
+
+const (
+	sRtrans scalar = iota
+	sOldRtrans
+	sPAp
+	sAlpha
+	sBeta
+	nScalars
+)
+
+var scalarNames = [nScalars]string{"rtrans", "oldrtrans", "pAp", "alpha", "beta"}
+
+// cgLoop is HPCCG's HPCCG(), line by line, for every GPU stage: the
+// engine decides where each line runs. Scalars are named, not held: on the
+// resident stages they live on the device and only rtrans comes back, once
+// per iteration, for the convergence check. It fills the residual fields of
+// res and returns the final x.
+func cgLoop(e *engine, maxIter int, tol float64, res *StageResult) ([]float64, error) {
+	e.waxpby(1.0, vX, 0.0, vX, vP) // p = x
+	e.spmv(vP, vAp)                // Ap = A·p
+	e.waxpby(1.0, vB, -1.0, vAp, vR)
+	e.dot(vR, vR, sRtrans)
+	rtrans := e.fetch(sRtrans)
+	normr := math.Sqrt(rtrans)
+	res.InitialResidual = normr
+	res.Residuals = make([]float64, 0, max(maxIter-1, 0))
+
+	iters := 0
+	for k := 1; k < maxIter && normr > tol && e.err == nil; k++ {
+		if k == 1 {
+			e.waxpby(1.0, vR, 0.0, vR, vP) // p = r
+		} else {
+			e.keepRtrans()                       // oldrtrans = rtrans
+			e.dot(vR, vR, sRtrans)               // rtrans = r·r
+			e.divide(sRtrans, sOldRtrans, sBeta) // beta = rtrans / oldrtrans
+			e.waxpbyScalar(vR, sBeta, 1, vP, vP) // p = r + beta·p
+			rtrans = e.fetch(sRtrans)            // the convergence check needs it on the host
+		}
+		normr = math.Sqrt(rtrans)
+		res.Residuals = append(res.Residuals, normr)
+
+		e.spmv(vP, vAp)                         // Ap = A·p
+		e.dot(vP, vAp, sPAp)                    // p·Ap
+		e.divide(sRtrans, sPAp, sAlpha)         // alpha = rtrans / p·Ap
+		e.waxpbyScalar(vX, sAlpha, 1, vP, vX)   // x = x + alpha·p
+		e.waxpbyScalar(vR, sAlpha, -1, vAp, vR) // r = r − alpha·Ap
+		iters = k
+	}
+	x := e.result()
+	if e.err != nil {
+		return nil, e.err
+	}
+	res.Iterations = iters
+	res.FinalResidual = normr
+	return x, nil
+}

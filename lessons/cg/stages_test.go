@@ -1,0 +1,297 @@
+package cg
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The simulator tests run at 8³ (512 rows): all five GPU stages take about
+// four seconds on two cores. 16³ and 20³ are for the command line and the
+// notebook (about 30 and 60 seconds).
+const testGrid = 8
+
+// wantCounts are the copies and launches of a stage, counted by hand from
+// cgLoop for `it` iterations on n rows (see each case).
+type wantCounts struct {
+	h2dCalls, d2hCalls, d2dCalls int
+	h2dBytes, d2hBytes, d2dBytes int64
+	launches                     int
+	setupH2D                     int
+}
+
+func expectedCounts(stage, n, nnz, it int) wantCounts {
+	vb := int64(8 * n)
+	matrix := 3
+	switch stage {
+	case 1:
+		// Before the loop one SpMV, then one per iteration; each uploads
+		// p and downloads Ap. Nothing else touches the device.
+		c := 1 + it
+		return wantCounts{h2dCalls: c, h2dBytes: int64(c) * vb, d2hCalls: c, d2hBytes: int64(c) * vb, launches: c, setupH2D: matrix}
+	case 2:
+		// Each wrapper uploads its distinct input vectors and downloads
+		// its output (ddot: a scalar).
+		//   before: waxpby(x,x→p) 1 up; spmv 1 up; waxpby(b,Ap→r) 2 up; ddot(r,r) 1 up, 1 scalar down
+		//   k = 1:  waxpby(r,r→p) 1; spmv 1; ddot(p,Ap) 2; waxpby(x,p→x) 2; waxpby(r,Ap→r) 2
+		//   k ≥ 2:  ddot(r,r) 1; waxpby(r,p→p) 2; spmv 1; ddot(p,Ap) 2; 2; 2
+		up := 5 + 8 + 10*(it-1)
+		vecDown := 3 + 4*it        // p, Ap, r before; p, Ap, x, r per iteration
+		scalarDown := 1 + 2*it - 1 // one r·r before, p·Ap every iteration, r·r from k = 2
+		launches := 5 + 6 + 8*(it-1)
+		return wantCounts{h2dCalls: up, h2dBytes: int64(up) * vb, d2hCalls: vecDown + scalarDown,
+			d2hBytes: int64(vecDown)*vb + int64(scalarDown)*8, launches: launches, setupH2D: matrix}
+	default:
+		// Resident: r·r comes down before the loop and from k = 2, then x
+		// once. Launches: 5 before (waxpby, spmv, waxpby, 2 ddot), 7 at
+		// k = 1 (waxpby, spmv, 2 ddot, divide, 2 waxpby), 10 after (2
+		// ddot, divide, waxpby, spmv, 2 ddot, divide, 2 waxpby). Stage 3
+		// copies r·r to oldrtrans from k = 2; stages 4 and 5 swap.
+		c := wantCounts{d2hCalls: it + 1, d2hBytes: int64(it)*8 + vb, launches: 5 + 7 + 10*(it-1), setupH2D: matrix + 2}
+		if stage == 3 {
+			c.d2dCalls, c.d2dBytes = it-1, int64(8*(it-1))
+		}
+		return c
+	}
+}
+
+func TestStagesOnSimulator(t *testing.T) {
+	dev := openSim(t)
+	p, err := Generate(Cube(testGrid), GenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, nnz := p.A.N, p.A.NNZ()
+	ref, err := RunStage(nil, p, 0, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := map[int]*StageResult{0: ref}
+	for s := 1; s < Stages; s++ {
+		r, err := RunStage(dev, p, s, RunOptions{})
+		if err != nil {
+			t.Fatalf("stage %d: %v", s, err)
+		}
+		res[s] = r
+		t.Run(StageName(s), func(t *testing.T) {
+			if r.Stage != s || r.Backend != "sim" || r.Rows != n || r.NNZ != nnz || r.TimeKind != TimeModeled || !strings.Contains(r.Device, "modeled") {
+				t.Errorf("header: stage %d backend %q rows %d nnz %d kind %q device %q", r.Stage, r.Backend, r.Rows, r.NNZ, r.TimeKind, r.Device)
+			}
+			it := r.Iterations
+			if it != 149 || len(r.Residuals) != it {
+				t.Fatalf("%d iterations, %d residuals", it, len(r.Residuals))
+			}
+			// Numerics.
+			c := CompareResiduals(ref, r)
+			if s == 1 && !c.Identical {
+				t.Errorf("stage 1 runs HPCCG's SpMV bits on the device and the rest on the CPU: want a bit-identical history, got %v", c)
+			}
+			if !c.WithinTolerance || c.EarlyIters < 5 {
+				t.Errorf("vs stage 0: %v", c)
+			}
+			if r.InitialResidual != ref.InitialResidual {
+				t.Errorf("initial residual %v, stage 0 %v", r.InitialResidual, ref.InitialResidual)
+			}
+			if r.FinalResidual > 1e-30*r.InitialResidual || r.TrueResidual > 1e-10 || r.MaxErr > 1e-13 {
+				t.Errorf("final %g, true %g, max err %g", r.FinalResidual, r.TrueResidual, r.MaxErr)
+			}
+			// Copies and launches, exactly.
+			w := expectedCounts(s, n, nnz, it)
+			tr := r.Transfers
+			if tr.H2DCalls != w.h2dCalls || tr.H2DBytes != w.h2dBytes || tr.D2HCalls != w.d2hCalls || tr.D2HBytes != w.d2hBytes ||
+				tr.D2DCalls != w.d2dCalls || tr.D2DBytes != w.d2dBytes || r.Launches != w.launches {
+				t.Errorf("transfers %+v, launches %d; want %+v", tr, r.Launches, w)
+			}
+			setupBytes := int64(4*(n+1) + 12*nnz)
+			if s >= 3 {
+				setupBytes += int64(16 * n)
+			}
+			if r.Setup.H2DCalls != w.setupH2D || r.Setup.H2DBytes != setupBytes || r.Setup.D2HCalls != 0 {
+				t.Errorf("setup %+v, want %d calls, %d bytes", r.Setup, w.setupH2D, setupBytes)
+			}
+			// Modeled PCIe time from the model's latency and bandwidth.
+			m := dev.Model()
+			wantSec := float64(tr.H2DCalls+tr.D2HCalls)*m.PCIeLatency + float64(tr.H2DBytes+tr.D2HBytes)/m.PCIeBandwidth
+			if s != 3 && math.Abs(tr.Seconds-wantSec) > 1e-9*wantSec || tr.TimeKind != TimeModeled {
+				t.Errorf("transfer time %v (%s), want %v modeled", tr.Seconds, tr.TimeKind, wantSec)
+			}
+			// Kernels: calls, launches, where, modeled times.
+			calls := map[string]int{KernelSpMV: 1 + it, KernelWaxpby: 2 + 3*it, KernelDdot: 2 * it, KernelDivide: 2*it - 1}
+			launches := 0
+			for _, k := range r.Kernels {
+				if k.Calls != calls[k.Name] {
+					t.Errorf("%s: %d calls, want %d", k.Name, k.Calls, calls[k.Name])
+				}
+				onDev := k.Name == KernelSpMV || s >= 2
+				if onDev != (k.Where == WhereSim) || onDev != (k.TimeKind == TimeModeled) || k.Seconds <= 0 {
+					t.Errorf("%s: where %q kind %q seconds %v", k.Name, k.Where, k.TimeKind, k.Seconds)
+				}
+				launches += k.Launches
+			}
+			if launches != r.Launches || len(r.Kernels) != map[bool]int{true: 4, false: 3}[s >= 3] {
+				t.Errorf("kernel launches sum to %d of %d; %d kernels", launches, r.Launches, len(r.Kernels))
+			}
+			b := r.Breakdown()
+			if math.Abs(b.Kernel+b.Transfer+b.Overhead-b.Total) > 1e-12 || b.Overhead != float64(r.Launches)*m.LaunchOverhead {
+				t.Errorf("breakdown %+v does not add up (launches %d)", b, r.Launches)
+			}
+			if r.SpMV == nil || r.SpMV.Sectors < r.SpMV.IdealSectors || r.SpMV.IdealSectors == 0 {
+				t.Errorf("SpMV counters %+v", r.SpMV)
+			}
+		})
+	}
+	// Stages 2–4 run the same kernels in the same order; only where the
+	// scalars live and how r·r is kept differ, and those move no bits.
+	for _, s := range []int{3, 4} {
+		if !equalBits(res[s].Residuals, res[2].Residuals) || !equalBits(res[s].X, res[2].X) {
+			t.Errorf("stage %d differs in bits from stage 2", s)
+		}
+	}
+	if !equalBits(res[1].X, ref.X) {
+		t.Errorf("stage 1's x differs from stage 0's")
+	}
+	// Stage 5: the coalesced SpMV wastes fewer sectors. The thread-per-row
+	// kernel's share is the article's ~72% (ncu at 100³).
+	before, after := res[4].SpMV, res[5].SpMV
+	if before.Kernel != kSpMVThreadPerRow || after.Kernel != kSpMVSubwarp || before.ExcessiveShare < 0.6 || after.ExcessiveShare > before.ExcessiveShare/2 {
+		t.Errorf("excessive sectors: %s %.3f, %s %.3f", before.Kernel, before.ExcessiveShare, after.Kernel, after.ExcessiveShare)
+	}
+	// The resident stages move almost nothing over PCIe.
+	if res[4].Transfers.Seconds >= res[2].Transfers.Seconds/10 || res[3].Transfers.D2DCalls != res[4].Transfers.D2DCalls+148 {
+		t.Errorf("modeled copy time: stage 2 %v, stage 4 %v", res[2].Transfers.Seconds, res[4].Transfers.Seconds)
+	}
+}
+
+func TestRunStageBadInput(t *testing.T) {
+	dev := openSim(t)
+	p, _ := Generate(Cube(3), GenOptions{})
+	tests := []struct {
+		name  string
+		dev   bool
+		stage int
+		opt   RunOptions
+	}{
+		{"stage -1", true, -1, RunOptions{}},
+		{"stage 6", true, 6, RunOptions{}},
+		{"no device", false, 3, RunOptions{}},
+		{"block 100", true, 1, RunOptions{BlockSize: 100}},
+		{"threads per row 3", true, 5, RunOptions{ThreadsPerRow: 3}},
+		{"threads per row 64", true, 5, RunOptions{ThreadsPerRow: 64}},
+		{"negative max iter", true, 2, RunOptions{MaxIter: -1}},
+		{"NaN tolerance", true, 2, RunOptions{Tolerance: math.NaN()}},
+	}
+	for _, tt := range tests {
+		d := dev
+		if !tt.dev {
+			d = nil
+		}
+		if r, err := RunStage(d, p, tt.stage, tt.opt); err == nil || r != nil || !strings.HasPrefix(err.Error(), "cg: ") {
+			t.Errorf("%s: %v, %v", tt.name, r, err)
+		}
+	}
+	if _, err := RunStage(dev, nil, 1, RunOptions{}); err == nil {
+		t.Errorf("nil problem accepted")
+	}
+}
+
+// TestStageMaxIter: a short run is a prefix of the full one on the device
+// too, and its accounting follows the same formulas.
+func TestStageMaxIter(t *testing.T) {
+	dev := openSim(t)
+	p, _ := Generate(Grid{4, 5, 6}, GenOptions{})
+	full, err := RunStage(dev, p, 4, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mi := range []int{1, 2, 10} {
+		r, err := RunStage(dev, p, 4, RunOptions{MaxIter: mi})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Iterations != mi-1 || !equalBits(r.Residuals, full.Residuals[:mi-1]) {
+			t.Errorf("max_iter %d: %d iterations, not a prefix", mi, r.Iterations)
+		}
+		if mi > 1 {
+			w := expectedCounts(4, p.A.N, p.A.NNZ(), mi-1)
+			if r.Launches != w.launches || r.Transfers.D2HCalls != w.d2hCalls {
+				t.Errorf("max_iter %d: launches %d, D2H %d; want %d, %d", mi, r.Launches, r.Transfers.D2HCalls, w.launches, w.d2hCalls)
+			}
+		}
+	}
+}
+
+func TestCommandBadInput(t *testing.T) {
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--grid", "0"}, 2, "at least 1"},
+		{[]string{"--grid", "-4"}, 2, "at least 1"},
+		{[]string{"--grid", "4,4"}, 2, "NX,NY,NZ"},
+		{[]string{"--grid", "abc"}, 2, "not an integer"},
+		{[]string{"--grid", "3000000000"}, 2, "overflows"},
+		{[]string{"--stage", "6"}, 2, "0 to 5"},
+		{[]string{"--stage", "x"}, 2, "0 to 5"},
+		{[]string{"--backend", "tpu"}, 2, "auto, sim, gpu"},
+		{[]string{"--backend", "sim", "--model", "v100"}, 2, "t4, a100"},
+		{[]string{"--backend", "gpu", "--model", "t4"}, 2, "simulator"},
+		{[]string{"--threads-per-row", "3"}, 2, "power of two"},
+		{[]string{"--max-iter", "0"}, 2, "at least 1"},
+		{[]string{"extra"}, 2, "unexpected"},
+		{[]string{"--backend", "sim", "--grid", "65"}, 1, "simulator takes at most"},
+		{[]string{"--stage", "0", "--grid", "2000"}, 1, "over the limit"},
+	}
+	for _, tt := range tests {
+		var out, errb bytes.Buffer
+		code := Command(tt.args, &out, &errb)
+		if code != tt.code || !strings.Contains(errb.String(), tt.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errb.String(), tt.code, tt.msg)
+		}
+	}
+}
+
+func TestCommandJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cg.json")
+	var out, errb bytes.Buffer
+	if code := Command([]string{"--backend", "sim", "--grid", "4,5,6", "--stage", "all", "--json", path}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"== Stage 0 (cpu-serial)", "== Stage 5 (coalesced-spmv)", "Summary", "bit-identical", "excessive", "modeled"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Lesson string `json:"lesson"`
+		Grid   [3]int `json:"grid"`
+		Stages []map[string]any
+	}
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Lesson != "cg" || rep.Grid != [3]int{4, 5, 6} || len(rep.Stages) != Stages {
+		t.Fatalf("report %+v", rep)
+	}
+	for i, s := range rep.Stages {
+		for _, k := range []string{"kernels", "transfers", "iterations", "final_residual", "true_residual", "launches", "wall_seconds", "time_kind"} {
+			if _, ok := s[k]; !ok {
+				t.Errorf("stage %d lacks %q", i, k)
+			}
+		}
+		if int(s["stage"].(float64)) != i || s["iterations"].(float64) != 149 {
+			t.Errorf("stage entry %d: stage %v, iterations %v", i, s["stage"], s["iterations"])
+		}
+		if i > 0 && s["vs_stage0"] == nil {
+			t.Errorf("stage %d has no comparison with stage 0", i)
+		}
+	}
+}
