@@ -70,6 +70,7 @@ type cudaDev struct {
 
 	modules    map[[32]byte]*cudaModule
 	byModule   map[*Module]moduleRef // fast path: no hashing on every launch
+	stage      []byte                // pointer-free staging for small copies
 	lastLaunch launchRef             // for errors that surface after the launch that caused them
 }
 
@@ -263,8 +264,29 @@ func (g *cudaDev) free(ptr uint64) error {
 	})
 }
 
+// stageMax is the largest copy that goes through a staging buffer. cgo
+// refuses to pass a pointer into a Go allocation that also holds Go
+// pointers (a [1]float64 field of a struct, say), so small copies, where
+// such memory is common and the extra memcpy costs nothing, are staged
+// through pointer-free memory; large ones go direct, from the caller's
+// slice.
+const stageMax = 64 << 10
+
+// staging returns pointer-free scratch memory of n bytes; g.mu is held.
+func (g *cudaDev) staging(n int64) []byte {
+	if int64(cap(g.stage)) < n {
+		g.stage = make([]byte, stageMax)
+	}
+	return g.stage[:n]
+}
+
 func (g *cudaDev) htod(dst uint64, src unsafe.Pointer, bytes int64) error {
 	return g.do(func() error {
+		if bytes <= stageMax {
+			st := g.staging(bytes)
+			copy(st, unsafe.Slice((*byte)(src), bytes))
+			src = unsafe.Pointer(&st[0])
+		}
 		if err := cu.MemcpyHtoD(cu.DevicePtr(dst), src, bytes); err != nil {
 			return g.sticky("cuMemcpyHtoD", err)
 		}
@@ -274,8 +296,17 @@ func (g *cudaDev) htod(dst uint64, src unsafe.Pointer, bytes int64) error {
 
 func (g *cudaDev) dtoh(dst unsafe.Pointer, src uint64, bytes int64) error {
 	return g.do(func() error {
-		if err := cu.MemcpyDtoH(dst, cu.DevicePtr(src), bytes); err != nil {
+		to := dst
+		var st []byte
+		if bytes <= stageMax {
+			st = g.staging(bytes)
+			to = unsafe.Pointer(&st[0])
+		}
+		if err := cu.MemcpyDtoH(to, cu.DevicePtr(src), bytes); err != nil {
 			return g.sticky("cuMemcpyDtoH", err)
+		}
+		if st != nil {
+			copy(unsafe.Slice((*byte)(dst), bytes), st)
 		}
 		return nil
 	})

@@ -8,7 +8,8 @@
 #   matrices/*.mtx    the four SuiteSparse matrices of shared/matrices
 # Writes everything into $OUT/evidence-PART.tar.gz and a summary to $OUT/summary.txt.
 # PART=A (default): tests, launch overhead, seed comparison, timings,
-# self-test, CG; PART=B: the Nsight Compute counters (ncu).
+# self-test, CG; PART=B: the Nsight Compute counters (ncu); PART=C: only
+# the self-test and CG of part A.
 set -u
 PART=${PART:-A}
 D="$(cd "$(dirname "$0")/../.." && pwd)/.cache/device"
@@ -40,6 +41,9 @@ $W run spmv --backend gpu --json "$E/spmv-gpu-default.json" > "$E/spmv-gpu-defau
 $W run spmv --backend gpu --unroll 1 --json "$E/spmv-gpu-unroll1.json" > "$E/spmv-gpu-unroll1.txt" 2>&1
 
 $W run tiling --backend gpu --n 512 --json "$E/tiling-gpu-512.json" > "$E/tiling-gpu-512.txt" 2>&1
+fi
+
+if [[ $PART == A || $PART == C ]]; then
 $W selftest --backend gpu > "$E/selftest.txt" 2>&1; echo "selftest exit $?" >> "$E/selftest.txt"
 if $W run cg -h > /dev/null 2>&1; then
   for g in 20 50 100; do
