@@ -156,6 +156,17 @@ func (g *Global[T]) LdAt(t *Thread, s Site, i int) T {
 	return g.Data[i]
 }
 
+// SkipLd and SkipSt say that this lane is predicated off at the load or
+// store of site s this time round: it makes no access, but it keeps its
+// place, so that its next access there pairs with the other lanes' accesses
+// of the same loop iteration. That is how SIMT lockstep pairs a conditional
+// access inside a loop (denseToCSR's `if (v != 0) col[out] = j`), where the
+// k-th access of one lane and of another come from different iterations.
+func (g *Global[T]) SkipLd(t *Thread, s Site) { t.skip(t.w.explicitSite(s, &g.meta, opLd, false)) }
+
+// SkipSt is SkipLd for a store site.
+func (g *Global[T]) SkipSt(t *Thread, s Site) { t.skip(t.w.explicitSite(s, &g.meta, opSt, false)) }
+
 // St is a store of v into g[i], counted at the default site "<name> st".
 func (g *Global[T]) St(t *Thread, i int, v T) {
 	if uint(i) >= uint(len(g.Data)) {

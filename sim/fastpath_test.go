@@ -129,3 +129,40 @@ func benchWarpSum(b *testing.B, lockstep bool) {
 	}
 	b.ReportMetric(float64(rows*32)*float64(b.N)/b.Elapsed().Seconds(), "threads/s")
 }
+
+// A store under a condition inside a loop pairs by iteration when the
+// lanes that skip it say so (SkipSt), as SIMT lockstep pairs it; without
+// the skips it pairs by each lane's own count of stores.
+func TestSkipPairsByIteration(t *testing.T) {
+	run := func(skip bool) int64 {
+		d := NewDevice(Models()[3])
+		out, _ := Alloc[int32](d, "out", 32*4)
+		k := NewKernel("condStore", false)
+		s := k.Site("out[...]")
+		k.Body = func(th *Thread) {
+			lane := th.Lane()
+			n := 0
+			for j := 0; j < 4; j++ {
+				// lane L stores in iteration j when (L+j) is even: two
+				// stores per lane, at iterations {0,2} or {1,3}.
+				if (lane+j)%2 == 0 {
+					out.StAt(th, s, lane*4+n, int32(j))
+					n++
+				} else if skip {
+					out.SkipSt(th, s)
+				}
+			}
+		}
+		st, err := d.Launch(k, Dim1(1), Dim1(32), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.GlobalStore.Requests
+	}
+	if got := run(true); got != 4 {
+		t.Errorf("with skips: %d store requests, want 4 (one per iteration)", got)
+	}
+	if got := run(false); got != 2 {
+		t.Errorf("without skips: %d store requests, want 2 (one per store count)", got)
+	}
+}

@@ -206,6 +206,35 @@ func (w *worker) variantOf(d int32, t *Thread) int32 {
 	return dv
 }
 
+// skip advances this lane's access count at dense site d without an access.
+func (t *Thread) skip(d int32) {
+	if t.unroll != 0 {
+		d = t.w.variantOf(d, t)
+	}
+	if int(d) >= len(t.cnt) {
+		grown := make([]int32, len(t.w.sites)+8)
+		copy(grown, t.cnt)
+		t.cnt = grown
+	}
+	t.cnt[d]++
+	t.instr++
+	acc := t.acc
+	if ss := &acc.sites[d]; ss.used == 0 && !acc.has(d) {
+		// The count must be cleared when the thread ends even if the lane
+		// never accessed this site.
+		acc.touched = append(acc.touched, d)
+	}
+}
+
+func (acc *warpAcc) has(d int32) bool {
+	for _, x := range acc.touched {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
 // access records one lane's access at dense site d: it becomes part of the
 // warp-level request numbered by how many accesses this lane made there.
 func (w *worker) access(t *Thread, d int32, first, last uint32) {

@@ -454,7 +454,7 @@ func (e *engine) finish(res *StageResult, hostWall time.Duration) error {
 			eventSec[name] = t.MeanMs / 1e3
 			if res.Date == "" {
 				res.Date = t.Date.UTC().Format(time.RFC3339)
-				res.Device = fmt.Sprintf("%s, driver %s", t.Device, t.Driver)
+				res.Device = fmt.Sprintf("%s, %s", t.Device, t.Driver)
 			}
 		}
 	}

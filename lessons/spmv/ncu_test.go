@@ -1,0 +1,73 @@
+package spmv
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/warplab/warplab/internal/ncu"
+)
+
+// evidenceDir is the H200 run whose ncu counters the simulator must equal.
+const evidenceDir = "../../evidence/h200-2026-11-29"
+
+// compareWithNCU runs the lesson on the simulator with opts and checks every
+// kernel's global-load requests and sectors against the ncu CSV, whose
+// launches come in the lesson's order (per matrix: probe, thread per row,
+// warp per row; each kernel launched many times, every launch counting the
+// same).
+func compareWithNCU(t *testing.T, csvName string, opts Options) {
+	t.Helper()
+	launches, err := ncu.ReadFile(filepath.Join(evidenceDir, csvName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := ncu.Groups(launches)
+	res, err := Run(context.Background(), openSim(t), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(groups) != len(res.Runs) {
+		t.Fatalf("%s: %d kernel runs in the CSV, %d in the lesson", csvName, len(groups), len(res.Runs))
+	}
+	for i, run := range res.Runs {
+		g := groups[i][0]
+		req, _ := g.Metric(ncu.LoadRequests)
+		sec, _ := g.Metric(ncu.LoadSectors)
+		if run.Requests == nil || run.Sectors == nil {
+			t.Fatalf("%s %s: no simulator counters", run.Matrix, run.Kernel)
+		}
+		if *run.Requests != int64(req) || *run.Sectors != int64(sec) {
+			t.Errorf("%s %s (%s): simulator %d requests / %d sectors, ncu on the H200 %d / %d",
+				run.Matrix, run.Kernel, g.Kernel, *run.Requests, *run.Sectors, int64(req), int64(sec))
+		}
+	}
+}
+
+// The four SuiteSparse matrices with #pragma unroll 1: the simulator must
+// give ncu's numbers exactly (DESIGN.md: the rules hold on real matrices).
+func TestSimulatorEqualsNCURealMatrices(t *testing.T) {
+	dir := matricesDir()
+	if dir == "" {
+		t.Skip("shared/matrices not found (set WARPLAB_MATRICES)")
+	}
+	for _, m := range []string{"bayer10", "bcsstk13", "cryg2500", "rajat01"} {
+		t.Run(m, func(t *testing.T) {
+			compareWithNCU(t, "ncu-spmv-"+m+"-unroll1.csv", Options{
+				Matrix: filepath.Join(dir, m+".mtx"), Unroll: 1, ProbeBlocks: SeedProbeBlocks})
+		})
+	}
+}
+
+// The seed's matrices at the seed's size, as nvcc compiles the kernels and
+// with #pragma unroll 1. Each takes tens of seconds here, and
+// TestFidelityDesignTable already checks DESIGN.md's ncu numbers, so these
+// run only with WARPLAB_LONG=1.
+func TestSimulatorEqualsNCUSeed(t *testing.T) {
+	if os.Getenv("WARPLAB_LONG") == "" {
+		t.Skip("set WARPLAB_LONG=1 to compare the seed-size runs with ncu")
+	}
+	compareWithNCU(t, "ncu-spmv-seed-unroll4.csv", Options{Unroll: 4, ProbeBlocks: SeedProbeBlocks})
+	compareWithNCU(t, "ncu-spmv-seed-unroll1.csv", Options{Unroll: 1, ProbeBlocks: SeedProbeBlocks})
+}
