@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — the README's test command. Sets up (scripts/setup.sh --browser), then
-# runs `go vet ./...` and `go test ./...` with the notebook execution and browser
+# runs `go vet ./...`, vets and builds the cuda build with extracted CUDA headers,
+# and `go test ./...` with the notebook execution and browser
 # tests switched on (WARPLAB_NOTEBOOK_TESTS=1): every notebook in notebooks/ is
 # executed with the GoNB kernel and checked, its lesson page rendered and
 # screenshotted in headless Chromium (screenshots in artifacts/screenshots/).
@@ -21,6 +22,17 @@ else
 fi
 step "go vet ./..."
 go vet ./...
+# The GPU backend (build tag cuda) must compile and vet on machines with no
+# GPU: cuda.h and the libcuda.so stub come from Debian's nvidia-cuda-dev
+# package, extracted, not installed (scripts/cuda/fetch-headers.sh).
+step "go vet and go build with -tags cuda"
+scripts/cuda/fetch-headers.sh >/dev/null
+(
+	# shellcheck source=cuda/env.sh
+	source scripts/cuda/env.sh
+	go vet -tags cuda ./...
+	go build -tags cuda -o /dev/null ./...
+)
 step "go test ./... (notebook and browser tests on)"
 # The notebook tests run every notebook (each bounded by its own time limit):
 # allow well past go test's default 10 minutes.
