@@ -7,33 +7,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
-// matricesDir finds the real matrices: $WARPLAB_MATRICES, or a folder
-// shared/matrices beside the module root or any directory above it. It
-// skips the test when there is none, since the matrices are not part of the
-// repository.
-func matricesDir(t testing.TB) string {
-	t.Helper()
-	if d := os.Getenv("WARPLAB_MATRICES"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Skipf("real matrices: cannot find working directory: %v", err)
-	}
-	for {
-		cand := filepath.Join(dir, "shared", "matrices")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("real matrices not found: set WARPLAB_MATRICES or put them in a shared/matrices folder beside the repository")
-		}
-		dir = parent
-	}
-}
+// matricesDir finds the real matrices or skips the test: they are not part
+// of the repository.
+func matricesDir(t testing.TB) string { return testenv.Matrices(t) }
 
 // TestRealMatrices checks the reader against the numbers recorded in
 // shared/matrices/README.md.

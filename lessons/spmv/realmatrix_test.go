@@ -5,31 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
-// matricesDir finds the SuiteSparse matrices kept beside the repository:
-// $WARPLAB_MATRICES, or a shared/matrices folder beside a directory above
-// this package. It returns "" when there is none.
-func matricesDir() string {
-	if d := os.Getenv("WARPLAB_MATRICES"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		cand := filepath.Join(dir, "..", "shared", "matrices")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return filepath.Clean(cand)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
+// matricesDir finds the SuiteSparse matrices kept beside the repository,
+// "" when there are none.
+func matricesDir() string { return testenv.MatricesDir() }
 
 // TestRealMatrixCounters runs the _unroll1 kernels on the four SuiteSparse
 // matrices and compares the simulator's global-load requests and sectors
