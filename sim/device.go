@@ -152,7 +152,11 @@ func (g *Global[T]) LdAt(t *Thread, s Site, i int) T {
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "ld", s, i)
 	}
-	t.w.global(t, t.w.explicitSite(s, &g.meta, opLd, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	d := t.w.cachedSite(s, &g.meta, opLd*2)
+	if d < 0 {
+		d = t.w.explicitSiteSlow(s, &g.meta, opLd*2)
+	}
+	t.w.global(t, d, g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
 	return g.Data[i]
 }
 
@@ -162,10 +166,10 @@ func (g *Global[T]) LdAt(t *Thread, s Site, i int) T {
 // of the same loop iteration. That is how SIMT lockstep pairs a conditional
 // access inside a loop (denseToCSR's `if (v != 0) col[out] = j`), where the
 // k-th access of one lane and of another come from different iterations.
-func (g *Global[T]) SkipLd(t *Thread, s Site) { t.skip(t.w.explicitSite(s, &g.meta, opLd, false)) }
+func (g *Global[T]) SkipLd(t *Thread, s Site) { t.skip(t.w.explicitSite(s, &g.meta, opLd*2)) }
 
 // SkipSt is SkipLd for a store site.
-func (g *Global[T]) SkipSt(t *Thread, s Site) { t.skip(t.w.explicitSite(s, &g.meta, opSt, false)) }
+func (g *Global[T]) SkipSt(t *Thread, s Site) { t.skip(t.w.explicitSite(s, &g.meta, opSt*2)) }
 
 // St is a store of v into g[i], counted at the default site "<name> st".
 func (g *Global[T]) St(t *Thread, i int, v T) {
@@ -184,7 +188,7 @@ func (g *Global[T]) StAt(t *Thread, s Site, i int, v T) {
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "st", s, i)
 	}
-	t.w.global(t, t.w.explicitSite(s, &g.meta, opSt, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	t.w.global(t, t.w.explicitSite(s, &g.meta, opSt*2), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
 	if t.fast {
 		t.w.remember(unsafe.Pointer(&g.Data[i]), toBits(g.Data[i]), g.meta.esize)
 	}

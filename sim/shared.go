@@ -211,7 +211,7 @@ func (a *Shared[T]) touch(t *Thread, i int, op string, s Site, write bool) {
 	}
 	var d int32
 	if s >= 0 {
-		d = t.w.explicitSite(s, &a.meta, opc, true)
+		d = t.w.explicitSite(s, &a.meta, opc*2+1)
 	} else {
 		d = t.w.defaultSite(&a.meta, opc, true)
 	}

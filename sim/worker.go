@@ -68,8 +68,8 @@ type worker struct {
 	k *Kernel
 
 	sites    []siteAgg
-	explicit [][numOps * 2]expl // Site -> dense index per op/space
-	defIdx   []int32            // buf.id*numOps*2 + op*2 + shared -> dense
+	explicit [][8]expl // Site -> dense index per op/space
+	defIdx   []int32   // buf.id*numOps*2 + op*2 + shared -> dense
 	variants map[[2]int32]int32
 
 	accs []warpAcc
@@ -151,23 +151,38 @@ func metaIfGlobal(b *bufMeta, shared bool) *bufMeta {
 	return b
 }
 
-func (w *worker) explicitSite(s Site, b *bufMeta, op int, shared bool) int32 {
+// explicitSite returns the dense index of declared site s used on buffer b
+// with j = op*2 (+1 for shared memory). The fast path is small enough to
+// inline into every load and store: the site was seen before with b.
+func (w *worker) explicitSite(s Site, b *bufMeta, j int) int32 {
+	if d := w.cachedSite(s, b, j); d >= 0 {
+		return d
+	}
+	return w.explicitSiteSlow(s, b, j)
+}
+
+// cachedSite is explicitSite's inlinable half: -1 when the slow path must
+// decide.
+func (w *worker) cachedSite(s Site, b *bufMeta, j int) int32 {
+	if uint(s) < uint(len(w.explicit)) {
+		if e := w.explicit[s][j&7]; e.buf == b.id {
+			return e.d
+		}
+	}
+	return -1
+}
+
+func (w *worker) explicitSiteSlow(s Site, b *bufMeta, j int) int32 {
+	op, shared := j/2, j%2 == 1
 	if s < 0 || int(s) >= len(w.k.sites) {
 		return w.defaultSite(b, op, shared)
 	}
-	j := op * 2
-	if shared {
-		j++
-	}
 	for int(s) >= len(w.explicit) {
-		var row [numOps * 2]expl
+		var row [8]expl
 		for i := range row {
 			row[i] = expl{-1, -1}
 		}
 		w.explicit = append(w.explicit, row)
-	}
-	if e := w.explicit[s][j]; e.buf == b.id {
-		return e.d
 	}
 	// A site used with another buffer than before: key it by both.
 	key := siteKey{site: int32(s), buf: b.id, op: int8(op), shared: shared}
