@@ -13,10 +13,11 @@ import "math"
 //	         can keep in flight (Little's law: resident warps × memParallel
 //	         × bytes per missing request / missLatency)
 //	l2       L2 sectors × 32 / L2Bandwidth
-//	l1       L1 wavefronts / (SMs × clock): the L1 data stage serves one
+//	l1       L1 wavefronts / (active SMs × clock), where active SMs is the
+//	         smaller of the SM count and the grid's blocks: the L1 data stage serves one
 //	         128-byte line per cycle, so an uncoalesced request that touches
 //	         16 lines occupies it for 16 cycles
-//	issue    warp instructions / (SMs × IssuePerSMCycle × clock × issueEfficiency)
+//	issue    warp instructions / (active SMs × IssuePerSMCycle × clock × issueEfficiency)
 //	latency  per warp, its load requests that hit the L1 model × hitLatency,
 //	         plus those that miss: × l2Latency for the share of the buffer's
 //	         L2 sectors that are re-reads (the buffer's sectors were fetched
@@ -50,6 +51,12 @@ func (m Model) estimate(s *Stats) {
 		s.DRAMReadBytes += int64(float64(l2LoadSectors*32-s.uniqueRead) * overflow)
 	}
 	clock := m.ClockHz
+	// A grid of fewer blocks than SMs keeps only that many SMs busy; the
+	// per-SM rates (L1, issue) scale with the SMs that have work.
+	active := float64(m.SMs)
+	if b := float64(s.Grid.Count()); b > 0 && b < active {
+		active = b
+	}
 	slots := int64(m.SMs * m.MaxWarpsPerSM)
 	resident := min(s.Warps, slots)
 	waves := float64(1)
@@ -71,8 +78,8 @@ func (m Model) estimate(s *Stats) {
 	}{
 		{"dram", float64(s.DRAMReadBytes+s.DRAMWriteBytes) / dramBW},
 		{"l2", float64(s.L2Sectors*32) / m.L2Bandwidth},
-		{"l1", float64(s.L1Wavefronts) / (float64(m.SMs) * clock)},
-		{"issue", float64(s.WarpInstructions) / (float64(m.SMs) * m.IssuePerSMCycle * clock * issueEfficiency)},
+		{"l1", float64(s.L1Wavefronts) / (active * clock)},
+		{"issue", float64(s.WarpInstructions) / (active * m.IssuePerSMCycle * clock * issueEfficiency)},
 	}
 	if s.Warps > 0 {
 		chain := float64(hits) * hitLatency
