@@ -395,25 +395,28 @@ func (w *worker) flushRequests(acc *warpAcc) {
 			} else {
 				agg.sectors += int64(sl.n)
 				base := uint32(agg.meta.addr >> 5)
+				load := agg.key.op == opLd
 				missed := false
 				// sl.v is sorted: count the distinct 128-byte lines, the
-				// L1's unit of work (one data-stage wavefront per line).
+				// L1's unit of work (one data-stage wavefront per line),
+				// in the same pass that feeds the cache models.
 				line := uint32(1<<32 - 1)
+				var lines, misses int64
 				for _, s := range sl.v[:sl.n] {
 					if s>>2 != line {
 						line = s >> 2
-						agg.lines++
+						lines++
 					}
-				}
-				for _, s := range sl.v[:sl.n] {
 					// L1 caches loads; stores and atomics write through to L2.
-					if agg.key.op != opLd || w.l1Insert(s) {
-						agg.l2Sectors++
+					if !load || w.l1Insert(s) {
+						misses++
 						agg.dram.set(s - base)
 						missed = true
 					}
 				}
-				if missed && agg.key.op == opLd {
+				agg.lines += lines
+				agg.l2Sectors += misses
+				if missed && load {
 					agg.missRequests++
 				}
 			}
