@@ -372,3 +372,127 @@ extern "C" __global__ void copyScalar(const double* __restrict__ src,
     dst[0] = src[0];
 }
 // end snippet
+
+// ------------------------------------------------------- stage 6: fused ----
+
+// The fused kernels of stage 6. Stage 5 launches ten kernels per iteration,
+// three of them one-block or one-thread kernels whose cost is the launch,
+// and reads r twice (in r = r - alpha * Ap and again in the next r . r).
+// Stage 6 launches six: the same arithmetic in the same order, so its
+// residual history is stage 5's bit for bit.
+
+// ddotFinal and cgDivide in one launch: result[0] = the sum of the partials
+// (the same loop and tree as ddotFinal, so the same bits), then thread 0
+// computes out[0] = sum / other[0] (sumIsNumerator != 0, beta = r.r /
+// oldrtrans) or other[0] / sum (sumIsNumerator == 0, alpha = rtrans /
+// p.Ap), with cgDivide's zero guard and IEEE division, so out is the double
+// cgDivide would write.
+//
+// One warp: as ddotFinal; the division is one more instruction of thread 0.
+//
+// Launch assumptions: gridDim.x == 1, blockDim.x == CG_DOT_THREADS; result,
+// other and out are three different doubles.
+// snippet: ddot-final-divide
+extern "C" __global__ void ddotFinalDivide(int nPartials,
+                                           const double* __restrict__ partial,
+                                           double* __restrict__ result,
+                                           const double* __restrict__ other,
+                                           int sumIsNumerator,
+                                           double* __restrict__ out) {
+    __shared__ double sh[CG_DOT_THREADS];
+    const unsigned int tid = threadIdx.x;
+    double sum = 0.0;
+    for (int i = static_cast<int>(tid); i < nPartials; i += CG_DOT_THREADS) {
+        sum = __dadd_rn(sum, partial[i]);
+    }
+    sh[tid] = sum;
+    __syncthreads();
+    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
+        if (tid < s) {
+            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        const double v = sh[0];
+        result[0] = v;
+        const double num = sumIsNumerator ? v : other[0];
+        const double den = sumIsNumerator ? other[0] : v;
+        out[0] = den != 0.0 ? num / den : 0.0;
+    }
+}
+// end snippet
+
+// x = x + alpha * p and r = r - alpha * Ap in one pass, and the partial sums
+// of the new r . r (ddotPartial's first pass) on the way.
+//
+// Thread t of the grid (G threads) handles i = t, t + G, ...: it updates
+// x[i] and r[i] exactly as waxpbyDeviceScalar does (sign +1 and -1, so the
+// same bits) and adds r[i] * r[i] to its running sum in ddotPartial's
+// order; the block's tree is ddotPartial's. Launched with ddotPartial's grid
+// (the host's fixed dotGrid), the partials are the ones ddotPartial(r, r)
+// would write after the two updates, so the next r . r is stage 5's to the
+// bit. Bytes: p, Ap, x and r read, x and r written, 48 per element instead
+// of the 56 of two waxpbys and a ddot of r with itself.
+//
+// One warp: at each step of the grid-stride loop, 32 consecutive doubles of
+// each of the four vectors (eight sectors per request, coalesced) and two
+// coalesced stores; the tree as ddotPartial.
+//
+// Launch assumptions: blockDim.x == CG_DOT_THREADS, gridDim.x is the dot
+// grid, partial has gridDim.x entries; alpha is a double the previous
+// kernel in the stream wrote. Every thread reaches every __syncthreads.
+// snippet: update-xr-dot
+extern "C" __global__ void updateXRDot(int n, const double* __restrict__ alpha,
+                                       const double* __restrict__ p,
+                                       const double* __restrict__ Ap,
+                                       double* __restrict__ x,
+                                       double* __restrict__ r,
+                                       double* __restrict__ partial) {
+    __shared__ double sh[CG_DOT_THREADS];
+    const unsigned int tid = threadIdx.x;
+    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+    const double a = alpha[0];
+    const double na = -1.0 * a;
+    double sum = 0.0;
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + tid;
+         i < static_cast<size_t>(n); i += stride) {
+        x[i] = __dadd_rn(x[i], __dmul_rn(a, p[i]));
+        const double ri = __dadd_rn(r[i], __dmul_rn(na, Ap[i]));
+        r[i] = ri;
+        sum = __dadd_rn(sum, __dmul_rn(ri, ri));
+    }
+    sh[tid] = sum;
+    __syncthreads();
+    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
+        if (tid < s) {
+            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        partial[blockIdx.x] = sh[0];
+    }
+}
+// end snippet
+
+// ------------------------------------------------- copy bandwidth probe ----
+
+// y = x, one double per thread: the device's copy bandwidth, measured in
+// the same run as the solve, is the yardstick for the solver's bytes per
+// second (issue 7: "a fraction of the copy bandwidth").
+//
+// One warp: 32 consecutive doubles read (eight sectors), 32 written; every
+// byte moved is a byte the result needs, so the kernel runs at the memory
+// system's streaming rate.
+//
+// Launch assumption: gridDim.x * blockDim.x >= n; x and y do not overlap.
+// snippet: copy-vector
+extern "C" __global__ void copyVector(int n, const double* __restrict__ x,
+                                      double* __restrict__ y) {
+    const size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+    if (i < static_cast<size_t>(n)) {
+        y[i] = x[i];
+    }
+}
+// end snippet

@@ -52,7 +52,7 @@ type Report struct {
 }
 
 // Command implements `warplab run cg [--backend auto|sim|gpu] [--model KEY]
-// [--grid NX[,NY,NZ]] [--stage 0..5|all] [--json FILE]`: it runs the
+// [--grid NX[,NY,NZ]] [--stage 0..6|all] [--json FILE]`: it runs the
 // stages, prints an HPCCG-like report for each and a summary table, and
 // writes the JSON report. It returns the process exit status: 0, 1 for a
 // failed run, 2 for bad usage. Bad inputs (a grid of 0, a negative or
@@ -89,13 +89,13 @@ func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	backend := fs.String("backend", "auto", "where stages 1-5 run: auto, sim, gpu or gpu:N")
 	model := fs.String("model", "", "simulated GPU for --backend sim: t4, a100, h100, h200 (default h200)")
 	grid := fs.String("grid", "", fmt.Sprintf("grid N or NX,NY,NZ (default %d on a GPU, %d on the simulator)", DefaultGPUGrid, DefaultSimGrid))
-	stage := fs.String("stage", "all", "stage 0..5, a list such as 0,3,5, or all")
+	stage := fs.String("stage", "all", "stage 0..6, a list such as 0,3,5, or all")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file (- for stdout)")
-	tpr := fs.Int("threads-per-row", DefaultThreadsPerRow, "stage 5: threads per matrix row (1, 2, 4, 8, 16 or 32)")
+	tpr := fs.Int("threads-per-row", DefaultThreadsPerRow, "stages 5 and 6: threads per matrix row (1, 2, 4, 8, 16 or 32)")
 	unroll1 := fs.Bool("unroll1", false, "stages 1-4: use the SpMV compiled with #pragma unroll 1")
 	maxIter := fs.Int("max-iter", DefaultMaxIter, "HPCCG's max_iter (the loop runs max_iter-1 iterations)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: warplab run cg [--backend auto|sim|gpu] [--model KEY] [--grid NX[,NY,NZ]] [--stage 0..5|all] [--json FILE]")
+		fmt.Fprintln(stderr, "usage: warplab run cg [--backend auto|sim|gpu] [--model KEY] [--grid NX[,NY,NZ]] [--stage 0..6|all] [--json FILE]")
 		fmt.Fprintln(stderr, "Runs HPCCG's CG solver in the lesson's stages, from the CPU baseline to the GPU-resident, coalesced port.")
 		fs.PrintDefaults()
 	}
@@ -155,7 +155,11 @@ func gpuextModel(key string) (string, error) {
 
 func parseStages(s string) ([]int, error) {
 	if strings.TrimSpace(s) == "all" {
-		return []int{0, 1, 2, 3, 4, 5}, nil
+		all := make([]int, Stages)
+		for i := range all {
+			all[i] = i
+		}
+		return all, nil
 	}
 	var out []int
 	seen := map[int]bool{}
@@ -296,9 +300,43 @@ func WriteStageReport(w io.Writer, r *StageResult) {
 	if r.SimSeconds > 0 {
 		fmt.Fprintf(w, "   the simulator took %.2f s on this machine\n", r.SimSeconds)
 	}
-	if c := r.SpMV; c != nil {
-		fmt.Fprintf(w, "   SpMV %s, one launch: %d load requests, %d sectors, %d ideal: %.1f%% excessive; modeled %.2f µs (%s-bound)\n",
+	if c := r.SpMVBefore; c != nil {
+		fmt.Fprintf(w, "   SpMV before (%s), one launch: %d load requests, %d sectors, %d ideal: %.1f%% excessive; modeled %.2f µs (%s-bound)\n",
 			c.Kernel, c.Requests, c.Sectors, c.IdealSectors, 100*c.ExcessiveShare, 1e6*c.ModeledSeconds, c.Bound)
+	}
+	if c := r.SpMV; c != nil {
+		label := "SpMV"
+		if r.SpMVBefore != nil {
+			label = "SpMV after"
+		}
+		fmt.Fprintf(w, "   %s (%s), one launch: %d load requests, %d sectors, %d ideal: %.1f%% excessive; modeled %.2f µs (%s-bound)\n",
+			label, c.Kernel, c.Requests, c.Sectors, c.IdealSectors, 100*c.ExcessiveShare, 1e6*c.ModeledSeconds, c.Bound)
+	}
+	if b := r.Bandwidth; b != nil {
+		fmt.Fprintf(w, "   bandwidth (%s): %s per iteration (kernel lower bound) in %.2f µs = %.1f GB/s; copyVector on %d doubles: %.1f GB/s; fraction %.3f\n",
+			b.TimeKind, bytesLabel(int64(b.BytesPerIter)), 1e6*r.WallSeconds/float64(max(r.Iterations, 1)), b.AchievedGBps, b.CopyElems, b.CopyGBps, b.Fraction)
+	}
+	if a := r.Account; a != nil {
+		by := "by kernel"
+		if a.TimeKind == TimeModeled {
+			by = "by kernel, launch overhead included"
+		}
+		fmt.Fprintf(w, "   where the time goes (%s): kernels %.3f ms (%s: ", a.TimeKind, 1e3*a.KernelSeconds, by)
+		for i, k := range r.Kernels {
+			if i > 0 {
+				fmt.Fprint(w, ", ")
+			}
+			fmt.Fprintf(w, "%s %.3f", k.Name, 1e3*k.Seconds)
+		}
+		fmt.Fprintln(w, ")")
+		if a.TimeKind == TimeModeled {
+			fmt.Fprintf(w, "     + launch overhead %d × %.2f µs = %.3f ms + copies %.3f ms; no overlap, no idle in the model\n",
+				r.Launches, 1e6*a.PerLaunchSeconds, 1e3*a.LaunchSeconds, 1e3*a.CopySeconds)
+		} else {
+			fmt.Fprintf(w, "     GPU idle (wall − kernels) %.3f ms; copies %d × %.2f µs = %.3f ms; host waiting in copies for queued kernels %.3f ms; launches %d × %.2f µs = %.3f ms (host; mostly overlapped); exposed per sync (copy + one launch) %.3f ms; unexplained idle %.3f ms\n",
+				1e3*a.IdleSeconds, r.Transfers.D2HCalls, 1e6*a.PerCopySeconds, 1e3*a.CopySeconds, 1e3*a.SyncWaitSeconds,
+				r.Launches, 1e6*a.PerLaunchSeconds, 1e3*a.LaunchSeconds, 1e3*a.ExposedSeconds, 1e3*max(0, a.IdleSeconds-a.ExposedSeconds))
+		}
 	}
 	if c := r.VsStage0; c != nil {
 		fmt.Fprintf(w, "   vs stage 0: %s\n", c.String())

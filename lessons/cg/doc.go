@@ -51,6 +51,13 @@
 //	   article's ncu run: ~72%). An SpMV with eight threads per row coalesces
 //	   them (about 24% excessive); the simulator and Nsight Compute count the
 //	   sectors before and after.
+//	6  Fuse what is left: ddot's second pass with the divide, and the two
+//	   updates x += alpha·p, r −= alpha·Ap with the next r·r's partial sums
+//	   (ddotFinalDivide, updateXRDot). Six launches per iteration instead
+//	   of ten, the same arithmetic in the same order: stage 5's residuals
+//	   bit for bit. Each GPU stage also reports its kernel bytes per
+//	   iteration against the copy bandwidth measured in the same run, and
+//	   where the rest of its time goes (bandwidth.go).
 //
 // Every stage reports a StageResult: iterations, HPCCG's final residual, the
 // true residual ‖b − A·x‖, per-kernel time, calls and MFLOPS (flops counted

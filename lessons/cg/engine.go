@@ -37,7 +37,9 @@ type engine struct {
 	// Placement, from the stage (see RunStage).
 	devVector  bool // waxpby and ddot on the device (stages 2–5)
 	devScalars bool // alpha, beta on the device, r·r fetched (stages 3–5)
-	swap       bool // keep r·r by swapping buffers (stages 4, 5)
+	swap       bool // keep r·r by swapping buffers (stages 4–6)
+	fused      bool // fused kernels (stage 6)
+	rrReady    bool // dPartial holds the partials of r·r (stage 6, after updateXRDot)
 	spmvKernel string
 
 	host [nVecs][]float64
@@ -60,6 +62,7 @@ type engine struct {
 	ops          map[string]*opStat
 	kernels      map[string]*kernelRec
 	spmvStats    *sim.Stats // the last SpMV launch's counters (simulator)
+	bytesMoved   int64      // the minimum device-memory bytes of every launch (see launchBytes)
 }
 
 // opStat accumulates one of HPCCG's operations.
@@ -83,7 +86,7 @@ func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, 
 	e := &engine{
 		dev: dev, mod: Module(), p: p, opt: opt, stage: s,
 		isSim: dev.Kind() == "sim", model: dev.Model(),
-		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4,
+		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4, fused: s >= 6,
 		spmvKernel: kSpMVThreadPerRow,
 		ops:        map[string]*opStat{},
 		kernels:    map[string]*kernelRec{},
@@ -92,13 +95,13 @@ func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, 
 	if opt.Unroll1 {
 		e.spmvKernel = kSpMVThreadPerRowUnroll1
 	}
-	if s == 5 {
+	if s >= 5 {
 		e.spmvKernel = kSpMVSubwarp
 	}
 	b := opt.BlockSize
 	e.grid = (e.n + b - 1) / b
 	e.spmvGrid = e.grid
-	if s == 5 {
+	if s >= 5 {
 		e.spmvGrid = (e.n*opt.ThreadsPerRow + b - 1) / b
 	}
 	e.dotGrid = dotGrid(e.n)
@@ -232,6 +235,7 @@ func (e *engine) launch(op, kernel string, grid, block int, args ...any) {
 	}
 	rec.launches++
 	rec.grid, rec.block, rec.args = sim.Dim1(grid), sim.Dim1(block), args
+	e.bytesMoved += launchBytes(kernel, args)
 	var sec float64
 	if l.Stats != nil {
 		sec = l.Stats.Time.Seconds
@@ -376,6 +380,49 @@ func (e *engine) dot(x, y vec, out scalar) {
 		if !e.devScalars {
 			e.d2hScalar(out)
 		}
+	})
+}
+
+// dotDivide is sum = x·y followed by out = sum/other (sumIsNumerator) or
+// out = other/sum: the two lines of cgLoop that compute beta and alpha. Up
+// to stage 5 it is dot and divide; stage 6 launches ddotPartial (skipped for
+// r·r, whose partials updateXRDot already wrote) and ddotFinalDivide, one
+// call of ddot with no divide launch.
+func (e *engine) dotDivide(x, y vec, sum, other, out scalar, sumIsNumerator bool) {
+	if !e.fused {
+		e.dot(x, y, sum)
+		if sumIsNumerator {
+			e.divide(sum, other, out)
+		} else {
+			e.divide(other, sum, out)
+		}
+		return
+	}
+	e.op(KernelDdot, e.where(), func() {
+		if !(x == vR && y == vR && e.rrReady) {
+			e.launch(KernelDdot, kDdotPartial, e.dotGrid, dotThreads, int32(e.n), e.dv[x], e.dv[y], e.dPartial)
+		}
+		e.rrReady = false
+		num := int32(0)
+		if sumIsNumerator {
+			num = 1
+		}
+		e.launch(KernelDdot, kDdotFinalDivide, 1, dotThreads, int32(e.dotGrid), e.dPartial, e.ds[sum], e.ds[other], num, e.ds[out])
+	})
+}
+
+// updateXR is x = x + alpha·p and r = r − alpha·Ap: two waxpbys up to
+// stage 5; in stage 6 one updateXRDot, counted as one waxpby call, which
+// also leaves the partials of the next r·r in dPartial.
+func (e *engine) updateXR(alpha scalar) {
+	if !e.fused {
+		e.waxpbyScalar(vX, alpha, 1, vP, vX)
+		e.waxpbyScalar(vR, alpha, -1, vAp, vR)
+		return
+	}
+	e.op(KernelWaxpby, e.where(), func() {
+		e.launch(KernelWaxpby, kUpdateXRDot, e.dotGrid, dotThreads, int32(e.n), e.ds[alpha], e.dv[vP], e.dv[vAp], e.dv[vX], e.dv[vR], e.dPartial)
+		e.rrReady = true
 	})
 }
 

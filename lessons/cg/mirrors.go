@@ -298,3 +298,124 @@ func copyScalarMirror(src, dst *sim.F64) *sim.Kernel {
 	}
 	return k
 }
+
+// ddotFinalDivideMirror mirrors ddotFinalDivide: ddotFinal's sum to
+// result[0], then out[0] = sum/other[0] (sumIsNumerator != 0) or
+// other[0]/sum, with cgDivide's zero guard.
+//
+// Launch assumptions: grid.X == 1, block.X == dotThreads. One warp: as
+// ddotFinal; thread 0 adds one load of other[0] and the division.
+func ddotFinalDivideMirror(nPartials int, partial, result, other *sim.F64, sumIsNumerator int, out *sim.F64) *sim.Kernel {
+	k := sim.NewKernel("ddotFinalDivide", true)
+	pi := k.Site("partial[i]")
+	shT := k.Site("sh[tid]")
+	shS := k.Site("sh[tid+s]")
+	shSum := k.Site("sh[tid] = sum")
+	shW := k.Site("sh[tid] = sh[tid] + sh[tid+s]")
+	sh0 := k.Site("sh[0]")
+	res := k.Site("result[0]")
+	ol := k.Site("other[0]")
+	os := k.Site("out[0]")
+	k.Body = func(t *sim.Thread) {
+		sh := sim.SharedArray[float64](t, "sh", dotThreads)
+		tid := t.ThreadIdx.X
+		sum := 0.0
+		for i := tid; i < nPartials; i += dotThreads {
+			sum += partial.LdAt(t, pi, i)
+			t.Ops(3)
+		}
+		sh.StAt(t, shSum, tid, sum)
+		t.SyncThreads()
+		for s := dotThreads / 2; s > 0; s /= 2 {
+			if tid < s {
+				sh.StAt(t, shW, tid, sh.LdAt(t, shT, tid)+sh.LdAt(t, shS, tid+s))
+			}
+			t.Ops(3)
+			t.SyncThreads()
+		}
+		if tid == 0 {
+			v := sh.LdAt(t, sh0, 0)
+			result.StAt(t, res, 0, v)
+			o := other.LdAt(t, ol, 0)
+			num, den := o, v
+			if sumIsNumerator != 0 {
+				num, den = v, o
+			}
+			q := 0.0
+			if den != 0.0 {
+				q = num / den
+			}
+			t.Ops(12)
+			out.StAt(t, os, 0, q)
+		}
+	}
+	return k
+}
+
+// updateXRDotMirror mirrors updateXRDot: x += alpha·p, r −= alpha·Ap and
+// the block partials of the new r·r in ddotPartial's order.
+//
+// Launch assumptions: block.X == dotThreads, partial has grid.X entries.
+// One warp: per grid-stride step four coalesced loads of 32 doubles and two
+// coalesced stores; the tree as ddotPartial.
+func updateXRDotMirror(n int, alpha, p, ap, x, r, partial *sim.F64) *sim.Kernel {
+	k := sim.NewKernel("updateXRDot", true)
+	al := k.Site("alpha[0]")
+	xi := k.Site("x[i]")
+	pi := k.Site("p[i]")
+	xs := k.Site("x[i] =")
+	ri := k.Site("r[i]")
+	api := k.Site("Ap[i]")
+	rs := k.Site("r[i] =")
+	shT := k.Site("sh[tid]")
+	shS := k.Site("sh[tid+s]")
+	shSum := k.Site("sh[tid] = sum")
+	shW := k.Site("sh[tid] = sh[tid] + sh[tid+s]")
+	sh0 := k.Site("sh[0]")
+	out := k.Site("partial[blockIdx.x]")
+	k.Body = func(t *sim.Thread) {
+		sh := sim.SharedArray[float64](t, "sh", dotThreads)
+		tid := t.ThreadIdx.X
+		stride := t.GridDim.X * t.BlockDim.X
+		a := alpha.LdAt(t, al, 0)
+		na := float64(-1.0 * a)
+		sum := 0.0
+		for i := t.BlockIdx.X*t.BlockDim.X + tid; i < n; i += stride {
+			x.StAt(t, xs, i, x.LdAt(t, xi, i)+float64(a*p.LdAt(t, pi, i)))
+			v := r.LdAt(t, ri, i) + float64(na*ap.LdAt(t, api, i))
+			r.StAt(t, rs, i, v)
+			sum += float64(v * v)
+			t.Ops(8)
+		}
+		sh.StAt(t, shSum, tid, sum)
+		t.SyncThreads()
+		for s := dotThreads / 2; s > 0; s /= 2 {
+			if tid < s {
+				sh.StAt(t, shW, tid, sh.LdAt(t, shT, tid)+sh.LdAt(t, shS, tid+s))
+			}
+			t.Ops(3)
+			t.SyncThreads()
+		}
+		if tid == 0 {
+			partial.StAt(t, out, t.BlockIdx.X, sh.LdAt(t, sh0, 0))
+		}
+	}
+	return k
+}
+
+// copyVectorMirror mirrors copyVector: y[i] = x[i], the copy-bandwidth
+// probe. Launch assumption: grid.X*block.X >= n. One warp: 32 consecutive
+// doubles read and written, eight sectors each.
+func copyVectorMirror(n int, x, y *sim.F64) *sim.Kernel {
+	k := sim.NewKernel("copyVector", false)
+	xi := k.Site("x[i]")
+	yi := k.Site("y[i]")
+	k.Body = func(t *sim.Thread) {
+		i := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
+		if i < n {
+			t.Ops(3)
+			y.StAt(t, yi, i, x.LdAt(t, xi, i))
+		}
+	}
+	return k
+}

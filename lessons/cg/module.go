@@ -29,6 +29,9 @@ const (
 	kDdotFinal               = "ddotFinal"
 	kCgDivide                = "cgDivide"
 	kCopyScalar              = "copyScalar"
+	kDdotFinalDivide         = "ddotFinalDivide"
+	kUpdateXRDot             = "updateXRDot"
+	kCopyVector              = "copyVector"
 )
 
 // Module returns the lesson's kernels in both forms: the CUDA C of cg.cu, its
@@ -50,6 +53,9 @@ func Module() *gpuext.Module {
 			kDdotFinal:               bindDdotFinal,
 			kCgDivide:                bindCgDivide,
 			kCopyScalar:              bindCopyScalar,
+			kDdotFinalDivide:         bindDdotFinalDivide,
+			kUpdateXRDot:             bindUpdateXRDot,
+			kCopyVector:              bindCopyVector,
 		},
 	}
 }
@@ -185,4 +191,36 @@ func bindCopyScalar(a sim.Args) (*sim.Kernel, error) {
 		return nil, err
 	}
 	return copyScalarMirror(src, dst), nil
+}
+
+// (int nPartials, const double* partial, double* result,
+// const double* other, int sumIsNumerator, double* out)
+func bindDdotFinalDivide(a sim.Args) (*sim.Kernel, error) {
+	r := &args{a: a}
+	np, partial, result, other, sumIsNum, out := r.int(), r.f64s(), r.f64s(), r.f64s(), r.int(), r.f64s()
+	if err := r.done(); err != nil {
+		return nil, err
+	}
+	return ddotFinalDivideMirror(np, partial, result, other, sumIsNum, out), nil
+}
+
+// (int n, const double* alpha, const double* p, const double* Ap,
+// double* x, double* r, double* partial)
+func bindUpdateXRDot(a sim.Args) (*sim.Kernel, error) {
+	r := &args{a: a}
+	n, alpha, p, ap, x, rv, partial := r.int(), r.f64s(), r.f64s(), r.f64s(), r.f64s(), r.f64s(), r.f64s()
+	if err := r.done(); err != nil {
+		return nil, err
+	}
+	return updateXRDotMirror(n, alpha, p, ap, x, rv, partial), nil
+}
+
+// (int n, const double* x, double* y)
+func bindCopyVector(a sim.Args) (*sim.Kernel, error) {
+	r := &args{a: a}
+	n, x, y := r.int(), r.f64s(), r.f64s()
+	if err := r.done(); err != nil {
+		return nil, err
+	}
+	return copyVectorMirror(n, x, y), nil
 }

@@ -71,6 +71,15 @@ type StageResult struct {
 	// of a stage touches the same addresses): requests, sectors and the
 	// excessive share the article's Nsight Compute run flagged.
 	SpMV *SpMVCounters `json:"spmv_counters,omitempty"`
+	// SpMVBefore, for the stages with the coalesced SpMV on the
+	// simulator, holds the thread-per-row kernel's counters on the same
+	// matrix: the "before" of the excessive-sector comparison.
+	SpMVBefore *SpMVCounters `json:"spmv_counters_before,omitempty"`
+	// Bandwidth relates the stage's kernel bytes to the copy bandwidth
+	// measured (GPU) or modeled (simulator) in the same run.
+	Bandwidth *Bandwidth `json:"bandwidth,omitempty"`
+	// Account says where the wall time goes besides the kernels.
+	Account *TimeAccount `json:"time_account,omitempty"`
 	// VsStage0 compares the residual history with stage 0's on the same
 	// grid, when the caller ran both (Command does).
 	VsStage0 *ResidualComparison `json:"vs_stage0,omitempty"`

@@ -9,10 +9,10 @@ import (
 )
 
 // Stages is the number of stages, 0 to Stages−1 (see the package comment).
-const Stages = 6
+const Stages = 7
 
 // StageNames are the short names StageResult.Name takes, by stage.
-var stageNames = [Stages]string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv"}
+var stageNames = [Stages]string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv", "fused"}
 
 // StageName returns the short name of stage s, or "" when there is no such
 // stage.
@@ -38,6 +38,8 @@ func StageTitle(s int) string {
 		return "swap the two r·r buffers instead of copying"
 	case 5:
 		return "coalesced SpMV (several threads per row)"
+	case 6:
+		return "fused kernels: ddot's final pass with the divide, both updates with the next r·r"
 	}
 	return ""
 }
@@ -119,6 +121,11 @@ func (o RunOptions) withDefaults() (RunOptions, error) {
 //	3      device  device         device        device copy       device; r·r down once per iteration
 //	4      device  device         device        pointer swap      device; r·r down once per iteration
 //	5      as 4 with spmvCsrSubwarp (ThreadsPerRow lanes per row)
+//	6      as 5 with fused kernels: ddotFinalDivide (ddot's second pass and
+//	       the divide) and updateXRDot (x += alpha·p, r −= alpha·Ap and the
+//	       next r·r's partials in one pass); 6 launches per iteration
+//	       instead of 10, the same arithmetic in the same order, so stage
+//	       5's residual history bit for bit
 //
 // What is timed (WallSeconds) is HPCCG's: from p = x to the end of the loop,
 // plus, for the resident stages, downloading x. The matrix (and for stages
@@ -182,6 +189,12 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	}
 	if err := e.finish(res, hostWall); err != nil {
 		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
+	}
+	if err := e.account(res); err != nil {
+		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
+	}
+	if res.SpMVBefore, err = e.spmvBefore(); err != nil {
+		return nil, fmt.Errorf("cg: stage %d on %s: thread-per-row counters: %w", s, dev.Name(), err)
 	}
 	n := p.A.N
 	fs, fw, fd := HPCCGFlops(n, res.Iterations)
@@ -252,20 +265,17 @@ func cgLoop(e *engine, maxIter int, tol float64, res *StageResult) ([]float64, e
 		if k == 1 {
 			e.waxpby(1.0, vR, 0.0, vR, vP) // p = r
 		} else {
-			e.keepRtrans()                       // oldrtrans = rtrans
-			e.dot(vR, vR, sRtrans)               // rtrans = r·r
-			e.divide(sRtrans, sOldRtrans, sBeta) // beta = rtrans / oldrtrans
-			e.waxpbyScalar(vR, sBeta, 1, vP, vP) // p = r + beta·p
-			rtrans = e.fetch(sRtrans)            // the convergence check needs it on the host
+			e.keepRtrans()                                        // oldrtrans = rtrans
+			e.dotDivide(vR, vR, sRtrans, sOldRtrans, sBeta, true) // rtrans = r·r; beta = rtrans / oldrtrans
+			e.waxpbyScalar(vR, sBeta, 1, vP, vP)                  // p = r + beta·p
+			rtrans = e.fetch(sRtrans)                             // the convergence check needs it on the host
 		}
 		normr = math.Sqrt(rtrans)
 		res.Residuals = append(res.Residuals, normr)
 
-		e.spmv(vP, vAp)                         // Ap = A·p
-		e.dot(vP, vAp, sPAp)                    // p·Ap
-		e.divide(sRtrans, sPAp, sAlpha)         // alpha = rtrans / p·Ap
-		e.waxpbyScalar(vX, sAlpha, 1, vP, vX)   // x = x + alpha·p
-		e.waxpbyScalar(vR, sAlpha, -1, vAp, vR) // r = r − alpha·Ap
+		e.spmv(vP, vAp)                                    // Ap = A·p
+		e.dotDivide(vP, vAp, sPAp, sRtrans, sAlpha, false) // p·Ap; alpha = rtrans / p·Ap
+		e.updateXR(sAlpha)                                 // x = x + alpha·p; r = r − alpha·Ap
 		iters = k
 	}
 	x := e.result()

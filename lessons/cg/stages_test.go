@@ -52,6 +52,13 @@ func expectedCounts(stage, n, nnz, it int) wantCounts {
 		// ddot, divide, waxpby, spmv, 2 ddot, divide, 2 waxpby). Stage 3
 		// copies r·r to oldrtrans from k = 2; stages 4 and 5 swap.
 		c := wantCounts{d2hCalls: it + 1, d2hBytes: int64(it)*8 + vb, launches: 5 + 7 + 10*(it-1), setupH2D: matrix + 2}
+		if stage == 6 {
+			// Fused: 5 before as stage 5; k = 1: waxpby, spmv, ddotPartial,
+			// ddotFinalDivide, updateXRDot; k ≥ 2: ddotFinalDivide (r·r's
+			// partials came from updateXRDot), waxpby, spmv, ddotPartial,
+			// ddotFinalDivide, updateXRDot.
+			c.launches = 5 + 5 + 6*(it-1)
+		}
 		if stage == 3 {
 			c.d2dCalls, c.d2dBytes = it-1, int64(8*(it-1))
 		}
@@ -121,6 +128,12 @@ func TestStagesOnSimulator(t *testing.T) {
 			}
 			// Kernels: calls, launches, where, modeled times.
 			calls := map[string]int{KernelSpMV: 1 + it, KernelWaxpby: 2 + 3*it, KernelDdot: 2 * it, KernelDivide: 2*it - 1}
+			nKernels := map[bool]int{true: 4, false: 3}[s >= 3]
+			if s == 6 {
+				// updateXRDot is one waxpby call for two updates; the
+				// divides ride in ddotFinalDivide.
+				calls[KernelWaxpby], nKernels = 2+2*it, 3
+			}
 			launches := 0
 			for _, k := range r.Kernels {
 				if k.Calls != calls[k.Name] {
@@ -132,7 +145,7 @@ func TestStagesOnSimulator(t *testing.T) {
 				}
 				launches += k.Launches
 			}
-			if launches != r.Launches || len(r.Kernels) != map[bool]int{true: 4, false: 3}[s >= 3] {
+			if launches != r.Launches || len(r.Kernels) != nKernels {
 				t.Errorf("kernel launches sum to %d of %d; %d kernels", launches, r.Launches, len(r.Kernels))
 			}
 			b := r.Breakdown()
@@ -142,6 +155,18 @@ func TestStagesOnSimulator(t *testing.T) {
 			if r.SpMV == nil || r.SpMV.Sectors < r.SpMV.IdealSectors || r.SpMV.IdealSectors == 0 {
 				t.Errorf("SpMV counters %+v", r.SpMV)
 			}
+			if (r.SpMVBefore != nil) != (s >= 5) {
+				t.Errorf("thread-per-row counters beside the coalesced SpMV: %v", r.SpMVBefore)
+			}
+			// Bandwidth and the time account, modeled.
+			bw, a := r.Bandwidth, r.Account
+			if bw == nil || bw.TimeKind != TimeModeled || bw.CopyGBps <= 0 || bw.CopyElems < n ||
+				math.Abs(bw.BytesPerIter*float64(it)/r.WallSeconds/1e9/bw.CopyGBps-bw.Fraction) > 1e-12*bw.Fraction {
+				t.Errorf("bandwidth %+v", bw)
+			}
+			if a == nil || math.Abs(a.KernelSeconds+a.LaunchSeconds+a.CopySeconds-(r.WallSeconds-cpuSeconds(r))) > 1e-12 || a.LaunchSeconds != b.Overhead {
+				t.Errorf("time account %+v does not add up to %v", a, r.WallSeconds)
+			}
 		})
 	}
 	// Stages 2–4 run the same kernels in the same order; only where the
@@ -150,6 +175,23 @@ func TestStagesOnSimulator(t *testing.T) {
 		if !equalBits(res[s].Residuals, res[2].Residuals) || !equalBits(res[s].X, res[2].X) {
 			t.Errorf("stage %d differs in bits from stage 2", s)
 		}
+	}
+	// Stage 6 fuses kernels without reordering any arithmetic.
+	if !equalBits(res[6].Residuals, res[5].Residuals) || !equalBits(res[6].X, res[5].X) {
+		t.Errorf("stage 6 differs in bits from stage 5")
+	}
+	// Bytes per iteration, counted from the kernels (8-byte doubles, 4-byte
+	// indices). Stage 5 per iteration from k = 2: SpMV reads rowPtr, cols,
+	// vals, p and writes Ap; ddot r·r reads r (8n) and two 256-entry
+	// partial passes; p = r + beta·p 24n + 8; p·Ap 16n; x and r updates
+	// 24n + 8 each; two divides 24 bytes. Stage 6 saves the extra read of r
+	// (8n) and the ddotFinal/cgDivide round trips through memory.
+	spmvBytes := float64(4*(n+1) + 12*nnz + 16*n)
+	it := float64(res[5].Iterations)
+	perIter5 := res[5].Bandwidth.BytesPerIter * it
+	perIter6 := res[6].Bandwidth.BytesPerIter * it
+	if perIter5 < it*(spmvBytes+float64(96*n)) || perIter5-perIter6 < (it-1)*float64(8*n) {
+		t.Errorf("bytes over the solve: stage 5 %.0f, stage 6 %.0f; want ≥ %.0f and a saving of ≥ 8n per iteration", perIter5, perIter6, it*(spmvBytes+float64(96*n)))
 	}
 	if !equalBits(res[1].X, ref.X) {
 		t.Errorf("stage 1's x differs from stage 0's")
@@ -176,7 +218,7 @@ func TestRunStageBadInput(t *testing.T) {
 		opt   RunOptions
 	}{
 		{"stage -1", true, -1, RunOptions{}},
-		{"stage 6", true, 6, RunOptions{}},
+		{"stage 7", true, 7, RunOptions{}},
 		{"no device", false, 3, RunOptions{}},
 		{"block 100", true, 1, RunOptions{BlockSize: 100}},
 		{"threads per row 3", true, 5, RunOptions{ThreadsPerRow: 3}},
@@ -235,8 +277,8 @@ func TestCommandBadInput(t *testing.T) {
 		{[]string{"--grid", "4,4"}, 2, "NX,NY,NZ"},
 		{[]string{"--grid", "abc"}, 2, "not an integer"},
 		{[]string{"--grid", "3000000000"}, 2, "overflows"},
-		{[]string{"--stage", "6"}, 2, "0 to 5"},
-		{[]string{"--stage", "x"}, 2, "0 to 5"},
+		{[]string{"--stage", "7"}, 2, "0 to 6"},
+		{[]string{"--stage", "x"}, 2, "0 to 6"},
 		{[]string{"--backend", "tpu"}, 2, "auto, sim, gpu"},
 		{[]string{"--backend", "sim", "--model", "v100"}, 2, "t4, a100"},
 		{[]string{"--backend", "gpu", "--model", "t4"}, 2, "simulator"},
@@ -294,4 +336,16 @@ func TestCommandJSON(t *testing.T) {
 			t.Errorf("stage %d has no comparison with stage 0", i)
 		}
 	}
+}
+
+// cpuSeconds is the measured host time of the operations a stage runs on
+// the CPU, the part of a modeled wall time the time account leaves out.
+func cpuSeconds(r *StageResult) float64 {
+	var s float64
+	for _, k := range r.Kernels {
+		if k.Where == WhereCPU {
+			s += k.Seconds
+		}
+	}
+	return s
 }
