@@ -9,7 +9,7 @@
 # Writes everything into $OUT/evidence-PART.tar.gz and a summary to $OUT/summary.txt.
 # PART=A (default): tests, launch overhead, seed comparison, timings,
 # self-test, CG; PART=B: the Nsight Compute counters (ncu); PART=C: only
-# the self-test and CG of part A.
+# the self-test and CG of part A; PART=D: CG's fused stage and ncu before/after.
 set -u
 PART=${PART:-A}
 D="$(cd "$(dirname "$0")/../.." && pwd)/.cache/device"
@@ -74,6 +74,17 @@ fi
 
 fi
 
+# PART=D: the CG lesson's fused stage 6, threads per row, ncu before/after,
+# and the self-test again with every stage.
+if [[ $PART == D ]]; then
+$W selftest --backend gpu > "$E/selftest-final.txt" 2>&1; echo "selftest exit $?" >> "$E/selftest-final.txt"
+$W run cg --backend gpu --grid 100 --stage 0,5,6 --json "$E/cg-gpu-100-fused.json" > "$E/cg-gpu-100-fused.txt" 2>&1
+$W run cg --backend gpu --grid 100 --stage 5,6 --threads-per-row 4 --json "$E/cg-gpu-100-tpr4.json" > "$E/cg-gpu-100-tpr4.txt" 2>&1
+M=l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum,dram__bytes_read.sum
+ncu --clock-control none --metrics $M -k regex:'^spmvCsrThreadPerRow$' -c 3 --csv $W run cg --backend gpu --grid 100 --stage 4 > "$E/ncu-cg-before-100.csv" 2> "$E/ncu-cg-d.err"
+ncu --clock-control none --metrics $M -k regex:'^spmvCsrSubwarp$' -c 3 --csv $W run cg --backend gpu --grid 100 --stage 5 > "$E/ncu-cg-after-100.csv" 2>> "$E/ncu-cg-d.err"
+fi
+
 cd "$E/.." && tar czf "$OUT/evidence-$PART.tar.gz" evidence
-{ cat "$E/env.txt"; ls -la "$E"; for f in gpuext-test.txt launch-overhead.txt selftest.txt; do [[ -f "$E/$f" ]] && tail -8 "$E/$f"; done; } > "$OUT/summary.txt"
+{ cat "$E/env.txt"; ls -la "$E"; for f in gpuext-test.txt launch-overhead.txt selftest.txt selftest-final.txt; do [[ -f "$E/$f" ]] && tail -8 "$E/$f"; done; } > "$OUT/summary.txt"
 cat "$OUT/summary.txt"
