@@ -350,7 +350,9 @@ func TilingTransposes(res *tiling.Result) (*Figure, error) {
 // Roofline rows). res and each of more put points on the panel of the model
 // they ran on: a simulator run its modeled rates (orange), a GPU run its
 // measured rates (green), at the intensities of res (N-independent for the
-// matmul variants). A model with no run shows where each kernel's
+// matmul variants); the panel's title names each run's size, and a legend
+// line names a GPU run's GPU, with its driver and date when the result has
+// them (Recorded). A model with no run shows where each kernel's
 // intensity meets that model's roof, in the legend as "attainable (no run on
 // this model)" and in the title as "no run": a bound, not a result.
 func TilingRooflines(res *tiling.Result, more ...*tiling.Result) (*Figure, error) {
@@ -395,7 +397,7 @@ func TilingRooflines(res *tiling.Result, more ...*tiling.Result) (*Figure, error
 	var panels []*plot.Plot
 	for _, m := range sim.Models() {
 		var pts []RooflinePoint
-		var notes []string
+		var notes, legend []string
 		for _, rr := range byModel[m.Key] {
 			for _, k := range rr.r.Runs {
 				ai, ok := aiOf(k.Kernel)
@@ -409,6 +411,9 @@ func TilingRooflines(res *tiling.Result, more ...*tiling.Result) (*Figure, error
 				n = rr.r.Runs[0].N
 			}
 			notes = append(notes, fmt.Sprintf("%s at N = %d", rr.kind, n))
+			if l := measuredNote(rr.r, n); l != "" {
+				legend = append(legend, l)
+			}
 		}
 		if len(pts) == 0 {
 			for _, k := range ais {
@@ -423,10 +428,32 @@ func TilingRooflines(res *tiling.Result, more ...*tiling.Result) (*Figure, error
 		}
 		p.Title.Text = fmt.Sprintf("Roofline: %s (%s)", m.Name, strings.Join(notes, "; "))
 		p.X.Label.Text = "flop per byte requested by global loads (simulator counts; log scale)"
+		for _, l := range legend {
+			p.Legend.Add(l)
+		}
 		p.Legend.Padding = legendPadding
 		panels = append(panels, p)
 	}
 	return &Figure{Panels: panels}, nil
+}
+
+// measuredNote says where a GPU run's points were measured, for a line of
+// the legend (a panel's title has no room for it): the GPU, with the driver
+// and date when the result carries them (a recorded run), and the size, so a
+// measured point is never shown without saying where it came from. It is ""
+// for a simulator run.
+func measuredNote(r *tiling.Result, n int) string {
+	if r.Backend != "gpu" {
+		return ""
+	}
+	label := "measured on " + r.Device.Name
+	if r.Driver != "" {
+		label += ", driver " + r.Driver
+	}
+	if r.Date != "" {
+		label += ", " + r.Date
+	}
+	return fmt.Sprintf("%s, N = %d", label, n)
 }
 
 // mergeLabels joins the labels of points of one kind that land on the same

@@ -94,7 +94,8 @@ func TestTilingFigures(t *testing.T) {
 
 func TestTilingRooflineMeasured(t *testing.T) {
 	res := runTiling(t)
-	gpu := &tiling.Result{Backend: "gpu", Device: tiling.Device{Name: "NVIDIA H200", Kind: "gpu", Model: "h200"}}
+	gpu := &tiling.Result{Backend: "gpu", Device: tiling.Device{Name: "NVIDIA H200", Kind: "gpu", Model: "h200"},
+		Driver: "580.159.04", Date: "2026-11-29"}
 	for _, r := range res.Runs {
 		r.Stats, r.DRAMBytes, r.ElementLoads = nil, nil, nil
 		r.N, r.TimeMs, r.TimeKind = 512, r.TimeMs/100, "measured"
@@ -108,7 +109,7 @@ func TestTilingRooflineMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"measured at N = 512", "modeled at N = 64", "measured"} {
+	for _, w := range []string{"measured at N = 512", "measured on NVIDIA H200, driver 580.159.04, 2026-11-29, N = 512", "modeled at N = 64", "measured"} {
 		if !strings.Contains(string(svg), w) {
 			t.Errorf("SVG lacks %q", w)
 		}

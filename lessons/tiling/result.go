@@ -107,9 +107,13 @@ type Demo struct {
 
 // Result is everything the lesson computed.
 type Result struct {
-	Lesson   string        `json:"lesson"`  // "tiling"
-	Backend  string        `json:"backend"` // "sim" or "gpu"
-	Device   Device        `json:"device"`
+	Lesson  string `json:"lesson"`  // "tiling"
+	Backend string `json:"backend"` // "sim" or "gpu"
+	Device  Device `json:"device"`
+	// Driver and Date label a recorded GPU run (Recorded): the CUDA driver
+	// and the day it was measured. A live run leaves them empty.
+	Driver   string        `json:"driver,omitempty"`
+	Date     string        `json:"date,omitempty"`
 	Options  Options       `json:"options"`
 	Runs     []KernelRun   `json:"runs"`
 	Loads    []LoadRow     `json:"loads"`
@@ -207,7 +211,14 @@ func bitsWord(ok bool) string {
 
 func timeKinds(r *Result) string {
 	if r.Backend == "gpu" {
-		return "measured on " + r.Device.Name
+		s := "measured on " + r.Device.Name
+		if r.Driver != "" {
+			s += ", driver " + r.Driver
+		}
+		if r.Date != "" {
+			s += ", " + r.Date
+		}
+		return s
 	}
 	return "modeled for " + r.Device.Name
 }
