@@ -163,14 +163,14 @@ func (w *worker) discardAccs(t *Thread) {
 	for i := range w.accs {
 		acc := &w.accs[i]
 		for _, d := range acc.touched {
-			ss := &acc.sites[d]
-			for k := 0; k < ss.used; k++ {
-				ss.slots[k].lanes, ss.slots[k].n = 0, 0
+			sl := &acc.sites[d]
+			for l := range sl.lanes {
+				sl.lanes[l] = sl.lanes[l][:0]
+				if sl.second != nil {
+					sl.second[l] = sl.second[l][:0]
+				}
 			}
-			ss.used = 0
-			if int(d) < len(t.cnt) {
-				t.cnt[d] = 0
-			}
+			sl.live, sl.wide, sl.listed = 0, false, false
 		}
 		acc.touched = acc.touched[:0]
 		acc.maxInstr = 0

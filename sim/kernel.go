@@ -61,8 +61,7 @@ type Thread struct {
 	tid   int // linear id in the block
 	lane  int
 	warp  int
-	cnt   []int32 // accesses so far, per dense site
-	instr int64   // instructions issued by this lane (memory ops + Ops)
+	instr int64 // instructions issued by this lane (memory ops + Ops)
 
 	// remainder-first unrolling model
 	unroll, rem, iter int

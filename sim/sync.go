@@ -255,11 +255,6 @@ func (w *worker) runBlockSync(b int) *Fault {
 		for tid := 0; tid < n; tid++ {
 			t := &w.co[tid].t
 			t.state = stRun
-			for _, d := range t.acc.touched {
-				if int(d) < len(t.cnt) {
-					t.cnt[d] = 0
-				}
-			}
 		}
 		for i := range w.accs[:l.nWarps] {
 			w.flushRequests(&w.accs[i])

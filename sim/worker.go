@@ -41,24 +41,36 @@ type siteAgg struct {
 	lines                  int64 // distinct 128-byte lines per request, summed
 }
 
-// slot is one warp-level request being assembled: the distinct sectors
-// (global) or words (shared) its active lanes touch.
-type slot struct {
-	lanes int32
-	n     int32
-	v     [64]uint32
+// siteLanes holds one warp's accesses at one site until the warp is done
+// (or reaches a barrier): for each lane, the sector (global) or word
+// (shared) of each of its accesses, in order. The k-th entries of all lanes
+// form the warp's k-th request at the site. Appending to a lane's own list
+// keeps the hot path sequential in memory; the requests are put together
+// when the warp is flushed.
+type siteLanes struct {
+	live   uint32 // lanes with entries
+	wide   bool   // some access spans two sectors or words
+	listed bool   // in warpAcc.touched
+	lanes  [32][]uint32
+	// second holds an access's last sector or word when it spans two
+	// (8-byte shared elements), noSecond otherwise; allocated on first use
+	// so the common case stays small.
+	second *[32][]uint32
 }
 
-type siteSlots struct {
-	slots []slot
-	used  int
-}
+// noAccess marks a lane that was predicated off at its k-th turn at a site
+// (SkipLd, SkipSt); noSecond, an access that fits one sector or word.
+const (
+	noAccess = ^uint32(0)
+	noSecond = ^uint32(0)
+)
 
 // warpAcc holds the requests of one warp until the warp is done.
 type warpAcc struct {
-	sites    []siteSlots
+	sites    []siteLanes
 	touched  []int32
 	maxInstr int64
+	buf      [64]uint32 // one request's sectors or words, being counted
 }
 
 // worker runs blocks on one goroutine and owns all per-block state, so the
@@ -112,7 +124,7 @@ func (w *worker) newDense(key siteKey, meta *bufMeta, label string) int32 {
 	}
 	w.sites = append(w.sites, agg)
 	for i := range w.accs {
-		w.accs[i].sites = append(w.accs[i].sites, siteSlots{})
+		w.accs[i].sites = append(w.accs[i].sites, siteLanes{})
 	}
 	return d
 }
@@ -221,94 +233,62 @@ func (w *worker) variantOf(d int32, t *Thread) int32 {
 	return dv
 }
 
-// skip advances this lane's access count at dense site d without an access.
+// skip puts a hole in this lane's list at dense site d: the lane makes no
+// access this time, but keeps its place for the next.
 func (t *Thread) skip(d int32) {
-	if t.unroll != 0 {
-		d = t.w.variantOf(d, t)
-	}
-	if int(d) >= len(t.cnt) {
-		grown := make([]int32, len(t.w.sites)+8)
-		copy(grown, t.cnt)
-		t.cnt = grown
-	}
-	t.cnt[d]++
-	t.instr++
-	acc := t.acc
-	if ss := &acc.sites[d]; ss.used == 0 && !acc.has(d) {
-		// The count must be cleared when the thread ends even if the lane
-		// never accessed this site.
-		acc.touched = append(acc.touched, d)
-	}
+	t.w.record(t, d, noAccess, noAccess)
 }
 
-func (acc *warpAcc) has(d int32) bool {
-	for _, x := range acc.touched {
-		if x == d {
-			return true
-		}
-	}
-	return false
-}
-
-// access records one lane's access at dense site d: it becomes part of the
-// warp-level request numbered by how many accesses this lane made there.
+// access records one lane's access at dense site d, touching sectors (or
+// words) first to last: it becomes part of the warp-level request numbered
+// by how many turns this lane has had at the site.
 func (w *worker) access(t *Thread, d int32, first, last uint32) {
+	w.record(t, d, first, last)
+}
+
+func (w *worker) record(t *Thread, d int32, first, last uint32) {
 	if t.unroll != 0 {
 		d = w.variantOf(d, t)
 	}
-	if int(d) >= len(t.cnt) {
-		grown := make([]int32, len(w.sites)+8)
-		copy(grown, t.cnt)
-		t.cnt = grown
-	}
-	k := int(t.cnt[d])
-	t.cnt[d]++
 	t.instr++
 	acc := t.acc
-	ss := &acc.sites[d]
-	if k >= len(ss.slots) {
-		n := 2*len(ss.slots) + 4
-		for n <= k {
-			n *= 2
-		}
-		grown := make([]slot, n)
-		copy(grown, ss.slots)
-		ss.slots = grown
+	sl := &acc.sites[d]
+	if !sl.listed {
+		sl.listed = true
+		acc.touched = append(acc.touched, d)
 	}
-	if k >= ss.used {
-		if ss.used == 0 {
-			acc.touched = append(acc.touched, d)
-		}
-		ss.used = k + 1
-	}
-	sl := &ss.slots[k]
-	sl.lanes++
-	if first == last {
-		sl.add(first)
-		return
-	}
-	for v := first; ; v++ {
-		sl.add(v)
-		if v == last {
-			break
-		}
+	lane := t.lane & 31
+	sl.live |= 1 << uint(lane)
+	sl.lanes[lane] = append(sl.lanes[lane], first)
+	if first != last || sl.wide {
+		w.recordWide(sl, lane, first, last)
 	}
 }
 
-// add appends v unless it repeats the previous value (the coalesced case);
-// flush sorts and removes the remaining duplicates. Lanes arrive in order and
-// addresses usually rise with the lane, so the sort has little to do.
-func (sl *slot) add(v uint32) {
-	n := sl.n
-	if n > 0 && sl.v[n-1] == v {
-		return
+// recordWide keeps the second lists in step for accesses that span two
+// sectors or words; it is off the hot path.
+func (w *worker) recordWide(sl *siteLanes, lane int, first, last uint32) {
+	if sl.second == nil {
+		sl.second = new([32][]uint32)
 	}
-	if int(n) == len(sl.v) {
-		sl.n = int32(uniq(sl.v[:n]))
-		n = sl.n
+	if !sl.wide {
+		sl.wide = true
+		for l := range sl.lanes {
+			sl.second[l] = sl.second[l][:0]
+			n := len(sl.lanes[l])
+			if l == lane {
+				n-- // the entry just appended is added below
+			}
+			for range n {
+				sl.second[l] = append(sl.second[l], noSecond)
+			}
+		}
 	}
-	sl.v[n] = v
-	sl.n = n + 1
+	second := noSecond
+	if first != last && first != noAccess {
+		second = last
+	}
+	sl.second[lane] = append(sl.second[lane], second)
 }
 
 // uniq sorts a (insertion sort: short and nearly sorted) and moves its
@@ -347,11 +327,6 @@ func (w *worker) endThread(t *Thread) {
 	if t.instr > acc.maxInstr {
 		acc.maxInstr = t.instr
 	}
-	for _, d := range acc.touched {
-		if int(d) < len(t.cnt) {
-			t.cnt[d] = 0
-		}
-	}
 	t.instr = 0
 	t.unroll = 0
 }
@@ -370,61 +345,92 @@ func (w *worker) flush(acc *warpAcc) {
 // the per-warp state stays as small as one barrier interval.
 func (w *worker) flushRequests(acc *warpAcc) {
 	for _, d := range acc.touched {
-		ss := &acc.sites[d]
+		sl := &acc.sites[d]
 		agg := &w.sites[d]
-		for k := 0; k < ss.used; k++ {
-			sl := &ss.slots[k]
-			if sl.lanes == 0 {
+		longest := 0
+		for m := sl.live; m != 0; m &= m - 1 {
+			longest = max(longest, len(sl.lanes[bits.TrailingZeros32(m)]))
+		}
+		for k := 0; k < longest; k++ {
+			n, lanes := 0, 0
+			for m := sl.live; m != 0; m &= m - 1 {
+				lane := bits.TrailingZeros32(m)
+				l := sl.lanes[lane]
+				if k >= len(l) || l[k] == noAccess {
+					continue
+				}
+				lanes++
+				if v := l[k]; n == 0 || acc.buf[n-1] != v {
+					acc.buf[n] = v
+					n++
+				}
+				if sl.wide {
+					if v := (*sl.second)[lane][k]; v != noSecond {
+						acc.buf[n] = v
+						n++
+					}
+				}
+				if n > len(acc.buf)-2 {
+					n = uniq(acc.buf[:n])
+				}
+			}
+			if lanes == 0 {
 				continue
 			}
-			agg.requests++
-			agg.laneSlots += 32
-			agg.activeLanes += int64(sl.lanes)
-			lanes := sl.lanes
-			if lanes > 32 {
-				lanes = 32
-			}
-			agg.hist[lanes]++
-			if sl.n > 1 {
-				sl.n = int32(uniq(sl.v[:sl.n]))
-			}
-			if agg.key.shared {
-				wf, ideal := wavefronts(sl.v[:sl.n])
-				agg.wavefronts += wf
-				agg.ideal += ideal
-			} else {
-				agg.sectors += int64(sl.n)
-				base := uint32(agg.meta.addr >> 5)
-				load := agg.key.op == opLd
-				missed := false
-				// sl.v is sorted: count the distinct 128-byte lines, the
-				// L1's unit of work (one data-stage wavefront per line),
-				// in the same pass that feeds the cache models.
-				line := uint32(1<<32 - 1)
-				var lines, misses int64
-				for _, s := range sl.v[:sl.n] {
-					if s>>2 != line {
-						line = s >> 2
-						lines++
-					}
-					// L1 caches loads; stores and atomics write through to L2.
-					if !load || w.l1Insert(s) {
-						misses++
-						agg.dram.set(s - base)
-						missed = true
-					}
-				}
-				agg.lines += lines
-				agg.l2Sectors += misses
-				if missed && load {
-					agg.missRequests++
-				}
-			}
-			sl.lanes, sl.n = 0, 0
+			w.request(agg, acc.buf[:n], lanes)
 		}
-		ss.used = 0
+		for m := sl.live; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			sl.lanes[lane] = sl.lanes[lane][:0]
+			if sl.second != nil {
+				sl.second[lane] = sl.second[lane][:0]
+			}
+		}
+		sl.live, sl.wide, sl.listed = 0, false, false
 	}
 	acc.touched = acc.touched[:0]
+}
+
+// request counts one warp-level request of the given active lanes touching
+// the sectors (global) or words (shared) in v.
+func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
+	if len(v) > 1 {
+		v = v[:uniq(v)]
+	}
+	agg.requests++
+	agg.laneSlots += 32
+	agg.activeLanes += int64(lanes)
+	agg.hist[min(lanes, 32)]++
+	if agg.key.shared {
+		wf, ideal := wavefronts(v)
+		agg.wavefronts += wf
+		agg.ideal += ideal
+		return
+	}
+	agg.sectors += int64(len(v))
+	base := uint32(agg.meta.addr >> 5)
+	load := agg.key.op == opLd
+	// v is sorted: count the distinct 128-byte lines, the L1's unit of work
+	// (one data-stage wavefront per line), in the same pass that feeds the
+	// cache models.
+	line := uint32(1<<32 - 1)
+	var lines, misses int64
+	for _, s := range v {
+		if s>>2 != line {
+			line = s >> 2
+			lines++
+		}
+		// L1 caches loads; stores and atomics write through to L2.
+		if !load || w.l1Insert(s) {
+			misses++
+			agg.dram.set(s - base)
+		}
+	}
+	agg.lines += lines
+	agg.l2Sectors += misses
+	if misses > 0 && load {
+		agg.missRequests++
+	}
 }
 
 // wavefronts is the shared-memory cost of one request: 32 banks of 4 bytes,
