@@ -316,9 +316,23 @@ func uniq(a []uint32) int {
 	return k
 }
 
-// global records a global access of size bytes at addr.
+// global records a global access of size bytes at addr. Buffers start on
+// 256-byte boundaries and elements are 4 or 8 bytes, so an access never
+// spans two sectors and takes the one-entry path.
 func (w *worker) global(t *Thread, d int32, addr, size uint64) {
-	w.access(t, d, uint32(addr>>5), uint32((addr+size-1)>>5))
+	if t.unroll != 0 {
+		d = w.variantOf(d, t)
+	}
+	t.instr++
+	acc := t.acc
+	sl := &acc.sites[d]
+	if !sl.listed {
+		sl.listed = true
+		acc.touched = append(acc.touched, d)
+	}
+	lane := t.lane & 31
+	sl.live |= 1 << uint(lane)
+	sl.lanes[lane] = append(sl.lanes[lane], uint32(addr>>5))
 }
 
 // endThread folds a finished lane into its warp and clears its counts.
@@ -352,7 +366,10 @@ func (w *worker) flushRequests(acc *warpAcc) {
 			longest = max(longest, len(sl.lanes[bits.TrailingZeros32(m)]))
 		}
 		for k := 0; k < longest; k++ {
-			n, lanes := 0, 0
+			// Gather the k-th entries; lanes usually touch rising
+			// addresses, so the list is often sorted and distinct as it
+			// is gathered, and then needs no sort.
+			n, lanes, sorted := 0, 0, true
 			for m := sl.live; m != 0; m &= m - 1 {
 				lane := bits.TrailingZeros32(m)
 				l := sl.lanes[lane]
@@ -360,14 +377,21 @@ func (w *worker) flushRequests(acc *warpAcc) {
 					continue
 				}
 				lanes++
-				if v := l[k]; n == 0 || acc.buf[n-1] != v {
+				v := l[k]
+				switch {
+				case n == 0 || v > acc.buf[n-1]:
 					acc.buf[n] = v
 					n++
+				case v < acc.buf[n-1]:
+					acc.buf[n] = v
+					n++
+					sorted = false
 				}
 				if sl.wide {
 					if v := (*sl.second)[lane][k]; v != noSecond {
 						acc.buf[n] = v
 						n++
+						sorted = false
 					}
 				}
 				if n > len(acc.buf)-2 {
@@ -376,6 +400,9 @@ func (w *worker) flushRequests(acc *warpAcc) {
 			}
 			if lanes == 0 {
 				continue
+			}
+			if !sorted {
+				n = uniq(acc.buf[:n])
 			}
 			w.request(agg, acc.buf[:n], lanes)
 		}
@@ -393,10 +420,8 @@ func (w *worker) flushRequests(acc *warpAcc) {
 
 // request counts one warp-level request of the given active lanes touching
 // the sectors (global) or words (shared) in v.
+// v is sorted and distinct.
 func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
-	if len(v) > 1 {
-		v = v[:uniq(v)]
-	}
 	agg.requests++
 	agg.laneSlots += 32
 	agg.activeLanes += int64(lanes)
