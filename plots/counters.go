@@ -98,6 +98,7 @@ func SimVsHardwarePlot(source string, rows []CounterRow) (*plot.Plot, error) {
 	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = vg.Points(4)
+	p.Legend.Padding = legendPadding
 	return p, nil
 }
 

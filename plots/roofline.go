@@ -131,6 +131,7 @@ func Roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 	p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(yLo/giga))), math.Pow(10, math.Ceil(math.Log10(yHi*2/giga)))
 	p.Legend.Top, p.Legend.Left = true, true
 	p.Legend.XOffs = vg.Points(4)
+	p.Legend.Padding = legendPadding
 	return p, nil
 }
 

@@ -108,10 +108,11 @@ func spmvFigure(d spmvData) (*Figure, error) {
 	if err := referenceLine(p1, 1, len(cats), probeName); err != nil {
 		return nil, err
 	}
-	p1.Y.Min, p1.Y.Max = logRange(lo/1.5, hi, 3) // room below so a bar at 1× shows
+	p1.Y.Min, p1.Y.Max = logRange(lo/1.5, hi, 12) // room below so a bar at 1× shows, above for the legend
 	p1.X.Min, p1.X.Max = -0.5, float64(len(cats))-0.5
 	p1.Legend.Top, p1.Legend.Left = true, true
 	p1.Legend.XOffs = vg.Points(4)
+	p1.Legend.Padding = legendPadding
 
 	panels := []*plot.Plot{p1}
 
@@ -146,6 +147,7 @@ func spmvFigure(d spmvData) (*Figure, error) {
 		p2.X.Min, p2.X.Max = -0.5, float64(len(cats2))-0.5
 		p2.Legend.Top, p2.Legend.Left = true, true
 		p2.Legend.XOffs = vg.Points(4)
+		p2.Legend.Padding = legendPadding
 		panels = append(panels, p2)
 	}
 	return &Figure{Panels: panels, Heights: []float64{1.15, 1}}, nil

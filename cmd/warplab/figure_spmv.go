@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/warplab/warplab/lessons/spmv"
 	"github.com/warplab/warplab/plots"
+	"gonum.org/v1/plot/vg"
 )
 
 // writeSpMVFigure draws the lesson's figure to path (SVG or PNG by its
@@ -19,5 +20,5 @@ func writeSpMVFigure(path string, res *spmv.Result) error {
 	if err != nil {
 		return err
 	}
-	return plots.WriteFile(path, fig, plots.DefaultWidth, plots.DefaultHeight)
+	return plots.WriteFile(path, fig, plots.DefaultWidth, 7*vg.Inch)
 }
