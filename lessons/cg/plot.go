@@ -59,8 +59,17 @@ func TimePlot(rs []*StageResult) (*plot.Plot, error) {
 	p.Legend.Add("kernels", kb)
 	p.Legend.Add("copies", tb)
 	p.Legend.Add("launch overhead / rest", ob)
-	p.Legend.Top = true
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.XOffs = vg.Points(6)
+	p.Legend.Padding = vg.Points(2)
 	p.NominalX(names...)
+	// The stacked bars' tops, with room above the tallest for the legend:
+	// the plotter's own range sees each layer on its own.
+	top := 0.0
+	for i := range k {
+		top = max(top, k[i]+t[i]+o[i])
+	}
+	p.Y.Min, p.Y.Max = 0, top*1.25
 	return p, nil
 }
 
