@@ -16,6 +16,9 @@ type gpuBackend interface {
 	free(ptr uint64) error
 	htod(dst uint64, src unsafe.Pointer, bytes int64) error
 	dtoh(dst unsafe.Pointer, src uint64, bytes int64) error
+	// readAsync queues a copy to pinned host memory after the work queued
+	// so far and returns without waiting (Buffer.ReadAsync).
+	readAsync(src uint64, bytes int64) (asyncRead, error)
 	memsetD32(dst uint64, v uint32, n int64) error
 	load(m *Module) (LoadInfo, error)
 	// launch returns the name of the failing step with its error.

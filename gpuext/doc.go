@@ -80,6 +80,22 @@
 // call, the kernel and its launch configuration (see LaunchError); a kernel
 // fault on the simulator is a *sim.Fault inside it.
 //
+// Download waits for every kernel queued before it. A loop that needs one
+// value per iteration on the host (a residual norm) can instead queue the
+// copy with Buffer.ReadAsync, queue more kernels, and only then call
+// Pending.Wait, so the GPU is not left idle while the host waits:
+//
+//	pend, err := rtrans.ReadAsync(1) // after the kernels queued so far
+//	if err != nil {
+//		return err
+//	}
+//	// ... launch the next kernels ...
+//	v, err := pend.Wait() // v[0] is rtrans as the earlier kernels left it
+//
+// On a GPU the copy goes to pinned host memory on the default stream (the
+// one Launch uses) with an event after it; on the simulator it is made at
+// once.
+//
 // On a GPU, a module is loaded once per content: compiled by nvcc for the
 // exact GPU when nvcc is on PATH (cached under os.UserCacheDir()/warplab/cubin),
 // else its embedded PTX, which the driver compiles; WARPLAB_PTX_ONLY=1 forces

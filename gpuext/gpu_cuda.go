@@ -12,6 +12,14 @@ package gpuext
 static CUresult warplabSetMaxDynamicShared(CUfunction f, int bytes) {
 	return cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, bytes);
 }
+
+// Nor cuMemAllocHost, the page-locked host memory an asynchronous copy to
+// the host needs (ReadAsync). It returns NULL and sets *r on failure.
+static void* warplabMemAllocHost(size_t bytes, CUresult* r) {
+	void* p = NULL;
+	*r = cuMemAllocHost(&p, bytes);
+	return *r == CUDA_SUCCESS ? p : NULL;
+}
 */
 import "C"
 
@@ -72,6 +80,12 @@ type cudaDev struct {
 	byModule   map[*Module]moduleRef // fast path: no hashing on every launch
 	stage      []byte                // pointer-free staging for small copies
 	lastLaunch launchRef             // for errors that surface after the launch that caused them
+
+	// ReadAsync's pinned host blocks and events, reused; Close frees them.
+	pinnedFree map[int64][]unsafe.Pointer // size class -> free blocks
+	pinnedAll  []unsafe.Pointer
+	eventsFree []cu.Event
+	eventsAll  []cu.Event
 }
 
 type cudaModule struct {
@@ -654,6 +668,7 @@ func (g *cudaDev) close() error {
 		if err := cu.Synchronize(); err != nil {
 			errs = append(errs, g.sticky("cuCtxSynchronize", err))
 		}
+		errs = append(errs, g.freeAsyncLocked())
 		for _, cm := range g.modules {
 			if err := cm.mod.Unload(); err != nil {
 				errs = append(errs, cudaErr("cuModuleUnload "+cm.info.Module, err))
@@ -676,3 +691,126 @@ func (g *cudaDev) close() error {
 	g.mu.Unlock()
 	return errors.Join(errs...)
 }
+
+// pinnedClass is the size of the pinned block that holds a copy of n
+// bytes: a power of two of at least 64 bytes, so that blocks are reused
+// across reads of similar sizes.
+func pinnedClass(n int64) int64 {
+	c := int64(64)
+	for c < n {
+		c *= 2
+	}
+	return c
+}
+
+// cudaRead is one ReadAsync in flight: bytes from the device are being
+// copied into the pinned block ptr, and ev is recorded after the copy.
+type cudaRead struct {
+	g     *cudaDev
+	ptr   unsafe.Pointer
+	class int64
+	bytes int64
+	ev    cu.Event
+}
+
+// readAsync queues a copy of bytes bytes at src into pinned host memory on
+// the default stream (the stream launch uses, so the copy is ordered with
+// the kernels) and records an event after it.
+func (g *cudaDev) readAsync(src uint64, bytes int64) (asyncRead, error) {
+	var rd *cudaRead
+	err := g.do(func() error {
+		class := pinnedClass(bytes)
+		var ptr unsafe.Pointer
+		if free := g.pinnedFree[class]; len(free) > 0 {
+			ptr = free[len(free)-1]
+			g.pinnedFree[class] = free[:len(free)-1]
+		} else {
+			var r C.CUresult
+			ptr = C.warplabMemAllocHost(C.size_t(class), &r)
+			if ptr == nil {
+				return g.sticky(fmt.Sprintf("cuMemAllocHost of %s", human(class)), asResult(cu.OutOfMemory, int(r)))
+			}
+			g.pinnedAll = append(g.pinnedAll, ptr)
+		}
+		var ev cu.Event
+		if n := len(g.eventsFree); n > 0 {
+			ev = g.eventsFree[n-1]
+			g.eventsFree = g.eventsFree[:n-1]
+		} else {
+			var err error
+			if ev, err = cu.MakeEvent(cu.DisableTiming); err != nil {
+				g.putPinned(class, ptr)
+				return cudaErr("cuEventCreate", err)
+			}
+			g.eventsAll = append(g.eventsAll, ev)
+		}
+		if err := cu.MemcpyDtoHAsync(ptr, cu.DevicePtr(src), bytes, cu.NoStream); err != nil {
+			g.putPinned(class, ptr)
+			g.eventsFree = append(g.eventsFree, ev)
+			return g.sticky("cuMemcpyDtoHAsync", err)
+		}
+		if err := ev.Record(cu.NoStream); err != nil {
+			// The copy is queued and will write ptr: keep the block out of
+			// the pool (Close frees it) rather than risk a later reader.
+			g.eventsFree = append(g.eventsFree, ev)
+			return g.sticky("cuEventRecord", err)
+		}
+		rd = &cudaRead{g: g, ptr: ptr, class: class, bytes: bytes, ev: ev}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rd, nil
+}
+
+// wait blocks on the read's event, copies the bytes to dst and returns the
+// pinned block and the event to their pools.
+func (rd *cudaRead) wait(dst unsafe.Pointer) error {
+	g := rd.g
+	return g.do(func() error {
+		err := rd.ev.Synchronize()
+		g.eventsFree = append(g.eventsFree, rd.ev)
+		if err != nil {
+			// A kernel before the copy faulted; the copy may never finish
+			// writing, so the block stays out of the pool (Close frees it).
+			return g.sticky("cuEventSynchronize", err)
+		}
+		copy(unsafe.Slice((*byte)(dst), rd.bytes), unsafe.Slice((*byte)(rd.ptr), rd.bytes))
+		g.putPinned(rd.class, rd.ptr)
+		return nil
+	})
+}
+
+// putPinned returns a pinned block to the pool; g.mu is held.
+func (g *cudaDev) putPinned(class int64, ptr unsafe.Pointer) {
+	if g.pinnedFree == nil {
+		g.pinnedFree = make(map[int64][]unsafe.Pointer)
+	}
+	g.pinnedFree[class] = append(g.pinnedFree[class], ptr)
+}
+
+// freeAsyncLocked frees every pinned block and event ReadAsync made, in the
+// pool or not (Close has synchronized, so no copy still writes them);
+// g.mu is held.
+func (g *cudaDev) freeAsyncLocked() error {
+	var errs []error
+	for _, p := range g.pinnedAll {
+		if err := cu.MemFreeHost(p); err != nil {
+			errs = append(errs, cudaErr("cuMemFreeHost", err))
+		}
+	}
+	for i := range g.eventsAll {
+		if err := cu.DestroyEvent(&g.eventsAll[i]); err != nil {
+			errs = append(errs, cudaErr("cuEventDestroy", err))
+		}
+	}
+	g.pinnedAll, g.pinnedFree, g.eventsAll, g.eventsFree = nil, nil, nil, nil
+	return errors.Join(errs...)
+}
+
+// asResult makes the driver's result code r an error of cu's own
+// (unexported) result type, so that errors.Is(err, cu.OutOfMemory) and
+// cudaErr's hints work for the driver calls cu does not wrap; proto is any
+// of cu's result constants.
+func asResult[E ~int](proto E, r int) E { return E(r) }

@@ -297,3 +297,54 @@ func TestGPUTime(t *testing.T) {
 	}
 	t.Log(tm)
 }
+
+// TestGPUReadAsync: reads queued after each of several launches, all in
+// flight before the first Wait, each see exactly the launches before it;
+// the vector is large enough (16 Mi floats) that the kernels are still
+// running when the reads are queued. Then: errors, reuse of the pinned
+// blocks, and Wait after Close.
+func TestGPUReadAsync(t *testing.T) {
+	d := openGPUT(t, Options{})
+	checkReadAsync(t, d, 1<<24, 8)
+	checkReadAsync(t, d, 1000, 3) // again: pinned blocks and events from the pool
+
+	b, err := Upload(d, "v", []float64{1, 2, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.ReadAsync(4); err == nil {
+		t.Error("ReadAsync(4) of 3 elements succeeded")
+	}
+	var many []*Pending[float64]
+	for range 100 { // more in flight than one pinned block
+		p, err := b.ReadAsync(3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		many = append(many, p)
+	}
+	for i, p := range many {
+		if v, err := p.Wait(); err != nil || len(v) != 3 || v[0] != 1 || v[2] != 3 {
+			t.Fatalf("Wait %d = %v, %v; want [1 2 3]", i, v, err)
+		}
+	}
+
+	d2, err := Open("gpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Upload(d2, "c", []int32{5, 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := c.ReadAsync(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d2.Close(); err != nil {
+		t.Fatalf("Close with a read pending: %v", err)
+	}
+	if v, err := p.Wait(); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("Wait after Close = %v, %v; want an error saying the device is closed", v, err)
+	}
+}

@@ -87,6 +87,7 @@ var kernelRoles = map[string]struct{ reads, writes []int }{
 	kCopyScalar:              {[]int{0}, []int{1}},
 	kDdotFinalDivide:         {[]int{1, 3}, []int{2, 5}},
 	kUpdateXRDot:             {[]int{1, 2, 3, 4, 5}, []int{4, 5, 6}},
+	kUpdateXRDotTo:           {[]int{1, 2, 3, 4, 5}, []int{6, 7, 8}},
 	kCopyVector:              {[]int{1}, []int{2}},
 }
 
@@ -237,6 +238,12 @@ func (e *engine) account(res *StageResult) error {
 		if e.devScalars {
 			a.SyncWaitSeconds = max(0, res.Transfers.Seconds-a.CopySeconds)
 			a.ExposedSeconds = float64(d2h) * (perCopy + perLaunch)
+		}
+		if e.pipelined {
+			// Stage 7's reads of r·r are queued with the kernels and waited
+			// for while the next iteration is already queued: only the
+			// final, synchronous download of x exposes a copy and a launch.
+			a.ExposedSeconds = perCopy + perLaunch
 		}
 	}
 	res.Account = a

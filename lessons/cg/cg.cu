@@ -476,6 +476,56 @@ extern "C" __global__ void updateXRDot(int n, const double* __restrict__ alpha,
 }
 // end snippet
 
+// ------------------------------------------------ stage 7: pipelined ----
+
+// updateXRDot out of place, for stage 7: x = xIn + alpha * p and
+// r = rIn - alpha * Ap, and the partials of the new r . r. Stage 7 queues
+// iteration k+1 before it knows whether iteration k was the last; if it was,
+// iteration k+1 must leave iteration k's x intact, so every update writes
+// into the other of two buffer sets. The arithmetic, its order and the tree
+// are updateXRDot's, line for line, so the bits are stage 6's.
+//
+// One warp: as updateXRDot (four coalesced loads of 32 doubles, two
+// coalesced stores per grid-stride step; the tree as ddotPartial).
+//
+// Launch assumptions: as updateXRDot; xIn and x, rIn and r are different
+// buffers (the __restrict__ promises it).
+// snippet: update-xr-dot-to
+extern "C" __global__ void updateXRDotTo(int n, const double* __restrict__ alpha,
+                                         const double* __restrict__ p,
+                                         const double* __restrict__ Ap,
+                                         const double* __restrict__ xIn,
+                                         const double* __restrict__ rIn,
+                                         double* __restrict__ x,
+                                         double* __restrict__ r,
+                                         double* __restrict__ partial) {
+    __shared__ double sh[CG_DOT_THREADS];
+    const unsigned int tid = threadIdx.x;
+    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+    const double a = alpha[0];
+    const double na = -1.0 * a;
+    double sum = 0.0;
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + tid;
+         i < static_cast<size_t>(n); i += stride) {
+        x[i] = __dadd_rn(xIn[i], __dmul_rn(a, p[i]));
+        const double ri = __dadd_rn(rIn[i], __dmul_rn(na, Ap[i]));
+        r[i] = ri;
+        sum = __dadd_rn(sum, __dmul_rn(ri, ri));
+    }
+    sh[tid] = sum;
+    __syncthreads();
+    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
+        if (tid < s) {
+            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        partial[blockIdx.x] = sh[0];
+    }
+}
+// end snippet
+
 // ------------------------------------------------- copy bandwidth probe ----
 
 // y = x, one double per thread: the device's copy bandwidth, measured in

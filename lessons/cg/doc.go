@@ -58,6 +58,17 @@
 //	   bit for bit. Each GPU stage also reports its kernel bytes per
 //	   iteration against the copy bandwidth measured in the same run, and
 //	   where the rest of its time goes (bandwidth.go).
+//	7  Stop waiting: in stage 6 the host downloads r·r synchronously every
+//	   iteration and queues nothing until it has it, so the GPU idles while
+//	   the host catches up (about 10 of stage 6's 31.7 ms on the H200 at
+//	   100³). Stage 7 reads r·r with gpuext's Buffer.ReadAsync and queues
+//	   iteration k+1 before it waits for iteration k's value: the
+//	   convergence check runs one iteration behind. x, r, p and the scalars
+//	   are double-buffered and every update writes the other set
+//	   (updateXRDotTo is updateXRDot out of place), so when the check ends
+//	   the loop the iteration queued ahead is discarded and reported as
+//	   speculative. Same kernels and arithmetic: stage 6's residuals and x
+//	   bit for bit (pipelined.go).
 //
 // Every stage reports a StageResult: iterations, HPCCG's final residual, the
 // true residual ‖b − A·x‖, per-kernel time, calls and MFLOPS (flops counted

@@ -38,7 +38,8 @@ type engine struct {
 	devVector  bool // waxpby and ddot on the device (stages 2–5)
 	devScalars bool // alpha, beta on the device, r·r fetched (stages 3–5)
 	swap       bool // keep r·r by swapping buffers (stages 4–6)
-	fused      bool // fused kernels (stage 6)
+	fused      bool // fused kernels (stages 6, 7)
+	pipelined  bool // two buffer sets, iteration k+1 queued before normr_k is read (stage 7)
 	rrReady    bool // dPartial holds the partials of r·r (stage 6, after updateXRDot)
 	spmvKernel string
 
@@ -50,7 +51,13 @@ type engine struct {
 	dv             [nVecs]*gpuext.Buffer[float64]
 	ds             [nScalars]*gpuext.Buffer[float64]
 	dPartial       *gpuext.Buffer[float64]
-	one            [1]float64 // staging for scalar downloads
+	// dv2, ds2 are stage 7's second set: x, r, p and the scalars (Ap and b
+	// are shared, as dv[vAp] and dv[vB]).
+	dv2  [nVecs]*gpuext.Buffer[float64]
+	ds2  [nScalars]*gpuext.Buffer[float64]
+	pend [2]*gpuext.Pending[float64] // stage 7: the r·r reads in flight, by iteration parity
+	spec Speculation
+	one  [1]float64 // staging for scalar downloads
 
 	n, grid, spmvGrid, dotGrid int
 
@@ -86,7 +93,7 @@ func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, 
 	e := &engine{
 		dev: dev, mod: Module(), p: p, opt: opt, stage: s,
 		isSim: dev.Kind() == "sim", model: dev.Model(),
-		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4, fused: s >= 6,
+		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4, fused: s >= 6, pipelined: s >= 7,
 		spmvKernel: kSpMVThreadPerRow,
 		ops:        map[string]*opStat{},
 		kernels:    map[string]*kernelRec{},
@@ -149,6 +156,18 @@ func (e *engine) setup() error {
 	if e.dPartial, err = gpuext.Alloc[float64](e.dev, "partial", e.dotGrid); err != nil {
 		return err
 	}
+	if e.pipelined {
+		for _, v := range []vec{vX, vR, vP} {
+			if e.dv2[v], err = gpuext.Alloc[float64](e.dev, vecNames[v]+"'", e.n); err != nil {
+				return err
+			}
+		}
+		for s := range nScalars {
+			if e.ds2[s], err = gpuext.Alloc[float64](e.dev, scalarNames[s]+"'", 1); err != nil {
+				return err
+			}
+		}
+	}
 	e.host[vX] = make([]float64, e.n) // x0 = 0
 	e.host[vB] = e.p.B                // read only
 	if !e.devScalars {
@@ -178,7 +197,11 @@ func (e *engine) free() {
 			bufs = append(bufs, b)
 		}
 	}
-	for _, b := range append(append([]*gpuext.Buffer[float64]{e.dVals, e.dPartial}, e.dv[:]...), e.ds[:]...) {
+	f64 := append(append([]*gpuext.Buffer[float64]{e.dVals, e.dPartial}, e.dv[:]...), e.ds[:]...)
+	if e.pipelined {
+		f64 = append(append(f64, e.dv2[vX], e.dv2[vR], e.dv2[vP]), e.ds2[:]...)
+	}
+	for _, b := range f64 {
 		if b != nil {
 			bufs = append(bufs, b)
 		}
@@ -320,17 +343,22 @@ func (e *engine) spmv(x, y vec) {
 		if !e.devScalars {
 			e.h2d(x)
 		}
-		a := e.p.A
-		if e.spmvKernel == kSpMVSubwarp {
-			e.launch(KernelSpMV, kSpMVSubwarp, e.spmvGrid, e.opt.BlockSize, int32(a.N), int32(e.opt.ThreadsPerRow),
-				e.dRowPtr, e.dCols, e.dVals, e.dv[x], e.dv[y])
-		} else {
-			e.launch(KernelSpMV, e.spmvKernel, e.spmvGrid, e.opt.BlockSize, int32(a.N), e.dRowPtr, e.dCols, e.dVals, e.dv[x], e.dv[y])
-		}
+		e.launchSpMV(e.dv[x], e.dv[y])
 		if !e.devScalars {
 			e.d2h(y)
 		}
 	})
+}
+
+// launchSpMV launches the stage's SpMV kernel, y = A·x, inside an op.
+func (e *engine) launchSpMV(x, y *gpuext.Buffer[float64]) {
+	a := e.p.A
+	if e.spmvKernel == kSpMVSubwarp {
+		e.launch(KernelSpMV, kSpMVSubwarp, e.spmvGrid, e.opt.BlockSize, int32(a.N), int32(e.opt.ThreadsPerRow),
+			e.dRowPtr, e.dCols, e.dVals, x, y)
+	} else {
+		e.launch(KernelSpMV, e.spmvKernel, e.spmvGrid, e.opt.BlockSize, int32(a.N), e.dRowPtr, e.dCols, e.dVals, x, y)
+	}
 }
 
 // waxpby is w = alpha·x + beta·y with host scalars.

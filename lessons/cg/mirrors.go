@@ -359,7 +359,17 @@ func ddotFinalDivideMirror(nPartials int, partial, result, other *sim.F64, sumIs
 // One warp: per grid-stride step four coalesced loads of 32 doubles and two
 // coalesced stores; the tree as ddotPartial.
 func updateXRDotMirror(n int, alpha, p, ap, x, r, partial *sim.F64) *sim.Kernel {
-	k := sim.NewKernel("updateXRDot", true)
+	return updateXRDotToMirror(kUpdateXRDot, n, alpha, p, ap, x, r, x, r, partial)
+}
+
+// updateXRDotToMirror mirrors updateXRDotTo (x = xIn + alpha·p, r = rIn −
+// alpha·Ap, stage 7) and, with xIn == x and rIn == r, updateXRDot; name is
+// the kernel's. The access sites keep updateXRDot's names, so the two
+// kernels' counters compare directly.
+//
+// Launch assumptions and one warp: as updateXRDotMirror.
+func updateXRDotToMirror(name string, n int, alpha, p, ap, xIn, rIn, x, r, partial *sim.F64) *sim.Kernel {
+	k := sim.NewKernel(name, true)
 	al := k.Site("alpha[0]")
 	xi := k.Site("x[i]")
 	pi := k.Site("p[i]")
@@ -381,8 +391,8 @@ func updateXRDotMirror(n int, alpha, p, ap, x, r, partial *sim.F64) *sim.Kernel 
 		na := float64(-1.0 * a)
 		sum := 0.0
 		for i := t.BlockIdx.X*t.BlockDim.X + tid; i < n; i += stride {
-			x.StAt(t, xs, i, x.LdAt(t, xi, i)+float64(a*p.LdAt(t, pi, i)))
-			v := r.LdAt(t, ri, i) + float64(na*ap.LdAt(t, api, i))
+			x.StAt(t, xs, i, xIn.LdAt(t, xi, i)+float64(a*p.LdAt(t, pi, i)))
+			v := rIn.LdAt(t, ri, i) + float64(na*ap.LdAt(t, api, i))
 			r.StAt(t, rs, i, v)
 			sum += float64(v * v)
 			t.Ops(8)

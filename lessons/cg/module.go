@@ -31,6 +31,7 @@ const (
 	kCopyScalar              = "copyScalar"
 	kDdotFinalDivide         = "ddotFinalDivide"
 	kUpdateXRDot             = "updateXRDot"
+	kUpdateXRDotTo           = "updateXRDotTo"
 	kCopyVector              = "copyVector"
 )
 
@@ -55,6 +56,7 @@ func Module() *gpuext.Module {
 			kCopyScalar:              bindCopyScalar,
 			kDdotFinalDivide:         bindDdotFinalDivide,
 			kUpdateXRDot:             bindUpdateXRDot,
+			kUpdateXRDotTo:           bindUpdateXRDotTo,
 			kCopyVector:              bindCopyVector,
 		},
 	}
@@ -213,6 +215,17 @@ func bindUpdateXRDot(a sim.Args) (*sim.Kernel, error) {
 		return nil, err
 	}
 	return updateXRDotMirror(n, alpha, p, ap, x, rv, partial), nil
+}
+
+// (int n, const double* alpha, const double* p, const double* Ap,
+// const double* xIn, const double* rIn, double* x, double* r, double* partial)
+func bindUpdateXRDotTo(a sim.Args) (*sim.Kernel, error) {
+	r := &args{a: a}
+	n, alpha, p, ap, xIn, rIn, x, rv, partial := r.int(), r.f64s(), r.f64s(), r.f64s(), r.f64s(), r.f64s(), r.f64s(), r.f64s(), r.f64s()
+	if err := r.done(); err != nil {
+		return nil, err
+	}
+	return updateXRDotToMirror(kUpdateXRDotTo, n, alpha, p, ap, xIn, rIn, x, rv, partial), nil
 }
 
 // (int n, const double* x, double* y)

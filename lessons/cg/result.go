@@ -29,7 +29,7 @@ const (
 // the same fields, so that one table, one JSON file and one set of plots
 // cover the whole journey. Fields a backend cannot know stay zero.
 type StageResult struct {
-	Stage   int    `json:"stage"`             // 0..5, see the package comment
+	Stage   int    `json:"stage"`             // 0..7, see the package comment
 	Name    string `json:"name"`              // short name, e.g. "cpu-serial", "spmv-on-gpu"
 	Backend string `json:"backend"`           // "cpu", "gpu" or "sim"
 	Device  string `json:"device"`            // what ran it: CPU and goroutines, GPU name and driver, or the device model
@@ -80,6 +80,10 @@ type StageResult struct {
 	Bandwidth *Bandwidth `json:"bandwidth,omitempty"`
 	// Account says where the wall time goes besides the kernels.
 	Account *TimeAccount `json:"time_account,omitempty"`
+	// Speculative, for stage 7 (pipelined), counts the work queued ahead
+	// of the convergence check and then discarded; that work is included
+	// in Launches, Transfers and Kernels, since the device did it.
+	Speculative *Speculation `json:"speculative,omitempty"`
 	// VsStage0 compares the residual history with stage 0's on the same
 	// grid, when the caller ran both (Command does).
 	VsStage0 *ResidualComparison `json:"vs_stage0,omitempty"`
@@ -87,6 +91,18 @@ type StageResult struct {
 	// X is the final iterate, kept for comparisons between stages and not
 	// written to JSON (it is n numbers).
 	X []float64 `json:"-"`
+}
+
+// Speculation is what stage 7 queued speculatively and discarded: the
+// iteration queued before the residual that ended the loop was known.
+type Speculation struct {
+	// Iteration is the discarded iteration's number (Iterations+1), 0 when
+	// none was discarded: none is queued once max_iter forbids it.
+	Iteration int `json:"iteration"`
+	// Launches and D2HCalls are its kernel launches and its one read of r·r
+	// (none for iteration 1, whose residual is the initial one).
+	Launches int `json:"launches"`
+	D2HCalls int `json:"d2h_calls"`
 }
 
 // KernelStat is one kernel's share of a stage.

@@ -9,10 +9,10 @@ import (
 )
 
 // Stages is the number of stages, 0 to Stages−1 (see the package comment).
-const Stages = 7
+const Stages = 8
 
 // StageNames are the short names StageResult.Name takes, by stage.
-var stageNames = [Stages]string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv", "fused"}
+var stageNames = [Stages]string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv", "fused", "pipelined"}
 
 // StageName returns the short name of stage s, or "" when there is no such
 // stage.
@@ -40,6 +40,8 @@ func StageTitle(s int) string {
 		return "coalesced SpMV (several threads per row)"
 	case 6:
 		return "fused kernels: ddot's final pass with the divide, both updates with the next r·r"
+	case 7:
+		return "pipelined: iteration k+1 queued before the host waits for iteration k's residual"
 	}
 	return ""
 }
@@ -126,6 +128,11 @@ func (o RunOptions) withDefaults() (RunOptions, error) {
 //	       next r·r's partials in one pass); 6 launches per iteration
 //	       instead of 10, the same arithmetic in the same order, so stage
 //	       5's residual history bit for bit
+//	7      as 6, pipelined (cgLoopPipelined): x, r, p and the scalars live in
+//	       two buffer sets, every update writes the other set, and
+//	       iteration k+1 is queued before the host waits (ReadAsync, Wait)
+//	       for iteration k's r·r; when that residual ends the loop, the
+//	       queued iteration is discarded. Stage 6's bits
 //
 // What is timed (WallSeconds) is HPCCG's: from p = x to the end of the loop,
 // plus, for the resident stages, downloading x. The matrix (and for stages
@@ -181,8 +188,12 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	}
 	e.xfer, e.xferHostSec, e.xferModelSec = Transfers{}, 0, 0
 
+	loop := cgLoop
+	if e.pipelined {
+		loop = cgLoopPipelined
+	}
 	simStart := time.Now()
-	x, err := cgLoop(e, opt.MaxIter, opt.Tolerance, res)
+	x, err := loop(e, opt.MaxIter, opt.Tolerance, res)
 	hostWall := time.Since(simStart)
 	if err != nil {
 		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
@@ -212,10 +223,11 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 }
 
 // deviceBytes is what a GPU stage allocates on the device: the matrix, five
-// vectors, the ddot partials and five scalars.
+// vectors, the ddot partials and five scalars; stage 7 (pipelined) holds a
+// second x, r and p and five more scalars.
 func deviceBytes(p *Problem) int64 {
 	n, nnz := int64(p.A.N), int64(p.A.NNZ())
-	return 4*(n+1) + 12*nnz + 5*8*n + 8*dotBlocks + 5*8
+	return 4*(n+1) + 12*nnz + 8*8*n + 8*dotBlocks + 10*8
 }
 
 // Vectors and scalars of the CG loop, as the engine names them.
