@@ -47,6 +47,14 @@
 //     (l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum). tile[lane*32]
 //     of a float tile: 32 wavefronts, 31 conflicts; tile[lane*33]: 1.
 //     Shared atomics are counted with the shared stores.
+//   - Pairing: lane L's k-th access at a site pairs with every other lane's
+//     k-th access there. Three refinements make that SIMT lockstep in the
+//     cases the lessons meet: Thread.Unroll models nvcc's remainder-first
+//     unrolling (each unrolled copy of a load is its own instruction);
+//     Global.SkipLd and SkipSt keep the place of a lane predicated off at a
+//     conditional access inside a loop, so requests pair by iteration; and
+//     a __syncthreads is a reconvergence point: no request pairs accesses
+//     from both sides of it.
 //   - Lane-slots, as the Day-37 seed defines them: 32 per request, whether
 //     or not a lane had work; ActiveLanes counts those that did, and
 //     ActiveHist[n] the requests with n active lanes (divergence).
