@@ -9,7 +9,8 @@
 # Writes everything into $OUT/evidence-PART.tar.gz and a summary to $OUT/summary.txt.
 # PART=A (default): tests, launch overhead, seed comparison, timings,
 # self-test, CG; PART=B: the Nsight Compute counters (ncu); PART=C: only
-# the self-test and CG of part A; PART=D: CG's fused stage and ncu before/after.
+# the self-test and CG of part A; PART=D: CG's fused stage and ncu before/after;
+# PART=E: the seed, the lesson and ncu on it in one call (issue 4).
 set -u
 PART=${PART:-A}
 D="$(cd "$(dirname "$0")/../.." && pwd)/.cache/device"
@@ -83,6 +84,16 @@ $W run cg --backend gpu --grid 100 --stage 5,6 --threads-per-row 4 --json "$E/cg
 M=l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,gpu__time_duration.sum,dram__bytes_read.sum
 ncu --clock-control none --metrics $M -k regex:'^spmvCsrThreadPerRow$' -c 3 --csv $W run cg --backend gpu --grid 100 --stage 4 > "$E/ncu-cg-before-100.csv" 2> "$E/ncu-cg-d.err"
 ncu --clock-control none --metrics $M -k regex:'^spmvCsrSubwarp$' -c 3 --csv $W run cg --backend gpu --grid 100 --stage 5 > "$E/ncu-cg-after-100.csv" 2>> "$E/ncu-cg-d.err"
+fi
+
+# PART=E: issue 4's single call: the seed's own spmv.cu, the lesson through
+# warplab-cuda, and ncu on the lesson's kernels, one after another.
+if [[ $PART == E ]]; then
+nvcc -std=c++17 -O3 -arch=sm_90 -o seed_spmv seed_spmv.cu
+./seed_spmv > "$E/one-call-seed.txt" 2>&1
+$W run spmv --backend gpu --probe-blocks 320 --json "$E/one-call-lesson.json" > "$E/one-call-lesson.txt" 2>&1
+ncu --clock-control none --metrics $METRICS --csv $W run spmv --backend gpu --probe-blocks 320 > "$E/one-call-ncu-unroll4.csv" 2> "$E/one-call-ncu.err"
+ncu --clock-control none --metrics $METRICS --csv $W run spmv --backend gpu --probe-blocks 320 --unroll 1 > "$E/one-call-ncu-unroll1.csv" 2>> "$E/one-call-ncu.err"
 fi
 
 cd "$E/.." && tar czf "$OUT/evidence-$PART.tar.gz" evidence
