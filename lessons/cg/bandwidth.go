@@ -79,6 +79,7 @@ var kernelRoles = map[string]struct{ reads, writes []int }{
 	kSpMVThreadPerRow:        {[]int{1, 2, 3, 4}, []int{5}},
 	kSpMVThreadPerRowUnroll1: {[]int{1, 2, 3, 4}, []int{5}},
 	kSpMVSubwarp:             {[]int{2, 3, 4, 5}, []int{6}},
+	kSpMVStencil27:           {[]int{3}, []int{4}},
 	kWaxpby:                  {[]int{2, 4}, []int{5}},
 	kWaxpbyDeviceScalar:      {[]int{1, 2, 4}, []int{5}},
 	kDdotPartial:             {[]int{1, 2}, []int{3}},

@@ -167,6 +167,64 @@ extern "C" __global__ void spmvCsrSubwarp(int n, int threadsPerRow,
 }
 // end snippet
 
+// Ap = A * p without A (stage 8, "matrix-free"): HPCCG's matrix is the
+// 27-point stencil, so every entry of row (ix, iy, iz) is known from the grid
+// and need not be read. The thread walks the row's neighbours exactly as
+// generate_matrix stores them: sz = -1..1 (outer), sy = -1..1, sx = -1..1
+// (inner), skipping a neighbour outside the grid (0 <= ix+sx < nx,
+// 0 <= iy+sy < ny, 0 <= iz+sz < nz, which for an in-range x and y is
+// generate_matrix's 0 <= column < n), with 27.0 on the diagonal and -1.0 off
+// it. So it adds the same products in the same order, from 0.0, rounding
+// each with __dmul_rn and __dadd_rn: Ap is bit-identical to
+// spmvCsrThreadPerRow's (and to the CPU's HPC_sparsemv) on HPCCG's matrix,
+// and to spmvCsrSubwarp's with threadsPerRow = 1. What it gives up: it
+// computes that one matrix and no other sparse matrix.
+//
+// One warp: 32 lanes own 32 consecutive rows, which lie along x (a warp
+// that crosses the end of an x-line continues on the next line). The three
+// loops have constant trip counts, so nvcc unrolls them into 27 loads of p;
+// at each of them lane L reads p[row0 + L + offset] with one offset for the
+// whole warp: 32 consecutive doubles, 256 bytes, fully coalesced (a lane
+// whose neighbour is off the grid is predicated off). The 27 loads of a
+// warp overlap 27-fold in L1/L2, so from DRAM the kernel reads p about once
+// and writes Ap once: 16 bytes per row, against the CSR kernels' 16 + 12 ×
+// 27 (vals, cols) + 4 (rowPtr). No row pointers, no column indices, no
+// values.
+//
+// Launch assumption: gridDim.x * blockDim.x >= nx * ny * nz, and
+// nx * ny * nz < 2^31 (the generator's int32 limit). No barrier and no
+// shuffle, so the guard on the row is the whole bounds check.
+// snippet: spmv-stencil27
+extern "C" __global__ void spmvStencil27(int nx, int ny, int nz,
+                                         const double* __restrict__ p,
+                                         double* __restrict__ Ap) {
+    const int nxy = nx * ny;
+    const size_t t = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+    if (t < static_cast<size_t>(nxy) * nz) {
+        const int row = static_cast<int>(t);
+        const int ix = row % nx;
+        const int iy = (row / nx) % ny;
+        const int iz = row / nxy;
+        double sum = 0.0;
+#pragma unroll
+        for (int sz = -1; sz <= 1; ++sz) {
+#pragma unroll
+            for (int sy = -1; sy <= 1; ++sy) {
+#pragma unroll
+                for (int sx = -1; sx <= 1; ++sx) {
+                    if (iz + sz >= 0 && iz + sz < nz && iy + sy >= 0 && iy + sy < ny &&
+                        ix + sx >= 0 && ix + sx < nx) {
+                        const double v = (sz == 0 && sy == 0 && sx == 0) ? 27.0 : -1.0;
+                        sum = __dadd_rn(sum, __dmul_rn(v, p[row + sz * nxy + sy * nx + sx]));
+                    }
+                }
+            }
+        }
+        Ap[row] = sum;
+    }
+}
+// end snippet
+
 // -------------------------------------------------------------- waxpby ----
 
 // w = alpha * x + beta * y, with HPCCG's three branches: alpha == 1 skips

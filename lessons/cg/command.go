@@ -52,7 +52,7 @@ type Report struct {
 }
 
 // Command implements `warplab run cg [--backend auto|sim|gpu] [--model KEY]
-// [--grid NX[,NY,NZ]] [--stage 0..7|all] [--json FILE]`: it runs the
+// [--grid NX[,NY,NZ]] [--stage 0..8|all] [--json FILE]`: it runs the
 // stages, prints an HPCCG-like report for each and a summary table, and
 // writes the JSON report. It returns the process exit status: 0, 1 for a
 // failed run, 2 for bad usage. Bad inputs (a grid of 0, a negative or
@@ -86,16 +86,16 @@ func Command(args []string, stdout, stderr io.Writer) int {
 func ParseArgs(args []string, stderr io.Writer) (Options, error) {
 	fs := flag.NewFlagSet("warplab run cg", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	backend := fs.String("backend", "auto", "where stages 1-5 run: auto, sim, gpu or gpu:N")
+	backend := fs.String("backend", "auto", "where stages 1-8 run: auto, sim, gpu or gpu:N")
 	model := fs.String("model", "", "simulated GPU for --backend sim: t4, a100, h100, h200 (default h200)")
 	grid := fs.String("grid", "", fmt.Sprintf("grid N or NX,NY,NZ (default %d on a GPU, %d on the simulator)", DefaultGPUGrid, DefaultSimGrid))
-	stage := fs.String("stage", "all", "stage 0..7, a list such as 0,3,5, or all")
+	stage := fs.String("stage", "all", "stage 0..8, a list such as 0,3,5, or all")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file (- for stdout)")
 	tpr := fs.Int("threads-per-row", DefaultThreadsPerRow, "stages 5 and 6: threads per matrix row (1, 2, 4, 8, 16 or 32)")
 	unroll1 := fs.Bool("unroll1", false, "stages 1-4: use the SpMV compiled with #pragma unroll 1")
 	maxIter := fs.Int("max-iter", DefaultMaxIter, "HPCCG's max_iter (the loop runs max_iter-1 iterations)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: warplab run cg [--backend auto|sim|gpu] [--model KEY] [--grid NX[,NY,NZ]] [--stage 0..7|all] [--json FILE]")
+		fmt.Fprintln(stderr, "usage: warplab run cg [--backend auto|sim|gpu] [--model KEY] [--grid NX[,NY,NZ]] [--stage 0..8|all] [--json FILE]")
 		fmt.Fprintln(stderr, "Runs HPCCG's CG solver in the lesson's stages, from the CPU baseline to the GPU-resident, coalesced port.")
 		fs.PrintDefaults()
 	}

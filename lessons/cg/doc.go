@@ -69,6 +69,18 @@
 //	   the loop the iteration queued ahead is discarded and reported as
 //	   speculative. Same kernels and arithmetic: stage 6's residuals and x
 //	   bit for bit (pipelined.go).
+//	8  Follow the bottleneck to its end: stage 7's SpMV streams the CSR
+//	   matrix (vals, cols, rowPtr: 324 MB per call at 100³) to multiply by
+//	   a matrix whose every entry is known from the grid. spmvStencil27
+//	   computes row (ix, iy, iz) from the grid instead: HPCCG's neighbour
+//	   order (sz outer, sx inner), its skipping of neighbours off the grid,
+//	   27.0 on the diagonal and −1.0 off it, summed from 0.0 without fused
+//	   multiply-adds. The terms and their order are the stored row's, so Ap
+//	   is the thread-per-row CSR SpMV's bit for bit, and stage 8 is stage 7
+//	   with ThreadsPerRow 1 bit for bit (residuals, x, launches, copies).
+//	   It reads p and writes Ap, 16 bytes a row, and no matrix is uploaded.
+//	   What it gives up: the code solves this one matrix, not an arbitrary
+//	   sparse one.
 //
 // Every stage reports a StageResult: iterations, HPCCG's final residual, the
 // true residual ‖b − A·x‖, per-kernel time, calls and MFLOPS (flops counted
@@ -92,7 +104,9 @@
 // Numerics. Stage 1 runs HPCCG's SpMV bits on the device and the rest on the
 // CPU, so its residual history is stage 0's bit for bit. Stages 2–4 add
 // their dot products in a fixed tree and share their bits with one another;
-// stage 5 also re-associates each row sum. Their histories agree with stage
+// stage 5 also re-associates each row sum (with the default 8 threads per
+// row; stages 6 and 7 inherit it), and stage 8 sums rows in stored order
+// again, as stages 1–4 do. Their histories agree with stage
 // 0's within EarlyTolerance while the residual is above EarlyFloor·‖b‖, then
 // drift apart by factors of order one as the recursive residual sinks below
 // rounding (CompareResiduals; see EarlyFloor for why).

@@ -39,7 +39,8 @@ type engine struct {
 	devScalars bool // alpha, beta on the device, r·r fetched (stages 3–5)
 	swap       bool // keep r·r by swapping buffers (stages 4–6)
 	fused      bool // fused kernels (stages 6, 7)
-	pipelined  bool // two buffer sets, iteration k+1 queued before normr_k is read (stage 7)
+	pipelined  bool // two buffer sets, iteration k+1 queued before normr_k is read (stages 7, 8)
+	matrixFree bool // spmvStencil27, no matrix on the device (stage 8)
 	rrReady    bool // dPartial holds the partials of r·r (stage 6, after updateXRDot)
 	spmvKernel string
 
@@ -93,7 +94,7 @@ func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, 
 	e := &engine{
 		dev: dev, mod: Module(), p: p, opt: opt, stage: s,
 		isSim: dev.Kind() == "sim", model: dev.Model(),
-		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4, fused: s >= 6, pipelined: s >= 7,
+		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4, fused: s >= 6, pipelined: s >= 7, matrixFree: s >= 8,
 		spmvKernel: kSpMVThreadPerRow,
 		ops:        map[string]*opStat{},
 		kernels:    map[string]*kernelRec{},
@@ -105,10 +106,13 @@ func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, 
 	if s >= 5 {
 		e.spmvKernel = kSpMVSubwarp
 	}
+	if e.matrixFree {
+		e.spmvKernel = kSpMVStencil27
+	}
 	b := opt.BlockSize
 	e.grid = (e.n + b - 1) / b
 	e.spmvGrid = e.grid
-	if s >= 5 {
+	if s >= 5 && !e.matrixFree {
 		e.spmvGrid = (e.n*opt.ThreadsPerRow + b - 1) / b
 	}
 	e.dotGrid = dotGrid(e.n)
@@ -135,20 +139,15 @@ func dotGrid(n int) int { return max(1, min(dotBlocks, (n+dotThreads-1)/dotThrea
 
 // setup allocates the device buffers and uploads the matrix (and, for the
 // resident stages, b and x0). Its copies are counted in e.xfer, which
-// RunStage then moves to StageResult.Setup.
+// RunStage then moves to StageResult.Setup. Stage 8 computes the matrix
+// from the grid and uploads none of it.
 func (e *engine) setup() error {
-	a := e.p.A
 	var err error
-	if e.dRowPtr, err = e.uploadI32("rowPtr", a.RowPtr); err != nil {
-		return err
+	if !e.matrixFree {
+		if err = e.uploadMatrix(); err != nil {
+			return err
+		}
 	}
-	if e.dCols, err = e.uploadI32("cols", a.Cols); err != nil {
-		return err
-	}
-	if e.dVals, err = gpuext.Upload(e.dev, "vals", a.Vals); err != nil {
-		return err
-	}
-	e.countH2D(int64(8*len(a.Vals)), 0)
 	for v := range nVecs {
 		if e.dv[v], err = gpuext.Alloc[float64](e.dev, vecNames[v], e.n); err != nil {
 			return err
@@ -185,6 +184,23 @@ func (e *engine) setup() error {
 	e.h2d(vB)
 	e.h2d(vX)
 	return e.err
+}
+
+// uploadMatrix uploads the CSR arrays: rowPtr, cols and vals.
+func (e *engine) uploadMatrix() error {
+	a := e.p.A
+	var err error
+	if e.dRowPtr, err = e.uploadI32("rowPtr", a.RowPtr); err != nil {
+		return err
+	}
+	if e.dCols, err = e.uploadI32("cols", a.Cols); err != nil {
+		return err
+	}
+	if e.dVals, err = gpuext.Upload(e.dev, "vals", a.Vals); err != nil {
+		return err
+	}
+	e.countH2D(int64(8*len(a.Vals)), 0)
+	return nil
 }
 
 func (e *engine) uploadI32(name string, src []int32) (*gpuext.Buffer[int32], error) {
@@ -359,6 +375,11 @@ func (e *engine) spmv(x, y vec) {
 // launchSpMV launches the stage's SpMV kernel, y = A·x, inside an op.
 func (e *engine) launchSpMV(x, y *gpuext.Buffer[float64]) {
 	a := e.p.A
+	if e.spmvKernel == kSpMVStencil27 {
+		g := e.p.Grid
+		e.launch(KernelSpMV, kSpMVStencil27, e.spmvGrid, e.opt.BlockSize, int32(g.NX), int32(g.NY), int32(g.NZ), x, y)
+		return
+	}
 	if e.spmvKernel == kSpMVSubwarp {
 		e.launch(KernelSpMV, kSpMVSubwarp, e.spmvGrid, e.opt.BlockSize, int32(a.N), int32(e.opt.ThreadsPerRow),
 			e.dRowPtr, e.dCols, e.dVals, x, y)

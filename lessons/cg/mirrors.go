@@ -140,6 +140,61 @@ func spmvSubwarpMirror(n, threadsPerRow int, rowPtr, cols *sim.I32, vals, x, y *
 	return k, nil
 }
 
+// spmvStencil27Mirror mirrors spmvStencil27: Ap = A·p on HPCCG's 27-point
+// matrix without the matrix, each row's entries computed from the grid in
+// generate_matrix's order (sz outer, sx inner; 27.0 on the diagonal, −1.0
+// off it; neighbours off the grid skipped), so Ap has spmvRows' bits.
+//
+// Launch assumption: grid.X*block.X >= nx·ny·nz. One warp: 32 lanes own 32
+// consecutive rows; nvcc unrolls the three constant loops into 27 load
+// instructions, so each neighbour offset is its own site, and at each lane L
+// loads p[row0+L+offset]: 32 consecutive doubles, 8 sectors, coalesced. A
+// lane whose neighbour is off the grid is predicated off (SkipLd).
+func spmvStencil27Mirror(nx, ny, nz int, p, ap *sim.F64) *sim.Kernel {
+	k := sim.NewKernel(kSpMVStencil27, false)
+	var sites [27]sim.Site
+	for sz := -1; sz <= 1; sz++ {
+		for sy := -1; sy <= 1; sy++ {
+			for sx := -1; sx <= 1; sx++ {
+				sites[(sz+1)*9+(sy+1)*3+sx+1] = k.Site(fmt.Sprintf("p[row%+d·nxy%+d·nx%+d]", sz, sy, sx))
+			}
+		}
+	}
+	yr := k.Site("Ap[row]")
+	nxy := nx * ny
+	n := nxy * nz
+	k.Body = func(t *sim.Thread) {
+		row := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
+		if row < n {
+			ix := row % nx
+			iy := (row / nx) % ny
+			iz := row / nxy
+			t.Ops(12) // row index, bounds, the three divisions and remainders
+			sum := 0.0
+			for sz := -1; sz <= 1; sz++ {
+				for sy := -1; sy <= 1; sy++ {
+					for sx := -1; sx <= 1; sx++ {
+						s := sites[(sz+1)*9+(sy+1)*3+sx+1]
+						t.Ops(4) // the predicate on the three coordinates
+						if iz+sz >= 0 && iz+sz < nz && iy+sy >= 0 && iy+sy < ny && ix+sx >= 0 && ix+sx < nx {
+							v := -1.0
+							if sz == 0 && sy == 0 && sx == 0 {
+								v = 27.0
+							}
+							sum += float64(v * p.LdAt(t, s, row+sz*nxy+sy*nx+sx))
+							t.Ops(4) // address, mul, add
+						} else {
+							p.SkipLd(t, s)
+						}
+					}
+				}
+			}
+			ap.StAt(t, yr, row, sum)
+		}
+	}
+	return k
+}
+
 // waxpbyMirror mirrors waxpby: w = alpha*x + beta*y with HPCCG's three
 // branches.
 //

@@ -23,6 +23,7 @@ const (
 	kSpMVThreadPerRow        = "spmvCsrThreadPerRow"
 	kSpMVThreadPerRowUnroll1 = "spmvCsrThreadPerRowUnroll1"
 	kSpMVSubwarp             = "spmvCsrSubwarp"
+	kSpMVStencil27           = "spmvStencil27"
 	kWaxpby                  = "waxpby"
 	kWaxpbyDeviceScalar      = "waxpbyDeviceScalar"
 	kDdotPartial             = "ddotPartial"
@@ -48,6 +49,7 @@ func Module() *gpuext.Module {
 			kSpMVThreadPerRow:        bindSpMVThreadPerRow(kSpMVThreadPerRow, unrollDefault),
 			kSpMVThreadPerRowUnroll1: bindSpMVThreadPerRow(kSpMVThreadPerRowUnroll1, unrollNone),
 			kSpMVSubwarp:             bindSpMVSubwarp,
+			kSpMVStencil27:           bindSpMVStencil27,
 			kWaxpby:                  bindWaxpby,
 			kWaxpbyDeviceScalar:      bindWaxpbyDeviceScalar,
 			kDdotPartial:             bindDdotPartial,
@@ -131,6 +133,24 @@ func bindSpMVSubwarp(a sim.Args) (*sim.Kernel, error) {
 		return nil, err
 	}
 	return spmvSubwarpMirror(n, tpr, rowPtr, cols, vals, x, y)
+}
+
+// (int nx, int ny, int nz, const double* p, double* Ap)
+func bindSpMVStencil27(a sim.Args) (*sim.Kernel, error) {
+	r := &args{a: a}
+	nx, ny, nz, p, ap := r.int(), r.int(), r.int(), r.f64s(), r.f64s()
+	if err := r.done(); err != nil {
+		return nil, err
+	}
+	if nx < 1 || ny < 1 || nz < 1 {
+		return nil, fmt.Errorf("cg: spmvStencil27: grid %dx%dx%d has a dimension below 1", nx, ny, nz)
+	}
+	// Checked one factor at a time, so that no product overflows.
+	l := min(p.Len(), ap.Len())
+	if nx > l || ny > l || nz > l || nx*ny > l || nx*ny*nz > l {
+		return nil, fmt.Errorf("cg: spmvStencil27: grid %dx%dx%d has more rows than p (%d) or Ap (%d)", nx, ny, nz, p.Len(), ap.Len())
+	}
+	return spmvStencil27Mirror(nx, ny, nz, p, ap), nil
 }
 
 // (int n, double alpha, const double* x, double beta, const double* y,

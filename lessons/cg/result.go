@@ -29,7 +29,7 @@ const (
 // the same fields, so that one table, one JSON file and one set of plots
 // cover the whole journey. Fields a backend cannot know stay zero.
 type StageResult struct {
-	Stage   int    `json:"stage"`             // 0..7, see the package comment
+	Stage   int    `json:"stage"`             // 0..8, see the package comment
 	Name    string `json:"name"`              // short name, e.g. "cpu-serial", "spmv-on-gpu"
 	Backend string `json:"backend"`           // "cpu", "gpu" or "sim"
 	Device  string `json:"device"`            // what ran it: CPU and goroutines, GPU name and driver, or the device model

@@ -9,10 +9,10 @@ import (
 )
 
 // Stages is the number of stages, 0 to Stages−1 (see the package comment).
-const Stages = 8
+const Stages = 9
 
 // StageNames are the short names StageResult.Name takes, by stage.
-var stageNames = [Stages]string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv", "fused", "pipelined"}
+var stageNames = [Stages]string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv", "fused", "pipelined", "matrix-free"}
 
 // StageName returns the short name of stage s, or "" when there is no such
 // stage.
@@ -42,6 +42,8 @@ func StageTitle(s int) string {
 		return "fused kernels: ddot's final pass with the divide, both updates with the next r·r"
 	case 7:
 		return "pipelined: iteration k+1 queued before the host waits for iteration k's residual"
+	case 8:
+		return "matrix-free SpMV: the 27-point stencil computed from the grid, no matrix read"
 	}
 	return ""
 }
@@ -133,6 +135,10 @@ func (o RunOptions) withDefaults() (RunOptions, error) {
 //	       iteration k+1 is queued before the host waits (ReadAsync, Wait)
 //	       for iteration k's r·r; when that residual ends the loop, the
 //	       queued iteration is discarded. Stage 6's bits
+//	8      as 7 with spmvStencil27 instead of the CSR SpMV: each row's
+//	       entries computed from the grid in the matrix's stored order, so
+//	       Ap is the thread-per-row CSR SpMV's bit for bit and the residual
+//	       history stage 7's with ThreadsPerRow 1; no matrix is uploaded
 //
 // What is timed (WallSeconds) is HPCCG's: from p = x to the end of the loop,
 // plus, for the resident stages, downloading x. The matrix (and for stages
@@ -166,7 +172,7 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	if dev == nil {
 		return nil, fmt.Errorf("cg: stage %d needs a device (gpuext.Open(\"sim\") or \"gpu\")", s)
 	}
-	if need := deviceBytes(p); need > dev.MemoryBytes() {
+	if need := deviceBytes(p, s); need > dev.MemoryBytes() {
 		return nil, fmt.Errorf("cg: grid %v needs %d bytes of device memory, %s has %d", p.Grid, need, dev.Name(), dev.MemoryBytes())
 	}
 	e, err := newEngine(dev, p, s, opt)
@@ -222,12 +228,17 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	return res, nil
 }
 
-// deviceBytes is what a GPU stage allocates on the device: the matrix, five
-// vectors, the ddot partials and five scalars; stage 7 (pipelined) holds a
-// second x, r and p and five more scalars.
-func deviceBytes(p *Problem) int64 {
+// deviceBytes is what GPU stage s allocates on the device at most: the
+// matrix (none in stage 8), five vectors, the ddot partials and five
+// scalars; stages 7 and 8 (pipelined) hold a second x, r and p and five
+// more scalars.
+func deviceBytes(p *Problem, s int) int64 {
 	n, nnz := int64(p.A.N), int64(p.A.NNZ())
-	return 4*(n+1) + 12*nnz + 8*8*n + 8*dotBlocks + 10*8
+	matrix := 4*(n+1) + 12*nnz
+	if s >= 8 {
+		matrix = 0
+	}
+	return matrix + 8*8*n + 8*dotBlocks + 10*8
 }
 
 // Vectors and scalars of the CG loop, as the engine names them.
