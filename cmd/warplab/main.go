@@ -32,20 +32,28 @@ const (
 )
 
 // A lessonCommand runs one lesson from `warplab run NAME ARGS...`. Each
-// lesson registers itself from its own file (run_spmv.go, ...), so adding a
-// lesson adds a file and edits none.
+// lesson's command lives in its own file (run_spmv.go, ...); adding a lesson
+// adds that file and one line to lessons below.
 type lessonCommand struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) int
 }
 
-// lessonCommands is filled by the init functions of the run_*.go files and
-// only read afterwards.
-var lessonCommands = map[string]lessonCommand{}
+// lessons lists the lesson commands. A function, not a package variable
+// filled by init functions: the table is built where it is read, and
+// nothing can change it behind a caller's back.
+func lessons() map[string]lessonCommand {
+	return map[string]lessonCommand{
+		"spmv":   spmvCommand,
+		"tiling": tilingCommand,
+		"cg":     cgCommand,
+	}
+}
 
 func lessonNames() []string {
-	names := make([]string, 0, len(lessonCommands))
-	for n := range lessonCommands {
+	cmds := lessons()
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -82,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warplab run: name a lesson (%s)\n", strings.Join(lessonNames(), ", "))
 			return exitUsage
 		}
-		lc, ok := lessonCommands[args[1]]
+		lc, ok := lessons()[args[1]]
 		if !ok {
 			fmt.Fprintf(stderr, "warplab run: no lesson %q (lessons: %s)\n", args[1], strings.Join(lessonNames(), ", "))
 			return exitUsage

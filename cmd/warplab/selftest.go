@@ -24,8 +24,10 @@ type selftestRow struct {
 // runs the mirrors on simDev (nil on the simulator) and compares outputs.
 type selftest func(ctx context.Context, dev, simDev *gpuext.Device) ([]selftestRow, error)
 
-// selftests is filled by the selftest_*.go files' init functions.
-var selftests = map[string]selftest{}
+// selftests lists each lesson's self-test (selftest_*.go).
+func selftests() map[string]selftest {
+	return map[string]selftest{"cg": selftestCG, "spmv": selftestSpMV, "tiling": selftestTiling}
+}
 
 // runSelftest is `warplab selftest [--backend gpu|sim]`.
 func runSelftest(args []string, stdout, stderr io.Writer) int {
@@ -56,8 +58,9 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 	}
 
 	fmt.Fprintf(stdout, "selftest on %s\n\n", dev.Name())
-	names := make([]string, 0, len(selftests))
-	for n := range selftests {
+	tests := selftests()
+	names := make([]string, 0, len(tests))
+	for n := range tests {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -65,7 +68,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(tw, "lesson\tinput\tkernel\tvs CPU reference\tvs Go mirror (simulator)")
 	failed := 0
 	for _, n := range names {
-		rows, err := selftests[n](context.Background(), dev, simDev)
+		rows, err := tests[n](context.Background(), dev, simDev)
 		if err != nil {
 			tw.Flush()
 			return fail(stderr, cmd, fmt.Errorf("%s: %w", n, err))

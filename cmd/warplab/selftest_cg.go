@@ -9,8 +9,6 @@ import (
 	"github.com/warplab/warplab/lessons/cg"
 )
 
-func init() { selftests["cg"] = selftestCG }
-
 // selftestCG runs every GPU stage of the CG lesson at 8³ and compares its
 // residual history with the CPU baseline (stage 0), as the lesson does. On a
 // GPU the same stage also runs on the simulator, and the two histories must

@@ -8,8 +8,6 @@ import (
 	"github.com/warplab/warplab/lessons/spmv"
 )
 
-func init() { selftests["spmv"] = selftestSpMV }
-
 // selftestRows is the seed matrices' size in the self-test: big enough for
 // many blocks and both matrices' patterns, small enough to take a moment.
 const selftestRows = 8192

@@ -8,8 +8,6 @@ import (
 	"github.com/warplab/warplab/lessons/tiling"
 )
 
-func init() { selftests["tiling"] = selftestTiling }
-
 // selftestTiling runs every lecture-4 kernel at a small N. The lesson checks
 // each result against its CPU reference, bit for bit where the kernel
 // accumulates in the reference's order; on a GPU the same run on the
