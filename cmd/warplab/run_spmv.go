@@ -13,11 +13,11 @@ import (
 	"github.com/warplab/warplab/lessons/spmv"
 )
 
+// spmvSummary is the lesson's one line, in `warplab help` and its usage.
+const spmvSummary = `Day 37 — SpMV two ways: thread per row vs warp per row on two matrices with the same nonzeros`
+
 // spmvCommand is `warplab run spmv`.
-var spmvCommand = lessonCommand{
-	summary: `Day 37 — SpMV two ways: thread per row vs warp per row on two matrices with the same nonzeros`,
-	run:     runSpMV,
-}
+var spmvCommand = lessonCommand{summary: spmvSummary, run: runSpMV}
 
 // spmvFlags are the flags of `warplab run spmv`.
 type spmvFlags struct {
@@ -38,7 +38,7 @@ func parseSpMVFlags(args []string, stderr io.Writer) (spmvFlags, error) {
 	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file")
 	fs.StringVar(&f.svgPath, "svg", "", "draw the lesson's figure to this file (.svg or .png)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: warplab run spmv [flags]\n\n%s\n\nflags:\n", spmvCommand.summary)
+		fmt.Fprintf(stderr, "usage: warplab run spmv [flags]\n\n%s\n\nflags:\n", spmvSummary)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
