@@ -17,7 +17,11 @@ import "math"
 //	         smaller of the SM count and the grid's blocks: the L1 data stage serves one
 //	         128-byte line per cycle, so an uncoalesced request that touches
 //	         16 lines occupies it for 16 cycles
-//	issue    warp instructions / (active SMs × IssuePerSMCycle × clock × issueEfficiency)
+//	issue    warp instructions / (active SMs × IssuePerSMCycle × clock × efficiency),
+//	         where efficiency is issueEfficiency when an SM holds at least
+//	         half its warp slots and falls in proportion below that: with
+//	         few warps a scheduler has no other warp to issue from while
+//	         one waits
 //	latency  per warp, its load requests that hit the L1 model × hitLatency,
 //	         plus those that miss: × l2Latency for the share of the buffer's
 //	         L2 sectors that are re-reads (the buffer's sectors were fetched
@@ -79,7 +83,7 @@ func (m Model) estimate(s *Stats) {
 		{"dram", float64(s.DRAMReadBytes+s.DRAMWriteBytes) / dramBW},
 		{"l2", float64(s.L2Sectors*32) / m.L2Bandwidth},
 		{"l1", float64(s.L1Wavefronts) / (active * clock)},
-		{"issue", float64(s.WarpInstructions) / (active * m.IssuePerSMCycle * clock * issueEfficiency)},
+		{"issue", float64(s.WarpInstructions) / (active * m.IssuePerSMCycle * clock * issueEff(s, m, active))},
 	}
 	if s.Warps > 0 {
 		chain := float64(hits) * hitLatency
@@ -99,4 +103,15 @@ func (m Model) estimate(s *Stats) {
 		}
 	}
 	s.Time = Modeled{Seconds: best.sec + m.LaunchOverhead, Bound: best.name, Kind: "modeled"}
+}
+
+// issueEff is the share of the schedulers' issue slots a launch can use:
+// issueEfficiency with at least half of an SM's warp slots resident, less
+// in proportion with fewer.
+func issueEff(s *Stats, m Model, active float64) float64 {
+	if s.Warps == 0 || active == 0 {
+		return issueEfficiency
+	}
+	perSM := min(float64(s.Warps)/active, float64(m.MaxWarpsPerSM))
+	return issueEfficiency * min(1, perSM/(float64(m.MaxWarpsPerSM)/2))
 }
