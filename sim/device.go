@@ -86,6 +86,10 @@ type (
 	U32 = Global[uint32]
 )
 
+// maxBufferBytes bounds one buffer: accesses are recorded as 4-byte word
+// offsets in 32 bits.
+const maxBufferBytes = 1<<34 - 4
+
 // maxElems bounds one buffer, so that a size typo is an error rather than an
 // attempt to allocate the machine's memory.
 const maxElems = 1 << 34
@@ -100,6 +104,9 @@ func Alloc[T Elem](d *Device, name string, n int) (*Global[T], error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	bytes := int64(es * uint64(n))
+	if bytes >= maxBufferBytes {
+		return nil, fmt.Errorf("sim: Alloc %q: %d bytes; the simulator's counters address at most %d bytes in one buffer", name, bytes, int64(maxBufferBytes))
+	}
 	if bytes > d.model.MemoryBytes-d.used {
 		return nil, fmt.Errorf("sim: Alloc %q: %d bytes do not fit in the %s's memory (%d bytes, %d in use)", name, bytes, d.model.Name, d.model.MemoryBytes, d.used)
 	}
@@ -142,7 +149,7 @@ func (g *Global[T]) Ld(t *Thread, i int) T {
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "ld", -1, i)
 	}
-	t.w.global(t, t.w.defaultSite(&g.meta, opLd, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	t.w.global(t, t.w.defaultSite(&g.meta, opLd, false), uint64(i)*g.meta.esize)
 	return g.Data[i]
 }
 
@@ -156,7 +163,7 @@ func (g *Global[T]) LdAt(t *Thread, s Site, i int) T {
 	if d < 0 {
 		d = t.w.explicitSiteSlow(s, &g.meta, opLd*2)
 	}
-	t.w.global(t, d, g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	t.w.global(t, d, uint64(i)*g.meta.esize)
 	return g.Data[i]
 }
 
@@ -176,7 +183,7 @@ func (g *Global[T]) St(t *Thread, i int, v T) {
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "st", -1, i)
 	}
-	t.w.global(t, t.w.defaultSite(&g.meta, opSt, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	t.w.global(t, t.w.defaultSite(&g.meta, opSt, false), uint64(i)*g.meta.esize)
 	if t.fast {
 		t.w.remember(unsafe.Pointer(&g.Data[i]), toBits(g.Data[i]), g.meta.esize)
 	}
@@ -188,7 +195,7 @@ func (g *Global[T]) StAt(t *Thread, s Site, i int, v T) {
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "st", s, i)
 	}
-	t.w.global(t, t.w.explicitSite(s, &g.meta, opSt*2), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	t.w.global(t, t.w.explicitSite(s, &g.meta, opSt*2), uint64(i)*g.meta.esize)
 	if t.fast {
 		t.w.remember(unsafe.Pointer(&g.Data[i]), toBits(g.Data[i]), g.meta.esize)
 	}
@@ -204,6 +211,6 @@ func (g *Global[T]) AtomicAdd(t *Thread, i int, v T) T {
 	if uint(i) >= uint(len(g.Data)) {
 		t.oob(&g.meta, "atom", -1, i)
 	}
-	t.w.global(t, t.w.defaultSite(&g.meta, opAtom, false), g.meta.addr+uint64(i)*g.meta.esize, g.meta.esize)
+	t.w.global(t, t.w.defaultSite(&g.meta, opAtom, false), uint64(i)*g.meta.esize)
 	return atomicAdd(&g.Data[i], v)
 }

@@ -76,9 +76,11 @@ type Stats struct {
 	// longest lane's count of memory accesses, warp intrinsics and Ops.
 	WarpInstructions int64 `json:"warp_instructions"`
 
-	// L1Wavefronts counts, per global request, the distinct 128-byte lines
-	// its sectors fall in: the L1 data stage serves one line per cycle, so
-	// an uncoalesced request costs up to 32 cycles of it.
+	// L1Wavefronts counts the L1 data-stage wavefronts of the global
+	// requests: per request, the most distinct 4-byte words that fall in
+	// one of the L1's 32 banks (the shared-memory rule), which is Nsight
+	// Compute's l1tex__data_pipe_lsu_wavefronts_mem_lgds.sum. Lanes 64
+	// bytes apart cost 16; lanes a row of 512 floats apart, 32.
 	L1Wavefronts int64 `json:"l1_wavefronts"`
 
 	// Modeled: sectors that miss a per-block L1 and go to L2, and the DRAM

@@ -14,9 +14,8 @@ import "math"
 //	         × bytes per missing request / missLatency)
 //	l2       L2 sectors × 32 / L2Bandwidth
 //	l1       L1 wavefronts / (active SMs × clock), where active SMs is the
-//	         smaller of the SM count and the grid's blocks: the L1 data stage serves one
-//	         128-byte line per cycle, so an uncoalesced request that touches
-//	         16 lines occupies it for 16 cycles
+//	         smaller of the SM count and the grid's blocks: the L1 data
+//	         stage serves one wavefront per cycle (Stats.L1Wavefronts)
 //	issue    warp instructions / (active SMs × IssuePerSMCycle × clock × efficiency),
 //	         where efficiency is issueEfficiency when an SM holds at least
 //	         half its warp slots and falls in proportion below that: with

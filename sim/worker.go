@@ -38,7 +38,7 @@ type siteAgg struct {
 	hist                   [33]int64
 	l2Sectors              int64 // sectors that missed the per-block L1 model
 	missRequests           int64 // load requests with at least one such sector
-	lines                  int64 // distinct 128-byte lines per request, summed
+	lines                  int64 // L1 data-stage wavefronts (bank rule), summed
 }
 
 // siteLanes holds one warp's accesses at one site until the warp is done
@@ -316,10 +316,11 @@ func uniq(a []uint32) int {
 	return k
 }
 
-// global records a global access of size bytes at addr. Buffers start on
-// 256-byte boundaries and elements are 4 or 8 bytes, so an access never
-// spans two sectors and takes the one-entry path.
-func (w *worker) global(t *Thread, d int32, addr, size uint64) {
+// global records a global access at byte offset off of its buffer, as the
+// offset of its first 4-byte word. Buffers start on 256-byte boundaries and
+// elements are 4 or 8 bytes, so the word fixes the sector (word/8) and the
+// L1 bank (word mod 32); an 8-byte element's second word is implied.
+func (w *worker) global(t *Thread, d int32, off uint64) {
 	if t.unroll != 0 {
 		d = w.variantOf(d, t)
 	}
@@ -332,7 +333,7 @@ func (w *worker) global(t *Thread, d int32, addr, size uint64) {
 	}
 	lane := t.lane & 31
 	sl.live |= 1 << uint(lane)
-	sl.lanes[lane] = append(sl.lanes[lane], uint32(addr>>5))
+	sl.lanes[lane] = append(sl.lanes[lane], uint32(off>>2))
 }
 
 // endThread folds a finished lane into its warp and clears its counts.
@@ -432,26 +433,43 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		agg.ideal += ideal
 		return
 	}
-	agg.sectors += int64(len(v))
+	// v holds the distinct 4-byte words (offsets in the buffer), sorted.
+	// Sectors are 8 words; the L1 serves a request in as many data-stage
+	// wavefronts as its busiest bank (32 banks of 4 bytes, as shared
+	// memory) has distinct words: l1tex__data_pipe_lsu_wavefronts_mem_lgds.
+	wide := agg.meta.esize == 8
 	base := uint32(agg.meta.addr >> 5)
 	load := agg.key.op == opLd
-	// v is sorted: count the distinct 128-byte lines, the L1's unit of work
-	// (one data-stage wavefront per line), in the same pass that feeds the
-	// cache models.
-	line := uint32(1<<32 - 1)
-	var lines, misses int64
-	for _, s := range v {
-		if s>>2 != line {
-			line = s >> 2
-			lines++
-		}
-		// L1 caches loads; stores and atomics write through to L2.
-		if !load || w.l1Insert(s) {
-			misses++
-			agg.dram.set(s - base)
+	var perBank [32]int32
+	var most int32
+	bump := func(wd uint32) {
+		b := wd & 31
+		perBank[b]++
+		if perBank[b] > most {
+			most = perBank[b]
 		}
 	}
-	agg.lines += lines
+	sector := uint32(1<<32 - 1)
+	var sectors, misses int64
+	for _, wd := range v {
+		bump(wd)
+		if wide {
+			bump(wd + 1)
+		}
+		s := wd >> 3
+		if s == sector {
+			continue
+		}
+		sector = s
+		sectors++
+		// L1 caches loads; stores and atomics write through to L2.
+		if !load || w.l1Insert(base+s) {
+			misses++
+			agg.dram.set(s)
+		}
+	}
+	agg.sectors += sectors
+	agg.lines += int64(most)
 	agg.l2Sectors += misses
 	if misses > 0 && load {
 		agg.missRequests++
