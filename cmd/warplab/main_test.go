@@ -171,3 +171,22 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Errorf("temporary file left: %v", entries)
 	}
 }
+
+func TestBenchLaunch(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"bench", "launch", "--backend", "sim", "--n", "20"}, exitOK, "us per launch"},
+		{[]string{"bench", "launch", "--backend", "sim", "--n", "20", "--json"}, exitOK, `"launches": 20`},
+		{[]string{"bench", "launch", "--n", "0"}, exitUsage, ""},
+		{[]string{"bench"}, exitUsage, ""},
+		{[]string{"bench", "launch", "--backend", "tpu"}, exitUsage, ""},
+	} {
+		code, out, errOut := runCLI(c.args...)
+		if code != c.code || !strings.Contains(out, c.want) {
+			t.Errorf("%v: exit %d (want %d), stdout %q, stderr %q", c.args, code, c.code, out, errOut)
+		}
+	}
+}
