@@ -304,6 +304,28 @@ extern "C" __global__ void waxpbyDeviceScalar(int n, const double* x,
 // bits are the same on every GPU too. They differ from the CPU's sequential
 // sum, which no parallel reduction reproduces.
 
+// Every thread of the block hands in v; when it returns, sh[0] holds
+// their sum, added in a fixed binary tree (thread t adds t + s for
+// s = 128, 64, ..., 1), so the bits never depend on timing. The ddot
+// passes, their fused variants and the updates that carry the next dot
+// product all reduce with it.
+//
+// Launch assumptions: blockDim.x == CG_DOT_THREADS, sh holds
+// CG_DOT_THREADS doubles, and every thread of the block calls it (it holds
+// barriers). One warp: each step, the lanes below s add their partner's
+// value s doubles away; from s = 16 down, only warp 0 works.
+__device__ void blockTreeSum(double* sh, double v) {
+    const unsigned int tid = threadIdx.x;
+    sh[tid] = v;
+    __syncthreads();
+    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
+        if (tid < s) {
+            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
+        }
+        __syncthreads();
+    }
+}
+
 // Pass 1: one partial sum per block.
 //
 // Thread t of the grid (G threads in all) sums x[i] * y[i] for i = t, t + G,
@@ -334,14 +356,7 @@ extern "C" __global__ void ddotPartial(int n, const double* __restrict__ x,
          i < static_cast<size_t>(n); i += stride) {
         sum = __dadd_rn(sum, __dmul_rn(x[i], y[i]));
     }
-    sh[tid] = sum;
-    __syncthreads();
-    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
-        if (tid < s) {
-            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
-        }
-        __syncthreads();
-    }
+    blockTreeSum(sh, sum);
     if (tid == 0) {
         partial[blockIdx.x] = sh[0];
     }
@@ -369,14 +384,7 @@ extern "C" __global__ void ddotFinal(int nPartials,
     for (int i = static_cast<int>(tid); i < nPartials; i += CG_DOT_THREADS) {
         sum = __dadd_rn(sum, partial[i]);
     }
-    sh[tid] = sum;
-    __syncthreads();
-    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
-        if (tid < s) {
-            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
-        }
-        __syncthreads();
-    }
+    blockTreeSum(sh, sum);
     if (tid == 0) {
         result[0] = sh[0];
     }
@@ -463,14 +471,7 @@ extern "C" __global__ void ddotFinalDivide(int nPartials,
     for (int i = static_cast<int>(tid); i < nPartials; i += CG_DOT_THREADS) {
         sum = __dadd_rn(sum, partial[i]);
     }
-    sh[tid] = sum;
-    __syncthreads();
-    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
-        if (tid < s) {
-            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
-        }
-        __syncthreads();
-    }
+    blockTreeSum(sh, sum);
     if (tid == 0) {
         const double v = sh[0];
         result[0] = v;
@@ -520,14 +521,7 @@ extern "C" __global__ void updateXRDot(int n, const double* __restrict__ alpha,
         r[i] = ri;
         sum = __dadd_rn(sum, __dmul_rn(ri, ri));
     }
-    sh[tid] = sum;
-    __syncthreads();
-    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
-        if (tid < s) {
-            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
-        }
-        __syncthreads();
-    }
+    blockTreeSum(sh, sum);
     if (tid == 0) {
         partial[blockIdx.x] = sh[0];
     }
@@ -570,14 +564,7 @@ extern "C" __global__ void updateXRDotTo(int n, const double* __restrict__ alpha
         r[i] = ri;
         sum = __dadd_rn(sum, __dmul_rn(ri, ri));
     }
-    sh[tid] = sum;
-    __syncthreads();
-    for (unsigned int s = CG_DOT_THREADS / 2; s > 0; s /= 2) {
-        if (tid < s) {
-            sh[tid] = __dadd_rn(sh[tid], sh[tid + s]);
-        }
-        __syncthreads();
-    }
+    blockTreeSum(sh, sum);
     if (tid == 0) {
         partial[blockIdx.x] = sh[0];
     }

@@ -255,10 +255,7 @@ func ddotPartialMirror(n int, x, y, partial *sim.F64) *sim.Kernel {
 	k := sim.NewKernel("ddotPartial", true)
 	xi := k.Site("x[i]")
 	yi := k.Site("y[i]")
-	shT := k.Site("sh[tid]")
-	shS := k.Site("sh[tid+s]")
-	shSum := k.Site("sh[tid] = sum")
-	shW := k.Site("sh[tid] = sh[tid] + sh[tid+s]")
+	tree := declareTree(k)
 	sh0 := k.Site("sh[0]")
 	out := k.Site("partial[blockIdx.x]")
 	k.Body = func(t *sim.Thread) {
@@ -270,15 +267,7 @@ func ddotPartialMirror(n int, x, y, partial *sim.F64) *sim.Kernel {
 			sum += float64(x.LdAt(t, xi, i) * y.LdAt(t, yi, i))
 			t.Ops(4)
 		}
-		sh.StAt(t, shSum, tid, sum)
-		t.SyncThreads()
-		for s := dotThreads / 2; s > 0; s /= 2 {
-			if tid < s {
-				sh.StAt(t, shW, tid, sh.LdAt(t, shT, tid)+sh.LdAt(t, shS, tid+s))
-			}
-			t.Ops(3)
-			t.SyncThreads()
-		}
+		blockTreeSum(t, sh, tree, sum)
 		if tid == 0 {
 			partial.StAt(t, out, t.BlockIdx.X, sh.LdAt(t, sh0, 0))
 		}
@@ -293,10 +282,7 @@ func ddotPartialMirror(n int, x, y, partial *sim.F64) *sim.Kernel {
 func ddotFinalMirror(nPartials int, partial, result *sim.F64) *sim.Kernel {
 	k := sim.NewKernel("ddotFinal", true)
 	pi := k.Site("partial[i]")
-	shT := k.Site("sh[tid]")
-	shS := k.Site("sh[tid+s]")
-	shSum := k.Site("sh[tid] = sum")
-	shW := k.Site("sh[tid] = sh[tid] + sh[tid+s]")
+	tree := declareTree(k)
 	sh0 := k.Site("sh[0]")
 	out := k.Site("result[0]")
 	k.Body = func(t *sim.Thread) {
@@ -307,15 +293,7 @@ func ddotFinalMirror(nPartials int, partial, result *sim.F64) *sim.Kernel {
 			sum += partial.LdAt(t, pi, i)
 			t.Ops(3)
 		}
-		sh.StAt(t, shSum, tid, sum)
-		t.SyncThreads()
-		for s := dotThreads / 2; s > 0; s /= 2 {
-			if tid < s {
-				sh.StAt(t, shW, tid, sh.LdAt(t, shT, tid)+sh.LdAt(t, shS, tid+s))
-			}
-			t.Ops(3)
-			t.SyncThreads()
-		}
+		blockTreeSum(t, sh, tree, sum)
 		if tid == 0 {
 			result.StAt(t, out, 0, sh.LdAt(t, sh0, 0))
 		}
@@ -363,10 +341,7 @@ func copyScalarMirror(src, dst *sim.F64) *sim.Kernel {
 func ddotFinalDivideMirror(nPartials int, partial, result, other *sim.F64, sumIsNumerator int, out *sim.F64) *sim.Kernel {
 	k := sim.NewKernel("ddotFinalDivide", true)
 	pi := k.Site("partial[i]")
-	shT := k.Site("sh[tid]")
-	shS := k.Site("sh[tid+s]")
-	shSum := k.Site("sh[tid] = sum")
-	shW := k.Site("sh[tid] = sh[tid] + sh[tid+s]")
+	tree := declareTree(k)
 	sh0 := k.Site("sh[0]")
 	res := k.Site("result[0]")
 	ol := k.Site("other[0]")
@@ -379,15 +354,7 @@ func ddotFinalDivideMirror(nPartials int, partial, result, other *sim.F64, sumIs
 			sum += partial.LdAt(t, pi, i)
 			t.Ops(3)
 		}
-		sh.StAt(t, shSum, tid, sum)
-		t.SyncThreads()
-		for s := dotThreads / 2; s > 0; s /= 2 {
-			if tid < s {
-				sh.StAt(t, shW, tid, sh.LdAt(t, shT, tid)+sh.LdAt(t, shS, tid+s))
-			}
-			t.Ops(3)
-			t.SyncThreads()
-		}
+		blockTreeSum(t, sh, tree, sum)
 		if tid == 0 {
 			v := sh.LdAt(t, sh0, 0)
 			result.StAt(t, res, 0, v)
@@ -432,10 +399,7 @@ func updateXRDotToMirror(name string, n int, alpha, p, ap, xIn, rIn, x, r, parti
 	ri := k.Site("r[i]")
 	api := k.Site("Ap[i]")
 	rs := k.Site("r[i] =")
-	shT := k.Site("sh[tid]")
-	shS := k.Site("sh[tid+s]")
-	shSum := k.Site("sh[tid] = sum")
-	shW := k.Site("sh[tid] = sh[tid] + sh[tid+s]")
+	tree := declareTree(k)
 	sh0 := k.Site("sh[0]")
 	out := k.Site("partial[blockIdx.x]")
 	k.Body = func(t *sim.Thread) {
@@ -452,15 +416,7 @@ func updateXRDotToMirror(name string, n int, alpha, p, ap, xIn, rIn, x, r, parti
 			sum += float64(v * v)
 			t.Ops(8)
 		}
-		sh.StAt(t, shSum, tid, sum)
-		t.SyncThreads()
-		for s := dotThreads / 2; s > 0; s /= 2 {
-			if tid < s {
-				sh.StAt(t, shW, tid, sh.LdAt(t, shT, tid)+sh.LdAt(t, shS, tid+s))
-			}
-			t.Ops(3)
-			t.SyncThreads()
-		}
+		blockTreeSum(t, sh, tree, sum)
 		if tid == 0 {
 			partial.StAt(t, out, t.BlockIdx.X, sh.LdAt(t, sh0, 0))
 		}
@@ -483,4 +439,32 @@ func copyVectorMirror(n int, x, y *sim.F64) *sim.Kernel {
 		}
 	}
 	return k
+}
+
+// treeSites are blockTreeSum's shared-memory sites.
+type treeSites struct{ sum, t, s, w sim.Site }
+
+func declareTree(k *sim.Kernel) treeSites {
+	return treeSites{
+		t:   k.Site("sh[tid]"),
+		s:   k.Site("sh[tid+s]"),
+		sum: k.Site("sh[tid] = sum"),
+		w:   k.Site("sh[tid] = sh[tid] + sh[tid+s]"),
+	}
+}
+
+// blockTreeSum mirrors cg.cu's blockTreeSum: every thread hands in v, and
+// afterwards sh[0] holds the block's sum, added in the same fixed tree.
+// Every thread of the block must call it (it holds barriers).
+func blockTreeSum(t *sim.Thread, sh *sim.Shared[float64], ts treeSites, v float64) {
+	tid := t.ThreadIdx.X
+	sh.StAt(t, ts.sum, tid, v)
+	t.SyncThreads()
+	for s := dotThreads / 2; s > 0; s /= 2 {
+		if tid < s {
+			sh.StAt(t, ts.w, tid, sh.LdAt(t, ts.t, tid)+sh.LdAt(t, ts.s, tid+s))
+		}
+		t.Ops(3)
+		t.SyncThreads()
+	}
 }
