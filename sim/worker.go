@@ -440,22 +440,27 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	wide := agg.meta.esize == 8
 	base := uint32(agg.meta.addr >> 5)
 	load := agg.key.op == opLd
-	var perBank [32]int32
-	var most int32
-	bump := func(wd uint32) {
-		b := wd & 31
-		perBank[b]++
-		if perBank[b] > most {
-			most = perBank[b]
+	var most int32 = 1
+	if v[len(v)-1]-v[0] > 30 {
+		// Words within 32 consecutive ones (31 for 8-byte elements, whose
+		// second word follows) sit in distinct banks: the coalesced case
+		// needs no count. Wider spans are counted bank by bank.
+		var perBank [32]int32
+		most = 0
+		for _, wd := range v {
+			b := wd & 31
+			perBank[b]++
+			most = max(most, perBank[b])
+			if wide {
+				b = (wd + 1) & 31
+				perBank[b]++
+				most = max(most, perBank[b])
+			}
 		}
 	}
 	sector := uint32(1<<32 - 1)
 	var sectors, misses int64
 	for _, wd := range v {
-		bump(wd)
-		if wide {
-			bump(wd + 1)
-		}
 		s := wd >> 3
 		if s == sector {
 			continue
