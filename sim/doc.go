@@ -187,6 +187,11 @@
 //   - "shared race": two threads of a block touch one shared word between
 //     the same two barriers, at least one writing (within a warp, a
 //     __syncwarp or any _sync intrinsic orders them);
+//   - "runaway thread": a thread issued more than Kernel.MaxInstructions
+//     (2^31 by default) instructions, a loop that never ends; "cancelled":
+//     the context given to LaunchContext is done. Both stop the launch
+//     instead of hanging it (a loop that touches no memory cannot be
+//     stopped).
 //   - "divergent barrier": some thread waits at SyncThreads while another
 //     has exited;
 //   - "shuffle from exited lane", "bad warp mask", "divergent warp

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 )
 
 // warpSumKernel is warp-per-row SpMV's shape: a strided loop over a row,
@@ -164,5 +166,42 @@ func TestSkipPairsByIteration(t *testing.T) {
 	}
 	if got := run(false); got != 2 {
 		t.Errorf("without skips: %d store requests, want 2 (one per store count)", got)
+	}
+}
+
+// A kernel that never ends returns a fault, through its context or its
+// instruction limit, instead of hanging.
+func TestRunawayKernels(t *testing.T) {
+	spin := func(limit int64) *Kernel {
+		d := NewDevice(Models()[3])
+		buf, _ := Alloc[float32](d, "buf", 64)
+		k := NewKernel("spin", false)
+		k.MaxInstructions = limit
+		k.Body = func(th *Thread) {
+			for i := 0; ; i++ {
+				buf.Ld(th, i%64)
+			}
+		}
+		return k
+	}
+	d := NewDevice(Models()[3])
+	_, err := d.Launch(spin(100_000), Dim1(2), Dim1(32), 0)
+	var f *Fault
+	if !errors.As(err, &f) || f.Kind != "runaway thread" || f.Block != (Dim3{0, 0, 0}) {
+		t.Fatalf("instruction limit: got %v", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = d.LaunchContext(ctx, spin(0), Dim1(4), Dim1(32), 0)
+	if !errors.As(err, &f) || f.Kind != "cancelled" {
+		t.Fatalf("cancelled context: got %v", err)
+	}
+
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = d.LaunchContext(ctx, spin(0), Dim1(4), Dim1(32), 0)
+	if !errors.As(err, &f) || f.Kind != "cancelled" {
+		t.Fatalf("deadline: got %v", err)
 	}
 }

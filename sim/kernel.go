@@ -29,12 +29,18 @@ type Site int32
 // (see fastpath.go); it is never needed for correctness, only when a kernel
 // stores to global memory before it first touches shared memory, a barrier
 // or an intrinsic other than __shfl_down_sync.
+//
+// MaxInstructions bounds each thread's issued instructions (memory
+// accesses, intrinsics and Ops; checked every 4096): a thread that passes
+// it ends the launch with a "runaway thread" fault instead of running for
+// ever. Zero means 2^31.
 type Kernel struct {
-	Name     string
-	Sync     bool
-	Ordered  bool
-	Lockstep bool
-	Body     func(t *Thread)
+	Name            string
+	Sync            bool
+	Ordered         bool
+	Lockstep        bool
+	MaxInstructions int64
+	Body            func(t *Thread)
 
 	sites []string
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"sort"
@@ -18,6 +19,7 @@ type launch struct {
 	nWarps      int
 
 	useFast   bool // Sync kernel: try the fast path (decided by block 0, fastpath.go)
+	cancelled atomic.Bool
 	nextBlock atomic.Int64
 	stopAt    atomic.Int64 // blocks at or beyond this are skipped (a fault was found below)
 
@@ -50,6 +52,17 @@ func (l *launch) bitmapFor(m *bufMeta, write bool) *bitmap {
 // (too many threads per block, too much shared memory, an empty grid) comes
 // back as a plain error before any thread runs.
 func (d *Device) Launch(k *Kernel, grid, block Dim3, sharedBytes int) (*Stats, error) {
+	return d.LaunchContext(context.Background(), k, grid, block, sharedBytes)
+}
+
+// LaunchContext is Launch that stops when ctx is done: a notebook's
+// interrupt, or a deadline on a student's kernel that loops for ever.
+// Threads notice at their next global access (every few thousand accesses)
+// and blocks before they start; the launch then returns a *Fault of Kind
+// "cancelled" that names the thread it stopped, and no Stats. A thread that
+// loops without touching memory cannot be stopped from outside; Go has no
+// way to interrupt it.
+func (d *Device) LaunchContext(ctx context.Context, k *Kernel, grid, block Dim3, sharedBytes int) (*Stats, error) {
 	if k == nil || k.Body == nil {
 		return nil, fmt.Errorf("sim: launch of a kernel with no body")
 	}
@@ -65,6 +78,10 @@ func (d *Device) Launch(k *Kernel, grid, block Dim3, sharedBytes int) (*Stats, e
 	l.dram.m = map[[2]int]*bitmap{}
 	nBlocks := grid.Count()
 	l.stopAt.Store(int64(nBlocks))
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { l.cancelled.Store(true) })
+		defer stop()
+	}
 
 	nw := runtime.GOMAXPROCS(0)
 	if k.Ordered || nw > nBlocks {
@@ -140,6 +157,12 @@ func (w *worker) run() {
 	for {
 		b := int(l.nextBlock.Add(1) - 1)
 		if int64(b) >= l.stopAt.Load() {
+			break
+		}
+		if l.cancelled.Load() {
+			w.fault = &Fault{Kernel: w.k.Name, Kind: "cancelled", Block: l.grid.unlinear(b),
+				Detail: "the launch was cancelled before this block started"}
+			w.faultBlk = b
 			break
 		}
 		var f *Fault

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math/bits"
 	"sync"
 	"sync/atomic"
@@ -251,6 +252,9 @@ func (w *worker) record(t *Thread, d int32, first, last uint32) {
 		d = w.variantOf(d, t)
 	}
 	t.instr++
+	if t.instr&4095 == 0 {
+		w.checkRunaway(t)
+	}
 	acc := t.acc
 	sl := &acc.sites[d]
 	if !sl.listed {
@@ -325,6 +329,9 @@ func (w *worker) global(t *Thread, d int32, off uint64) {
 		d = w.variantOf(d, t)
 	}
 	t.instr++
+	if t.instr&4095 == 0 {
+		w.checkRunaway(t)
+	}
 	acc := t.acc
 	sl := &acc.sites[d]
 	if !sl.listed {
@@ -334,6 +341,27 @@ func (w *worker) global(t *Thread, d int32, off uint64) {
 	lane := t.lane & 31
 	sl.live |= 1 << uint(lane)
 	sl.lanes[lane] = append(sl.lanes[lane], uint32(off>>2))
+}
+
+// maxThreadInstr is the default bound on one thread's issued instructions
+// (accesses and Ops): a lesson kernel's thread issues thousands; one that
+// reaches this is looping for ever, and gets a fault instead of hanging the
+// notebook. Kernel.MaxInstructions overrides it.
+const maxThreadInstr = 1 << 31
+
+// checkRunaway stops a thread whose launch was cancelled or that has run
+// away. It is called every 4096 of the thread's instructions.
+func (w *worker) checkRunaway(t *Thread) {
+	if w.l.cancelled.Load() {
+		t.fail(&Fault{Kind: "cancelled", Detail: "the launch was cancelled (its context is done)"})
+	}
+	limit := w.k.MaxInstructions
+	if limit <= 0 {
+		limit = maxThreadInstr
+	}
+	if t.instr >= limit {
+		t.fail(&Fault{Kind: "runaway thread", Detail: fmt.Sprintf("the thread has issued %d instructions; a loop that never ends? (Kernel.MaxInstructions is %d)", t.instr, limit)})
+	}
 }
 
 // endThread folds a finished lane into its warp and clears its counts.
