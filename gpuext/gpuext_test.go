@@ -1,6 +1,7 @@
 package gpuext
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -528,4 +529,25 @@ func TestModelFor(t *testing.T) {
 
 func TestParamsOnSimulator(t *testing.T) {
 	checkParams(t, openSimT(t, "sim"), saxpyModule())
+}
+
+func TestLaunchContextCancelled(t *testing.T) {
+	dev, err := Open("sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	m := &Module{Name: "spin", Mirrors: map[string]Mirror{"spin": func(sim.Args) (*sim.Kernel, error) {
+		k := sim.NewKernel("spin", false)
+		k.Body = func(*sim.Thread) {}
+		return k, nil
+	}}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := dev.LaunchContext(ctx, m, "spin", sim.Dim1(1), sim.Dim1(32), 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if _, err := dev.Launch(m, "spin", sim.Dim1(1), sim.Dim1(32), 0); err != nil {
+		t.Fatalf("a launch without a context: %v", err)
+	}
 }

@@ -1,6 +1,7 @@
 package gpuext
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sort"
@@ -76,6 +77,14 @@ func (e *LaunchError) Unwrap() error { return e.Err }
 // in CUDA; a fault inside the kernel is reported by the next call that
 // waits (Download, Synchronize, Time).
 func (d *Device) Launch(m *Module, name string, grid, block sim.Dim3, sharedBytes int, args ...any) (*Launch, error) {
+	return d.LaunchContext(context.Background(), m, name, grid, block, sharedBytes, args...)
+}
+
+// LaunchContext is Launch that gives up when ctx is done: before the launch
+// on a GPU (a kernel already running there cannot be stopped), and also
+// while it runs on the simulator, which returns a *sim.Fault of Kind
+// "cancelled" (a notebook's interrupt, or a deadline on a student's kernel).
+func (d *Device) LaunchContext(ctx context.Context, m *Module, name string, grid, block sim.Dim3, sharedBytes int, args ...any) (*Launch, error) {
 	le := &LaunchError{Call: "Launch", Kernel: name, Grid: grid, Block: block, Shared: sharedBytes}
 	if m != nil {
 		le.Module = m.Name
@@ -88,6 +97,9 @@ func (d *Device) Launch(m *Module, name string, grid, block sim.Dim3, sharedByte
 		return fail(fmt.Errorf("nil module"))
 	}
 	if err := d.lim.validate(grid, block, sharedBytes); err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
 	if d.gpu != nil {
@@ -120,7 +132,7 @@ func (d *Device) Launch(m *Module, name string, grid, block sim.Dim3, sharedByte
 		le.Call = "mirror"
 		return fail(fmt.Errorf("the mirror returned no kernel"))
 	}
-	st, err := d.sim.Launch(k, grid, block, sharedBytes)
+	st, err := d.sim.LaunchContext(ctx, k, grid, block, sharedBytes)
 	if err != nil {
 		le.Call = "sim.Launch"
 		return fail(err)
