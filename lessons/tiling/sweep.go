@@ -58,7 +58,7 @@ func (r *runner) sweep() error {
 		if p.kind == "naive" {
 			shared = 0
 		}
-		l, err := r.dev.Launch(r.m, p.name, grid, block, shared, mb.A, mb.B, mb.C, int32(n))
+		l, err := r.dev.LaunchContext(r.ctx, r.m, p.name, grid, block, shared, mb.A, mb.B, mb.C, int32(n))
 		if err != nil {
 			return fmt.Errorf("tiling: sweep %s TILE=%d: %w", p.name, p.tile, err)
 		}
