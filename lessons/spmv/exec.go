@@ -1,6 +1,7 @@
 package spmv
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/warplab/warplab/gpuext"
@@ -39,12 +40,12 @@ func Exec(dev *gpuext.Device, kernel string, m *Matrix, probeBlocks int) ([]floa
 		}
 		defer partials.Free()
 		out = partials
-		l, err = launchProbe(dev, mod, d, partials, probeBlocks, m.CSR.NNZ())
+		l, err = launchProbe(context.Background(), dev, mod, d, partials, probeBlocks, m.CSR.NNZ())
 		if err != nil {
 			return nil, nil, err
 		}
 	} else {
-		l, err = launchRowKernel(dev, mod, kernel, d, m.CSR.Rows)
+		l, err = launchRowKernel(context.Background(), dev, mod, kernel, d, m.CSR.Rows)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -374,18 +374,18 @@ func (d *deviceMatrix) free() error {
 
 // launchRowKernel launches an SpMV kernel with the seed's shape: 256 threads
 // a block, one thread (thread per row) or one warp (warp per row) a row.
-func launchRowKernel(dev *gpuext.Device, mod *gpuext.Module, name string, d *deviceMatrix, rows int) (*gpuext.Launch, error) {
+func launchRowKernel(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, name string, d *deviceMatrix, rows int) (*gpuext.Launch, error) {
 	threads := rows
 	if name == KernelWarpPerRow || name == KernelWarpPerRowUnroll1 {
 		threads = rows * WarpSize
 	}
 	blocks := max(1, (threads+ThreadsPerBlock-1)/ThreadsPerBlock)
-	return dev.Launch(mod, name, sim.Dim1(blocks), sim.Dim1(ThreadsPerBlock), 0,
+	return dev.LaunchContext(ctx, mod, name, sim.Dim1(blocks), sim.Dim1(ThreadsPerBlock), 0,
 		d.rowPtr, d.colIdx, d.val, d.x, d.y, uint64(rows))
 }
 
-func launchProbe(dev *gpuext.Device, mod *gpuext.Module, d *deviceMatrix, partials *gpuext.Buffer[float32], blocks, nnz int) (*gpuext.Launch, error) {
-	return dev.Launch(mod, KernelProbe, sim.Dim1(blocks), sim.Dim1(ThreadsPerBlock), 0,
+func launchProbe(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, d *deviceMatrix, partials *gpuext.Buffer[float32], blocks, nnz int) (*gpuext.Launch, error) {
+	return dev.LaunchContext(ctx, mod, KernelProbe, sim.Dim1(blocks), sim.Dim1(ThreadsPerBlock), 0,
 		d.colIdx, d.val, d.x, partials, uint64(nnz))
 }
 
@@ -431,7 +431,7 @@ func runMatrix(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, kern
 		return err
 	}
 	defer partials.Free()
-	l, err := launchProbe(dev, mod, d, partials, r.ProbeBlocks, nnz)
+	l, err := launchProbe(ctx, dev, mod, d, partials, r.ProbeBlocks, nnz)
 	if err != nil {
 		return err
 	}
@@ -446,7 +446,7 @@ func runMatrix(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, kern
 		r.Failures = append(r.Failures, fmt.Sprintf("%s probe total %.17g, reference total %.17g", m.Name, probeTotal, wantTotal))
 	}
 	probeMs, kind, driver, err := timeIt(dev, l, o, func() error {
-		_, err := launchProbe(dev, mod, d, partials, r.ProbeBlocks, nnz)
+		_, err := launchProbe(ctx, dev, mod, d, partials, r.ProbeBlocks, nnz)
 		return err
 	})
 	if err != nil {
@@ -472,7 +472,7 @@ func runMatrix(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, kern
 		if err := d.y.Fill(0); err != nil {
 			return err
 		}
-		l, err := launchRowKernel(dev, mod, name, d, rows)
+		l, err := launchRowKernel(ctx, dev, mod, name, d, rows)
 		if err != nil {
 			return err
 		}
@@ -489,7 +489,7 @@ func runMatrix(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, kern
 				m.Name, kernelLabel(kernel), bad, y[bad], m.Want[bad]))
 		}
 		ms, kind, _, err := timeIt(dev, l, o, func() error {
-			_, err := launchRowKernel(dev, mod, name, d, rows)
+			_, err := launchRowKernel(ctx, dev, mod, name, d, rows)
 			return err
 		})
 		if err != nil {
