@@ -170,7 +170,7 @@ func (w *worker) discardAccs(t *Thread) {
 					sl.second[l] = sl.second[l][:0]
 				}
 			}
-			sl.live, sl.wide, sl.listed = 0, false, false
+			sl.live, sl.wide = 0, false
 		}
 		acc.touched = acc.touched[:0]
 		acc.maxInstr = 0

@@ -215,7 +215,7 @@ func (a *Shared[T]) touch(t *Thread, i int, op string, s Site, write bool) {
 	} else {
 		d = t.w.defaultSite(&a.meta, opc, true)
 	}
-	t.w.access(t, d, first, last)
+	t.w.record(t, d, first, last)
 }
 
 // check applies the race rule to one word.

@@ -49,10 +49,9 @@ type siteAgg struct {
 // keeps the hot path sequential in memory; the requests are put together
 // when the warp is flushed.
 type siteLanes struct {
-	live   uint32 // lanes with entries
-	wide   bool   // some access spans two sectors or words
-	listed bool   // in warpAcc.touched
-	lanes  [32][]uint32
+	live  uint32 // lanes with entries; nonzero exactly when in warpAcc.touched
+	wide  bool   // some access spans two sectors or words
+	lanes [32][]uint32
 	// second holds an access's last sector or word when it spans two
 	// (8-byte shared elements), noSecond otherwise; allocated on first use
 	// so the common case stays small.
@@ -240,14 +239,20 @@ func (t *Thread) skip(d int32) {
 	t.w.record(t, d, noAccess, noAccess)
 }
 
-// access records one lane's access at dense site d, touching sectors (or
+// record records one lane's access at dense site d, touching sectors (or
 // words) first to last: it becomes part of the warp-level request numbered
 // by how many turns this lane has had at the site.
-func (w *worker) access(t *Thread, d int32, first, last uint32) {
-	w.record(t, d, first, last)
+func (w *worker) record(t *Thread, d int32, first, last uint32) {
+	sl, lane := w.entry(t, d, first)
+	if first != last || sl.wide {
+		w.recordWide(sl, lane, first, last)
+	}
 }
 
-func (w *worker) record(t *Thread, d int32, first, last uint32) {
+// entry appends v to this lane's list at dense site d (the copy for the
+// current unrolled iteration) and counts the instruction; every access,
+// global or shared, goes through it.
+func (w *worker) entry(t *Thread, d int32, v uint32) (*siteLanes, int) {
 	if t.unroll != 0 {
 		d = w.variantOf(d, t)
 	}
@@ -257,16 +262,13 @@ func (w *worker) record(t *Thread, d int32, first, last uint32) {
 	}
 	acc := t.acc
 	sl := &acc.sites[d]
-	if !sl.listed {
-		sl.listed = true
+	if sl.live == 0 {
 		acc.touched = append(acc.touched, d)
 	}
 	lane := t.lane & 31
 	sl.live |= 1 << uint(lane)
-	sl.lanes[lane] = append(sl.lanes[lane], first)
-	if first != last || sl.wide {
-		w.recordWide(sl, lane, first, last)
-	}
+	sl.lanes[lane] = append(sl.lanes[lane], v)
+	return sl, lane
 }
 
 // recordWide keeps the second lists in step for accesses that span two
@@ -325,22 +327,7 @@ func uniq(a []uint32) int {
 // elements are 4 or 8 bytes, so the word fixes the sector (word/8) and the
 // L1 bank (word mod 32); an 8-byte element's second word is implied.
 func (w *worker) global(t *Thread, d int32, off uint64) {
-	if t.unroll != 0 {
-		d = w.variantOf(d, t)
-	}
-	t.instr++
-	if t.instr&4095 == 0 {
-		w.checkRunaway(t)
-	}
-	acc := t.acc
-	sl := &acc.sites[d]
-	if !sl.listed {
-		sl.listed = true
-		acc.touched = append(acc.touched, d)
-	}
-	lane := t.lane & 31
-	sl.live |= 1 << uint(lane)
-	sl.lanes[lane] = append(sl.lanes[lane], uint32(off>>2))
+	w.entry(t, d, uint32(off>>2))
 }
 
 // maxThreadInstr is the default bound on one thread's issued instructions
@@ -442,7 +429,7 @@ func (w *worker) flushRequests(acc *warpAcc) {
 				sl.second[lane] = sl.second[lane][:0]
 			}
 		}
-		sl.live, sl.wide, sl.listed = 0, false, false
+		sl.live, sl.wide = 0, false
 	}
 	acc.touched = acc.touched[:0]
 }
@@ -468,24 +455,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	wide := agg.meta.esize == 8
 	base := uint32(agg.meta.addr >> 5)
 	load := agg.key.op == opLd
-	var most int32 = 1
-	if v[len(v)-1]-v[0] > 30 {
-		// Words within 32 consecutive ones (31 for 8-byte elements, whose
-		// second word follows) sit in distinct banks: the coalesced case
-		// needs no count. Wider spans are counted bank by bank.
-		var perBank [32]int32
-		most = 0
-		for _, wd := range v {
-			b := wd & 31
-			perBank[b]++
-			most = max(most, perBank[b])
-			if wide {
-				b = (wd + 1) & 31
-				perBank[b]++
-				most = max(most, perBank[b])
-			}
-		}
-	}
+	most := busiestBank(v, wide)
 	sector := uint32(1<<32 - 1)
 	var sectors, misses int64
 	for _, wd := range v {
@@ -502,7 +472,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		}
 	}
 	agg.sectors += sectors
-	agg.lines += int64(most)
+	agg.lines += most
 	agg.l2Sectors += misses
 	if misses > 0 && load {
 		agg.missRequests++
@@ -514,20 +484,34 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 // wavefront, so the request takes as many wavefronts as the busiest bank has
 // distinct words. ideal is the cost without conflicts.
 func wavefronts(words []uint32) (wf, ideal int64) {
+	ideal = max(1, int64((len(words)+31)/32))
+	return busiestBank(words, false), ideal
+}
+
+// busiestBank is the most distinct words any of 32 four-byte banks holds,
+// for sorted, distinct words; with pairs, each word's successor (the second
+// half of an 8-byte element) counts too. It is the wavefront count of a
+// shared request and, by the same rule, of a global one in the L1.
+func busiestBank(words []uint32, pairs bool) int64 {
+	if len(words) == 0 {
+		return 0
+	}
+	if words[len(words)-1]-words[0] <= 30 {
+		// Within 32 consecutive words (31 with pairs), every word has a
+		// bank of its own: the coalesced case needs no count.
+		return 1
+	}
 	var perBank [32]int32
 	var most int32
 	for _, wd := range words {
-		b := wd & 31
-		perBank[b]++
-		if perBank[b] > most {
-			most = perBank[b]
+		perBank[wd&31]++
+		most = max(most, perBank[wd&31])
+		if pairs {
+			perBank[(wd+1)&31]++
+			most = max(most, perBank[(wd+1)&31])
 		}
 	}
-	ideal = int64((len(words) + 31) / 32)
-	if ideal == 0 {
-		ideal = 1
-	}
-	return int64(most), ideal
+	return int64(most)
 }
 
 // l1Insert adds sector s to the block's L1 model and reports whether it was

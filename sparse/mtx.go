@@ -116,26 +116,31 @@ func ReadCSR(r io.Reader) (*CSR, Header, error) {
 	if err != nil {
 		return nil, Header{}, err
 	}
-	csr, err := ToCSR(coo)
-	if err != nil {
-		return nil, Header{}, err
-	}
-	csr.SortRows()
-	return csr, h, nil
+	csr, err := sortedCSR(coo)
+	return csr, h, err
 }
 
 // ReadCSRFile is ReadCSR on the named file; errors start with the path.
 func ReadCSRFile(path string) (*CSR, Header, error) {
-	f, err := os.Open(path)
+	coo, h, err := ReadMatrixMarketFile(path)
 	if err != nil {
 		return nil, Header{}, err
 	}
-	defer f.Close()
-	csr, h, err := ReadCSR(f)
+	csr, err := sortedCSR(coo)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return csr, h, nil
+}
+
+// sortedCSR converts coo and sorts each row's columns.
+func sortedCSR(coo *COO) (*CSR, error) {
+	csr, err := ToCSR(coo)
+	if err != nil {
+		return nil, err
+	}
+	csr.SortRows()
+	return csr, nil
 }
 
 // parser holds the state of one read.

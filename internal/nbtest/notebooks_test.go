@@ -9,26 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
-// moduleRoot walks up from the test's directory to the directory holding go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+// moduleRoot is the directory holding go.mod.
+func moduleRoot(t *testing.T) string { return testenv.ModuleRoot(t) }
 
 // TestNotebookFiles checks, without running anything, that every notebook in
 // notebooks/ parses, asks for the GoNB kernel and has valid expectations.

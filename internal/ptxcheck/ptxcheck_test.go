@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 // TestLessonsPTXFresh is the guard the repository relies on: it fails when a
@@ -22,23 +24,8 @@ func TestLessonsPTXFresh(t *testing.T) {
 	t.Logf("checked %d CUDA sources", len(checked))
 }
 
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+// moduleRoot is the directory holding go.mod.
+func moduleRoot(t *testing.T) string { return testenv.ModuleRoot(t) }
 
 func header(cu []byte, name string) string {
 	return Header{SHA256: Sum(cu), Source: name, NVCC: "11.8.89", Arch: "compute_75"}.String() + "\n"

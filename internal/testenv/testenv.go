@@ -17,21 +17,8 @@ func MatricesDir() string {
 	if d := os.Getenv("WARPLAB_MATRICES"); d != "" {
 		return d
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		cand := filepath.Join(dir, "shared", "matrices")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	d, _ := findUp(filepath.Join("shared", "matrices"), true)
+	return d
 }
 
 // Matrices is MatricesDir for a test: it skips the test, saying how to
@@ -43,4 +30,34 @@ func Matrices(t testing.TB) string {
 		t.Skip("SuiteSparse matrices not found: set WARPLAB_MATRICES or keep shared/matrices beside the repository")
 	}
 	return d
+}
+
+// ModuleRoot is the directory holding go.mod, above the test's directory.
+func ModuleRoot(t testing.TB) string {
+	t.Helper()
+	p, ok := findUp("go.mod", false)
+	if !ok {
+		t.Fatal("no go.mod above the test directory")
+	}
+	return filepath.Dir(p)
+}
+
+// findUp looks for rel in the working directory and each directory above
+// it, and returns the first path that exists (and is a directory, if dir).
+func findUp(rel string, dir bool) (string, bool) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", false
+	}
+	for {
+		cand := filepath.Join(wd, rel)
+		if st, err := os.Stat(cand); err == nil && (!dir || st.IsDir()) {
+			return cand, true
+		}
+		parent := filepath.Dir(wd)
+		if parent == wd {
+			return "", false
+		}
+		wd = parent
+	}
 }

@@ -482,6 +482,34 @@ extern "C" __global__ void ddotFinalDivide(int nPartials,
 }
 // end snippet
 
+// The body of updateXRDot and updateXRDotTo: x = xIn + alpha * p,
+// r = rIn - alpha * Ap, and the block's partial of the new r . r. xIn may be
+// x and rIn may be r (each element is read before it is written, by the
+// same thread), so the pointers carry no __restrict__.
+__device__ __forceinline__ void updateXRDotInto(int n, const double* alpha,
+                                                const double* p, const double* Ap,
+                                                const double* xIn, const double* rIn,
+                                                double* x, double* r,
+                                                double* partial) {
+    __shared__ double sh[CG_DOT_THREADS];
+    const unsigned int tid = threadIdx.x;
+    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+    const double a = alpha[0];
+    const double na = -1.0 * a;
+    double sum = 0.0;
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + tid;
+         i < static_cast<size_t>(n); i += stride) {
+        x[i] = __dadd_rn(xIn[i], __dmul_rn(a, p[i]));
+        const double ri = __dadd_rn(rIn[i], __dmul_rn(na, Ap[i]));
+        r[i] = ri;
+        sum = __dadd_rn(sum, __dmul_rn(ri, ri));
+    }
+    blockTreeSum(sh, sum);
+    if (tid == 0) {
+        partial[blockIdx.x] = sh[0];
+    }
+}
+
 // x = x + alpha * p and r = r - alpha * Ap in one pass, and the partial sums
 // of the new r . r (ddotPartial's first pass) on the way.
 //
@@ -508,23 +536,7 @@ extern "C" __global__ void updateXRDot(int n, const double* __restrict__ alpha,
                                        double* __restrict__ x,
                                        double* __restrict__ r,
                                        double* __restrict__ partial) {
-    __shared__ double sh[CG_DOT_THREADS];
-    const unsigned int tid = threadIdx.x;
-    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-    const double a = alpha[0];
-    const double na = -1.0 * a;
-    double sum = 0.0;
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + tid;
-         i < static_cast<size_t>(n); i += stride) {
-        x[i] = __dadd_rn(x[i], __dmul_rn(a, p[i]));
-        const double ri = __dadd_rn(r[i], __dmul_rn(na, Ap[i]));
-        r[i] = ri;
-        sum = __dadd_rn(sum, __dmul_rn(ri, ri));
-    }
-    blockTreeSum(sh, sum);
-    if (tid == 0) {
-        partial[blockIdx.x] = sh[0];
-    }
+    updateXRDotInto(n, alpha, p, Ap, x, r, x, r, partial);
 }
 // end snippet
 
@@ -534,8 +546,8 @@ extern "C" __global__ void updateXRDot(int n, const double* __restrict__ alpha,
 // r = rIn - alpha * Ap, and the partials of the new r . r. Stage 7 queues
 // iteration k+1 before it knows whether iteration k was the last; if it was,
 // iteration k+1 must leave iteration k's x intact, so every update writes
-// into the other of two buffer sets. The arithmetic, its order and the tree
-// are updateXRDot's, line for line, so the bits are stage 6's.
+// into the other of two buffer sets. Both kernels run updateXRDotInto, so
+// the arithmetic, its order and the tree, and the bits, are stage 6's.
 //
 // One warp: as updateXRDot (four coalesced loads of 32 doubles, two
 // coalesced stores per grid-stride step; the tree as ddotPartial).
@@ -551,23 +563,7 @@ extern "C" __global__ void updateXRDotTo(int n, const double* __restrict__ alpha
                                          double* __restrict__ x,
                                          double* __restrict__ r,
                                          double* __restrict__ partial) {
-    __shared__ double sh[CG_DOT_THREADS];
-    const unsigned int tid = threadIdx.x;
-    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
-    const double a = alpha[0];
-    const double na = -1.0 * a;
-    double sum = 0.0;
-    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + tid;
-         i < static_cast<size_t>(n); i += stride) {
-        x[i] = __dadd_rn(xIn[i], __dmul_rn(a, p[i]));
-        const double ri = __dadd_rn(rIn[i], __dmul_rn(na, Ap[i]));
-        r[i] = ri;
-        sum = __dadd_rn(sum, __dmul_rn(ri, ri));
-    }
-    blockTreeSum(sh, sum);
-    if (tid == 0) {
-        partial[blockIdx.x] = sh[0];
-    }
+    updateXRDotInto(n, alpha, p, Ap, xIn, rIn, x, r, partial);
 }
 // end snippet
 

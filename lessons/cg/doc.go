@@ -111,7 +111,8 @@
 // drift apart by factors of order one as the recursive residual sinks below
 // rounding (CompareResiduals; see EarlyFloor for why).
 //
-// Command implements `warplab run cg`; TimePlot, ConvergencePlot and
-// TransfersHTML draw the lesson's figures and table from results, never from
-// a device, so recorded GPU runs draw like live ones.
+// Command implements `warplab run cg`; TimeBars, Convergence and
+// TransfersHTML give the lesson's figure data and table from results, never
+// from a device, so recorded GPU runs draw like live ones; package plots
+// draws the figures (plots.CGTime, plots.CGConvergence).
 package cg

@@ -1,7 +1,6 @@
-package cg
+package plots
 
 import (
-	"bytes"
 	"fmt"
 	"image/color"
 	"math"
@@ -9,25 +8,26 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/warplab/warplab/lessons/cg"
 )
 
-// The lesson's two figures, drawn with gonum/plot directly (package plots
-// imports lessons, so a lesson may not import it back). Both take results,
-// never a device, so a recorded GPU run draws the same way as a live one.
+// The CG lesson's two figures. Both take results, never a device, so a
+// recorded GPU run draws the same way as a live one.
 
 var (
-	colorKernel   = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
-	colorTransfer = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
-	colorOverhead = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
+	cgKernelColor   = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+	cgTransferColor = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	cgOverheadColor = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
 )
 
-// TimePlot is the stacked bar plot of where each stage's time goes: kernels,
+// CGTime is the CG lesson's stacked bar plot of where each stage's time goes: kernels,
 // copies, and launch overhead (modeled) or the unexplained rest (measured).
 // Each tick says whether its bar is measured or modeled.
-func TimePlot(rs []*StageResult) (*plot.Plot, error) {
-	bars := TimeBars(rs)
+func CGTime(rs []*cg.StageResult) (*plot.Plot, error) {
+	bars := cg.TimeBars(rs)
 	if len(bars) == 0 {
-		return nil, fmt.Errorf("cg: TimePlot: no stages")
+		return nil, fmt.Errorf("plots: CGTime: no stages")
 	}
 	p := plot.New()
 	p.Title.Text = "Where the time goes, stage by stage"
@@ -51,7 +51,7 @@ func TimePlot(rs []*StageResult) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	kb.Color, tb.Color, ob.Color = colorKernel, colorTransfer, colorOverhead
+	kb.Color, tb.Color, ob.Color = cgKernelColor, cgTransferColor, cgOverheadColor
 	kb.LineStyle.Width, tb.LineStyle.Width, ob.LineStyle.Width = 0, 0, 0
 	tb.StackOn(kb)
 	ob.StackOn(tb)
@@ -73,14 +73,14 @@ func TimePlot(rs []*StageResult) (*plot.Plot, error) {
 	return p, nil
 }
 
-// ConvergencePlot draws log10 of the residual against the iteration, one
+// CGConvergence draws, for the CG lesson, log10 of the residual against the iteration, one
 // line per stage. Stages 2–4 share their bits, so their lines coincide;
 // stage 1 lies on stage 0's. A residual of exactly zero (tiny grids solve
 // exactly) ends a line.
-func ConvergencePlot(rs []*StageResult) (*plot.Plot, error) {
-	series := Convergence(rs)
+func CGConvergence(rs []*cg.StageResult) (*plot.Plot, error) {
+	series := cg.Convergence(rs)
 	if len(series) == 0 {
-		return nil, fmt.Errorf("cg: ConvergencePlot: no stages")
+		return nil, fmt.Errorf("plots: CGConvergence: no stages")
 	}
 	p := plot.New()
 	p.Title.Text = "Convergence: residual ‖r‖ per iteration"
@@ -113,7 +113,7 @@ func ConvergencePlot(rs []*StageResult) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		l.Color = stageColor(s.Stage)
+		l.Color = cgStageColor(s.Stage)
 		l.Width = vg.Points(1.5)
 		l.Dashes = dashes[i%len(dashes)]
 		p.Add(l)
@@ -123,7 +123,7 @@ func ConvergencePlot(rs []*StageResult) (*plot.Plot, error) {
 	return p, nil
 }
 
-func stageColor(s int) color.Color {
+func cgStageColor(s int) color.Color {
 	palette := []color.RGBA{
 		{R: 0x00, G: 0x00, B: 0x00, A: 0xff},
 		{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff},
@@ -133,18 +133,4 @@ func stageColor(s int) color.Color {
 		{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
 	}
 	return palette[((s%len(palette))+len(palette))%len(palette)]
-}
-
-// SVG renders a plot as SVG bytes (8 × 4.5 inches), for gonbui.DisplaySVG
-// in the notebook or a file from the command line.
-func SVG(p *plot.Plot) ([]byte, error) {
-	wt, err := p.WriterTo(8*vg.Inch, 4.5*vg.Inch, "svg")
-	if err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
