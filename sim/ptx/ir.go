@@ -1,0 +1,376 @@
+// Package ptx reads the PTX that nvcc emits for ordinary CUDA kernels and
+// turns it into a flat, checked form that the simulator executes warp-wide.
+//
+// The simulator runs the same PTX the GPU loads, so a kernel is written once,
+// in CUDA C, and what the simulator counts follows what the compiler emitted.
+// This package knows nothing of execution: it parses (Parse), checks that
+// every instruction is one the simulator implements (an instruction outside
+// that set is an error naming it and its PTX line, never skipped), resolves
+// labels, registers and symbols to indices, computes where each branch
+// reconverges (its immediate post-dominator, the rule GPGPU-Sim and Ocelot
+// use), and records each instruction's source position from .loc.
+//
+// Decoding happens once per module; the executor (package sim) walks
+// Kernel.Instrs by index with no string handling left.
+package ptx
+
+// Type is a PTX fundamental type (.u32, .f64, .pred, ...).
+type Type uint8
+
+// The fundamental types.
+const (
+	TypeNone Type = iota
+	B8
+	B16
+	B32
+	B64
+	U8
+	U16
+	U32
+	U64
+	S8
+	S16
+	S32
+	S64
+	F16
+	F32
+	F64
+	Pred
+)
+
+// Space is a PTX state space.
+type Space uint8
+
+// The state spaces. SpaceGeneric is an ld/st/atom with no space named.
+const (
+	SpaceNone Space = iota
+	SpaceGeneric
+	SpaceGlobal
+	SpaceShared
+	SpaceLocal
+	SpaceParam
+	SpaceConst
+	SpaceReg
+)
+
+// Opcode is an instruction's base name.
+type Opcode uint8
+
+// The opcodes the simulator implements. Anything else is refused by Parse.
+const (
+	OpInvalid Opcode = iota
+	OpMov
+	OpLd
+	OpSt
+	OpCvta
+	OpCvt
+	OpAdd
+	OpSub
+	OpMul
+	OpMad
+	OpFma
+	OpDiv
+	OpRem
+	OpMin
+	OpMax
+	OpAbs
+	OpNeg
+	OpRcp
+	OpSqrt
+	OpRsqrt
+	OpEx2
+	OpLg2
+	OpShl
+	OpShr
+	OpAnd
+	OpOr
+	OpXor
+	OpNot
+	OpPopc
+	OpClz
+	OpBrev
+	OpBfe
+	OpBfi
+	OpSetp
+	OpSelp
+	OpBra
+	OpRet
+	OpExit
+	OpBar // bar.sync, barrier.sync (and their .aligned forms)
+	OpShfl
+	OpVote
+	OpAtom
+	OpRed
+	OpMembar // membar and fence: no effect in a simulator that runs memory in order
+)
+
+// Cmp is setp's comparison.
+type Cmp uint8
+
+// The comparisons. The U forms are true when either operand is NaN; Num and
+// Nan test for ordered and unordered pairs. Lo, Ls, Hi, Hs are the unsigned
+// integer spellings of lt, le, gt, ge.
+const (
+	CmpNone Cmp = iota
+	CmpEq
+	CmpNe
+	CmpLt
+	CmpLe
+	CmpGt
+	CmpGe
+	CmpLo
+	CmpLs
+	CmpHi
+	CmpHs
+	CmpEqu
+	CmpNeu
+	CmpLtu
+	CmpLeu
+	CmpGtu
+	CmpGeu
+	CmpNum
+	CmpNan
+)
+
+// BoolOp is setp's optional combination with a third, predicate operand.
+type BoolOp uint8
+
+// The boolean combinations of setp (and of and/or/xor on .pred).
+const (
+	BoolNone BoolOp = iota
+	BoolAnd
+	BoolOr
+	BoolXor
+)
+
+// Round is a rounding modifier.
+type Round uint8
+
+// Rounding modifiers: floating-point results (.rn .rz .rm .rp) and
+// float-to-integer conversions (.rni .rzi .rmi .rpi).
+const (
+	RoundNone Round = iota
+	RoundRN
+	RoundRZ
+	RoundRM
+	RoundRP
+	RoundRNI
+	RoundRZI
+	RoundRMI
+	RoundRPI
+)
+
+// MulMode says which half of a product mul and mad keep.
+type MulMode uint8
+
+// .lo, .hi and .wide (the full product in a type twice as wide).
+const (
+	MulNone MulMode = iota
+	MulLo
+	MulHi
+	MulWide
+)
+
+// ShflMode is shfl.sync's addressing mode.
+type ShflMode uint8
+
+// The shuffle modes.
+const (
+	ShflNone ShflMode = iota
+	ShflUp
+	ShflDown
+	ShflBfly
+	ShflIdx
+)
+
+// VoteMode is vote.sync's mode.
+type VoteMode uint8
+
+// The vote modes.
+const (
+	VoteNone VoteMode = iota
+	VoteAll
+	VoteAny
+	VoteUni
+	VoteBallot
+)
+
+// AtomOp is atom's and red's operation.
+type AtomOp uint8
+
+// The atomic operations.
+const (
+	AtomNone AtomOp = iota
+	AtomAdd
+	AtomMin
+	AtomMax
+	AtomInc
+	AtomDec
+	AtomCAS
+	AtomExch
+	AtomAnd
+	AtomOr
+	AtomXor
+)
+
+// Special is a special register.
+type Special uint8
+
+// The special registers the simulator provides.
+const (
+	SpecialNone Special = iota
+	SpecialTidX
+	SpecialTidY
+	SpecialTidZ
+	SpecialNtidX
+	SpecialNtidY
+	SpecialNtidZ
+	SpecialCtaidX
+	SpecialCtaidY
+	SpecialCtaidZ
+	SpecialNctaidX
+	SpecialNctaidY
+	SpecialNctaidZ
+	SpecialLaneID
+	SpecialWarpID
+	SpecialNWarpID
+	SpecialWarpSize // WARP_SZ
+	SpecialLaneMaskEq
+	SpecialLaneMaskLt
+	SpecialLaneMaskLe
+	SpecialLaneMaskGt
+	SpecialLaneMaskGe
+)
+
+// OperandKind says what an Operand holds.
+type OperandKind uint8
+
+// The operand kinds.
+const (
+	OpdNone    OperandKind = iota
+	OpdReg                 // a register: Reg (predicate sources may be negated: Neg)
+	OpdImm                 // an immediate: Imm holds its bits at the instruction's type
+	OpdSpecial             // a special register: Special
+	OpdAddr                // a memory address [Reg+Imm], [Var+Imm] or [Param+Imm]
+	OpdSym                 // the address of a variable as a value (mov %rd, sym): Var
+	OpdVec                 // a vector of registers {%f1, %f2, _, _}: Vec (-1 for _)
+	OpdSink                // _ as a destination: the result is discarded
+)
+
+// Operand is one decoded operand. Fields that do not apply to the Kind are
+// zero, except the indices Reg, Var and Param, which are -1 when unused.
+type Operand struct {
+	Kind    OperandKind
+	Reg     int32   // register index into Kernel.Regs (OpdReg; OpdAddr's base, -1 if none)
+	Neg     bool    // !%p: the negated predicate (OpdReg of type Pred)
+	Imm     uint64  // OpdImm: the value's bits; OpdAddr: the byte offset (two's complement)
+	Special Special // OpdSpecial
+	Var     int32   // OpdAddr/OpdSym: index into Kernel.Vars, -1 if none
+	Param   int32   // OpdAddr: index into Kernel.Params, -1 if none
+	Vec     []int32 // OpdVec: register indices, -1 for _
+}
+
+// Loc is a source position from a .loc directive: File indexes Module.Files
+// (0 when the PTX has no line information).
+type Loc struct {
+	File, Line, Col int32
+}
+
+// Instr is one decoded instruction. Type is the instruction's type (add.s32:
+// S32; cvt.f32.s32 and other two-type forms: the destination's type; setp's
+// and selp's: the compared/selected type; ld/st: the element type). SrcType
+// is the second type of cvt (the source's), of set-like and of shfl's
+// nothing. Modifiers that do not apply are zero.
+type Instr struct {
+	Op      Opcode
+	Type    Type
+	SrcType Type
+	Space   Space // ld, st, atom, red, cvta: the state space (cvta: the non-generic one)
+	CvtaTo  bool  // cvta.to.<space>: generic to space; false: space to generic
+	Vec     uint8 // ld/st vector width: 1, 2 or 4
+	NC      bool  // ld.global.nc: the read-only (non-coherent) path
+	Cmp     Cmp
+	Bool    BoolOp
+	Round   Round
+	Ftz     bool
+	Sat     bool
+	Approx  bool // .approx (rcp, sqrt, ex2, lg2, div): result within the PTX manual's stated error
+	Full    bool // div.full.f32
+	Mul     MulMode
+	Shfl    ShflMode
+	Vote    VoteMode
+	Atom    AtomOp
+	Uni     bool   // bra.uni: the compiler promises no divergence
+	Sync    bool   // bar.sync / barrier.sync (as opposed to bar.arrive): waits
+	Scope   string // membar/fence/atom scope (.cta, .gl, .sys, .gpu), for display only
+
+	Guard    int32 // predicate register guarding the instruction, -1 for none
+	GuardNeg bool  // @!%p
+
+	Dst  [2]Operand // destinations; setp's optional second predicate and shfl's predicate output go in Dst[1]
+	Src  [4]Operand // sources in PTX order
+	NDst uint8
+	NSrc uint8
+
+	Target int32 // bra: the instruction index of its label
+	Reconv int32 // bra: where a diverged warp reconverges (the branch's immediate post-dominator); len(Kernel.Instrs) means the kernel's exit
+
+	Line int32  // 1-based line in the PTX text
+	Loc  Loc    // source position from the latest .loc before it
+	Text string // the instruction as written, for messages and listings
+}
+
+// Reg is a declared register.
+type Reg struct {
+	Name string // %r12, %p3, %fd7, %SP
+	Type Type
+}
+
+// Var is a variable: module-scope .global/.const/.shared, a kernel's own
+// .shared or .local array, or an .extern .shared array (dynamic shared memory).
+type Var struct {
+	Name   string
+	Space  Space
+	Type   Type // element type as declared (.b8 for byte arrays)
+	Align  int
+	Size   int // bytes; 0 for an .extern .shared array sized at launch
+	Extern bool
+	Init   []byte // initializer bytes (little-endian), nil if none
+	Line   int32
+}
+
+// Param is a kernel parameter. Offsets follow the PTX rule: each parameter
+// at the next multiple of its alignment.
+type Param struct {
+	Name   string
+	Type   Type
+	Size   int // bytes (Type's size, or the .b8 array's length)
+	Align  int
+	Offset int
+	Ptr    bool // declared .ptr (a pointer parameter)
+}
+
+// Kernel is one .entry, decoded.
+type Kernel struct {
+	Name       string
+	Line       int32
+	Params     []Param
+	ParamBytes int // total size of the parameter buffer
+	Regs       []Reg
+	Vars       []*Var // every variable the kernel's instructions may name: module scope first, then its own
+	Instrs     []Instr
+	ReqNTid    [3]int // .reqntid, zeros if absent
+	MaxNTid    [3]int // .maxntid, zeros if absent
+}
+
+// Module is a parsed and checked PTX module.
+type Module struct {
+	Name        string   // as given to Parse (a file name, for messages)
+	Version     string   // .version, e.g. "7.8"
+	Target      string   // .target, e.g. "sm_75"
+	AddressSize int      // .address_size (64)
+	Compiler    string   // from nvcc's header comment, e.g. "Cuda compilation tools, release 11.8, V11.8.89"; "" if absent
+	Files       []string // .file paths by index (index 0 unused)
+	Vars        []*Var   // module-scope variables
+	Kernels     []*Kernel
+}
