@@ -374,3 +374,41 @@ type Module struct {
 	Vars        []*Var   // module-scope variables
 	Kernels     []*Kernel
 }
+
+// typeNames spells each Type as PTX writes it, without the dot.
+var typeNames = [...]string{
+	TypeNone: "", B8: "b8", B16: "b16", B32: "b32", B64: "b64",
+	U8: "u8", U16: "u16", U32: "u32", U64: "u64",
+	S8: "s8", S16: "s16", S32: "s32", S64: "s64",
+	F16: "f16", F32: "f32", F64: "f64", Pred: "pred",
+}
+
+// String returns the type as PTX spells it ("u32"), so messages read like PTX.
+func (t Type) String() string {
+	if int(t) < len(typeNames) {
+		return typeNames[t]
+	}
+	return "type?"
+}
+
+// Size is the type's width in bytes (0 for Pred and TypeNone): what a load
+// or store of the type moves, and how wide its register is.
+func (t Type) Size() int {
+	switch t {
+	case B8, U8, S8:
+		return 1
+	case B16, U16, S16, F16:
+		return 2
+	case B32, U32, S32, F32:
+		return 4
+	case B64, U64, S64, F64:
+		return 8
+	}
+	return 0
+}
+
+// IsFloat reports whether t is f16, f32 or f64.
+func (t Type) IsFloat() bool { return t == F16 || t == F32 || t == F64 }
+
+// IsSigned reports whether t is a signed integer type (sign-extends when widened).
+func (t Type) IsSigned() bool { return t == S8 || t == S16 || t == S32 || t == S64 }
