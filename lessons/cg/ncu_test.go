@@ -11,7 +11,7 @@ import (
 )
 
 // The thread-per-row SpMV at 100³, as HPCCG's first port runs it, against
-// Nsight Compute on the H200 (evidence/h200-2026-11-29/ncu-cg-100.csv, the
+// Nsight Compute on the H200 (evidence/cg-ncu-100-h200-2026-11-29/ncu.csv, the
 // first launch of stage 1): global load requests and sectors. The kernel is
 // compiled with nvcc's default unrolling, which the mirror models as by four,
 // remainder first. Recorded: simulator 2,562,142 requests / 60,656,006
@@ -24,7 +24,7 @@ func TestSpMVEqualsNCUAt100(t *testing.T) {
 	if os.Getenv("WARPLAB_LONG") == "" {
 		t.Skip("set WARPLAB_LONG=1 to compare the 100³ SpMV with ncu")
 	}
-	launches, err := ncu.ReadFile(filepath.Join("../../evidence/h200-2026-11-29", "ncu-cg-100.csv"))
+	launches, err := ncu.ReadFile(filepath.Join("../../evidence/cg-ncu-100-h200-2026-11-29", "ncu.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

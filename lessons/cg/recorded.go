@@ -15,10 +15,13 @@ import (
 // modeled ones, labeled with the GPU, driver and date that produced them.
 
 // recordedFS holds byte-for-byte copies of the lesson's own JSON reports from
-// evidence/h200-2026-11-29/ (go:embed cannot reach outside the package);
-// recorded/README.md says where they come from.
+// evidence/cg-100-h200-2026-11-29/ and evidence/cg-100-stage8-h200-2026-11-29/
+// (go:embed cannot reach outside the package); they are generated (go run
+// ./internal/evidence/cmd/recorded) and checked (go test ./internal/evidence)
+// from internal/evidence.Copies, and recorded/README.md says where each
+// comes from.
 //
-//go:embed recorded/cg-gpu-100-final.json recorded/cg-gpu-100-stencil.json
+//go:embed recorded/cg-100-h200-2026-11-29.json recorded/cg-100-stage8-h200-2026-11-29.json
 var recordedFS embed.FS
 
 // Where and when the recorded runs were measured. Every recorded stage's
@@ -34,13 +37,13 @@ const (
 // 0–7 from the full run after all fixes, stage 8 from the later run that
 // added the matrix-free SpMV.
 const (
-	recordedFinal   = "recorded/cg-gpu-100-final.json"
-	recordedStencil = "recorded/cg-gpu-100-stencil.json"
+	recordedFinal   = "recorded/cg-100-h200-2026-11-29.json"
+	recordedStencil = "recorded/cg-100-stage8-h200-2026-11-29.json"
 )
 
 // RecordedFiles returns the embedded reports by name (the paths under
-// lessons/cg/), for tests that compare them with the evidence they were
-// copied from.
+// lessons/cg/), for callers that want the reports as recorded rather than
+// parsed.
 func RecordedFiles() (map[string][]byte, error) {
 	out := make(map[string][]byte, 2)
 	for _, name := range []string{recordedFinal, recordedStencil} {

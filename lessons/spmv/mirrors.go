@@ -10,7 +10,7 @@ import "github.com/warplab/warplab/sim"
 //
 // The Ops calls tell the time model how many non-memory instructions the
 // compiled kernel issues around each load; the counts were read off the
-// sm_90 SASS of spmv.cu (cuobjdump -sass, evidence/h200-2026-11-29/) and
+// sm_90 SASS of spmv.cu (cuobjdump -sass, evidence/spmv-sass-sm90-h200-2026-11-29/) and
 // give warp-instruction totals within about 10% of ncu's
 // smsp__inst_executed.sum for the seed's matrices.
 //

@@ -9,17 +9,22 @@ import (
 	"github.com/warplab/warplab/internal/ncu"
 )
 
-// evidenceDir is the H200 run whose ncu counters the simulator must equal.
-const evidenceDir = "../../evidence/h200-2026-11-29"
+// The H200 runs whose ncu counters the simulator must equal: the lesson on
+// the seed's matrices (one device call with the seed's own program), and on
+// the four SuiteSparse matrices with #pragma unroll 1.
+const (
+	seedRunDir        = "../../evidence/spmv-seed-2p19-h200-2026-11-29"
+	suiteSparseRunDir = "../../evidence/spmv-suitesparse-unroll1-h200-2026-11-29"
+)
 
 // compareWithNCU runs the lesson on the simulator with opts and checks every
-// kernel's global-load requests and sectors against the ncu CSV, whose
+// kernel's global-load requests and sectors against the ncu CSV csvPath, whose
 // launches come in the lesson's order (per matrix: probe, thread per row,
 // warp per row; each kernel launched many times, every launch counting the
 // same).
-func compareWithNCU(t *testing.T, csvName string, opts Options) {
+func compareWithNCU(t *testing.T, csvPath string, opts Options) {
 	t.Helper()
-	launches, err := ncu.ReadFile(filepath.Join(evidenceDir, csvName))
+	launches, err := ncu.ReadFile(csvPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +34,7 @@ func compareWithNCU(t *testing.T, csvName string, opts Options) {
 		t.Fatal(err)
 	}
 	if len(groups) != len(res.Runs) {
-		t.Fatalf("%s: %d kernel runs in the CSV, %d in the lesson", csvName, len(groups), len(res.Runs))
+		t.Fatalf("%s: %d kernel runs in the CSV, %d in the lesson", csvPath, len(groups), len(res.Runs))
 	}
 	for i, run := range res.Runs {
 		g := groups[i][0]
@@ -54,7 +59,7 @@ func TestSimulatorEqualsNCURealMatrices(t *testing.T) {
 	}
 	for _, m := range []string{"bayer10", "bcsstk13", "cryg2500", "rajat01"} {
 		t.Run(m, func(t *testing.T) {
-			compareWithNCU(t, "ncu-spmv-"+m+"-unroll1.csv", Options{
+			compareWithNCU(t, filepath.Join(suiteSparseRunDir, "ncu-"+m+".csv"), Options{
 				Matrix: filepath.Join(dir, m+".mtx"), Unroll: 1, ProbeBlocks: SeedProbeBlocks})
 		})
 	}
@@ -68,6 +73,6 @@ func TestSimulatorEqualsNCUSeed(t *testing.T) {
 	if os.Getenv("WARPLAB_LONG") == "" {
 		t.Skip("set WARPLAB_LONG=1 to compare the seed-size runs with ncu")
 	}
-	compareWithNCU(t, "ncu-spmv-seed-unroll4.csv", Options{Unroll: 4, ProbeBlocks: SeedProbeBlocks})
-	compareWithNCU(t, "ncu-spmv-seed-unroll1.csv", Options{Unroll: 1, ProbeBlocks: SeedProbeBlocks})
+	compareWithNCU(t, filepath.Join(seedRunDir, "ncu-unroll4.csv"), Options{Unroll: 4, ProbeBlocks: SeedProbeBlocks})
+	compareWithNCU(t, filepath.Join(seedRunDir, "ncu-unroll1.csv"), Options{Unroll: 1, ProbeBlocks: SeedProbeBlocks})
 }

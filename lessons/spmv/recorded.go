@@ -11,15 +11,18 @@ import (
 	"strings"
 )
 
-// recordedRuns holds copies of the committed GPU runs (evidence/*.json),
+// recordedRuns holds copies of the committed GPU runs (evidence/*/spmv.json),
 // because a notebook on a machine without a GPU shows those, labeled with
-// GPU, driver and date, instead of pretending to measure.
+// GPU, driver and date, instead of pretending to measure. The copies are
+// generated (go run ./internal/evidence/cmd/recorded) and checked (go test
+// ./internal/evidence) from internal/evidence.Copies.
 //
 //go:embed recorded
 var recordedRuns embed.FS
 
 // Recorded returns the newest recorded GPU run of the lesson (the JSON that
-// `warplab run spmv --backend gpu --json` wrote, copied into recorded/). Its
+// `warplab run spmv --backend gpu --json` wrote, copied into recorded/ and
+// named after its evidence folder, <subject>-<gpu>-<date>). Its
 // times are measured, on the GPU and driver it names, on the date it names;
 // nothing in it ran now.
 func Recorded() (*Result, error) {

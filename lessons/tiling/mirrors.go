@@ -282,7 +282,7 @@ func spmvCsrThread(a csrArgs) *sim.Kernel {
 			end := int(a.rowPtr.LdAt(t, s.hi, row+1))
 			// The rules' pairing (one load instruction per iteration). nvcc
 			// unrolls this loop; on the H200 ncu counted 9% more requests
-			// than this (evidence/h200-2026-11-29/README.md).
+			// than this (evidence/tiling-ncu-256-h200-2026-11-29/README.md).
 			for elem := start; elem < end; elem++ {
 				c := a.colIndex.LdAt(t, s.col, elem)
 				dot += float32(a.x.LdAt(t, s.x, int(c)) * a.data.LdAt(t, s.d, elem))

@@ -11,7 +11,7 @@ import (
 )
 
 // TestSimulatorEqualsNCU holds every lecture-4 kernel's simulator counters
-// to Nsight Compute's on the H200 (evidence/h200-2026-11-29/ncu-tiling-256.csv,
+// to Nsight Compute's on the H200 (evidence/tiling-ncu-256-h200-2026-11-29/ncu.csv,
 // `warplab run tiling --n 256 --no-demos --no-sweep` under ncu): global load
 // and store requests and sectors, shared-memory wavefronts and bank
 // conflicts. All are exact but one: spmvCsrThread's row loop, which nvcc
@@ -19,7 +19,7 @@ import (
 // different iterations of different lanes (DESIGN.md); its requests are
 // held to 10% and its sectors to 1%.
 func TestSimulatorEqualsNCU(t *testing.T) {
-	launches, err := ncu.ReadFile(filepath.Join("../../evidence/h200-2026-11-29", "ncu-tiling-256.csv"))
+	launches, err := ncu.ReadFile(filepath.Join("../../evidence/tiling-ncu-256-h200-2026-11-29", "ncu.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

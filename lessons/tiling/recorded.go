@@ -11,19 +11,22 @@ import (
 )
 
 // recordedFiles holds copies of the committed H200 evidence
-// (evidence/h200-2026-11-29/), because a notebook on a machine without a GPU
-// shows what a GPU measured, labeled with GPU, driver and date, instead of
-// pretending to measure; go:embed cannot reach ../../evidence.
+// (evidence/tiling-512-h200-2026-11-29/ and
+// evidence/tiling-ncu-256-h200-2026-11-29/), because a notebook on a machine
+// without a GPU shows what a GPU measured, labeled with GPU, driver and date,
+// instead of pretending to measure. go:embed cannot reach ../../evidence, so
+// the copies are generated (go run ./internal/evidence/cmd/recorded) and
+// checked (go test ./internal/evidence) from internal/evidence.Copies.
 //
 //go:embed recorded
 var recordedFiles embed.FS
 
 // The recorded evidence and its label. The lesson's JSON names the device
-// but not the driver or the date; they are those of the evidence README
+// but not the driver or the date; they are those of the run folders' READMEs
 // (`nvidia-smi` in the same device call).
 const (
-	recordedRunFile = "tiling-gpu-512.json"
-	recordedNCUFile = "ncu-tiling-256.csv"
+	recordedRunFile = "tiling-512-h200-2026-11-29.json"
+	recordedNCUFile = "tiling-ncu-256-h200-2026-11-29.csv"
 	recordedGPU     = "NVIDIA H200"
 	recordedDriver  = "580.159.04"
 	recordedDate    = "2026-11-29"
