@@ -51,3 +51,5 @@ require (
 	golang.org/x/tools v0.52.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 )
+
+replace gorgonia.org/cu => ./third_party/cu

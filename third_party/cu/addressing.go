@@ -1,6 +1,6 @@
 package cu
 
-// #include <cuda.h>
+// #include "cuda_compat.h"
 import "C"
 import "unsafe"
 
@@ -57,7 +57,7 @@ func (d DevicePtr) MemAdvise(count int64, advice MemAdvice, dev Device) error {
 	ad := C.CUmem_advise(advice)
 	dv := C.CUdevice(dev)
 	cc := C.size_t(count)
-	return result(C.cuMemAdvise(devPtr, cc, ad, dv))
+	return result(C.compat_cuMemAdvise(devPtr, cc, ad, dv))
 }
 
 // MemPrefetchAsync prefetches memory to the specified destination device. devPtr is the base device pointer of the memory to be prefetched and dstDevice is the destination device. count specifies the number of bytes to copy. hStream is the stream in which the operation is enqueued. The memory range must refer to managed memory allocated via cuMemAllocManaged or declared via __managed__ variables.
@@ -83,7 +83,7 @@ func (d DevicePtr) MemPrefetchAsync(count int64, dst Device, hStream Stream) err
 	cc := C.size_t(count)
 	str := hStream.s
 	dv := C.CUdevice(dst)
-	return result(C.cuMemPrefetchAsync(devPtr, cc, dv, str))
+	return result(C.compat_cuMemPrefetchAsync(devPtr, cc, dv, str))
 }
 
 // PtrAttribute returns information about a pointer.

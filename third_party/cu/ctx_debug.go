@@ -2,7 +2,7 @@
 
 package cu
 
-// #include <cuda.h>
+// #include "cuda_compat.h"
 import "C"
 import (
 	"runtime"
@@ -24,7 +24,7 @@ type Ctx struct {
 // NewContext creates a new context, and runs a listener locked to an OSThread. All work is piped through that goroutine
 func NewContext(d Device, flags ContextFlags) *Ctx {
 	var cctx C.CUcontext
-	err := result(C.cuCtxCreate(&cctx, C.uint(flags), C.CUdevice(d)))
+	err := result(C.compat_cuCtxCreate(&cctx, C.uint(flags), C.CUdevice(d)))
 	if err != nil {
 		panic(err)
 	}
@@ -44,7 +44,7 @@ func NewContext(d Device, flags ContextFlags) *Ctx {
 // NewManuallyManagedContext creates a new context, but the Run() method which locks a goroutine to an OS thread, has to be manually run
 func NewManuallyManagedContext(d Device, flags ContextFlags) *Ctx {
 	var cctx C.CUcontext
-	err := result(C.cuCtxCreate(&cctx, C.uint(flags), C.CUdevice(d)))
+	err := result(C.compat_cuCtxCreate(&cctx, C.uint(flags), C.CUdevice(d)))
 	if err != nil {
 		panic(err)
 	}

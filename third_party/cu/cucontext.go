@@ -1,6 +1,6 @@
 package cu
 
-// #include <cuda.h>
+// #include "cuda_compat.h"
 import "C"
 import (
 	"fmt"
@@ -20,7 +20,7 @@ func (ctx CUContext) c() C.CUcontext { return ctx.ctx }
 
 func (d Device) MakeContext(flags ContextFlags) (CUContext, error) {
 	var ctx CUContext
-	err := result(C.cuCtxCreate(&ctx.ctx, C.uint(flags), C.CUdevice(d)))
+	err := result(C.compat_cuCtxCreate(&ctx.ctx, C.uint(flags), C.CUdevice(d)))
 	return ctx, err
 }
 

@@ -1,6 +1,6 @@
 package cu
 
-// #include <cuda.h>
+// #include "cuda_compat.h"
 import "C"
 import (
 	"fmt"
@@ -44,7 +44,7 @@ func (g Graph) AddDependencies(from, to []Node) error {
 	var fromPtr, toPtr *C.CUgraphNode
 	fromPtr, numDependencies = unsplatNodes(from)
 	toPtr, _ = unsplatNodes(to)
-	return result(C.cuGraphAddDependencies(g.c(), fromPtr, toPtr, numDependencies))
+	return result(C.compat_cuGraphAddDependencies(g.c(), fromPtr, toPtr, numDependencies))
 }
 
 // AddEmptyNode creates an empty node and edds it to the graph. An empty node is a node that performs no operations during execution. It can be used for transitive ordering.
@@ -109,7 +109,7 @@ func (g Graph) Edges(from, to []Node) (edges []int, numEdges int, err error) {
 	fromPtr, _ := unsplatNodes(from)
 	toPtr, _ := unsplatNodes(to)
 	retPtr := (*C.size_t)(unsafe.Pointer(&retVal[0]))
-	if err = result(C.cuGraphGetEdges(g.g, fromPtr, toPtr, retPtr)); err != nil {
+	if err = result(C.compat_cuGraphGetEdges(g.g, fromPtr, toPtr, retPtr)); err != nil {
 		return nil, -1, err
 	}
 	numEdges = len(from)
