@@ -16,6 +16,9 @@ type gpuBackend interface {
 	free(ptr uint64) error
 	htod(dst uint64, src unsafe.Pointer, bytes int64) error
 	dtoh(dst unsafe.Pointer, src uint64, bytes int64) error
+	// dtod queues a device-to-device copy on the default stream and
+	// returns without waiting for it (Buffer.CopyFromBuffer).
+	dtod(dst, src uint64, bytes int64) error
 	// readAsync queues a copy to pinned host memory after the work queued
 	// so far and returns without waiting (Buffer.ReadAsync).
 	readAsync(src uint64, bytes int64) (asyncRead, error)

@@ -204,6 +204,43 @@ func (b *Buffer[T]) CopyFrom(src []T) error {
 	return nil
 }
 
+// CopyFromBuffer overwrites the whole buffer with the contents of src, a
+// buffer of the same length on the same device, without a round trip
+// through the host: cuMemcpyDtoD on a GPU, a plain copy on the simulator.
+// On a GPU the copy is queued on the default stream, after the kernels
+// launched before it and before those launched after it, and returns
+// without waiting for it (the driver does not synchronize the host for a
+// device-to-device copy); Download, Synchronize and Time see it done. A
+// copy of a buffer onto itself does nothing.
+func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T]) error {
+	if err := b.use("CopyFromBuffer"); err != nil {
+		return err
+	}
+	if err := src.use("CopyFromBuffer (source)"); err != nil {
+		return err
+	}
+	d := b.st.dev
+	if src.st.dev != d {
+		return fmt.Errorf("gpuext: CopyFromBuffer %s from %s: the buffers belong to different devices (%s and %s); download and upload instead",
+			b.st, src.st, d.name, src.st.dev.name)
+	}
+	if src.n != b.n {
+		return fmt.Errorf("gpuext: CopyFromBuffer %s from %s: source holds %d elements, the buffer %d; copy between buffers of the same length",
+			b.st, src.st, src.n, b.n)
+	}
+	if b.n == 0 || src.st == b.st {
+		return nil
+	}
+	if d.gpu != nil {
+		if err := d.gpu.dtod(b.ptr, src.ptr, b.st.bytes); err != nil {
+			return fmt.Errorf("gpuext: CopyFromBuffer %s from %s: %w", b.st, src.st, err)
+		}
+		return nil
+	}
+	copy(b.g.Data, src.g.Data)
+	return nil
+}
+
 // fillChunk bounds the host staging slice of an 8-byte Fill on a GPU.
 const fillChunk = 1 << 20
 

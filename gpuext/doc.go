@@ -96,6 +96,10 @@
 // one Launch uses) with an event after it; on the simulator it is made at
 // once.
 //
+// Buffer.CopyFromBuffer copies a buffer into another on the same device
+// (cuMemcpyDtoD on a GPU, ordered with the launches around it), so a value
+// that stays on the device never crosses to the host.
+//
 // On a GPU, a module is loaded once per content: compiled by nvcc for the
 // exact GPU when nvcc is on PATH (cached under os.UserCacheDir()/warplab/cubin),
 // else its embedded PTX, which the driver compiles; WARPLAB_PTX_ONLY=1 forces

@@ -326,6 +326,15 @@ func (g *cudaDev) dtoh(dst unsafe.Pointer, src uint64, bytes int64) error {
 	})
 }
 
+func (g *cudaDev) dtod(dst, src uint64, bytes int64) error {
+	return g.do(func() error {
+		if err := cu.MemcpyDtoD(cu.DevicePtr(dst), cu.DevicePtr(src), bytes); err != nil {
+			return g.sticky("cuMemcpyDtoD", err)
+		}
+		return nil
+	})
+}
+
 func (g *cudaDev) memsetD32(dst uint64, v uint32, n int64) error {
 	return g.do(func() error {
 		if err := cu.MemsetD32(cu.DevicePtr(dst), v, n); err != nil {

@@ -348,3 +348,9 @@ func TestGPUReadAsync(t *testing.T) {
 		t.Errorf("Wait after Close = %v, %v; want an error saying the device is closed", v, err)
 	}
 }
+
+// TestGPUCopyFromBuffer runs the device-to-device copy's test on the GPU,
+// where CopyFromBuffer is cuMemcpyDtoD.
+func TestGPUCopyFromBuffer(t *testing.T) {
+	checkCopyFromBuffer(t, openGPUT(t, Options{}))
+}
