@@ -38,7 +38,7 @@ func TestRecorded(t *testing.T) {
 			t.Errorf("%s: a GPU run has no simulator counters", k.Kernel)
 		}
 	}
-	// Two times from the JSON, to the digit (evidence README: 0.0584 and 0.0043 ms).
+	// Two times from the JSON, to the digit (evidence/tiling-512-h200-2026-11-29/README.md: 0.0584 and 0.0043 ms).
 	if got := r.Runs[0].TimeMs; got != 0.05842559933662415 {
 		t.Errorf("matmulNaive time %v ms", got)
 	}
