@@ -1,0 +1,618 @@
+package ptx
+
+import (
+	"fmt"
+	"strings"
+)
+
+var specialByName = map[string]Special{
+	"%tid.x": SpecialTidX, "%tid.y": SpecialTidY, "%tid.z": SpecialTidZ,
+	"%ntid.x": SpecialNtidX, "%ntid.y": SpecialNtidY, "%ntid.z": SpecialNtidZ,
+	"%ctaid.x": SpecialCtaidX, "%ctaid.y": SpecialCtaidY, "%ctaid.z": SpecialCtaidZ,
+	"%nctaid.x": SpecialNctaidX, "%nctaid.y": SpecialNctaidY, "%nctaid.z": SpecialNctaidZ,
+	"%laneid": SpecialLaneID, "%warpid": SpecialWarpID, "%nwarpid": SpecialNWarpID,
+	"WARP_SZ":      SpecialWarpSize,
+	"%lanemask_eq": SpecialLaneMaskEq, "%lanemask_lt": SpecialLaneMaskLt,
+	"%lanemask_le": SpecialLaneMaskLe, "%lanemask_gt": SpecialLaneMaskGt,
+	"%lanemask_ge": SpecialLaneMaskGe,
+}
+
+// unsupportedSpecials are special registers PTX has and the simulator does
+// not provide (clocks, SM ids, timers): named as such in messages.
+var unsupportedSpecials = map[string]bool{
+	"%clock": true, "%clock64": true, "%clock_hi": true, "%smid": true, "%nsmid": true,
+	"%gridid": true, "%globaltimer": true, "%globaltimer_lo": true, "%globaltimer_hi": true,
+	"%tid": true, "%ntid": true, "%ctaid": true, "%nctaid": true, "%dynamic_smem_size": true,
+	"%total_smem_size": true, "%aggr_smem_size": true, "%pm0": true, "%cluster_ctarank": true,
+}
+
+// instruction parses `[@[!]%p] opcode operands ;` and appends the decoded,
+// checked Instr. An instruction that fails is reported and left out (the
+// module is not returned then).
+func (kp *kparser) instruction() {
+	p := kp.p
+	first := p.tok()
+	in := Instr{Guard: -1, Line: first.line, Loc: kp.loc}
+	for i := range in.Dst {
+		in.Dst[i] = Operand{Reg: -1, Var: -1, Param: -1}
+	}
+	for i := range in.Src {
+		in.Src[i] = Operand{Reg: -1, Var: -1, Param: -1}
+	}
+	if p.accept("@") {
+		neg := p.accept("!")
+		g := p.tok()
+		if g.kind != tIdent {
+			p.errorf(g.line, "expected a guard predicate, found %s", describe(g))
+			p.skipStatement()
+			return
+		}
+		p.next()
+		r, ok := kp.reg(g.text)
+		switch {
+		case !ok:
+			p.errorf(g.line, "unknown register %s", g.text)
+		case kp.k.Regs[r].Type != Pred:
+			p.errorf(g.line, "guard %s is not a predicate", g.text)
+		}
+		in.Guard, in.GuardNeg = r, neg
+	}
+	opTok := p.tok()
+	if opTok.kind != tIdent || strings.HasPrefix(opTok.text, "%") {
+		p.errorf(opTok.line, "expected an instruction, found %s", describe(opTok))
+		p.skipStatement()
+		return
+	}
+	p.next()
+	start := p.pos
+	depth := 0
+scan:
+	for {
+		t := p.tok()
+		switch {
+		case t.kind == tEOF || t.kind == tDirective && t.nl:
+			p.errorf(first.line, "missing ';' after %q", opTok.text)
+			return
+		case t.kind != tPunct:
+		case t.text == ";" && depth == 0:
+			break scan
+		case t.text == "{" || t.text == "[" || t.text == "(":
+			depth++
+		case t.text == "}" || t.text == "]" || t.text == ")":
+			if depth == 0 {
+				p.errorf(first.line, "missing ';' after %q", opTok.text)
+				return
+			}
+			depth--
+		}
+		p.next()
+	}
+	ops := p.toks[start:p.pos]
+	semi := p.tok()
+	p.next()
+	in.Text = collapseSpace(p.src[first.start:semi.end])
+	if msg := decodeOpcode(&in, opTok.text); msg != "" {
+		if strings.HasPrefix(opTok.text, "call") {
+			msg += " (device function calls are not supported; nvcc inlines the device functions of ordinary kernels)"
+		}
+		p.errorf(first.line, "%s", msg)
+		return
+	}
+	if msg := kp.operands(&in, ops); msg != "" {
+		p.errorf(first.line, "%s in %q", msg, in.Text)
+		return
+	}
+	kp.k.Instrs = append(kp.k.Instrs, in)
+}
+
+// rawKind is an operand's written form, before it is resolved.
+type rawKind uint8
+
+const (
+	rkReg  rawKind = iota // %r1, %tid.x
+	rkNeg                 // !%p1
+	rkPair                // %p1|%p2, %r3|%p4
+	rkNum                 // 42, -1, 0f3F800000
+	rkName                // a label, a variable, a parameter, WARP_SZ
+	rkVec                 // {%f1, %f2, _}
+	rkAddr                // [%rd1+4], [sym], [param]
+	rkSink                // _
+)
+
+// rawOpd is one operand as written.
+type rawOpd struct {
+	kind  rawKind
+	name  string // register or name; the base of an address ("" for [imm])
+	name2 string // rkPair: the second name
+	lit   literal
+	vec   []string
+	off   uint64 // rkAddr: the offset, two's complement
+	text  string
+}
+
+// splitOperands splits an instruction's operand tokens at top-level commas.
+func splitOperands(toks []token) [][]token {
+	if len(toks) == 0 {
+		return nil
+	}
+	var out [][]token
+	depth, start := 0, 0
+	for i, t := range toks {
+		if t.kind != tPunct {
+			continue
+		}
+		switch t.text {
+		case "{", "[", "(":
+			depth++
+		case "}", "]", ")":
+			depth--
+		case ",":
+			if depth == 0 {
+				out = append(out, toks[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, toks[start:])
+}
+
+func isPunctTok(t token, s string) bool { return t.kind == tPunct && t.text == s }
+
+// parseRaw reads one operand's tokens. It returns "" or what is wrong.
+func (kp *kparser) parseRaw(g []token) (rawOpd, string) {
+	var r rawOpd
+	if len(g) == 0 {
+		return r, "missing operand"
+	}
+	r.text = kp.p.src[g[0].start:g[len(g)-1].end]
+	bad := fmt.Sprintf("bad operand %q", r.text)
+	switch {
+	case len(g) == 1 && g[0].kind == tIdent:
+		r.name = g[0].text
+		switch {
+		case r.name == "_":
+			r.kind = rkSink
+		case strings.HasPrefix(r.name, "%"):
+			r.kind = rkReg
+		default:
+			r.kind = rkName
+		}
+		return r, ""
+	case len(g) == 1 && g[0].kind == tNumber, len(g) == 2 && isPunctTok(g[0], "-") && g[1].kind == tNumber:
+		lit, msg := parseNumber(g[len(g)-1].text, len(g) == 2)
+		r.kind, r.lit = rkNum, lit
+		return r, msg
+	case len(g) == 2 && isPunctTok(g[0], "!") && g[1].kind == tIdent:
+		r.kind, r.name = rkNeg, g[1].text
+		return r, ""
+	case len(g) == 3 && g[0].kind == tIdent && isPunctTok(g[1], "|") && g[2].kind == tIdent:
+		r.kind, r.name, r.name2 = rkPair, g[0].text, g[2].text
+		return r, ""
+	case isPunctTok(g[0], "{") && isPunctTok(g[len(g)-1], "}"):
+		r.kind = rkVec
+		for i := 1; i < len(g)-1; i += 2 {
+			if g[i].kind != tIdent || !(isPunctTok(g[i+1], ",") || i+1 == len(g)-1) {
+				return r, bad
+			}
+			r.vec = append(r.vec, g[i].text)
+		}
+		if len(r.vec) == 0 {
+			return r, bad
+		}
+		return r, ""
+	case isPunctTok(g[0], "[") && isPunctTok(g[len(g)-1], "]"):
+		r.kind = rkAddr
+		in := g[1 : len(g)-1]
+		if len(in) > 0 && in[0].kind == tIdent {
+			r.name = in[0].text
+			in = in[1:]
+			if len(in) == 0 {
+				return r, ""
+			}
+			if !isPunctTok(in[0], "+") && !isPunctTok(in[0], "-") {
+				return r, bad
+			}
+			if isPunctTok(in[0], "+") {
+				in = in[1:]
+			}
+		}
+		neg := false
+		if len(in) == 2 && isPunctTok(in[0], "-") {
+			neg, in = true, in[1:]
+		}
+		if len(in) != 1 || in[0].kind != tNumber {
+			return r, bad
+		}
+		lit, msg := parseNumber(in[0].text, neg)
+		if msg == "" && lit.kind != litInt {
+			msg = bad
+		}
+		r.off = lit.u
+		return r, msg
+	}
+	return r, bad
+}
+
+// Operand forms a slot accepts.
+const (
+	aReg = 1 << iota
+	aImm
+	aSpecial
+	aSym
+	aAddr
+	aVec
+	aNeg
+	aPair
+	aSink
+)
+
+// spec is what one operand slot takes: its type, the forms allowed, and
+// whether a register may be wider than the type (ld, st and cvt, by PTX's
+// relaxed type-checking rules).
+type spec struct {
+	t     Type
+	allow uint16
+	relax bool
+}
+
+// wide is the type of mul.wide's and mad.wide's result.
+func wide(t Type) Type {
+	switch t {
+	case U16:
+		return U32
+	case U32:
+		return U64
+	case S16:
+		return S32
+	case S32:
+		return S64
+	}
+	return t
+}
+
+// signature gives the destination and source slots of in (by opcode and
+// type); minSrc is the fewest sources it takes.
+func signature(in *Instr) (dst, src []spec, minSrc int) {
+	t := in.Type
+	val := spec{t: t, allow: aReg | aImm}
+	reg := spec{t: t, allow: aReg}
+	u32 := spec{t: U32, allow: aReg | aImm}
+	b32 := spec{t: B32, allow: aReg | aImm}
+	addr := spec{allow: aAddr}
+	one := func(d spec, s ...spec) ([]spec, []spec, int) { return []spec{d}, s, len(s) }
+	switch in.Op {
+	case OpMov:
+		if t == Pred {
+			return one(reg, val)
+		}
+		return one(spec{t: t, allow: aReg | aVec}, spec{t: t, allow: aReg | aImm | aSpecial | aSym | aVec})
+	case OpLd:
+		return one(spec{t: t, allow: aReg | aVec, relax: true}, addr)
+	case OpSt:
+		return nil, []spec{addr, {t: t, allow: aReg | aImm | aVec, relax: true}}, 2
+	case OpCvta:
+		return one(reg, spec{t: t, allow: aReg | aSym})
+	case OpCvt:
+		return one(spec{t: t, allow: aReg, relax: true}, spec{t: in.SrcType, allow: aReg | aImm | aSpecial, relax: true})
+	case OpAdd, OpSub, OpMin, OpMax, OpDiv, OpRem, OpAnd, OpOr, OpXor:
+		return one(reg, val, val)
+	case OpMul:
+		if in.Mul == MulWide {
+			return one(spec{t: wide(t), allow: aReg}, val, val)
+		}
+		return one(reg, val, val)
+	case OpMad:
+		if in.Mul == MulWide {
+			return one(spec{t: wide(t), allow: aReg}, val, val, spec{t: wide(t), allow: aReg | aImm})
+		}
+		return one(reg, val, val, val)
+	case OpFma:
+		return one(reg, val, val, val)
+	case OpAbs, OpNeg, OpNot, OpRcp, OpSqrt, OpRsqrt, OpEx2, OpLg2, OpBrev:
+		return one(reg, val)
+	case OpPopc, OpClz:
+		return one(spec{t: U32, allow: aReg}, val)
+	case OpShl, OpShr:
+		return one(reg, val, u32)
+	case OpBfe:
+		return one(reg, val, u32, u32)
+	case OpBfi:
+		return one(reg, val, val, u32, u32)
+	case OpSelp:
+		return one(reg, val, val, spec{t: Pred, allow: aReg})
+	case OpSetp:
+		d := spec{t: Pred, allow: aReg | aPair}
+		if in.Bool != BoolNone {
+			return one(d, val, val, spec{t: Pred, allow: aReg | aNeg})
+		}
+		return one(d, val, val)
+	case OpBar:
+		return nil, []spec{u32, u32}, 1
+	case OpShfl:
+		return one(spec{t: B32, allow: aReg | aPair}, b32, u32, u32, b32)
+	case OpVote:
+		return one(reg, spec{t: Pred, allow: aReg | aNeg}, b32)
+	case OpAtom:
+		if in.Atom == AtomCAS {
+			return one(reg, addr, val, val)
+		}
+		return one(reg, addr, val)
+	case OpRed:
+		return nil, []spec{addr, val}, 2
+	}
+	return nil, nil, 0 // ret, exit, membar; bra is handled by the caller
+}
+
+// operands parses, resolves and checks in's operands against its signature.
+func (kp *kparser) operands(in *Instr, toks []token) string {
+	groups := splitOperands(toks)
+	raws := make([]rawOpd, len(groups))
+	for i, g := range groups {
+		r, msg := kp.parseRaw(g)
+		if msg != "" {
+			return msg
+		}
+		raws[i] = r
+	}
+	if in.Op == OpBra {
+		if len(raws) != 1 || raws[0].kind != rkName {
+			return "bra takes one label"
+		}
+		kp.fixups = append(kp.fixups, fixup{instr: len(kp.k.Instrs), label: raws[0].name, line: in.Line})
+		return ""
+	}
+	dst, src, minSrc := signature(in)
+	nd := len(dst)
+	if len(raws) < nd+minSrc || len(raws) > nd+len(src) {
+		if minSrc == len(src) {
+			return fmt.Sprintf("%d operands where %s takes %d", len(raws), in.Op, nd+len(src))
+		}
+		return fmt.Sprintf("%d operands where %s takes %d to %d", len(raws), in.Op, nd+minSrc, nd+len(src))
+	}
+	for i := 0; i < nd; i++ {
+		r := raws[i]
+		if r.kind == rkPair {
+			if dst[i].allow&aPair == 0 {
+				return fmt.Sprintf("%q: a register pair is not allowed here", r.text)
+			}
+			a, msg := kp.resolve(in, rawOpd{kind: rkReg, name: r.name, text: r.name}, dst[i], true)
+			if msg != "" {
+				return msg
+			}
+			b, msg := kp.resolve(in, rawOpd{kind: rkReg, name: r.name2, text: r.name2}, spec{t: Pred, allow: aReg}, true)
+			if msg != "" {
+				return msg
+			}
+			in.Dst[0], in.Dst[1], in.NDst = a, b, 2
+			continue
+		}
+		o, msg := kp.resolve(in, r, dst[i], true)
+		if msg != "" {
+			return msg
+		}
+		in.Dst[i] = o
+		in.NDst = uint8(i + 1)
+	}
+	for i, r := range raws[nd:] {
+		o, msg := kp.resolve(in, r, src[i], false)
+		if msg != "" {
+			return msg
+		}
+		in.Src[i] = o
+		in.NSrc = uint8(i + 1)
+	}
+	// ld and st move a vector exactly when the opcode says .v2 or .v4.
+	if in.Op == OpLd || in.Op == OpSt {
+		v := in.Dst[0]
+		if in.Op == OpSt {
+			v = in.Src[1]
+		}
+		if (v.Kind == OpdVec) != (in.Vec > 1) || v.Kind == OpdVec && len(v.Vec) != int(in.Vec) {
+			return fmt.Sprintf("a .v%d %s needs a vector of %d registers", in.Vec, in.Op, in.Vec)
+		}
+	}
+	return ""
+}
+
+// fits reports whether a register of type reg may stand for an operand of
+// type want, by PTX's type-checking rules: same size, and a float type
+// takes only its own type or a bit type; integers of one size mix. With
+// relax (ld, st, cvt), an integer or bit operand takes any wider integer
+// or bit register.
+func fits(reg, want Type, relax bool) bool {
+	if reg == Pred || want == Pred {
+		return reg == want
+	}
+	rs, ws := reg.Size(), want.Size()
+	switch {
+	case want.IsFloat():
+		return reg == want || isBits(reg) && rs == ws
+	case reg.IsFloat():
+		return isBits(want) && rs == ws
+	case relax:
+		return rs >= ws
+	}
+	return rs == ws
+}
+
+// resolve turns one written operand into an Operand for slot s.
+func (kp *kparser) resolve(in *Instr, r rawOpd, s spec, isDst bool) (Operand, string) {
+	o := Operand{Reg: -1, Var: -1, Param: -1}
+	notHere := fmt.Sprintf("operand %q not allowed here", r.text)
+	switch r.kind {
+	case rkReg:
+		if sp, ok := specialByName[r.name]; ok {
+			if s.allow&aSpecial == 0 || isDst {
+				return o, notHere
+			}
+			if !fits(U32, s.t, s.relax) {
+				return o, fmt.Sprintf("%s is 32 bits wide, not .%s", r.name, s.t)
+			}
+			o.Kind, o.Special = OpdSpecial, sp
+			return o, ""
+		}
+		if s.allow&aReg == 0 {
+			return o, notHere
+		}
+		reg, msg := kp.regOf(r.name, s.t, s.relax)
+		o.Kind, o.Reg = OpdReg, reg
+		return o, msg
+	case rkNeg:
+		if s.allow&aNeg == 0 {
+			return o, notHere
+		}
+		reg, msg := kp.regOf(r.name, Pred, false)
+		o.Kind, o.Reg, o.Neg = OpdReg, reg, true
+		return o, msg
+	case rkNum:
+		if s.allow&aImm == 0 {
+			return o, notHere
+		}
+		bits, msg := r.lit.bitsAt(s.t)
+		o.Kind, o.Imm = OpdImm, bits
+		return o, msg
+	case rkName:
+		if sp, ok := specialByName[r.name]; ok && s.allow&(aImm|aSpecial) != 0 && !isDst {
+			if s.t.IsFloat() || s.t == Pred {
+				return o, fmt.Sprintf("%s is an integer, not .%s", r.name, s.t)
+			}
+			o.Kind, o.Special = OpdSpecial, sp
+			return o, ""
+		}
+		if v, ok := kp.vars[r.name]; ok {
+			if s.allow&aSym == 0 {
+				return o, notHere
+			}
+			if s.t.IsFloat() || s.t == Pred || (s.t.Size() != 4 && s.t.Size() != 8) {
+				return o, fmt.Sprintf("the address of %s does not fit .%s", r.name, s.t)
+			}
+			o.Kind, o.Var = OpdSym, v
+			return o, ""
+		}
+		if _, ok := kp.params[r.name]; ok {
+			return o, fmt.Sprintf("parameter %s used as a value (read it with ld.param)", r.name)
+		}
+		if kp.p.funcs[r.name] {
+			return o, fmt.Sprintf("function %s used as a value", r.name)
+		}
+		return o, fmt.Sprintf("unknown symbol %s", r.name)
+	case rkSink:
+		if s.allow&aSink == 0 || !isDst {
+			return o, notHere
+		}
+		o.Kind = OpdSink
+		return o, ""
+	case rkVec:
+		if s.allow&aVec == 0 {
+			return o, notHere
+		}
+		return kp.vector(in, r, s, isDst)
+	case rkAddr:
+		if s.allow&aAddr == 0 {
+			return o, notHere
+		}
+		return kp.address(in, r)
+	}
+	return o, notHere
+}
+
+// regOf looks a register up and checks its type against want.
+func (kp *kparser) regOf(name string, want Type, relax bool) (int32, string) {
+	r, ok := kp.reg(name)
+	if !ok {
+		if unsupportedSpecials[name] || strings.Contains(name, ".") {
+			return -1, fmt.Sprintf("unsupported special register %s", name)
+		}
+		return -1, fmt.Sprintf("unknown register %s", name)
+	}
+	if have := kp.k.Regs[r].Type; !fits(have, want, relax) {
+		return r, fmt.Sprintf("register %s is .%s, not .%s", name, have, want)
+	}
+	return r, ""
+}
+
+// vector resolves {a, b, ...}: the registers of ld.vN/st.vN (each at the
+// instruction's type), or the halves mov packs into or unpacks from a
+// wider register (mov.b64 %rd1, {%r1, %r2}).
+func (kp *kparser) vector(in *Instr, r rawOpd, s spec, isDst bool) (Operand, string) {
+	o := Operand{Kind: OpdVec, Reg: -1, Var: -1, Param: -1}
+	et := s.t
+	if in.Op == OpMov {
+		n := len(r.vec)
+		switch {
+		case s.t == B64 && n == 2:
+			et = B32
+		case s.t == B64 && n == 4, s.t == B32 && n == 2:
+			et = B16
+		default:
+			return o, fmt.Sprintf("mov.%s cannot pack or unpack %d registers", s.t, n)
+		}
+	} else if len(r.vec) != 2 && len(r.vec) != 4 {
+		return o, fmt.Sprintf("bad vector %q", r.text)
+	}
+	for _, name := range r.vec {
+		if name == "_" {
+			if !isDst {
+				return o, fmt.Sprintf("_ in source vector %q", r.text)
+			}
+			o.Vec = append(o.Vec, -1)
+			continue
+		}
+		reg, msg := kp.regOf(name, et, s.relax)
+		if msg != "" {
+			return o, msg
+		}
+		o.Vec = append(o.Vec, reg)
+	}
+	return o, ""
+}
+
+// address resolves [base+offset] for in's state space: the base is a
+// register, a variable of that space (any variable for a generic access),
+// a parameter (ld.param only), or nothing ([imm]).
+func (kp *kparser) address(in *Instr, r rawOpd) (Operand, string) {
+	o := Operand{Kind: OpdAddr, Reg: -1, Var: -1, Param: -1, Imm: r.off}
+	switch {
+	case r.name == "":
+		if in.Space == SpaceParam {
+			return o, "ld.param needs a parameter name"
+		}
+	case strings.HasPrefix(r.name, "%"):
+		if in.Space == SpaceParam {
+			return o, "ld.param needs a parameter name, not a register"
+		}
+		reg, ok := kp.reg(r.name)
+		if !ok {
+			return o, fmt.Sprintf("unknown register %s", r.name)
+		}
+		if t := kp.k.Regs[reg].Type; t.IsFloat() || t == Pred || t.Size() < 4 {
+			return o, fmt.Sprintf("address register %s is .%s, not a 32- or 64-bit integer", r.name, t)
+		}
+		o.Reg = reg
+	default:
+		if pi, ok := kp.params[r.name]; ok {
+			if in.Space != SpaceParam {
+				return o, fmt.Sprintf("%s is a parameter: only ld.param reads it", r.name)
+			}
+			o.Param = pi
+			return o, ""
+		}
+		vi, ok := kp.vars[r.name]
+		if !ok {
+			return o, fmt.Sprintf("unknown symbol %s", r.name)
+		}
+		if in.Space == SpaceParam {
+			return o, fmt.Sprintf("%s is not a parameter", r.name)
+		}
+		if vs := kp.k.Vars[vi].Space; in.Space != SpaceGeneric && vs != in.Space {
+			return o, fmt.Sprintf("%s is in the %s space, not %s", r.name, spaceName(vs), spaceName(in.Space))
+		}
+		o.Var = vi
+	}
+	return o, ""
+}
+
+// spaceName spells a state space for messages.
+func spaceName(s Space) string {
+	return [...]string{"none", "generic", ".global", ".shared", ".local", ".param", ".const", ".reg", "?"}[min(int(s), 8)]
+}

@@ -1,0 +1,372 @@
+package ptx
+
+import (
+	"strings"
+)
+
+// kparser holds the state of one kernel being parsed.
+type kparser struct {
+	p      *parser
+	k      *Kernel
+	scopes []map[string]int32 // register names by { } scope, innermost last
+	vars   map[string]int32   // variables by name: index into k.Vars
+	params map[string]int32   // parameters by name: index into k.Params
+	labels map[string]int32   // label: index of the instruction it names
+	fixups []fixup            // branches whose labels are resolved at the end
+	loc    Loc                // the latest .loc
+}
+
+// fixup is a bra whose target label is resolved once the body is read.
+type fixup struct {
+	instr int
+	label string
+	line  int32
+}
+
+// entry parses `.entry name ( params ) directives { body }`.
+func (p *parser) entry() {
+	line := p.tok().line
+	p.next()
+	t := p.tok()
+	if t.kind != tIdent || strings.HasPrefix(t.text, "%") {
+		p.errorf(t.line, "expected a kernel name, found %s", describe(t))
+		p.skipStatement()
+		return
+	}
+	p.next()
+	k := &Kernel{Name: t.text, Line: line}
+	kp := &kparser{p: p, k: k, vars: map[string]int32{}, params: map[string]int32{}, labels: map[string]int32{}}
+	for _, v := range p.mod.Vars {
+		kp.addVar(v)
+	}
+	if p.accept("(") && !p.accept(")") {
+		for !p.full() {
+			if !kp.param() {
+				p.skipStatement()
+				return
+			}
+			if p.accept(",") {
+				continue
+			}
+			if !p.expect(")") {
+				p.skipStatement()
+				return
+			}
+			break
+		}
+	}
+	if !kp.perfDirectives() {
+		p.skipStatement()
+		return
+	}
+	if p.accept(";") { // a declaration only
+		return
+	}
+	if !p.expect("{") {
+		p.skipStatement()
+		return
+	}
+	for _, other := range p.mod.Kernels {
+		if other.Name == k.Name {
+			p.errorf(line, "kernel %s defined twice", k.Name)
+		}
+	}
+	kp.body()
+	kp.finish()
+	p.mod.Kernels = append(p.mod.Kernels, k)
+}
+
+func (kp *kparser) addVar(v *Var) {
+	kp.vars[v.Name] = int32(len(kp.k.Vars))
+	kp.k.Vars = append(kp.k.Vars, v)
+}
+
+// param parses one `.param .type [.ptr [.space] [.align N]] name[N]` or
+// `.param .align N .b8 name[N]`. The .align after .ptr is the alignment of
+// the memory pointed to, not of the parameter, so it does not move offsets.
+func (kp *kparser) param() bool {
+	p := kp.p
+	if p.tok().text != ".param" {
+		p.errorf(p.tok().line, "expected .param, found %s", describe(p.tok()))
+		return false
+	}
+	p.next()
+	var pr Param
+	ptr := false
+	for p.tok().kind == tDirective {
+		t := p.tok()
+		p.next()
+		switch {
+		case t.text == ".align":
+			n, ok := p.intTok("alignment", 1<<16)
+			if !ok || n == 0 || n&(n-1) != 0 {
+				p.errorf(t.line, "bad parameter alignment")
+				return false
+			}
+			if !ptr {
+				pr.Align = int(n)
+			}
+		case t.text == ".ptr":
+			ptr, pr.Ptr = true, true
+		case ptr && (t.text == ".global" || t.text == ".shared" || t.text == ".const" || t.text == ".local"):
+		case typeByName[t.text[1:]] != TypeNone && pr.Type == TypeNone && t.text != ".pred":
+			pr.Type = typeByName[t.text[1:]]
+		default:
+			p.errorf(t.line, "unsupported parameter attribute %q", t.text)
+			return false
+		}
+	}
+	t := p.tok()
+	if pr.Type == TypeNone || t.kind != tIdent || strings.HasPrefix(t.text, "%") {
+		p.errorf(t.line, "expected a typed parameter name, found %s", describe(t))
+		return false
+	}
+	p.next()
+	pr.Name = t.text
+	size := int64(pr.Type.Size())
+	for p.accept("[") {
+		n, ok := p.intTok("array size", maxVarSize)
+		if !ok || !p.expect("]") {
+			return false
+		}
+		size *= n
+		if size > maxVarSize {
+			p.errorf(t.line, "parameter %s too large", pr.Name)
+			return false
+		}
+	}
+	pr.Size = int(size)
+	if pr.Align == 0 {
+		pr.Align = pr.Type.Size()
+	}
+	off := kp.k.ParamBytes
+	off = (off + pr.Align - 1) &^ (pr.Align - 1)
+	pr.Offset = off
+	kp.k.ParamBytes = off + pr.Size
+	if _, dup := kp.params[pr.Name]; dup {
+		p.errorf(t.line, "parameter %s declared twice", pr.Name)
+	}
+	kp.params[pr.Name] = int32(len(kp.k.Params))
+	kp.k.Params = append(kp.k.Params, pr)
+	return true
+}
+
+// perfDirectives reads .maxntid, .reqntid, .minnctapersm, .maxnreg (and
+// .pragma) between the parameter list and the body.
+func (kp *kparser) perfDirectives() bool {
+	p := kp.p
+	for p.tok().kind == tDirective {
+		t := p.tok()
+		p.next()
+		switch t.text {
+		case ".maxntid", ".reqntid":
+			var dims [3]int
+			for i := 0; i < 3; i++ {
+				n, ok := p.intTok(t.text+" size", 1<<31-1)
+				if !ok {
+					return false
+				}
+				dims[i] = int(n)
+				if !p.accept(",") {
+					break
+				}
+			}
+			for i := range dims {
+				if dims[i] == 0 {
+					dims[i] = 1
+				}
+			}
+			if t.text == ".maxntid" {
+				kp.k.MaxNTid = dims
+			} else {
+				kp.k.ReqNTid = dims
+			}
+		case ".minnctapersm", ".maxnctapersm", ".maxnreg", ".maxclusterrank":
+			if _, ok := p.intTok(t.text+" value", 1<<31-1); !ok {
+				return false
+			}
+		case ".pragma":
+			if p.tok().kind == tString {
+				p.next()
+			}
+			p.accept(";")
+		case ".noreturn":
+		default:
+			p.errorf(t.line, "unsupported kernel directive %q", t.text)
+			return false
+		}
+	}
+	return true
+}
+
+// body parses statements up to the kernel's closing brace: declarations,
+// labels, instructions, and nested { } scopes (whose registers shadow).
+func (kp *kparser) body() {
+	p := kp.p
+	kp.scopes = []map[string]int32{{}}
+	for !p.full() {
+		t := p.tok()
+		switch {
+		case t.kind == tEOF:
+			p.errorf(kp.k.Line, "kernel %s not terminated", kp.k.Name)
+			return
+		case t.kind == tPunct && t.text == "}":
+			p.next()
+			kp.scopes = kp.scopes[:len(kp.scopes)-1]
+			if len(kp.scopes) == 0 {
+				return
+			}
+		case t.kind == tPunct && t.text == "{":
+			p.next()
+			kp.scopes = append(kp.scopes, map[string]int32{})
+		case t.kind == tDirective:
+			kp.directive()
+		case t.kind == tIdent && p.peek(1).kind == tPunct && p.peek(1).text == ":" && !strings.HasPrefix(t.text, "%"):
+			p.next()
+			p.next()
+			if _, dup := kp.labels[t.text]; dup {
+				p.errorf(t.line, "label %s defined twice", t.text)
+			}
+			kp.labels[t.text] = int32(len(kp.k.Instrs))
+		case t.kind == tIdent || t.kind == tPunct && t.text == "@":
+			kp.instruction()
+		default:
+			p.errorf(t.line, "unexpected %s", describe(t))
+			p.skipStatement()
+		}
+	}
+}
+
+// directive handles a directive inside a kernel body.
+func (kp *kparser) directive() {
+	p := kp.p
+	t := p.tok()
+	switch t.text {
+	case ".reg":
+		p.next()
+		kp.regDecl(t.line)
+	case ".loc":
+		kp.loc = p.loc()
+	case ".pragma":
+		p.skipStatement()
+	case ".shared", ".local":
+		p.next()
+		for _, v := range p.varDecl(spaceByName[t.text[1:]], false, t.line) {
+			if _, dup := kp.vars[v.Name]; dup {
+				p.errorf(v.Line, "variable %s declared twice", v.Name)
+				continue
+			}
+			kp.addVar(v)
+		}
+	case ".param":
+		p.errorf(t.line, "unsupported .param in a kernel body (device function calls are not supported)")
+		p.skipStatement()
+	default:
+		p.errorf(t.line, "unsupported directive %q in a kernel body", t.text)
+		p.skipStatement()
+	}
+}
+
+// regDecl parses `.reg .type %r<N>, %x, ...;` after `.reg`: %r<26> declares
+// %r0 to %r25.
+func (kp *kparser) regDecl(line int32) {
+	p := kp.p
+	t := p.tok()
+	typ := TypeNone
+	if t.kind == tDirective {
+		typ = typeByName[t.text[1:]]
+	}
+	if typ == TypeNone || typ == B8 || typ == U8 || typ == S8 {
+		p.errorf(line, "unsupported register type %s", describe(t))
+		p.skipStatement()
+		return
+	}
+	p.next()
+	scope := kp.scopes[len(kp.scopes)-1]
+	for !p.full() {
+		t := p.tok()
+		if t.kind != tIdent || !strings.HasPrefix(t.text, "%") || strings.Contains(t.text, ".") {
+			p.errorf(t.line, "expected a register name, found %s", describe(t))
+			p.skipStatement()
+			return
+		}
+		p.next()
+		n := int64(-1)
+		if p.accept("<") {
+			var ok bool
+			if n, ok = p.intTok("register count", maxRegs); !ok || !p.expect(">") {
+				p.skipStatement()
+				return
+			}
+		}
+		if int64(len(kp.k.Regs))+max(n, 1) > maxRegs {
+			p.errorf(t.line, "too many registers")
+			p.skipStatement()
+			return
+		}
+		add := func(name string) {
+			if _, dup := scope[name]; dup {
+				p.errorf(t.line, "register %s declared twice", name)
+				return
+			}
+			scope[name] = int32(len(kp.k.Regs))
+			kp.k.Regs = append(kp.k.Regs, Reg{Name: name, Type: typ})
+		}
+		if n < 0 {
+			add(t.text)
+		} else {
+			for i := int64(0); i < n; i++ {
+				add(t.text + itoa(i))
+			}
+		}
+		if p.accept(",") {
+			continue
+		}
+		p.expect(";")
+		return
+	}
+}
+
+func itoa(i int64) string {
+	var b [20]byte
+	n := len(b)
+	for {
+		n--
+		b[n] = byte('0' + i%10)
+		i /= 10
+		if i == 0 {
+			return string(b[n:])
+		}
+	}
+}
+
+// reg looks a register name up, innermost scope first.
+func (kp *kparser) reg(name string) (int32, bool) {
+	for i := len(kp.scopes) - 1; i >= 0; i-- {
+		if r, ok := kp.scopes[i][name]; ok {
+			return r, true
+		}
+	}
+	return -1, false
+}
+
+// finish sets each bra's Target from its label and computes reconvergence.
+func (kp *kparser) finish() {
+	for _, f := range kp.fixups {
+		t, ok := kp.labels[f.label]
+		if !ok {
+			kp.p.errorf(f.line, "undefined label %s", f.label)
+			continue
+		}
+		kp.k.Instrs[f.instr].Target = t
+	}
+	if len(kp.p.errs) == 0 {
+		computeReconv(kp.k)
+	}
+}
+
+// collapseSpace turns runs of blanks into one space, so that listings and
+// messages show nvcc's tab-aligned instructions on one plain line.
+func collapseSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}

@@ -1,0 +1,564 @@
+package ptx
+
+import (
+	"fmt"
+	"strings"
+)
+
+// opNames maps an opcode's base name (the text before its first dot) to
+// the Opcode. A base name not here is an unsupported instruction.
+var opNames = map[string]Opcode{
+	"mov": OpMov, "ld": OpLd, "st": OpSt, "cvta": OpCvta, "cvt": OpCvt,
+	"add": OpAdd, "sub": OpSub, "mul": OpMul, "mad": OpMad, "fma": OpFma,
+	"div": OpDiv, "rem": OpRem, "min": OpMin, "max": OpMax, "abs": OpAbs,
+	"neg": OpNeg, "rcp": OpRcp, "sqrt": OpSqrt, "rsqrt": OpRsqrt,
+	"ex2": OpEx2, "lg2": OpLg2, "shl": OpShl, "shr": OpShr, "and": OpAnd,
+	"or": OpOr, "xor": OpXor, "not": OpNot, "popc": OpPopc, "clz": OpClz,
+	"brev": OpBrev, "bfe": OpBfe, "bfi": OpBfi, "setp": OpSetp,
+	"selp": OpSelp, "bra": OpBra, "ret": OpRet, "exit": OpExit,
+	"bar": OpBar, "barrier": OpBar, "shfl": OpShfl, "vote": OpVote,
+	"atom": OpAtom, "red": OpRed, "membar": OpMembar, "fence": OpMembar,
+}
+
+// opText spells each Opcode (the base name; OpBar as "bar", OpMembar as "membar").
+var opText = func() []string {
+	s := make([]string, OpMembar+1)
+	for name, op := range opNames {
+		if s[op] == "" || name == "bar" || name == "membar" {
+			s[op] = name
+		}
+	}
+	s[OpInvalid] = "invalid"
+	return s
+}()
+
+// String returns the opcode's PTX base name, for messages and listings.
+func (o Opcode) String() string {
+	if int(o) < len(opText) {
+		return opText[o]
+	}
+	return "op?"
+}
+
+var typeByName = map[string]Type{
+	"b8": B8, "b16": B16, "b32": B32, "b64": B64,
+	"u8": U8, "u16": U16, "u32": U32, "u64": U64,
+	"s8": S8, "s16": S16, "s32": S32, "s64": S64,
+	"f16": F16, "f32": F32, "f64": F64, "pred": Pred,
+}
+
+var cmpByName = map[string]Cmp{
+	"eq": CmpEq, "ne": CmpNe, "lt": CmpLt, "le": CmpLe, "gt": CmpGt, "ge": CmpGe,
+	"lo": CmpLo, "ls": CmpLs, "hi": CmpHi, "hs": CmpHs,
+	"equ": CmpEqu, "neu": CmpNeu, "ltu": CmpLtu, "leu": CmpLeu, "gtu": CmpGtu, "geu": CmpGeu,
+	"num": CmpNum, "nan": CmpNan,
+}
+
+var roundByName = map[string]Round{
+	"rn": RoundRN, "rz": RoundRZ, "rm": RoundRM, "rp": RoundRP,
+	"rni": RoundRNI, "rzi": RoundRZI, "rmi": RoundRMI, "rpi": RoundRPI,
+}
+
+var atomByName = map[string]AtomOp{
+	"add": AtomAdd, "min": AtomMin, "max": AtomMax, "inc": AtomInc, "dec": AtomDec,
+	"cas": AtomCAS, "exch": AtomExch, "and": AtomAnd, "or": AtomOr, "xor": AtomXor,
+}
+
+var spaceByName = map[string]Space{
+	"global": SpaceGlobal, "shared": SpaceShared, "shared::cta": SpaceShared,
+	"local": SpaceLocal, "param": SpaceParam, "const": SpaceConst,
+}
+
+func isInt(t Type) bool  { return t >= U8 && t <= S64 }
+func isBits(t Type) bool { return t >= B8 && t <= B64 }
+
+// typeIn reports whether t is one of ts.
+func typeIn(t Type, ts ...Type) bool {
+	for _, u := range ts {
+		if t == u {
+			return true
+		}
+	}
+	return false
+}
+
+// Type sets the checks below accept.
+var (
+	intTypes   = []Type{U16, U32, U64, S16, S32, S64}
+	arithTypes = []Type{U16, U32, U64, S16, S32, S64, F32, F64}
+	bitTypes   = []Type{B16, B32, B64}
+	allTypes   = []Type{B16, B32, B64, U16, U32, U64, S16, S32, S64, F32, F64}
+)
+
+// decodeOpcode fills in's opcode, types and modifiers from the dotted
+// opcode text. It returns "" or the message that refuses the instruction:
+// everything the executor does not implement is refused here, by name, so
+// that nothing is ever skipped silently.
+func decodeOpcode(in *Instr, text string) string {
+	parts := strings.Split(text, ".")
+	op, ok := opNames[parts[0]]
+	if !ok {
+		return fmt.Sprintf("unsupported instruction %q", text)
+	}
+	in.Op = op
+	var types []Type
+	var bad string
+	for _, m := range parts[1:] {
+		if t, ok := typeByName[m]; ok {
+			types = append(types, t)
+			continue
+		}
+		if !applyMod(in, m) {
+			bad = m
+			break
+		}
+	}
+	if bad != "" {
+		return fmt.Sprintf("unsupported instruction %q (modifier .%s)", text, bad)
+	}
+	if msg := checkTypes(in, types); msg != "" {
+		return fmt.Sprintf("%s in %q", msg, text)
+	}
+	return ""
+}
+
+// setOnce sets *f to v if it is still zero; a modifier given twice (or two
+// of one kind, .rn.rz) is refused.
+func setOnce[T comparable](f *T, v T) bool {
+	var zero T
+	if *f != zero {
+		return false
+	}
+	*f = v
+	return true
+}
+
+// applyMod applies one modifier to in, reporting whether the opcode takes it.
+func applyMod(in *Instr, m string) bool {
+	switch in.Op {
+	case OpLd, OpSt:
+		if s, ok := spaceByName[m]; ok {
+			return setOnce(&in.Space, s)
+		}
+		switch m {
+		case "nc":
+			if in.Op != OpLd || in.NC {
+				return false
+			}
+			in.NC = true
+			return true
+		case "v2":
+			return setOnce(&in.Vec, 2)
+		case "v4":
+			return setOnce(&in.Vec, 4)
+		case "weak", "volatile", "relaxed", "acquire", "release",
+			"ca", "cg", "cs", "lu", "cv", "wb", "wt":
+			return true
+		case "cta", "gpu", "sys":
+			return setOnce(&in.Scope, "."+m)
+		}
+		// Eviction and prefetch hints change no value; .L2::cache_hint
+		// would add an operand, so it is refused.
+		return (strings.HasPrefix(m, "L1::") || strings.HasPrefix(m, "L2::")) && m != "L2::cache_hint"
+	case OpCvta:
+		if m == "to" {
+			return setOnce(&in.CvtaTo, true)
+		}
+		s, ok := spaceByName[m]
+		if !ok || s == SpaceParam {
+			return false
+		}
+		return setOnce(&in.Space, s)
+	case OpAtom, OpRed:
+		if s, ok := spaceByName[m]; ok && (s == SpaceGlobal || s == SpaceShared) {
+			return setOnce(&in.Space, s)
+		}
+		if a, ok := atomByName[m]; ok {
+			return setOnce(&in.Atom, a)
+		}
+		switch m {
+		case "relaxed", "acquire", "release", "acq_rel":
+			return true
+		case "cta", "gpu", "sys":
+			return setOnce(&in.Scope, "."+m)
+		}
+		return false
+	case OpSetp:
+		if c, ok := cmpByName[m]; ok && in.Cmp == CmpNone {
+			in.Cmp = c
+			return true
+		}
+		switch m {
+		case "and":
+			return setOnce(&in.Bool, BoolAnd)
+		case "or":
+			return setOnce(&in.Bool, BoolOr)
+		case "xor":
+			return setOnce(&in.Bool, BoolXor)
+		case "ftz":
+			return setOnce(&in.Ftz, true)
+		}
+		return false
+	case OpBra:
+		return m == "uni" && setOnce(&in.Uni, true)
+	case OpRet:
+		return m == "uni" && setOnce(&in.Uni, true)
+	case OpBar:
+		switch m {
+		case "sync":
+			return setOnce(&in.Sync, true)
+		case "aligned", "cta":
+			return true
+		}
+		return false
+	case OpShfl:
+		switch m {
+		case "sync":
+			return setOnce(&in.Sync, true)
+		case "up":
+			return setOnce(&in.Shfl, ShflUp)
+		case "down":
+			return setOnce(&in.Shfl, ShflDown)
+		case "bfly":
+			return setOnce(&in.Shfl, ShflBfly)
+		case "idx":
+			return setOnce(&in.Shfl, ShflIdx)
+		}
+		return false
+	case OpVote:
+		switch m {
+		case "sync":
+			return setOnce(&in.Sync, true)
+		case "all":
+			return setOnce(&in.Vote, VoteAll)
+		case "any":
+			return setOnce(&in.Vote, VoteAny)
+		case "uni":
+			return setOnce(&in.Vote, VoteUni)
+		case "ballot":
+			return setOnce(&in.Vote, VoteBallot)
+		}
+		return false
+	case OpMembar:
+		switch m {
+		case "cta", "gl", "sys", "gpu", "cluster":
+			return setOnce(&in.Scope, "."+m)
+		case "sc", "acq_rel":
+			return true
+		}
+		return false
+	}
+	// Arithmetic: rounding, .ftz, .sat, .approx, .full, and mul/mad's half.
+	switch in.Op {
+	case OpCvt, OpAdd, OpSub, OpMul, OpMad, OpFma, OpDiv, OpMin, OpMax,
+		OpAbs, OpNeg, OpRcp, OpSqrt, OpRsqrt, OpEx2, OpLg2:
+	default:
+		return false
+	}
+	if r, ok := roundByName[m]; ok {
+		return setOnce(&in.Round, r)
+	}
+	switch m {
+	case "ftz":
+		return setOnce(&in.Ftz, true)
+	case "sat":
+		return setOnce(&in.Sat, true)
+	case "approx":
+		return setOnce(&in.Approx, true)
+	case "full":
+		return in.Op == OpDiv && setOnce(&in.Full, true)
+	case "lo", "hi", "wide":
+		if in.Op != OpMul && in.Op != OpMad {
+			return false
+		}
+		return setOnce(&in.Mul, map[string]MulMode{"lo": MulLo, "hi": MulHi, "wide": MulWide}[m])
+	}
+	return false
+}
+
+// checkTypes sets in.Type (and SrcType) from the types written in the
+// opcode and checks them, and the modifiers that depend on them, against
+// what the opcode takes. It returns "" or why the form is refused.
+func checkTypes(in *Instr, types []Type) string {
+	want := 1
+	switch in.Op {
+	case OpCvt:
+		want = 2
+	case OpBra, OpRet, OpExit, OpBar, OpMembar:
+		want = 0
+	}
+	if len(types) != want {
+		return fmt.Sprintf("%d types where %s takes %d", len(types), in.Op, want)
+	}
+	if want > 0 {
+		in.Type = types[0]
+	}
+	if want > 1 {
+		in.SrcType = types[1]
+	}
+	t := in.Type
+	isF := t == F32 || t == F64
+	bad := func() string { return fmt.Sprintf("type .%s not supported", t) }
+	floatRound := func() string { // .rn .rz .rm .rp only
+		if in.Round > RoundRP {
+			return "integer rounding does not apply"
+		}
+		if !isF && (in.Round != RoundNone || in.Ftz || in.Approx) {
+			return "rounding, .ftz and .approx apply to floats only"
+		}
+		if in.Ftz && t != F32 {
+			return ".ftz applies to .f32 only"
+		}
+		return ""
+	}
+	switch in.Op {
+	case OpMov:
+		if !typeIn(t, append(allTypes, Pred)...) {
+			return bad()
+		}
+	case OpLd, OpSt:
+		if t == Pred || t == TypeNone {
+			return bad()
+		}
+		if in.Space == SpaceNone {
+			in.Space = SpaceGeneric
+		}
+		if in.NC && in.Space != SpaceGlobal {
+			return ".nc applies to ld.global only"
+		}
+		if in.Vec == 0 {
+			in.Vec = 1
+		}
+	case OpCvta:
+		if in.Space == SpaceNone {
+			return "cvta needs a state space"
+		}
+		if t != U32 && t != U64 {
+			return bad()
+		}
+	case OpCvt:
+		for _, u := range types {
+			if !typeIn(u, U8, U16, U32, U64, S8, S16, S32, S64, F32, F64) {
+				return fmt.Sprintf("type .%s not supported", u)
+			}
+		}
+		fi, fo := in.SrcType.IsFloat(), t.IsFloat()
+		switch {
+		case in.Round >= RoundRNI && !(fi && (!fo || in.SrcType == t)):
+			return "integer rounding applies to conversions from floats to integers (or float to same float)"
+		case in.Round != RoundNone && in.Round <= RoundRP && !(fo && (!fi || in.SrcType.Size() > t.Size())):
+			return "float rounding applies to conversions to a narrower float or from an integer"
+		case in.Approx || in.Mul != MulNone:
+			return "modifier does not apply"
+		case fi && !fo && in.Round < RoundRNI:
+			return "a float-to-integer cvt needs .rni, .rzi, .rmi or .rpi"
+		case fo && (!fi || in.SrcType.Size() > t.Size()) && in.Round == RoundNone:
+			return "this cvt needs .rn, .rz, .rm or .rp"
+		}
+	case OpAdd, OpSub:
+		if !typeIn(t, arithTypes...) {
+			return bad()
+		}
+		if msg := floatRound(); msg != "" {
+			return msg
+		}
+		if in.Sat && !(t == S32 || t == F32) {
+			return ".sat applies to .s32 and .f32"
+		}
+	case OpMul, OpMad:
+		if !typeIn(t, arithTypes...) {
+			return bad()
+		}
+		if isF != (in.Mul == MulNone) {
+			return "integer mul and mad need .lo, .hi or .wide; float ones take none"
+		}
+		if in.Mul == MulWide && !typeIn(t, U16, U32, S16, S32) {
+			return ".wide applies to 16- and 32-bit integers"
+		}
+		if msg := floatRound(); msg != "" {
+			return msg
+		}
+		if in.Sat && !(t == F32 || (in.Op == OpMad && in.Mul == MulHi && t == S32)) {
+			return ".sat does not apply"
+		}
+	case OpFma:
+		if !isF {
+			return bad()
+		}
+		if in.Round == RoundNone {
+			return "fma needs a rounding modifier"
+		}
+		if msg := floatRound(); msg != "" {
+			return msg
+		}
+		if in.Sat && t != F32 {
+			return ".sat applies to .f32 only"
+		}
+	case OpDiv:
+		if !typeIn(t, arithTypes...) {
+			return bad()
+		}
+		if msg := floatRound(); msg != "" {
+			return msg
+		}
+		if in.Sat {
+			return ".sat does not apply"
+		}
+		if t == F64 && (in.Approx || in.Full || in.Round == RoundNone) {
+			return "div.f64 needs .rn, .rz, .rm or .rp"
+		}
+		if t == F32 && in.Round == RoundNone && !in.Approx && !in.Full {
+			return "div.f32 needs .approx, .full or a rounding modifier"
+		}
+		if (in.Approx || in.Full) && in.Round != RoundNone {
+			return "rounding does not apply to div.approx and div.full"
+		}
+	case OpRem:
+		if !typeIn(t, intTypes...) {
+			return bad()
+		}
+	case OpMin, OpMax:
+		if !typeIn(t, arithTypes...) {
+			return bad()
+		}
+		if in.Round != RoundNone || in.Sat || in.Approx {
+			return "rounding, .sat and .approx do not apply"
+		}
+		if msg := floatRound(); msg != "" {
+			return msg
+		}
+	case OpAbs, OpNeg:
+		if !typeIn(t, S16, S32, S64, F32, F64) {
+			return bad()
+		}
+		if in.Round != RoundNone || in.Sat || in.Approx {
+			return "rounding, .sat and .approx do not apply"
+		}
+		if msg := floatRound(); msg != "" {
+			return msg
+		}
+	case OpRcp, OpSqrt:
+		if !isF {
+			return bad()
+		}
+		if msg := floatRound(); msg != "" {
+			return msg
+		}
+		if in.Sat {
+			return ".sat does not apply"
+		}
+		if in.Approx == (in.Round != RoundNone) {
+			return "needs exactly one of .approx or .rn, .rz, .rm, .rp"
+		}
+		if in.Approx && t == F64 && !(in.Op == OpRcp && in.Ftz) {
+			return "the only f64 approximation is rcp.approx.ftz.f64"
+		}
+		if in.Approx && t == F64 {
+			in.Ftz = true
+		}
+	case OpRsqrt, OpEx2, OpLg2:
+		if !(t == F32 || (in.Op == OpRsqrt && t == F64)) {
+			return bad()
+		}
+		if !in.Approx || in.Round != RoundNone || in.Sat {
+			return "needs .approx and takes no rounding or .sat"
+		}
+		if in.Ftz && t != F32 {
+			return ".ftz applies to .f32 only"
+		}
+	case OpShl:
+		if !typeIn(t, bitTypes...) {
+			return bad()
+		}
+	case OpShr:
+		if !typeIn(t, append(bitTypes, intTypes...)...) {
+			return bad()
+		}
+	case OpAnd, OpOr, OpXor, OpNot:
+		if !typeIn(t, B16, B32, B64, Pred) {
+			return bad()
+		}
+	case OpPopc, OpClz, OpBrev:
+		if !typeIn(t, B32, B64) {
+			return bad()
+		}
+	case OpBfe:
+		if !typeIn(t, U32, U64, S32, S64) {
+			return bad()
+		}
+	case OpBfi:
+		if !typeIn(t, B32, B64) {
+			return bad()
+		}
+	case OpSelp:
+		if !typeIn(t, allTypes...) {
+			return bad()
+		}
+	case OpSetp:
+		if !typeIn(t, allTypes...) {
+			return bad()
+		}
+		switch c := in.Cmp; {
+		case c == CmpNone:
+			return "setp needs a comparison"
+		case c >= CmpEqu && !isF:
+			return "unordered comparisons apply to floats only"
+		case c >= CmpLo && c <= CmpHs && isF:
+			return "unsigned comparisons apply to integers only"
+		case c >= CmpLt && c <= CmpGe && isBits(t):
+			return "bit-size types compare with eq and ne only"
+		}
+		if in.Ftz && t != F32 {
+			return ".ftz applies to .f32 only"
+		}
+	case OpBar:
+		if !in.Sync {
+			return "only bar.sync and barrier.sync are supported"
+		}
+	case OpShfl:
+		if !in.Sync || in.Shfl == ShflNone {
+			return "shfl needs .sync and a mode (up, down, bfly, idx)"
+		}
+		if t != B32 {
+			return bad()
+		}
+	case OpVote:
+		if !in.Sync || in.Vote == VoteNone {
+			return "vote needs .sync and a mode (all, any, uni, ballot)"
+		}
+		if (in.Vote == VoteBallot) != (t == B32) || (in.Vote != VoteBallot && t != Pred) {
+			return bad()
+		}
+	case OpAtom, OpRed:
+		if in.Space == SpaceNone {
+			in.Space = SpaceGeneric
+		}
+		var ok []Type
+		switch in.Atom {
+		case AtomNone:
+			return "needs an operation"
+		case AtomAdd:
+			ok = []Type{U32, S32, U64, F32, F64}
+		case AtomMin, AtomMax:
+			ok = []Type{U32, S32, U64, S64}
+		case AtomInc, AtomDec:
+			ok = []Type{U32}
+		case AtomCAS:
+			ok = []Type{B32, B64, U32, U64, S32, S64}
+			if in.Op == OpRed {
+				return "red has no .cas"
+			}
+		case AtomExch:
+			ok = []Type{B32, B64, U32, U64, S32, S64}
+			if in.Op == OpRed {
+				return "red has no .exch"
+			}
+		case AtomAnd, AtomOr, AtomXor:
+			ok = []Type{B32, B64}
+		}
+		if !typeIn(t, ok...) {
+			return bad()
+		}
+	}
+	return ""
+}
