@@ -8,7 +8,7 @@
 // regenerating its .ptx: the GPU would then run code nobody reads. gen-ptx.sh
 // therefore writes, as the first line of every .ptx,
 //
-//	// warplab: source sha256 <hex> of <file>.cu, nvcc <version>, -arch=compute_75
+//	// warplab: source sha256 <hex> of <file>.cu, nvcc <version>, -arch=compute_75 -lineinfo
 //
 // and this package checks that line against the source: the repository's
 // test walks lessons/*/*.cu, and a lesson may call Check on its embedded pair.
@@ -38,11 +38,16 @@ type Header struct {
 	Source string // base name of the .cu file, e.g. "spmv.cu"
 	NVCC   string // nvcc release, e.g. "11.8.89"
 	Arch   string // e.g. "compute_75"
+	Flags  string // further nvcc flags, e.g. "-lineinfo"; "" if none
 }
 
 // String formats h exactly as gen-ptx.sh writes it (without a newline).
 func (h Header) String() string {
-	return fmt.Sprintf("%s%s of %s, nvcc %s, -arch=%s", Prefix, h.SHA256, h.Source, h.NVCC, h.Arch)
+	s := fmt.Sprintf("%s%s of %s, nvcc %s, -arch=%s", Prefix, h.SHA256, h.Source, h.NVCC, h.Arch)
+	if h.Flags != "" {
+		s += " " + h.Flags
+	}
+	return s
 }
 
 // ParseHeader reads the provenance line from the first line of ptx.
@@ -53,7 +58,7 @@ func ParseHeader(ptx []byte) (Header, error) {
 	if !ok {
 		return Header{}, errors.New("first line is not a warplab provenance line (" + Prefix + "...)")
 	}
-	// "<hex> of <file>.cu, nvcc <version>, -arch=<arch>"
+	// "<hex> of <file>.cu, nvcc <version>, -arch=<arch>[ <flags>]"
 	sum, rest, ok1 := strings.Cut(rest, " of ")
 	src, rest, ok2 := strings.Cut(rest, ", nvcc ")
 	ver, arch, ok3 := strings.Cut(rest, ", -arch=")
@@ -66,7 +71,8 @@ func ParseHeader(ptx []byte) (Header, error) {
 	if _, err := hex.DecodeString(sum); err != nil {
 		return Header{}, fmt.Errorf("provenance line %q: sha256 %q is not hex", s, sum)
 	}
-	return Header{SHA256: sum, Source: src, NVCC: ver, Arch: arch}, nil
+	arch, flags, _ := strings.Cut(arch, " ")
+	return Header{SHA256: sum, Source: src, NVCC: ver, Arch: arch, Flags: flags}, nil
 }
 
 // Sum is the hex sha256 of a source, as gen-ptx.sh records it.

@@ -1,7 +1,9 @@
 package ptxcheck
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,13 +72,53 @@ func TestCheck(t *testing.T) {
 }
 
 func TestParseHeaderRoundTrip(t *testing.T) {
-	want := Header{SHA256: Sum([]byte("x")), Source: "spmv.cu", NVCC: "11.8.89", Arch: "compute_75"}
-	got, err := ParseHeader([]byte(want.String() + "\n.version 7.8\n"))
-	if err != nil {
-		t.Fatal(err)
+	for _, want := range []Header{
+		{SHA256: Sum([]byte("x")), Source: "spmv.cu", NVCC: "11.8.89", Arch: "compute_75"},
+		{SHA256: Sum([]byte("y")), Source: "cg.cu", NVCC: "11.8.89", Arch: "compute_75", Flags: "-lineinfo"},
+	} {
+		got, err := ParseHeader([]byte(want.String() + "\n.version 7.8\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("ParseHeader = %+v, want %+v", got, want)
+		}
 	}
-	if got != want {
-		t.Fatalf("ParseHeader = %+v, want %+v", got, want)
+}
+
+// TestRegenerated compiles every lesson's .cu again with gen-ptx.sh, where
+// nvcc 11.8 is on PATH, and requires the committed .ptx byte for byte: a hash
+// match proves the source did not change, this proves the PTX is what that
+// compiler makes of it (flags included). Elsewhere it skips.
+func TestRegenerated(t *testing.T) {
+	out, err := exec.Command("nvcc", "--version").Output()
+	if err != nil || !strings.Contains(string(out), "release 11.8") {
+		t.Skip("nvcc 11.8 is not on PATH (scripts/setup.sh --nvcc installs it)")
+	}
+	root := moduleRoot(t)
+	dir := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join(root, "scripts/cuda/gen-ptx.sh"))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "PTX_OUT="+dir)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("gen-ptx.sh: %v\n%s", err, b)
+	}
+	cus, err := filepath.Glob(filepath.Join(root, "lessons/*/*.cu"))
+	if err != nil || len(cus) == 0 {
+		t.Fatalf("no lesson sources: %v", err)
+	}
+	for _, cu := range cus {
+		committed, err := os.ReadFile(strings.TrimSuffix(cu, ".cu") + ".ptx")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := os.ReadFile(filepath.Join(dir, strings.TrimSuffix(filepath.Base(cu), ".cu")+".ptx"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(committed, fresh) {
+			t.Errorf("%s differs from what nvcc 11.8 generates now; run scripts/cuda/gen-ptx.sh", strings.TrimSuffix(cu, ".cu")+".ptx")
+		}
 	}
 }
 

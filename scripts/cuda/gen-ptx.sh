@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
 # gen-ptx.sh — regenerate the PTX of every lesson kernel: for each
 # lessons/*/*.cu, write the .ptx beside it with nvcc 11.8
-# (-ptx -arch=compute_75 -O3). The first line of each .ptx records the sha256
-# of the source it came from; internal/ptxcheck's test fails when a .cu
-# changed and this script was not run again.
+# (-ptx -arch=compute_75 -O3 -lineinfo). The first line of each .ptx records
+# the sha256 of the source it came from; internal/ptxcheck's test fails when a
+# .cu changed and this script was not run again.
+#
+# Why -lineinfo: the simulator executes this PTX, and its .file/.loc lines let
+# counters and faults name the .cu line ("spmv.cu:42") instead of a PTX line.
+# It changes no instruction (checked: the PTX without .file/.loc/.section
+# lines is the PTX nvcc emits without -lineinfo). nvcc runs inside the
+# lesson's folder, and the .file line of the lesson's own source keeps only
+# its name, so that .file says "spmv.cu", not this machine's path.
 #
 # Why exactly nvcc 11.8 and compute_75:
 #   * A driver JIT-compiles PTX only up to the PTX ISA version it knows.
@@ -17,7 +24,8 @@
 #     another 11.8 build gives the same PTX, another release would not.
 #
 # Usage: scripts/cuda/gen-ptx.sh [FILE.cu...]   (default: every lessons/*/*.cu;
-#        NVCC=/path/to/nvcc to choose the compiler)
+#        NVCC=/path/to/nvcc to choose the compiler; PTX_OUT=DIR writes DIR/<name>.ptx
+#        instead of beside the source, which internal/ptxcheck's freshness test uses)
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -52,12 +60,15 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 for cu in "${sources[@]}"; do
     ptx="${cu%.cu}.ptx"
+    if [[ -n "${PTX_OUT:-}" ]]; then ptx="$PTX_OUT/$(basename "$ptx")"; fi
     base="$(basename "$cu" .cu)"
     sum="$(sha256sum "$cu" | cut -d' ' -f1)"
-    "$nvcc" -ptx -arch=compute_75 -O3 -o "$tmp/$base.ptx" "$cu"
+    (cd "$(dirname "$cu")" && "$nvcc" -ptx -arch=compute_75 -O3 -lineinfo -o "$tmp/$base.ptx" "$base.cu")
     {
-        echo "// warplab: source sha256 $sum of $base.cu, nvcc $version, -arch=compute_75"
-        cat "$tmp/$base.ptx"
+        echo "// warplab: source sha256 $sum of $base.cu, nvcc $version, -arch=compute_75 -lineinfo"
+        # nvcc writes the absolute path of the source into .file; keep the
+        # name only, so the PTX is the same on every machine.
+        sed -E 's|^(\s*\.file\s+[0-9]+\s+")[^"]*/('"$base"'\.cu")|\1\2|' "$tmp/$base.ptx"
     } >"$ptx"
     echo "gen-ptx: $ptx"
 done
