@@ -238,7 +238,8 @@ func Runs(root string) ([]string, error) {
 
 // CheckLayout returns one error per way root's evidence/ departs from its
 // layout: a folder not named <subject>-<gpu>-<date> or without a README.md,
-// a folder evidence/README.md does not link, a file named like an attempt,
+// a README that still says TODO (the script's stub), a folder
+// evidence/README.md does not link, a file named like an attempt,
 // a file directly in evidence/ other than the index, or a line of ncu's
 // own chatter (==PROF==, which names process ids and the device machine's
 // paths) in a recorded file.
@@ -269,8 +270,12 @@ func CheckLayout(root string) []error {
 			errs = append(errs, fmt.Errorf("evidence/README.md does not link %s/README.md", r))
 		}
 		dir := filepath.Join(root, "evidence", r)
-		if _, err := os.Stat(filepath.Join(dir, readmeName)); err != nil {
+		switch b, err := os.ReadFile(filepath.Join(dir, readmeName)); {
+		case err != nil:
 			errs = append(errs, fmt.Errorf("evidence/%s has no README.md (GPU, driver, date, command, what it supports)", r))
+		case bytes.Contains(b, []byte("TODO:")):
+			// scripts/evidence/h200.sh leaves the claim to whoever commits the run.
+			errs = append(errs, fmt.Errorf("evidence/%s/README.md still says TODO: write what the run supports", r))
 		}
 		err := filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
 			if err != nil || e.IsDir() {

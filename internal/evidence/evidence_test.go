@@ -134,6 +134,7 @@ func TestCheckLayoutFindsProblems(t *testing.T) {
 		{"loose file", "stray.txt", "x\n", "belongs in a run folder"},
 		{"bad folder name", "h200-final/README.md", "x\n", "want <subject>-<gpu>-<yyyy-mm-dd>"},
 		{"no readme", "cg-20-h200-2026-11-29/cg.json", "{}\n", "has no README.md"},
+		{"stub readme", "cg-50-h200-2026-11-29/README.md", "## What it supports\n\nTODO: which claim\n", "still says TODO"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := filepath.Join(root, "evidence", filepath.FromSlash(tc.file))
