@@ -11,7 +11,6 @@ var specialByName = map[string]Special{
 	"%ctaid.x": SpecialCtaidX, "%ctaid.y": SpecialCtaidY, "%ctaid.z": SpecialCtaidZ,
 	"%nctaid.x": SpecialNctaidX, "%nctaid.y": SpecialNctaidY, "%nctaid.z": SpecialNctaidZ,
 	"%laneid": SpecialLaneID, "%warpid": SpecialWarpID, "%nwarpid": SpecialNWarpID,
-	"WARP_SZ":      SpecialWarpSize,
 	"%lanemask_eq": SpecialLaneMaskEq, "%lanemask_lt": SpecialLaneMaskLt,
 	"%lanemask_le": SpecialLaneMaskLe, "%lanemask_gt": SpecialLaneMaskGt,
 	"%lanemask_ge": SpecialLaneMaskGe,
@@ -472,12 +471,11 @@ func (kp *kparser) resolve(in *Instr, r rawOpd, s spec, isDst bool) (Operand, st
 		o.Kind, o.Imm = OpdImm, bits
 		return o, msg
 	case rkName:
-		if sp, ok := specialByName[r.name]; ok && s.allow&(aImm|aSpecial) != 0 && !isDst {
-			if s.t.IsFloat() || s.t == Pred {
-				return o, fmt.Sprintf("%s is an integer, not .%s", r.name, s.t)
-			}
-			o.Kind, o.Special = OpdSpecial, sp
-			return o, ""
+		if r.name == "WARP_SZ" && s.allow&aImm != 0 && !isDst {
+			// The warp size is a constant of the target: an immediate 32.
+			bits, msg := literal{kind: litInt, u: 32}.bitsAt(s.t)
+			o.Kind, o.Imm = OpdImm, bits
+			return o, msg
 		}
 		if v, ok := kp.vars[r.name]; ok {
 			if s.allow&aSym == 0 {

@@ -10,7 +10,7 @@ import (
 // Limits that keep a hostile or garbled text from costing much: PTX from
 // nvcc stays far below each.
 const (
-	maxRegs     = 1 << 20 // registers one kernel may declare
+	maxRegs     = 1 << 17 // registers one kernel may declare
 	maxFiles    = 1 << 16 // highest .file number
 	maxInitSize = 1 << 24 // bytes of an initialized variable
 	maxVarSize  = 1 << 40 // bytes of any variable or parameter
