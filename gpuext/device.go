@@ -48,6 +48,7 @@ type Device struct {
 	name   string
 	model  sim.Model
 	reason string // why auto chose this backend
+	driver string // the GPU's driver and driver API version; "" on the simulator
 	opts   Options
 
 	sim *sim.Device // simulator backend, nil on a GPU
@@ -174,6 +175,11 @@ func (d *Device) Name() string { return d.name }
 // Reason says why Open("auto") chose this backend; "" for an explicit spec.
 func (d *Device) Reason() string { return d.reason }
 
+// Driver names the GPU's driver (kernel module version and the CUDA
+// version its driver API reports), as recorded timings do; "" on the
+// simulator.
+func (d *Device) Driver() string { return d.driver }
+
 // ComputeCapability is the device's (or the simulated model's) compute
 // capability, e.g. 9, 0 for an H200.
 func (d *Device) ComputeCapability() (major, minor int) { return d.model.CCMajor, d.model.CCMinor }
@@ -271,3 +277,10 @@ func (d *Device) check(call string) error {
 // GPUBackend reports whether this program was built with the GPU backend
 // (build tag cuda). Without it, Open("gpu") fails with ErrNoGPUBackend.
 func GPUBackend() bool { return gpuBuilt }
+
+// CUDAHeaderVersion is the CUDA_VERSION of the cuda.h the GPU backend was
+// compiled against (11080 for CUDA 11.8, 13000 for 13.0), or 0 without the
+// backend. The driver a program runs on may be newer than its header (the
+// driver API keeps old entry points), never older than what it calls; the
+// self-test prints both, so a recorded run says which header it was built with.
+func CUDAHeaderVersion() int { return cudaHeaderVersion }

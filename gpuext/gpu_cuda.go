@@ -45,6 +45,9 @@ import (
 // gpuBuilt reports whether this build has the GPU backend.
 const gpuBuilt = true
 
+// cudaHeaderVersion is CUDA_VERSION from the cuda.h cgo compiled against.
+const cudaHeaderVersion = int(C.CUDA_VERSION)
+
 // defaultShared is the dynamic shared memory every kernel may use without
 // opting in (cuFuncSetAttribute MAX_DYNAMIC_SHARED_SIZE_BYTES).
 const defaultShared = 48 << 10
@@ -169,13 +172,14 @@ func openGPU(ordinal int, opts Options) (*Device, error) {
 		driver: driverString(), opts: opts, modules: make(map[[32]byte]*cudaModule), byModule: make(map[*Module]moduleRef),
 	}
 	return &Device{
-		kind:  "gpu",
-		name:  name,
-		model: modelFor(a),
-		opts:  opts,
-		gpu:   g,
-		lim:   lim,
-		live:  make(map[*bufState]struct{}),
+		kind:   "gpu",
+		name:   name,
+		driver: g.driver,
+		model:  modelFor(a),
+		opts:   opts,
+		gpu:    g,
+		lim:    lim,
+		live:   make(map[*bufState]struct{}),
 	}, nil
 }
 

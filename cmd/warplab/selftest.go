@@ -57,7 +57,14 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 		defer simDev.Close()
 	}
 
-	fmt.Fprintf(stdout, "selftest on %s\n\n", dev.Name())
+	fmt.Fprintf(stdout, "selftest on %s\n", dev.Name())
+	if dev.Kind() == "gpu" {
+		// Which header the binary was built with and which driver runs it:
+		// the GPU build must work with the cuda.h of CUDA 11.8, 12.x and 13.x.
+		v := gpuext.CUDAHeaderVersion()
+		fmt.Fprintf(stdout, "GPU backend compiled against cuda.h CUDA_VERSION %d (CUDA %d.%d); %s\n", v, v/1000, v%1000/10, dev.Driver())
+	}
+	fmt.Fprintln(stdout)
 	tests := selftests()
 	names := make([]string, 0, len(tests))
 	for n := range tests {

@@ -422,14 +422,14 @@ extern "C" __global__ void cgDivide(const double* num, const double* den,
 }
 // end snippet
 
-// dst[0] = src[0], on the device (stage 3).
+// dst[0] = src[0], one thread: the smallest kernel there is, which the
+// lesson launches to measure what one launch costs the host.
 //
-// Stage 3 keeps the previous r.r with a device-to-device copy of one double
-// (the article's cudaMemcpy(d_oldrtrans, d_rtrans, ..., DeviceToDevice)),
-// which stage 4 replaces by swapping the two pointers on the host. warplab's
-// gpuext has no device-to-device memcpy, so the copy is this one-thread
-// kernel; on a GPU both are one operation queued on the stream, and the
-// lesson counts it as a copy, not as a kernel launch.
+// It once stood in for stage 3's device-to-device copy of r.r (the
+// article's cudaMemcpy(d_oldrtrans, d_rtrans, ..., DeviceToDevice), which
+// stage 4 replaces by swapping the two pointers on the host); that copy is
+// now gpuext's Buffer.CopyFromBuffer, cuMemcpyDtoD on a GPU, counted as a
+// copy, not as a kernel launch.
 //
 // Launch assumption: <<<1, 1>>>; src and dst are different doubles.
 // snippet: copy-scalar
