@@ -1,17 +1,3 @@
-// Package ptx reads the PTX that nvcc emits for ordinary CUDA kernels and
-// turns it into a flat, checked form that the simulator executes warp-wide.
-//
-// The simulator runs the same PTX the GPU loads, so a kernel is written once,
-// in CUDA C, and what the simulator counts follows what the compiler emitted.
-// This package knows nothing of execution: it parses (Parse), checks that
-// every instruction is one the simulator implements (an instruction outside
-// that set is an error naming it and its PTX line, never skipped), resolves
-// labels, registers and symbols to indices, computes where each branch
-// reconverges (its immediate post-dominator, the rule GPGPU-Sim and Ocelot
-// use), and records each instruction's source position from .loc.
-//
-// Decoding happens once per module; the executor (package sim) walks
-// Kernel.Instrs by index with no string handling left.
 package ptx
 
 // Type is a PTX fundamental type (.u32, .f64, .pred, ...).
@@ -234,7 +220,7 @@ const (
 	SpecialLaneID
 	SpecialWarpID
 	SpecialNWarpID
-	SpecialWarpSize // WARP_SZ
+	SpecialWarpSize // WARP_SZ; Parse decodes WARP_SZ as the immediate 32, so this is never produced
 	SpecialLaneMaskEq
 	SpecialLaneMaskLt
 	SpecialLaneMaskLe
@@ -249,7 +235,7 @@ type OperandKind uint8
 const (
 	OpdNone    OperandKind = iota
 	OpdReg                 // a register: Reg (predicate sources may be negated: Neg)
-	OpdImm                 // an immediate: Imm holds its bits at the instruction's type
+	OpdImm                 // an immediate: Imm holds its bits at the operand's type (see the package doc)
 	OpdSpecial             // a special register: Special
 	OpdAddr                // a memory address [Reg+Imm], [Var+Imm] or [Param+Imm]
 	OpdSym                 // the address of a variable as a value (mov %rd, sym): Var
@@ -278,9 +264,10 @@ type Loc struct {
 
 // Instr is one decoded instruction. Type is the instruction's type (add.s32:
 // S32; cvt.f32.s32 and other two-type forms: the destination's type; setp's
-// and selp's: the compared/selected type; ld/st: the element type). SrcType
-// is the second type of cvt (the source's), of set-like and of shfl's
-// nothing. Modifiers that do not apply are zero.
+// and selp's: the compared/selected type; ld/st: the element type;
+// mul.wide/mad.wide: the sources' type, the result being twice as wide).
+// SrcType is the second type of cvt (the source's). Modifiers that do not
+// apply are zero. The operand layout of each opcode is in the package doc.
 type Instr struct {
 	Op      Opcode
 	Type    Type
@@ -312,12 +299,12 @@ type Instr struct {
 	NDst uint8
 	NSrc uint8
 
-	Target int32 // bra: the instruction index of its label
+	Target int32 // bra: the instruction index of its label (len(Kernel.Instrs) for a label at the end: the exit)
 	Reconv int32 // bra: where a diverged warp reconverges (the branch's immediate post-dominator); len(Kernel.Instrs) means the kernel's exit
 
 	Line int32  // 1-based line in the PTX text
 	Loc  Loc    // source position from the latest .loc before it
-	Text string // the instruction as written, for messages and listings
+	Text string // the instruction as written (runs of blanks made one space), for messages and listings
 }
 
 // Reg is a declared register.
