@@ -31,7 +31,7 @@ var unsupportedSpecials = map[string]bool{
 func (kp *kparser) instruction() {
 	p := kp.p
 	first := p.tok()
-	in := Instr{Guard: -1, Line: first.line, Loc: kp.loc}
+	in := Instr{Guard: -1, Line: first.line, Loc: kp.loc, Caller: kp.caller}
 	for i := range in.Dst {
 		in.Dst[i] = Operand{Reg: -1, Var: -1, Param: -1}
 	}

@@ -302,9 +302,15 @@ type Instr struct {
 	Target int32 // bra: the instruction index of its label (len(Kernel.Instrs) for a label at the end: the exit)
 	Reconv int32 // bra: where a diverged warp reconverges (the branch's immediate post-dominator); len(Kernel.Instrs) means the kernel's exit
 
-	Line int32  // 1-based line in the PTX text
-	Loc  Loc    // source position from the latest .loc before it
-	Text string // the instruction as written (runs of blanks made one space), for messages and listings
+	Line int32 // 1-based line in the PTX text
+	Loc  Loc   // source position from the latest .loc before it
+	// Caller is, for code nvcc inlined from another function (a .loc with
+	// inlined_at), the outermost call site: where in the kernel's own code
+	// the inlined function was called (a shuffle inside sm_30_intrinsics.hpp
+	// gets the cg.cu line that called __shfl_down_sync). Zero when the code
+	// was not inlined.
+	Caller Loc
+	Text   string // the instruction as written (runs of blanks made one space), for messages and listings
 }
 
 // Reg is a declared register.

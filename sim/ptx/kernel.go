@@ -14,6 +14,8 @@ type kparser struct {
 	labels map[string]int32   // label: index of the instruction it names
 	fixups []fixup            // branches whose labels are resolved at the end
 	loc    Loc                // the latest .loc
+	caller Loc                // its outermost inlined_at call site
+	outer  map[Loc]Loc        // each inlined .loc position's outermost call site
 }
 
 // fixup is a bra whose target label is resolved once the body is read.
@@ -35,7 +37,7 @@ func (p *parser) entry() {
 	}
 	p.next()
 	k := &Kernel{Name: t.text, Line: line}
-	kp := &kparser{p: p, k: k, vars: map[string]int32{}, params: map[string]int32{}, labels: map[string]int32{}}
+	kp := &kparser{p: p, k: k, vars: map[string]int32{}, params: map[string]int32{}, labels: map[string]int32{}, outer: map[Loc]Loc{}}
 	for _, v := range p.mod.Vars {
 		kp.addVar(v)
 	}
@@ -246,7 +248,7 @@ func (kp *kparser) directive() {
 		p.next()
 		kp.regDecl(t.line)
 	case ".loc":
-		kp.loc = p.loc()
+		kp.loc, kp.caller = p.loc(kp.outer)
 	case ".pragma":
 		p.skipStatement()
 	case ".shared", ".local":

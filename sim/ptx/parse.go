@@ -208,7 +208,7 @@ func (p *parser) module() {
 		case ".file":
 			p.file()
 		case ".loc":
-			p.loc()
+			p.loc(nil)
 		case ".section":
 			p.section()
 		case ".pragma":
@@ -269,31 +269,55 @@ func (p *parser) file() {
 	p.skipLine()
 }
 
-// loc reads `.loc F L C` and ignores the rest of the line (nvcc 12's
-// `, function_name $L__info_string0, inlined_at 1 50 3`): the position is
-// that of the inlined code itself, which is what a student wants to see.
-func (p *parser) loc() Loc {
+// loc reads `.loc F L C` and, from nvcc 12's longer form
+// `.loc 2 402 31, function_name $L__info_string1, inlined_at 2 527 7`, the
+// call site. The returned position is that of the code itself; caller is
+// the outermost call site of an inlined chain (zero if not inlined),
+// followed through the .loc directives seen before in the kernel.
+func (p *parser) loc(outer map[Loc]Loc) (pos, caller Loc) {
 	line := p.tok().line
 	p.next()
-	var v [3]int64
-	for i := range v {
-		if p.tok().nl || p.eof() {
-			if i < 2 {
-				p.errorf(line, ".loc needs a file and a line")
-				return Loc{}
+	nums := func() (Loc, bool) {
+		var v [3]int64
+		for i := range v {
+			if p.tok().nl || p.eof() || p.tok().kind != tNumber {
+				if i < 2 {
+					p.errorf(line, ".loc needs a file and a line")
+					return Loc{}, false
+				}
+				break
 			}
-			break
+			n, ok := p.intTok(".loc number", math.MaxInt32)
+			if !ok {
+				return Loc{}, false
+			}
+			v[i] = n
 		}
-		n, ok := p.intTok(".loc number", math.MaxInt32)
-		if !ok {
-			p.skipLine()
-			return Loc{}
+		p.locs = append(p.locs, fileRef{int32(v[0]), line})
+		return Loc{File: int32(v[0]), Line: int32(v[1]), Col: int32(v[2])}, true
+	}
+	pos, ok := nums()
+	for ok && !p.eof() && !p.tok().nl {
+		t := p.tok()
+		p.next()
+		if t.kind == tIdent && t.text == "inlined_at" {
+			var at Loc
+			if at, ok = nums(); ok {
+				caller = at
+				if c, seen := outer[at]; seen {
+					caller = c
+				}
+				if outer != nil {
+					outer[pos] = caller
+				}
+			}
 		}
-		v[i] = n
 	}
 	p.skipLine()
-	p.locs = append(p.locs, fileRef{int32(v[0]), line})
-	return Loc{File: int32(v[0]), Line: int32(v[1]), Col: int32(v[2])}
+	if !ok {
+		return Loc{}, Loc{}
+	}
+	return pos, caller
 }
 
 // checkLocs reports .loc directives whose file no .file declares.
