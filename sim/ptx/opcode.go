@@ -441,6 +441,9 @@ func checkTypes(in *Instr, types []Type) string {
 		if !isF {
 			return bad()
 		}
+		if in.Op == OpRcp && in.Approx && t == F64 && in.Ftz {
+			break // rcp.approx.ftz.f64, the one f64 approximation
+		}
 		if msg := floatRound(); msg != "" {
 			return msg
 		}
@@ -450,11 +453,8 @@ func checkTypes(in *Instr, types []Type) string {
 		if in.Approx == (in.Round != RoundNone) {
 			return "needs exactly one of .approx or .rn, .rz, .rm, .rp"
 		}
-		if in.Approx && t == F64 && !(in.Op == OpRcp && in.Ftz) {
-			return "the only f64 approximation is rcp.approx.ftz.f64"
-		}
 		if in.Approx && t == F64 {
-			in.Ftz = true
+			return "the only f64 approximation is rcp.approx.ftz.f64"
 		}
 	case OpRsqrt, OpEx2, OpLg2:
 		if !(t == F32 || (in.Op == OpRsqrt && t == F64)) {
