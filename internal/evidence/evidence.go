@@ -46,10 +46,8 @@ var Copies = []Copy{
 		What: "`tiling.Recorded()`: every lecture-4 kernel at N = 512, times by CUDA events; the JSON names the device but not driver or date, which `Recorded` adds"},
 	{Lesson: "tiling", As: "tiling-ncu-256-h200-2026-11-29.csv", Run: "tiling-ncu-256-h200-2026-11-29", File: "ncu.csv",
 		What: "`tiling.HardwareCounters()`: Nsight Compute's global requests and sectors, shared wavefronts and bank conflicts of every launch at N = 256"},
-	{Lesson: "cg", As: "cg-100-h200-2026-11-29.json", Run: "cg-100-h200-2026-11-29", File: "cg.json",
-		What: "`cg.Recorded()` stages 0–7: `warplab run cg --backend gpu --grid 100 --stage all` after all fixes"},
-	{Lesson: "cg", As: "cg-100-stage8-h200-2026-11-29.json", Run: "cg-100-stage8-h200-2026-11-29", File: "stages-6-7-8.json",
-		What: "`cg.Recorded()` stage 8 (matrix-free SpMV): the run of stages 6, 7 and 8 that introduced it; stage 0 ran as the residual reference but is not in the file"},
+	{Lesson: "cg", As: "cg-100-h200-2026-11-30.json", Run: "cg-100-h200-2026-11-30", File: "cg.json",
+		What: "`cg.Recorded()` stages 0–8: `warplab run cg --backend gpu --grid 100 --stage all`, stage 3's r·r copy by cuMemcpyDtoD, the binary built against CUDA 13.0's cuda.h"},
 }
 
 // Lessons returns the lessons that embed recorded files, sorted.

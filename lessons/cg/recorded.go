@@ -14,14 +14,13 @@ import (
 // machine without a GPU can show measured numbers next to the simulator's
 // modeled ones, labeled with the GPU, driver and date that produced them.
 
-// recordedFS holds byte-for-byte copies of the lesson's own JSON reports from
-// evidence/cg-100-h200-2026-11-29/ and evidence/cg-100-stage8-h200-2026-11-29/
-// (go:embed cannot reach outside the package); they are generated (go run
-// ./internal/evidence/cmd/recorded) and checked (go test ./internal/evidence)
-// from internal/evidence.Copies, and recorded/README.md says where each
-// comes from.
+// recordedFS holds a byte-for-byte copy of the lesson's own JSON report from
+// evidence/cg-100-h200-2026-11-30/ (go:embed cannot reach outside the
+// package); it is generated (go run ./internal/evidence/cmd/recorded) and
+// checked (go test ./internal/evidence) from internal/evidence.Copies, and
+// recorded/README.md says where it comes from.
 //
-//go:embed recorded/cg-100-h200-2026-11-29.json recorded/cg-100-stage8-h200-2026-11-29.json
+//go:embed recorded/cg-100-h200-2026-11-30.json
 var recordedFS embed.FS
 
 // Where and when the recorded runs were measured. Every recorded stage's
@@ -30,23 +29,20 @@ var recordedFS embed.FS
 const (
 	RecordedGPU    = "NVIDIA H200"
 	RecordedDriver = "580.159.04"
-	RecordedDate   = "2026-11-29"
+	RecordedDate   = "2026-11-30"
 )
 
-// The embedded reports, and which stages Recorded takes from each: stages
-// 0–7 from the full run after all fixes, stage 8 from the later run that
-// added the matrix-free SpMV.
-const (
-	recordedFinal   = "recorded/cg-100-h200-2026-11-29.json"
-	recordedStencil = "recorded/cg-100-stage8-h200-2026-11-29.json"
-)
+// recordedRun is the embedded report: every stage, 0–8, in one run
+// (stage 3 copying r·r with cuMemcpyDtoD; the binary built against CUDA
+// 13.0's cuda.h).
+const recordedRun = "recorded/cg-100-h200-2026-11-30.json"
 
 // RecordedFiles returns the embedded reports by name (the paths under
 // lessons/cg/), for callers that want the reports as recorded rather than
 // parsed.
 func RecordedFiles() (map[string][]byte, error) {
-	out := make(map[string][]byte, 2)
-	for _, name := range []string{recordedFinal, recordedStencil} {
+	out := make(map[string][]byte, 1)
+	for _, name := range []string{recordedRun} {
 		b, err := recordedFS.ReadFile(name)
 		if err != nil {
 			return nil, fmt.Errorf("cg: recorded: %w", err)
@@ -56,19 +52,14 @@ func RecordedFiles() (map[string][]byte, error) {
 	return out, nil
 }
 
-// Recorded returns the H200 run of stages 0–8 at 100³, in stage order:
-// stages 0–7 from the final full run, stage 8 from the matrix-free run.
+// Recorded returns the H200 run of stages 0–8 at 100³, in stage order.
 // Every time in them is measured (TimeKind "measured"). GPU stages keep the
 // Device the run wrote ("NVIDIA H200, driver 580.159.04, CUDA 13.0 driver
 // API") and their own Date; stage 0, which ran on the same machine's host
 // CPU, gets the report's Date and a Device that says so. Each call parses
 // the embedded files afresh, so callers may modify what they get.
 func Recorded() ([]*StageResult, error) {
-	final, err := readRecorded(recordedFinal)
-	if err != nil {
-		return nil, err
-	}
-	stencil, err := readRecorded(recordedStencil)
+	final, err := readRecorded(recordedRun)
 	if err != nil {
 		return nil, err
 	}
@@ -86,10 +77,7 @@ func Recorded() ([]*StageResult, error) {
 		}
 		return nil
 	}
-	if err := take(final, recordedFinal, 0, 7); err != nil {
-		return nil, err
-	}
-	if err := take(stencil, recordedStencil, 8, 8); err != nil {
+	if err := take(final, recordedRun, 0, Stages-1); err != nil {
 		return nil, err
 	}
 	for s, r := range rs {

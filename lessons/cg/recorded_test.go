@@ -11,8 +11,8 @@ func TestRecordedFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(files) != 2 || files[recordedFinal] == nil || files[recordedStencil] == nil {
-		t.Fatalf("recorded files %d, want %s and %s", len(files), recordedFinal, recordedStencil)
+	if len(files) != 1 || files[recordedRun] == nil {
+		t.Fatalf("recorded files %d, want %s", len(files), recordedRun)
 	}
 }
 
@@ -35,8 +35,8 @@ func TestRecorded(t *testing.T) {
 		if !strings.Contains(r.Device, "NVIDIA H200") || !strings.Contains(r.Device, "driver 580.159.04") {
 			t.Errorf("stage %d device %q: want the GPU and driver named", i, r.Device)
 		}
-		if !strings.HasPrefix(r.Date, "2026-11-29T") {
-			t.Errorf("stage %d date %q, want 2026-11-29T…", i, r.Date)
+		if !strings.HasPrefix(r.Date, "2026-11-30T") {
+			t.Errorf("stage %d date %q, want 2026-11-30T…", i, r.Date)
 		}
 		if r.Grid != [3]int{100, 100, 100} || r.Rows != 1_000_000 || r.Iterations != 149 || len(r.Residuals) != 149 {
 			t.Errorf("stage %d: grid %v, %d rows, %d iterations, %d residuals; want 100³, 1e6, 149, 149",
@@ -101,8 +101,8 @@ func TestRecorded(t *testing.T) {
 	}{
 		{"‖b‖", rs[0].InitialResidual, 2647.2340281886677},
 		{"stage 0 final residual", rs[0].FinalResidual, 7.9948951104807975e-21},
-		{"stage 0 wall seconds", rs[0].WallSeconds, 10.670279055},
-		{"stage 8 wall seconds", rs[8].WallSeconds, 0.015909556},
+		{"stage 0 wall seconds", rs[0].WallSeconds, 7.141365963},
+		{"stage 8 wall seconds", rs[8].WallSeconds, 0.017532718},
 		{"stage 2 H2D bytes", float64(rs[2].Transfers.H2DBytes), 11_944_000_000},
 	}
 	for _, c := range exact {
@@ -132,13 +132,13 @@ func TestRecordedSummaryHTML(t *testing.T) {
 	}
 	h := MeasuredSummaryHTML(rs, RecordedLabel())
 	for _, want := range []string{
-		"measured on an NVIDIA H200, driver 580.159.04, 2026-11-29",
-		"<td>8</td><td>matrix-free</td><td>15.9</td>",
-		"<td>1</td><td>spmv-on-gpu</td><td>1483.6</td>",
+		"measured on an NVIDIA H200, driver 580.159.04, 2026-11-30",
+		"<td>8</td><td>matrix-free</td><td>17.5</td>",
+		"<td>1</td><td>spmv-on-gpu</td><td>1168.9</td>",
 		"<td>bit-identical</td>", // stage 1
 		"within tolerance (≤ 5.5e-11 early)",
-		"670.7× faster", // stage 8: 10670.3 / 15.9
-		"4.2× faster",   // stage 2: 10670.3 / 2542.2
+		"407.3× faster", // stage 8: 7141.4 / 17.5
+		"3.8× faster",   // stage 2: 7141.4 / 1862.6
 	} {
 		if !strings.Contains(h, want) {
 			t.Errorf("summary HTML lacks %q:\n%s", want, h)
