@@ -172,7 +172,7 @@ func TestRecordedCopyCostOnly(t *testing.T) {
 			}
 		}
 	}
-	if rs[5].Transfers.Seconds != 0.024569544000000013 {
+	if rs[5].Transfers.Seconds != 0.024842803999999996 {
 		t.Errorf("CopyCostOnly changed its input: stage 5 copies %v", rs[5].Transfers.Seconds)
 	}
 }
