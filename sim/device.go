@@ -23,6 +23,12 @@ type Device struct {
 	nextID int
 	used   int64 // bytes of live buffers
 	host   int64 // what the host can hold; 0 when unknown
+
+	// allocs lists every buffer by address, weakly, so that the PTX
+	// executor can resolve a device address to its buffer (a kernel may
+	// reach a buffer through a pointer it loaded, not only through its
+	// arguments) without keeping dropped buffers alive.
+	allocs []allocRec
 }
 
 // NewDevice returns a simulated device of model m with no buffers.
@@ -117,6 +123,7 @@ func Alloc[T Elem](d *Device, name string, n int) (*Global[T], error) {
 	g := &Global[T]{Data: make([]T, n)}
 	d.nextID++
 	g.meta = bufMeta{id: d.nextID, name: name, addr: d.next, esize: es, n: n}
+	d.register(g)
 	d.next += (es*uint64(n) + 255) &^ 255
 	if n == 0 {
 		d.next += 256

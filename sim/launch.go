@@ -3,9 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 )
 
@@ -25,6 +23,8 @@ type launch struct {
 
 	dram bitmaps
 	l2   map[int]int64
+
+	px *ptxLaunch // a PTX launch (LaunchPTX); nil for Go kernels
 }
 
 func (l *launch) bitmapFor(m *bufMeta, write bool) *bitmap {
@@ -75,54 +75,7 @@ func (d *Device) LaunchContext(ctx context.Context, k *Kernel, grid, block Dim3,
 	l := &launch{d: d, k: k, grid: grid, block: block, sharedBytes: sharedBytes,
 		nThreads: block.Count()}
 	l.nWarps = (l.nThreads + 31) / 32
-	l.dram.m = map[[2]int]*bitmap{}
-	nBlocks := grid.Count()
-	l.stopAt.Store(int64(nBlocks))
-	if ctx.Done() != nil {
-		stop := context.AfterFunc(ctx, func() { l.cancelled.Store(true) })
-		defer stop()
-	}
-
-	nw := runtime.GOMAXPROCS(0)
-	if k.Ordered || nw > nBlocks {
-		nw = 1
-		if !k.Ordered && nBlocks > 1 {
-			nw = min(runtime.GOMAXPROCS(0), nBlocks)
-		}
-	}
-	workers := make([]*worker, nw)
-	var wg sync.WaitGroup
-	if k.Sync {
-		// Block 0 runs first, alone, on the coroutine path; what it used
-		// decides whether the other blocks may take the fast path.
-		w0 := newWorker(l)
-		w0.single = true
-		w0.run()
-		l.useFast = !k.Lockstep && !w0.usedSync
-		workers = append(workers, w0)
-	}
-	for i := range nw {
-		w := newWorker(l)
-		workers[i] = w
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w.run()
-		}()
-	}
-	wg.Wait()
-
-	var fault *Fault
-	faultBlk := -1
-	for _, w := range workers {
-		if w.fault != nil && (faultBlk < 0 || w.faultBlk < faultBlk) {
-			fault, faultBlk = w.fault, w.faultBlk
-		}
-	}
-	if fault != nil {
-		return nil, fault
-	}
-	return l.stats(workers), nil
+	return d.runLaunch(ctx, l)
 }
 
 func (d *Device) checkConfig(name string, grid, block Dim3, sharedBytes int) error {
@@ -166,7 +119,9 @@ func (w *worker) run() {
 			break
 		}
 		var f *Fault
-		if w.k.Sync {
+		if l.px != nil {
+			f = w.runBlockPTX(b)
+		} else if w.k.Sync {
 			left := true
 			if l.useFast {
 				f, left = w.runBlockFast(b)

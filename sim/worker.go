@@ -101,6 +101,8 @@ type worker struct {
 
 	co []*coThread // coroutine threads for Sync kernels
 
+	px *ptxWorker // PTX executor state (LaunchPTX)
+
 	// lane-descending fast path (fastpath.go)
 	undo    []undoEntry    // old values of the block's global stores
 	atomics int            // global atomics in the current block

@@ -1,0 +1,498 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// The executor's arithmetic. The per-lane semantics of every arithmetic,
+// logic, cvt, setp, selp and mov instruction live in ptx.Eval (one place,
+// tested against the PTX manual). The hottest forms in lesson kernels
+// (integer address arithmetic, 32-bit compares, f32 fma) also have a fast
+// path here that runs the whole warp in one tight loop instead of one Eval
+// call per lane; each must give Eval's bits exactly, which
+// TestPTXFastPathMatchesEval checks.
+//
+// Register convention: ptx.Eval's (see sim/ptx/alu.go): a value sits in the
+// low bits of its 64-bit slot, zero-extended for signed types too;
+// predicates are 0 or 1; float NaN results are the GPU's canonical NaN.
+
+// ptxEval is ptx.Eval, through a variable so tests can compare the fast
+// paths against it.
+var ptxEval = ptx.Eval
+
+// NaN results are canonical, as the hardware makes them.
+const (
+	canonNaN32 = 0x7FFFFFFF
+	canonNaN64 = 0x7FFFFFFF_FFFFFFFF
+)
+
+func f32res(v float32) uint64 {
+	if v != v {
+		return canonNaN32
+	}
+	return uint64(math.Float32bits(v))
+}
+
+func f64res(v float64) uint64 {
+	if v != v {
+		return canonNaN64
+	}
+	return math.Float64bits(v)
+}
+
+// Fast-path classes.
+const (
+	fNone uint8 = iota
+	fMov
+	fAdd32
+	fAdd64
+	fSub32
+	fSub64
+	fMulLo32
+	fMulLo64
+	fMulWideS32
+	fMulWideU32
+	fMadLo32
+	fMadWideS32
+	fMadWideU32
+	fShl32
+	fShl64
+	fShrU32
+	fShrS32
+	fShrU64
+	fShrS64
+	fAnd
+	fOr
+	fXor
+	fSetpI
+	fSelp
+	fCvtU64U32
+	fCvtS64S32
+	fCvtU32U64
+	fAddF32
+	fMulF32
+	fFmaF32
+	fAddF64
+	fMulF64
+	fFmaF64
+	fNot
+)
+
+// fastClass picks the fast path for in, fNone when Eval must run it.
+func fastClass(in *ptx.Instr) uint8 {
+	t := in.Type
+	is32 := t == ptx.S32 || t == ptx.U32 || t == ptx.B32
+	is64 := t == ptx.S64 || t == ptx.U64 || t == ptx.B64
+	if in.Sat || in.Ftz {
+		return fNone
+	}
+	for i := 0; i < int(in.NSrc); i++ {
+		if in.Src[i].Kind == ptx.OpdVec {
+			return fNone
+		}
+	}
+	switch in.Op {
+	case ptx.OpMov:
+		if in.Dst[0].Kind == ptx.OpdReg && in.Src[0].Kind != ptx.OpdVec {
+			return fMov
+		}
+	case ptx.OpAdd:
+		switch {
+		case is32:
+			return fAdd32
+		case is64:
+			return fAdd64
+		case t == ptx.F32 && in.Round <= ptx.RoundRN:
+			return fAddF32
+		case t == ptx.F64 && in.Round <= ptx.RoundRN:
+			return fAddF64
+		}
+	case ptx.OpSub:
+		switch {
+		case is32:
+			return fSub32
+		case is64:
+			return fSub64
+		}
+	case ptx.OpMul:
+		switch {
+		case is32 && in.Mul == ptx.MulLo:
+			return fMulLo32
+		case is64 && in.Mul == ptx.MulLo:
+			return fMulLo64
+		case t == ptx.S32 && in.Mul == ptx.MulWide:
+			return fMulWideS32
+		case t == ptx.U32 && in.Mul == ptx.MulWide:
+			return fMulWideU32
+		case t == ptx.F32 && in.Round <= ptx.RoundRN:
+			return fMulF32
+		case t == ptx.F64 && in.Round <= ptx.RoundRN:
+			return fMulF64
+		}
+	case ptx.OpMad:
+		switch {
+		case is32 && in.Mul == ptx.MulLo:
+			return fMadLo32
+		case t == ptx.S32 && in.Mul == ptx.MulWide:
+			return fMadWideS32
+		case t == ptx.U32 && in.Mul == ptx.MulWide:
+			return fMadWideU32
+		}
+	case ptx.OpFma:
+		switch {
+		case t == ptx.F32 && in.Round == ptx.RoundRN:
+			return fFmaF32
+		case t == ptx.F64 && in.Round == ptx.RoundRN:
+			return fFmaF64
+		}
+	case ptx.OpShl:
+		switch {
+		case is32:
+			return fShl32
+		case is64:
+			return fShl64
+		}
+	case ptx.OpShr:
+		switch t {
+		case ptx.U32, ptx.B32:
+			return fShrU32
+		case ptx.S32:
+			return fShrS32
+		case ptx.U64, ptx.B64:
+			return fShrU64
+		case ptx.S64:
+			return fShrS64
+		}
+	case ptx.OpAnd, ptx.OpOr, ptx.OpXor, ptx.OpNot:
+		if is32 || is64 || t == ptx.Pred {
+			return map[ptx.Opcode]uint8{ptx.OpAnd: fAnd, ptx.OpOr: fOr, ptx.OpXor: fXor, ptx.OpNot: fNot}[in.Op]
+		}
+	case ptx.OpSetp:
+		if in.Bool == ptx.BoolNone && (is32 || is64) && in.Cmp >= ptx.CmpEq && in.Cmp <= ptx.CmpHs {
+			return fSetpI
+		}
+	case ptx.OpSelp:
+		return fSelp
+	case ptx.OpCvt:
+		switch {
+		case t == ptx.U64 && in.SrcType == ptx.U32, t == ptx.S64 && in.SrcType == ptx.U32:
+			return fCvtU64U32
+		case t == ptx.S64 && in.SrcType == ptx.S32, t == ptx.U64 && in.SrcType == ptx.S32:
+			return fCvtS64S32
+		case (t == ptx.U32 || t == ptx.S32) && (in.SrcType == ptx.U64 || in.SrcType == ptx.S64):
+			return fCvtU32U64
+		}
+	}
+	return fNone
+}
+
+// alu runs an arithmetic, logic, cvt, setp, selp or mov instruction on the
+// lanes in mask.
+func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
+	in := x.in
+	a := e.src(wp, &x.src[0], 0)
+	b := e.src(wp, &x.src[1], 1)
+	d := e.dst(wp, &x.dst[0], 0)
+	switch x.fast {
+	case fMov:
+		tm := typeMask(in.Type)
+		if in.Type == ptx.Pred {
+			tm = 1
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = a[l] & tm
+		}
+		return nil
+	case fAdd32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(a[l] + b[l]))
+		}
+		return nil
+	case fAdd64:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = a[l] + b[l]
+		}
+		return nil
+	case fSub32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(a[l] - b[l]))
+		}
+		return nil
+	case fSub64:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = a[l] - b[l]
+		}
+		return nil
+	case fMulLo32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(a[l]) * uint32(b[l]))
+		}
+		return nil
+	case fMulLo64:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = a[l] * b[l]
+		}
+		return nil
+	case fMulWideS32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
+		}
+		return nil
+	case fMulWideU32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
+		}
+		return nil
+	case fMadLo32, fMadWideS32, fMadWideU32:
+		c := e.src(wp, &x.src[2], 2)
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			switch x.fast {
+			case fMadLo32:
+				d[l] = uint64(uint32(a[l])*uint32(b[l]) + uint32(c[l]))
+			case fMadWideS32:
+				d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) + c[l]
+			default:
+				d[l] = uint64(uint32(a[l]))*uint64(uint32(b[l])) + c[l]
+			}
+		}
+		return nil
+	case fShl32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(a[l]) << uint32(b[l]))
+		}
+		return nil
+	case fShl64:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = a[l] << uint32(b[l])
+		}
+		return nil
+	case fShrU32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(a[l]) >> uint32(b[l]))
+		}
+		return nil
+	case fShrS32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(int32(a[l]) >> uint32(b[l])))
+		}
+		return nil
+	case fShrU64:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = a[l] >> uint32(b[l])
+		}
+		return nil
+	case fShrS64:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(int64(a[l]) >> uint32(b[l]))
+		}
+		return nil
+	case fAnd, fOr, fXor, fNot:
+		tm := typeMask(in.Type)
+		if in.Type == ptx.Pred {
+			tm = 1
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			var v uint64
+			switch x.fast {
+			case fAnd:
+				v = a[l] & b[l]
+			case fOr:
+				v = a[l] | b[l]
+			case fXor:
+				v = a[l] ^ b[l]
+			default:
+				v = ^a[l]
+			}
+			d[l] = v & tm
+		}
+		return nil
+	case fSetpI:
+		var q *[32]uint64
+		if in.NDst > 1 {
+			q = e.dst(wp, &x.dst[1], 1)
+		}
+		is64 := in.Type.Size() == 8
+		signed := in.Type.IsSigned()
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			r := intCmp(in.Cmp, a[l], b[l], is64, signed)
+			d[l] = r
+			if q != nil {
+				q[l] = r ^ 1
+			}
+		}
+		return nil
+	case fSelp:
+		c := e.src(wp, &x.src[2], 2)
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			if c[l]&1 != 0 {
+				d[l] = a[l]
+			} else {
+				d[l] = b[l]
+			}
+		}
+		return nil
+	case fCvtU64U32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(a[l]))
+		}
+		return nil
+	case fCvtS64S32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(int64(int32(a[l])))
+		}
+		return nil
+	case fCvtU32U64:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(a[l]))
+		}
+		return nil
+	case fAddF32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = f32res(math.Float32frombits(uint32(a[l])) + math.Float32frombits(uint32(b[l])))
+		}
+		return nil
+	case fMulF32:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = f32res(math.Float32frombits(uint32(a[l])) * math.Float32frombits(uint32(b[l])))
+		}
+		return nil
+	case fFmaF32:
+		c := e.src(wp, &x.src[2], 2)
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))))
+		}
+		return nil
+	case fAddF64:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = f64res(math.Float64frombits(a[l]) + math.Float64frombits(b[l]))
+		}
+		return nil
+	case fMulF64:
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = f64res(math.Float64frombits(a[l]) * math.Float64frombits(b[l]))
+		}
+		return nil
+	case fFmaF64:
+		c := e.src(wp, &x.src[2], 2)
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])))
+		}
+		return nil
+	}
+	c := e.src(wp, &x.src[2], 2)
+	dd := e.src(wp, &x.src[3], 3)
+	var d1 *[32]uint64
+	if in.NDst > 1 {
+		d1 = e.dst(wp, &x.dst[1], 1)
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		r0, r1 := ptxEval(in, a[l], b[l], c[l], dd[l])
+		d[l] = r0
+		if d1 != nil {
+			d1[l] = r1
+		}
+	}
+	return nil
+}
+
+// intCmp is setp's integer comparison, 1 or 0.
+func intCmp(c ptx.Cmp, a, b uint64, is64, signed bool) uint64 {
+	var lt, eq bool
+	switch {
+	case is64 && signed:
+		lt, eq = int64(a) < int64(b), a == b
+	case is64:
+		lt, eq = a < b, a == b
+	case signed:
+		lt, eq = int32(a) < int32(b), uint32(a) == uint32(b)
+	default:
+		lt, eq = uint32(a) < uint32(b), uint32(a) == uint32(b)
+	}
+	switch c {
+	case ptx.CmpLo, ptx.CmpLs, ptx.CmpHi, ptx.CmpHs:
+		// the unsigned spellings compare unsigned whatever the type
+		if is64 {
+			lt = a < b
+		} else {
+			lt = uint32(a) < uint32(b)
+		}
+	}
+	var r bool
+	switch c {
+	case ptx.CmpEq:
+		r = eq
+	case ptx.CmpNe:
+		r = !eq
+	case ptx.CmpLt, ptx.CmpLo:
+		r = lt
+	case ptx.CmpLe, ptx.CmpLs:
+		r = lt || eq
+	case ptx.CmpGt, ptx.CmpHi:
+		r = !lt && !eq
+	case ptx.CmpGe, ptx.CmpHs:
+		r = !lt
+	}
+	if r {
+		return 1
+	}
+	return 0
+}
+
+// fmaF32 is fma.rn.f32: a*b+c rounded once. The product of two floats is
+// exact in float64; the sum is rounded to float64 with round-to-odd (TwoSum
+// gives the rounding error), after which the rounding to float32 is correct
+// because float64 carries more than 24+1 bits.
+func fmaF32(a, b, c float32) float32 {
+	p := float64(a) * float64(b)
+	cc := float64(c)
+	s := p + cc
+	if math.IsInf(s, 0) || math.IsNaN(s) {
+		return float32(s)
+	}
+	bb := s - p
+	err := (p - (s - bb)) + (cc - bb)
+	if err != 0 {
+		u := math.Float64bits(s)
+		if u&1 == 0 {
+			if (err > 0) == (s > 0) {
+				u++
+			} else {
+				u--
+			}
+			s = math.Float64frombits(u)
+		}
+	}
+	return float32(s)
+}

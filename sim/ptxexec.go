@@ -1,0 +1,726 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+	"sync"
+	"unsafe"
+
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// The PTX executor runs a kernel's PTX warp-wide: each decoded instruction
+// is applied to the active lanes of one warp at once, with a register file
+// of one row of 32 slots per PTX register, so no goroutine or coroutine
+// stands for a thread.
+//
+// Divergence follows the immediate-post-dominator (IPDOM) stack of
+// GPGPU-Sim and Ocelot. Each stack entry holds a pc, a reconvergence pc and
+// a lane mask; the top entry runs. A guarded bra whose active lanes go both
+// ways turns the top entry into the reconvergence entry (its pc becomes the
+// branch's Reconv) and pushes one entry per path with that Reconv; the
+// fall-through path runs first. An entry is popped when its pc reaches its
+// reconvergence pc or when all its lanes have exited. When the branch's
+// Reconv is the top entry's own reconvergence pc (a loop's exit branch
+// inside a region that reconverges there) the top is replaced instead, which
+// keeps the stack as deep as the nesting, not as the trip count.
+//
+// A block's warps run round-robin, each until it reaches bar.sync or
+// finishes. The barrier releases when every warp that still has live lanes
+// has arrived: warps whose lanes have all exited count as arrived, as on
+// sm_70 and later, where an early return before __syncthreads does not hang
+// the block (compute-sanitizer reports nothing for it either). A warp that
+// reaches bar.sync with some of its live lanes inactive (a barrier inside
+// divergent code) is a "divergent barrier" fault.
+
+// numSpecial is the number of special-register rows a warp keeps.
+const numSpecial = int(ptx.SpecialLaneMaskGe) + 1
+
+// defaultMaxWarpInstr bounds one warp's issued instructions when
+// PTXKernel.MaxInstructions is zero.
+const defaultMaxWarpInstr = 1 << 31
+
+// ipdom is one entry of a warp's reconvergence stack.
+type ipdom struct {
+	pc, rpc int32
+	mask    uint32
+}
+
+// pwarp is one warp of the block being run.
+type pwarp struct {
+	id      int
+	regs    [][32]uint64
+	spec    [numSpecial][32]uint64
+	stack   []ipdom
+	live    uint32 // lanes that exist and have not exited
+	waiting bool   // at bar.sync
+	instr   int64
+	local   []byte // 32 lanes × localBytes
+}
+
+// ptxLaunch is what one LaunchPTX shares between its workers.
+type ptxLaunch struct {
+	pk       *PTXKernel
+	params   []byte
+	bufs     []gbuf // device buffers by address
+	vars     []byte // this launch's copy of the module variables
+	shBytes  int    // shared memory per block: static + dynamic
+	maxInstr int64
+}
+
+// ptxWorker is one worker's executor state, reused across its blocks.
+type ptxWorker struct {
+	l      *ptxLaunch
+	warps  []pwarp
+	shared []byte
+	shMeta bufMeta
+	t      Thread // scratch thread for the shared race check and faults
+	blkIdx Dim3
+	instr  int64
+	last   int // index of the buffer the last global access hit
+
+	scratch [4][32]uint64
+	sink    [2][32]uint64
+	words   [160]uint32
+	laneBuf [32]int32
+	laneOff [32]uint64
+}
+
+// LaunchPTX runs PTX kernel k over grid × block threads with sharedBytes of
+// dynamic shared memory (the .extern .shared array). args follow the
+// kernel's parameters in order: a *Global[T] for each pointer parameter
+// (the kernel sees its Addr()), and int32, uint32, int64, uint64, float32 or
+// float64 scalars whose size fits the parameter. Counters, results and
+// faults follow the rules of Launch, including its determinism (see
+// PTXKernel.Ordered).
+func (d *Device) LaunchPTX(ctx context.Context, k *PTXKernel, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
+	if k == nil || k.k == nil {
+		return nil, fmt.Errorf("sim: LaunchPTX of a nil kernel (use NewPTXKernel)")
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := d.checkConfig(k.Name, grid, block, sharedBytes); err != nil {
+		return nil, err
+	}
+	if nt := k.k.ReqNTid; nt[0] > 0 && (block.X != nt[0] || block.Y != max(nt[1], 1) || block.Z != max(nt[2], 1)) {
+		return nil, fmt.Errorf("sim: launch %s: block %v, but the kernel requires .reqntid %d,%d,%d", k.Name, block, nt[0], nt[1], nt[2])
+	}
+	shBytes := k.externOff + sharedBytes
+	if sharedBytes == 0 {
+		shBytes = k.sharedStatic
+	}
+	if shBytes > d.model.SharedPerBlock {
+		return nil, fmt.Errorf("sim: launch %s: %d bytes of static and %d of dynamic shared memory; the %s allows %d per block",
+			k.Name, k.sharedStatic, sharedBytes, d.model.Name, d.model.SharedPerBlock)
+	}
+	params, err := k.bindParams(args)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			st, err = nil, fmt.Errorf("sim: launch %s: internal error: %v", k.Name, r)
+		}
+	}()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+
+	px := &ptxLaunch{pk: k, params: params, bufs: d.liveBuffers(), shBytes: shBytes,
+		vars: append([]byte(nil), k.varImage...), maxInstr: k.MaxInstructions}
+	if px.maxInstr <= 0 {
+		px.maxInstr = defaultMaxWarpInstr
+	}
+	if err := px.checkArgs(args); err != nil {
+		return nil, fmt.Errorf("sim: launch %s: %w", k.Name, err)
+	}
+	kk := &Kernel{Name: k.Name, Ordered: k.Ordered, sites: k.labels}
+	l := &launch{d: d, k: kk, grid: grid, block: block, sharedBytes: sharedBytes,
+		nThreads: block.Count(), px: px}
+	l.nWarps = (l.nThreads + 31) / 32
+	return d.runLaunch(ctx, l)
+}
+
+// bindParams builds the parameter buffer ld.param reads from.
+func (k *PTXKernel) bindParams(args []any) ([]byte, error) {
+	ps := k.k.Params
+	if len(args) != len(ps) {
+		return nil, fmt.Errorf("sim: launch %s: %d arguments for %d parameters", k.Name, len(args), len(ps))
+	}
+	buf := make([]byte, max(k.k.ParamBytes, 8))
+	for i, a := range args {
+		p := &ps[i]
+		var v uint64
+		var size int
+		switch x := a.(type) {
+		case globalArg:
+			v, size = x.bufInfo().addr, 8
+		case int32:
+			v, size = uint64(uint32(x)), 4
+		case uint32:
+			v, size = uint64(x), 4
+		case int64:
+			v, size = uint64(x), 8
+		case uint64:
+			v, size = x, 8
+		case float32:
+			v, size = uint64(math.Float32bits(x)), 4
+		case float64:
+			v, size = math.Float64bits(x), 8
+		case int:
+			return nil, fmt.Errorf("sim: launch %s: argument %d (%s) is a Go int; pass int32 or int64, the parameter's CUDA type", k.Name, i, p.Name)
+		case nil:
+			return nil, fmt.Errorf("sim: launch %s: argument %d (%s) is nil", k.Name, i, p.Name)
+		default:
+			return nil, fmt.Errorf("sim: launch %s: argument %d (%s) has type %T; want a *sim.Global or an int32, uint32, int64, uint64, float32 or float64", k.Name, i, p.Name, a)
+		}
+		if _, ok := a.(globalArg); ok && p.Size != 8 {
+			return nil, fmt.Errorf("sim: launch %s: argument %d is a buffer, but parameter %s is .%s (%d bytes), not a 64-bit pointer", k.Name, i, p.Name, p.Type, p.Size)
+		}
+		if size != p.Size {
+			return nil, fmt.Errorf("sim: launch %s: argument %d is a %T (%d bytes), but parameter %s is .%s (%d bytes)", k.Name, i, a, size, p.Name, p.Type, p.Size)
+		}
+		if p.Offset+size > len(buf) {
+			return nil, fmt.Errorf("sim: launch %s: parameter %s lies outside the parameter buffer", k.Name, p.Name)
+		}
+		for j := range size {
+			buf[p.Offset+j] = byte(v >> (8 * j))
+		}
+	}
+	return buf, nil
+}
+
+// checkArgs verifies that every buffer argument belongs to this device.
+func (px *ptxLaunch) checkArgs(args []any) error {
+	for i, a := range args {
+		g, ok := a.(globalArg)
+		if !ok {
+			continue
+		}
+		m := g.bufInfo()
+		j := px.find(m.addr)
+		if j < 0 || px.bufs[j].meta != m {
+			return fmt.Errorf("argument %d: buffer %s was not allocated on this device", i, m.name)
+		}
+	}
+	return nil
+}
+
+// runLaunch runs l's blocks on the workers and merges their counters; it
+// is shared by Launch (Go kernels) and LaunchPTX. The caller holds d.mu.
+func (d *Device) runLaunch(ctx context.Context, l *launch) (*Stats, error) {
+	k := l.k
+	l.dram.m = map[[2]int]*bitmap{}
+	nBlocks := l.grid.Count()
+	l.stopAt.Store(int64(nBlocks))
+	if ctx.Done() != nil {
+		stop := context.AfterFunc(ctx, func() { l.cancelled.Store(true) })
+		defer stop()
+	}
+
+	nw := runtime.GOMAXPROCS(0)
+	if k.Ordered || nw > nBlocks {
+		nw = 1
+		if !k.Ordered && nBlocks > 1 {
+			nw = min(runtime.GOMAXPROCS(0), nBlocks)
+		}
+	}
+	workers := make([]*worker, nw)
+	var wg sync.WaitGroup
+	if k.Sync && l.px == nil {
+		// Block 0 runs first, alone, on the coroutine path; what it used
+		// decides whether the other blocks may take the fast path.
+		w0 := newWorker(l)
+		w0.single = true
+		w0.run()
+		l.useFast = !k.Lockstep && !w0.usedSync
+		workers = append(workers, w0)
+	}
+	for i := range nw {
+		w := newWorker(l)
+		workers[i] = w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run()
+		}()
+	}
+	wg.Wait()
+
+	var fault *Fault
+	faultBlk := -1
+	for _, w := range workers {
+		if w.fault != nil && (faultBlk < 0 || w.faultBlk < faultBlk) {
+			fault, faultBlk = w.fault, w.faultBlk
+		}
+	}
+	if fault != nil {
+		return nil, fault
+	}
+	return l.stats(workers), nil
+}
+
+// runBlockPTX runs block b of a PTX launch to completion or to its first
+// fault.
+func (w *worker) runBlockPTX(b int) (f *Fault) {
+	l := w.l
+	px := l.px
+	e := w.px
+	if e == nil {
+		e = &ptxWorker{l: px, shMeta: bufMeta{id: 0, name: "shared", esize: 4}}
+		e.t.w = w
+		e.t.BlockDim, e.t.GridDim = l.block, l.grid
+		e.warps = make([]pwarp, l.nWarps)
+		for i := range e.warps {
+			wp := &e.warps[i]
+			wp.id = i
+			wp.regs = make([][32]uint64, px.pk.nregs)
+			wp.local = make([]byte, 32*px.pk.localBytes)
+			wp.stack = make([]ipdom, 0, 8)
+		}
+		e.shared = make([]byte, px.shBytes)
+		w.px = e
+	}
+	e.blkIdx = l.grid.unlinear(b)
+	e.t.BlockIdx = e.blkIdx
+	e.instr = 0
+	w.l1Reset()
+	w.sh.reset(w, l.sharedBytes)
+	w.sh.ensureWords((px.shBytes + 3) / 4)
+	clear(e.shared)
+	for i := range e.warps {
+		e.initWarp(&e.warps[i], b)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			f = w.caught(&e.t, r)
+		}
+		w.warpInstr += e.instr
+	}()
+	for {
+		waiting := 0
+		for i := range e.warps {
+			wp := &e.warps[i]
+			if wp.waiting || len(wp.stack) == 0 {
+				continue
+			}
+			if f := e.runWarp(wp); f != nil {
+				return f
+			}
+		}
+		for i := range e.warps {
+			if e.warps[i].waiting {
+				e.warps[i].waiting = false
+				waiting++
+			}
+		}
+		if waiting == 0 {
+			return nil
+		}
+		w.sh.barrier()
+	}
+}
+
+// initWarp readies warp wp of block b: registers and local memory zeroed
+// (PTX leaves them undefined; zero keeps runs reproducible), special
+// registers filled, one stack entry holding the warp's lanes.
+func (e *ptxWorker) initWarp(wp *pwarp, b int) {
+	l := e.t.w.l
+	clear(wp.regs)
+	clear(wp.local)
+	wp.instr, wp.waiting = 0, false
+	n := min(32, l.nThreads-32*wp.id)
+	wp.live = uint32(1<<n - 1)
+	if n == 32 {
+		wp.live = ^uint32(0)
+	}
+	wp.stack = append(wp.stack[:0], ipdom{pc: 0, rpc: int32(len(e.l.pk.code)), mask: wp.live})
+	blk := e.blkIdx
+	s := &wp.spec
+	for lane := range 32 {
+		t := l.block.unlinear(32*wp.id + lane)
+		s[ptx.SpecialTidX][lane] = uint64(t.X)
+		s[ptx.SpecialTidY][lane] = uint64(t.Y)
+		s[ptx.SpecialTidZ][lane] = uint64(t.Z)
+		s[ptx.SpecialNtidX][lane] = uint64(l.block.X)
+		s[ptx.SpecialNtidY][lane] = uint64(l.block.Y)
+		s[ptx.SpecialNtidZ][lane] = uint64(l.block.Z)
+		s[ptx.SpecialCtaidX][lane] = uint64(blk.X)
+		s[ptx.SpecialCtaidY][lane] = uint64(blk.Y)
+		s[ptx.SpecialCtaidZ][lane] = uint64(blk.Z)
+		s[ptx.SpecialNctaidX][lane] = uint64(l.grid.X)
+		s[ptx.SpecialNctaidY][lane] = uint64(l.grid.Y)
+		s[ptx.SpecialNctaidZ][lane] = uint64(l.grid.Z)
+		s[ptx.SpecialLaneID][lane] = uint64(lane)
+		s[ptx.SpecialWarpID][lane] = uint64(wp.id)
+		s[ptx.SpecialNWarpID][lane] = uint64(l.nWarps)
+		s[ptx.SpecialWarpSize][lane] = 32
+		bit := uint32(1) << lane
+		s[ptx.SpecialLaneMaskEq][lane] = uint64(bit)
+		s[ptx.SpecialLaneMaskLt][lane] = uint64(bit - 1)
+		s[ptx.SpecialLaneMaskLe][lane] = uint64(bit | (bit - 1))
+		s[ptx.SpecialLaneMaskGt][lane] = uint64(^(bit | (bit - 1)))
+		s[ptx.SpecialLaneMaskGe][lane] = uint64(^(bit - 1))
+	}
+}
+
+// fault builds a fault at instruction x for lane (of warp wp).
+func (e *ptxWorker) fault(wp *pwarp, lane int, x *xin, kind, detail string) *Fault {
+	l := e.t.w.l
+	f := &Fault{Kernel: e.l.pk.Name, Kind: kind, Block: e.blkIdx, Thread: l.block.unlinear(32*wp.id + lane), Detail: detail}
+	if x != nil {
+		f.Site = e.l.pk.where(x.in)
+	}
+	return f
+}
+
+// runWarp runs wp until it reaches a barrier, finishes or faults. This is
+// the executor's hot loop: one decoded instruction per step, applied to the
+// warp's active lanes.
+func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
+	code := e.l.pk.code
+	ncode := int32(len(code))
+	limit := e.l.maxInstr
+	for {
+		n := len(wp.stack)
+		if n == 0 {
+			return nil
+		}
+		top := &wp.stack[n-1]
+		act := top.mask & wp.live
+		if top.pc == top.rpc || act == 0 {
+			wp.stack = wp.stack[:n-1]
+			continue
+		}
+		pc := top.pc
+		if pc >= ncode {
+			// Falling off the end of the kernel is an implicit exit.
+			wp.live &^= act
+			continue
+		}
+		x := &code[pc]
+		wp.instr++
+		e.instr++
+		if wp.instr&4095 == 0 {
+			if f := e.checkRunaway(wp, x, act, limit); f != nil {
+				return f
+			}
+		}
+		exec := act
+		if x.guard >= 0 {
+			exec &= predMask(&wp.regs[x.guard], x.gneg)
+		}
+		switch x.op {
+		case ptx.OpBra:
+			if exec == act {
+				top.pc = x.in.Target
+				continue
+			}
+			if exec == 0 {
+				top.pc++
+				continue
+			}
+			e.diverge(wp, x.in.Target, pc+1, x.in.Reconv, exec, act&^exec)
+		case ptx.OpRet, ptx.OpExit:
+			wp.live &^= exec
+			top.pc++
+		case ptx.OpBar:
+			if exec == 0 {
+				top.pc++
+				continue
+			}
+			if exec != wp.live {
+				lane := bits.TrailingZeros32(wp.live &^ exec)
+				return e.fault(wp, lane, x, "divergent barrier", fmt.Sprintf(
+					"warp %d reached bar.sync with lanes %032b of its live lanes %032b; the other lanes can never arrive (a __syncthreads inside a branch not every thread takes)",
+					wp.id, exec, wp.live))
+			}
+			top.pc++
+			wp.waiting = true
+			return nil
+		case ptx.OpMembar:
+			top.pc++
+		default:
+			if exec != 0 {
+				if f := e.exec(wp, x, exec); f != nil {
+					return f
+				}
+			}
+			top.pc++
+		}
+	}
+}
+
+// diverge splits the top entry of wp's stack at a branch whose taken lanes
+// go to target and the others to fall.
+func (e *ptxWorker) diverge(wp *pwarp, target, fall, reconv int32, taken, not uint32) {
+	n := len(wp.stack)
+	top := &wp.stack[n-1]
+	if reconv == top.rpc {
+		wp.stack = wp.stack[:n-1]
+	} else {
+		top.pc = reconv
+	}
+	if target != reconv {
+		wp.stack = append(wp.stack, ipdom{pc: target, rpc: reconv, mask: taken})
+	}
+	if fall != reconv {
+		wp.stack = append(wp.stack, ipdom{pc: fall, rpc: reconv, mask: not})
+	}
+}
+
+// checkRunaway ends a cancelled launch or a warp past its instruction limit.
+func (e *ptxWorker) checkRunaway(wp *pwarp, x *xin, act uint32, limit int64) *Fault {
+	lane := bits.TrailingZeros32(act)
+	if e.t.w.l.cancelled.Load() {
+		return e.fault(wp, lane, x, "cancelled", "the launch was cancelled (its context is done)")
+	}
+	if wp.instr >= limit {
+		return e.fault(wp, lane, x, "runaway warp", fmt.Sprintf(
+			"warp %d has issued %d instructions; a loop that never ends? (PTXKernel.MaxInstructions is %d)", wp.id, wp.instr, limit))
+	}
+	return nil
+}
+
+// predMask is the lanes whose predicate in row is true (false with neg).
+func predMask(row *[32]uint64, neg bool) uint32 {
+	var m uint32
+	for l := range 32 {
+		m |= uint32(row[l]&1) << l
+	}
+	if neg {
+		m = ^m
+	}
+	return m
+}
+
+// src returns operand o's row for reading.
+func (e *ptxWorker) src(wp *pwarp, o *xopd, slot int) *[32]uint64 {
+	switch o.kind {
+	case oReg:
+		r := &wp.regs[o.idx]
+		if o.neg {
+			s := &e.scratch[slot]
+			for l := range 32 {
+				s[l] = r[l] ^ 1
+			}
+			return s
+		}
+		return r
+	case oImm:
+		return &e.l.pk.imms[o.idx]
+	case oSpec:
+		return &wp.spec[o.idx]
+	}
+	return &e.scratch[slot]
+}
+
+// dst returns operand o's row for writing (a sink row for _).
+func (e *ptxWorker) dst(wp *pwarp, o *xopd, slot int) *[32]uint64 {
+	if o.kind == oReg {
+		return &wp.regs[o.idx]
+	}
+	return &e.sink[slot]
+}
+
+// exec runs one non-control instruction on the lanes in mask.
+func (e *ptxWorker) exec(wp *pwarp, x *xin, mask uint32) *Fault {
+	switch x.op {
+	case ptx.OpLd, ptx.OpSt, ptx.OpAtom, ptx.OpRed:
+		return e.mem(wp, x, mask)
+	case ptx.OpShfl:
+		return e.shfl(wp, x, mask)
+	case ptx.OpVote:
+		e.vote(wp, x, mask)
+		return nil
+	case ptx.OpMov:
+		if x.dst[0].kind == oVec || x.src[0].kind == oVec {
+			e.movVec(wp, x, mask)
+			return nil
+		}
+	case ptx.OpCvta:
+		e.cvta(wp, x, mask)
+		return nil
+	}
+	return e.alu(wp, x, mask)
+}
+
+// cvta moves an address between a state space and the generic space by
+// adding or removing the space's window.
+func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
+	a := e.src(wp, &x.src[0], 0)
+	d := e.dst(wp, &x.dst[0], 0)
+	var win uint64
+	switch x.in.Space {
+	case ptx.SpaceShared:
+		win = sharedWin
+	case ptx.SpaceLocal:
+		win = localWin
+	}
+	wmask := typeMask(x.in.Type)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		v := a[l]
+		switch {
+		case win == 0:
+		case x.in.CvtaTo:
+			v -= win
+		default:
+			v += win
+		}
+		d[l] = v & wmask
+	}
+}
+
+// movVec packs registers into a wider one or unpacks one into several:
+// mov.b64 %rd, {%r1, %r2} and its reverse.
+func (e *ptxWorker) movVec(wp *pwarp, x *xin, mask uint32) {
+	size := x.in.Type.Size() * 8
+	if dv := x.dst[0]; dv.kind == oVec {
+		part := size / len(dv.vec)
+		a := e.src(wp, &x.src[0], 0)
+		for i, r := range dv.vec {
+			if r < 0 {
+				continue
+			}
+			d := &wp.regs[r]
+			for m := mask; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m)
+				d[l] = a[l] >> (i * part) & (1<<part - 1)
+			}
+		}
+		return
+	}
+	sv := x.src[0]
+	part := size / len(sv.vec)
+	d := e.dst(wp, &x.dst[0], 0)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		var v uint64
+		for i, r := range sv.vec {
+			if r >= 0 {
+				v |= wp.regs[r][l] & (1<<part - 1) << (i * part)
+			}
+		}
+		d[l] = v
+	}
+}
+
+// typeMask keeps the bits of a value of type t.
+func typeMask(t ptx.Type) uint64 {
+	switch t.Size() {
+	case 1:
+		return 0xff
+	case 2:
+		return 0xffff
+	case 4:
+		return 0xffffffff
+	}
+	return ^uint64(0)
+}
+
+// shfl runs shfl.sync with the PTX manual's lane arithmetic: c holds the
+// clamp value (bits 0-4) and the segment mask (bits 8-12); a lane whose
+// source lane falls outside its segment reads its own value and gets a
+// false predicate. Reading from a lane that is not executing the shuffle
+// (inactive, exited or outside the member mask) is a fault, as it is
+// undefined on hardware.
+func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
+	a := e.src(wp, &x.src[0], 0)
+	b := e.src(wp, &x.src[1], 1)
+	c := e.src(wp, &x.src[2], 2)
+	mm := e.src(wp, &x.src[3], 3)
+	var vals [32]uint64
+	copy(vals[:], a[:])
+	d := e.dst(wp, &x.dst[0], 0)
+	var p *[32]uint64
+	if x.in.NDst > 1 {
+		p = e.dst(wp, &x.dst[1], 1)
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		bval := int(b[lane] & 31)
+		cval := int(c[lane] & 31)
+		seg := int(c[lane]>>8) & 31
+		maxLane := lane&seg | cval&^seg
+		minLane := lane & seg
+		var j int
+		var ok bool
+		switch x.in.Shfl {
+		case ptx.ShflUp:
+			j = lane - bval
+			ok = j >= maxLane
+		case ptx.ShflDown:
+			j = lane + bval
+			ok = j <= maxLane
+		case ptx.ShflBfly:
+			j = lane ^ bval
+			ok = j <= maxLane
+		default:
+			j = minLane | bval&^seg
+			ok = j <= maxLane
+		}
+		if !ok {
+			j = lane
+		}
+		members := uint32(mm[lane]) & wp.live
+		if mask&(1<<j) == 0 || members&(1<<j) == 0 {
+			return e.fault(wp, lane, x, "shuffle from inactive lane", fmt.Sprintf(
+				"lane %d reads lane %d, which is not executing this shfl.sync (active lanes %032b, member mask %032b)", lane, j, mask, uint32(mm[lane])))
+		}
+		d[lane] = vals[j] & 0xffffffff
+		if p != nil {
+			p[lane] = 0
+			if ok {
+				p[lane] = 1
+			}
+		}
+	}
+	e.t.w.sh.warpSync(wp.id)
+	return nil
+}
+
+// vote runs vote.sync over the lanes executing it.
+func (e *ptxWorker) vote(wp *pwarp, x *xin, mask uint32) {
+	a := e.src(wp, &x.src[0], 0)
+	ballot := predMask(a, false) & mask
+	d := e.dst(wp, &x.dst[0], 0)
+	var v uint64
+	switch x.in.Vote {
+	case ptx.VoteAll:
+		if ballot == mask {
+			v = 1
+		}
+	case ptx.VoteAny:
+		if ballot != 0 {
+			v = 1
+		}
+	case ptx.VoteUni:
+		if ballot == 0 || ballot == mask {
+			v = 1
+		}
+	default:
+		v = uint64(ballot)
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		d[bits.TrailingZeros32(m)] = v
+	}
+	e.t.w.sh.warpSync(wp.id)
+}
+
+// globalArg is a *Global[T] of any element type, as an argument.
+type globalArg interface{ bufInfo() *bufMeta }
+
+func (g *Global[T]) bufInfo() *bufMeta { return &g.meta }
+
+// dataPtr is the address of element 0 and the byte length of the data.
+func (g *Global[T]) dataPtr() (unsafe.Pointer, int) {
+	if len(g.Data) == 0 {
+		return nil, 0
+	}
+	var z T
+	return unsafe.Pointer(unsafe.SliceData(g.Data)), len(g.Data) * int(unsafe.Sizeof(z))
+}

@@ -1,0 +1,518 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+var basicPTX = sync.OnceValues(func() (*ptx.Module, error) {
+	src, err := os.ReadFile("testdata/ptx/basic.ptx")
+	if err != nil {
+		return nil, err
+	}
+	return ptx.Parse("basic.ptx", string(src))
+})
+
+// ptxKernel returns kernel name of testdata/ptx/basic.ptx.
+func ptxKernel(t testing.TB, name string) *PTXKernel {
+	t.Helper()
+	m, err := basicPTX()
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewPTXKernel(m, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func newH200(t testing.TB) *Device {
+	t.Helper()
+	m, err := ModelByKey("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NewDevice(m)
+}
+
+func mustUpload[T Elem](t testing.TB, d *Device, name string, v []T) *Global[T] {
+	t.Helper()
+	g, err := Upload(d, name, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func iota32(n int, f func(i int) int32) []int32 {
+	v := make([]int32, n)
+	for i := range v {
+		v[i] = f(i)
+	}
+	return v
+}
+
+func equal[T comparable](t *testing.T, what string, got, want []T) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("%s[%d] = %v, want %v (got %v)", what, i, got[i], want[i], got)
+		}
+	}
+}
+
+// siteOf returns the stats of the site whose label contains substr.
+func siteOf(t *testing.T, s *Stats, substr string) SiteStats {
+	t.Helper()
+	for _, x := range s.Sites {
+		if strings.Contains(x.Label, substr) {
+			return x
+		}
+	}
+	var labels []string
+	for _, x := range s.Sites {
+		labels = append(labels, x.Label)
+	}
+	t.Fatalf("no site with %q among %q", substr, labels)
+	return SiteStats{}
+}
+
+func TestPTXSaxpy(t *testing.T) {
+	for _, tc := range []struct {
+		n, block, grid   int
+		loadReq, loadSec int64
+	}{
+		{64, 32, 2, 4, 16},  // two coalesced f32 loads per warp: 1 request, 4 sectors each
+		{100, 64, 2, 8, 26}, // the last warp has 4 active lanes: 1 sector each load
+		{33, 256, 1, 4, 10}, // lane 32 alone in warp 1
+		{256, 128, 2, 16, 64},
+	} {
+		d := newH200(t)
+		x := make([]float32, tc.n)
+		y := make([]float32, tc.n)
+		want := make([]float32, tc.n)
+		for i := range x {
+			x[i] = float32(i) * 0.5
+			y[i] = float32(100 - i)
+			want[i] = float32(math.FMA(1.5, float64(x[i]), float64(y[i])))
+		}
+		gx, gy := mustUpload(t, d, "x", x), mustUpload(t, d, "y", y)
+		st, err := d.LaunchPTX(context.Background(), ptxKernel(t, "saxpy"), Dim1(tc.grid), Dim1(tc.block), 0, int32(tc.n), float32(1.5), gx, gy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		equal(t, "y", gy.Data, want)
+		if st.GlobalLoad.Requests != tc.loadReq || st.GlobalLoad.Sectors != tc.loadSec {
+			t.Errorf("n=%d: global loads %+v, want %d requests %d sectors", tc.n, st.GlobalLoad, tc.loadReq, tc.loadSec)
+		}
+		if st.GlobalStore.Requests != tc.loadReq/2 {
+			t.Errorf("n=%d: stores %+v, want %d requests", tc.n, st.GlobalStore, tc.loadReq/2)
+		}
+		ld := siteOf(t, st, "basic.cu:5 ld.global.f32 %f2")
+		if ld.LaneSlots != 32*ld.Requests || ld.ActiveLanes != int64(tc.n) {
+			t.Errorf("n=%d: x site lane slots %d active %d", tc.n, ld.LaneSlots, ld.ActiveLanes)
+		}
+		if st.WarpInstructions == 0 {
+			t.Errorf("no warp instructions counted")
+		}
+	}
+}
+
+func TestPTXStrided(t *testing.T) {
+	for _, tc := range []struct {
+		stride        int
+		reqs, sectors int64
+		l1wf          int64
+	}{
+		{1, 1, 4, 1},
+		{2, 1, 8, 2},
+		{8, 1, 32, 8},
+		{32, 1, 32, 32},
+	} {
+		d := newH200(t)
+		in := make([]float32, 32*tc.stride)
+		for i := range in {
+			in[i] = float32(i)
+		}
+		gin := mustUpload(t, d, "in", in)
+		gout := mustUpload(t, d, "out", make([]float32, 32))
+		st, err := d.LaunchPTX(context.Background(), ptxKernel(t, "strided"), Dim1(1), Dim1(32), 0, gin, gout, uint32(tc.stride), int32(32))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 32 {
+			if gout.Data[i] != float32(i*tc.stride) {
+				t.Fatalf("stride %d: out[%d] = %v", tc.stride, i, gout.Data[i])
+			}
+		}
+		if st.GlobalLoad.Requests != tc.reqs || st.GlobalLoad.Sectors != tc.sectors {
+			t.Errorf("stride %d: loads %+v, want %d/%d", tc.stride, st.GlobalLoad, tc.reqs, tc.sectors)
+		}
+		if st.L1Wavefronts != tc.l1wf+1 { // + the store's one
+			t.Errorf("stride %d: L1 wavefronts %d, want %d", tc.stride, st.L1Wavefronts, tc.l1wf+1)
+		}
+	}
+}
+
+// TestPTXControlFlow runs the divergence kernels: outputs, and the number of
+// requests and active lanes per store site, which the executed control flow
+// decides.
+func TestPTXControlFlow(t *testing.T) {
+	type site struct {
+		label      string
+		reqs, lane int64
+	}
+	for _, tc := range []struct {
+		kernel string
+		block  int
+		args   func(d *Device) (out *Global[int32], args []any)
+		want   func(i int) int32
+		sites  []site
+	}{
+		{"ifelse", 64, func(d *Device) (*Global[int32], []any) {
+			in := mustUpload(t, d, "in", iota32(64, func(i int) int32 { return int32(i * 3) }))
+			out := mustUpload(t, d, "out", make([]int32, 64))
+			out2 := mustUpload(t, d, "out2", make([]int32, 64))
+			return out, []any{in, out, out2}
+		}, func(i int) int32 {
+			if i%2 == 0 {
+				return int32(i * 3 * 2)
+			}
+			return int32(i*3 + 100)
+		}, []site{{"st.global.u32 [%rd5], %r4", 2, 32}, {"st.global.u32 [%rd6], %r1", 2, 64}}},
+		{"nested", 64, func(d *Device) (*Global[int32], []any) {
+			out := mustUpload(t, d, "out", make([]int32, 64))
+			return out, []any{out}
+		}, func(i int) int32 {
+			switch {
+			case i < 8:
+				return int32(10 + i)
+			case i < 16:
+				return int32(20 + i)
+			}
+			return int32(30 + i)
+		}, []site{{"st.global", 2, 64}}},
+		{"loopbrk", 64, func(d *Device) (*Global[int32], []any) {
+			out := mustUpload(t, d, "out", make([]int32, 64))
+			in := mustUpload(t, d, "in", iota32(64, func(i int) int32 { return int32(i) }))
+			return out, []any{out, in}
+		}, func(i int) int32 {
+			s := 0
+			for j := 0; j < i; j++ {
+				if j%3 == 0 {
+					continue
+				}
+				s += j
+			}
+			return int32(s)
+		}, []site{{"st.global", 2, 64}, {"ld.global", 31 + 63, 31*32/2 + (32*63 - 32*31/2 - 32*32/2 + 32*32/2)}}},
+		{"earlyret", 64, func(d *Device) (*Global[int32], []any) {
+			out := mustUpload(t, d, "out", iota32(64, func(int) int32 { return -1 }))
+			return out, []any{out}
+		}, func(i int) int32 {
+			if i%4 == 3 {
+				return -1
+			}
+			return int32(i)
+		}, []site{{"st.global", 2, 48}}},
+		{"switchk", 64, func(d *Device) (*Global[int32], []any) {
+			out := mustUpload(t, d, "out", make([]int32, 64))
+			return out, []any{out}
+		}, func(i int) int32 { return [4]int32{7, 11, 13, 17}[i%4] }, []site{{"st.global", 2, 64}}},
+		{"depot", 64, func(d *Device) (*Global[int32], []any) {
+			out := mustUpload(t, d, "out", make([]int32, 64))
+			return out, []any{out}
+		}, func(i int) int32 { return int32(i * (i % 8)) }, []site{{"st.global.u32 [%rd7]", 2, 64}}},
+	} {
+		t.Run(tc.kernel, func(t *testing.T) {
+			d := newH200(t)
+			out, args := tc.args(d)
+			st, err := d.LaunchPTX(context.Background(), ptxKernel(t, tc.kernel), Dim1(1), Dim1(tc.block), 0, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := make([]int32, len(out.Data))
+			for i := range want {
+				want[i] = tc.want(i)
+			}
+			equal(t, "out", out.Data, want)
+			for _, s := range tc.sites {
+				got := siteOf(t, st, s.label)
+				if got.Requests != s.reqs || got.ActiveLanes != s.lane {
+					t.Errorf("site %q: %d requests, %d active lanes; want %d, %d", got.Label, got.Requests, got.ActiveLanes, s.reqs, s.lane)
+				}
+			}
+		})
+	}
+}
+
+func TestPTXReduceShared(t *testing.T) {
+	d := newH200(t)
+	const blocks, n = 3, 256
+	in := make([]float32, blocks*n)
+	for i := range in {
+		in[i] = float32(i%7) + 0.25
+	}
+	gin := mustUpload(t, d, "in", in)
+	gout := mustUpload(t, d, "out", make([]float32, blocks))
+	st, err := d.LaunchPTX(context.Background(), ptxKernel(t, "reduce"), Dim1(blocks), Dim1(n), 0, gin, gout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b := range blocks {
+		// the tree order, as the kernel adds
+		v := append([]float32(nil), in[b*n:(b+1)*n]...)
+		for s := n / 2; s > 0; s /= 2 {
+			for i := 0; i < s; i++ {
+				v[i] += v[i+s]
+			}
+		}
+		if gout.Data[b] != v[0] {
+			t.Errorf("block %d: sum %v, want %v", b, gout.Data[b], v[0])
+		}
+	}
+	// Shared stores: the first (8 warps) + one per active warp per level:
+	// s = 128..32: 4,2,1 warps; s = 16..1: 1 warp each (5 levels).
+	wantStores := int64(blocks * (8 + 4 + 2 + 1 + 5))
+	if st.SharedStore.Requests != wantStores || st.SharedStore.Conflicts != 0 {
+		t.Errorf("shared stores %+v, want %d requests, no conflicts", st.SharedStore, wantStores)
+	}
+}
+
+func TestPTXShuffleVote(t *testing.T) {
+	d := newH200(t)
+	in := iota32(64, func(i int) int32 { return int32(i + 1) })
+	gin := mustUpload(t, d, "in", in)
+	gsum := mustUpload(t, d, "sum", make([]int32, 2))
+	gpred := mustUpload(t, d, "pred", make([]int32, 64))
+	if _, err := d.LaunchPTX(context.Background(), ptxKernel(t, "shflsum"), Dim1(1), Dim1(64), 0, gin, gsum, gpred); err != nil {
+		t.Fatal(err)
+	}
+	equal(t, "sum", gsum.Data, []int32{32 * 33 / 2, (33 + 64) * 32 / 2})
+	for i, p := range gpred.Data {
+		if want := int32(min(i%32, 1)); p != want {
+			t.Fatalf("shfl.up predicate of lane %d = %d, want %d", i, p, want)
+		}
+	}
+
+	vin := iota32(64, func(i int) int32 {
+		if i < 32 {
+			return int32(i%3 - 1) // mixed
+		}
+		return 5 // all positive
+	})
+	gv := mustUpload(t, d, "vin", vin)
+	gvo := mustUpload(t, d, "vout", make([]int32, 8))
+	if _, err := d.LaunchPTX(context.Background(), ptxKernel(t, "votes"), Dim1(1), Dim1(64), 0, gv, gvo); err != nil {
+		t.Fatal(err)
+	}
+	var ballot uint32
+	for i := range 32 {
+		if vin[i] > 0 {
+			ballot |= 1 << i
+		}
+	}
+	equal(t, "votes", gvo.Data, []int32{int32(ballot), 0, 1, 0, -1, 1, 1, 1})
+}
+
+func TestPTXAtomics(t *testing.T) {
+	d := newH200(t)
+	const n = 96
+	cnt := mustUpload(t, d, "count", []int32{0, 0, -1, 1000, 0, -7})
+	old := mustUpload(t, d, "old", make([]int32, n))
+	fsum := mustUpload(t, d, "fsum", []float32{0})
+	st, err := d.LaunchPTX(context.Background(), ptxKernel(t, "atomics"), Dim1(1), Dim1(n), 0, cnt, old, fsum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cnt.Data[0] != n || cnt.Data[1] != n*(n-1)/2 || cnt.Data[2] != n-1 || cnt.Data[3] != -(n-1) || cnt.Data[4] != 1 || cnt.Data[5] != n-1 {
+		t.Errorf("counters %v", cnt.Data)
+	}
+	// Lanes run in order, warps one after another: old values are 0..n-1.
+	for i, v := range old.Data {
+		if v != int32(i) {
+			t.Fatalf("old[%d] = %d", i, v)
+		}
+	}
+	if fsum.Data[0] != float32(n*(n-1)/2) {
+		t.Errorf("fsum %v", fsum.Data[0])
+	}
+	// 5 global atomic instructions (add, max, min, cas, exch) and one red, 3 warps each.
+	if st.GlobalAtomic.Requests != 6*3 {
+		t.Errorf("global atomics %+v, want 18 requests", st.GlobalAtomic)
+	}
+}
+
+func TestPTXDynamicSharedAndVectors(t *testing.T) {
+	d := newH200(t)
+	in := make([]float32, 64)
+	for i := range in {
+		in[i] = float32(i)
+	}
+	gin := mustUpload(t, d, "in", in)
+	gout := mustUpload(t, d, "out", make([]float32, 64))
+	if _, err := d.LaunchPTX(context.Background(), ptxKernel(t, "dynrev"), Dim1(1), Dim1(64), 256, gin, gout); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 64 {
+		if gout.Data[i] != float32(63-i) {
+			t.Fatalf("dynrev out[%d] = %v", i, gout.Data[i])
+		}
+	}
+	// Too little dynamic shared memory: lanes past it fault.
+	_, err := d.LaunchPTX(context.Background(), ptxKernel(t, "dynrev"), Dim1(1), Dim1(64), 128, gin, gout)
+	var f *Fault
+	if !errors.As(err, &f) || f.Kind != "out of bounds" {
+		t.Errorf("dynrev with 128 bytes: %v, want an out-of-bounds fault", err)
+	}
+
+	vin := make([]float32, 4*64)
+	for i := range vin {
+		vin[i] = float32(i)
+	}
+	gvi := mustUpload(t, d, "vin", vin)
+	gvo := mustUpload(t, d, "vout", make([]float32, 4*64))
+	st, err := d.LaunchPTX(context.Background(), ptxKernel(t, "vec4"), Dim1(1), Dim1(64), 0, gvi, gvo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range vin {
+		if gvo.Data[i] != 2*vin[i] {
+			t.Fatalf("vec4 out[%d] = %v", i, gvo.Data[i])
+		}
+	}
+	// 16 bytes a lane: a warp's v4 load covers 512 bytes, 16 sectors.
+	if st.GlobalLoad.Requests != 2 || st.GlobalLoad.Sectors != 32 {
+		t.Errorf("vec4 loads %+v, want 2 requests, 32 sectors", st.GlobalLoad)
+	}
+}
+
+func TestPTXBankConflicts(t *testing.T) {
+	for _, tc := range []struct {
+		stride        uint32
+		wf, conflicts int64
+	}{{1, 1, 0}, {2, 2, 1}, {32, 32, 31}, {33, 1, 0}} {
+		d := newH200(t)
+		out := mustUpload(t, d, "out", make([]int32, 32))
+		st, err := d.LaunchPTX(context.Background(), ptxKernel(t, "banks"), Dim1(1), Dim1(32), 0, out, tc.stride)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.SharedLoad.Requests != 1 || st.SharedLoad.Wavefronts != tc.wf || st.SharedLoad.Conflicts != tc.conflicts {
+			t.Errorf("stride %d: %+v, want 1 request %d wavefronts %d conflicts", tc.stride, st.SharedLoad, tc.wf, tc.conflicts)
+		}
+	}
+}
+
+func TestPTXFaults(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		kernel string
+		block  int
+		args   func(d *Device) []any
+		kind   string
+		substr []string
+	}{
+		{"oob global", "strided", 32, func(d *Device) []any {
+			return []any{mustUpload(t, d, "in", make([]float32, 40)), mustUpload(t, d, "out", make([]float32, 32)), uint32(2), int32(32)}
+		}, "out of bounds", []string{"basic.cu:12", "in[40]", "thread (20,0,0)"}},
+		{"race", "race", 64, func(d *Device) []any { return []any{mustUpload(t, d, "o", make([]int32, 1))} },
+			"shared race", []string{"race_s"}},
+		{"divergent barrier", "divbar", 32, func(d *Device) []any { return nil }, "divergent barrier", []string{"basic.cu:50"}},
+		{"bad shuffle", "badshfl", 32, func(d *Device) []any { return []any{mustUpload(t, d, "o", make([]int32, 32))} },
+			"shuffle from inactive lane", []string{"lane 0 reads lane 16"}},
+		{"runaway", "spin", 32, func(d *Device) []any { return nil }, "runaway warp", []string{"MaxInstructions"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newH200(t)
+			k := ptxKernel(t, tc.kernel)
+			k.MaxInstructions = 1 << 16
+			_, err := d.LaunchPTX(context.Background(), k, Dim1(1), Dim1(tc.block), 0, tc.args(d)...)
+			var f *Fault
+			if !errors.As(err, &f) {
+				t.Fatalf("err = %v, want a *Fault", err)
+			}
+			if f.Kind != tc.kind {
+				t.Fatalf("fault kind %q, want %q: %v", f.Kind, tc.kind, f)
+			}
+			for _, s := range tc.substr {
+				if !strings.Contains(f.Error(), s) {
+					t.Errorf("fault %q does not mention %q", f.Error(), s)
+				}
+			}
+		})
+	}
+}
+
+func TestPTXCancel(t *testing.T) {
+	d := newH200(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := d.LaunchPTX(ctx, ptxKernel(t, "spin"), Dim1(4), Dim1(32), 0)
+	var f *Fault
+	if !errors.As(err, &f) || f.Kind != "cancelled" {
+		t.Fatalf("err = %v, want a cancelled fault", err)
+	}
+}
+
+func TestPTXArgErrors(t *testing.T) {
+	d := newH200(t)
+	k := ptxKernel(t, "saxpy")
+	x := mustUpload(t, d, "x", make([]float32, 4))
+	other := mustUpload(t, newH200(t), "y", make([]float32, 4))
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{int32(4), float32(1), x}, "3 arguments for 4"},
+		{[]any{int64(4), float32(1), x, x}, "saxpy_param_0"},
+		{[]any{4, float32(1), x, x}, "Go int"},
+		{[]any{int32(4), float64(1), x, x}, "saxpy_param_1"},
+		{[]any{x, float32(1), x, x}, "saxpy_param_0"},
+		{[]any{int32(4), float32(1), x, other}, "not allocated on this device"},
+	} {
+		_, err := d.LaunchPTX(context.Background(), k, Dim1(1), Dim1(32), 0, tc.args...)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("args %T...: err %v, want it to mention %q", tc.args[0], err, tc.want)
+		}
+	}
+}
+
+// TestPTXDeterminism: outputs and counters do not depend on GOMAXPROCS.
+func TestPTXDeterminism(t *testing.T) {
+	run := func(procs int) ([]float32, *Stats) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		d := newH200(t)
+		const blocks, n = 16, 256
+		in := make([]float32, blocks*n)
+		for i := range in {
+			in[i] = float32(i%13) * 0.1
+		}
+		gin := mustUpload(t, d, "in", in)
+		gout := mustUpload(t, d, "out", make([]float32, blocks))
+		st, err := d.LaunchPTX(context.Background(), ptxKernel(t, "reduce"), Dim1(blocks), Dim1(n), 0, gin, gout)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gout.Data, st
+	}
+	o1, s1 := run(1)
+	o4, s4 := run(4)
+	equal(t, "out", o4, o1)
+	if s1.GlobalLoad != s4.GlobalLoad || s1.SharedStore != s4.SharedStore || s1.WarpInstructions != s4.WarpInstructions ||
+		s1.L2Sectors != s4.L2Sectors || s1.DRAMReadBytes != s4.DRAMReadBytes || s1.Time != s4.Time {
+		t.Errorf("stats differ: %+v vs %+v", s1, s4)
+	}
+}

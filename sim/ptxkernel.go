@@ -1,0 +1,390 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// PTXKernel is one kernel of a parsed PTX module, decoded once for the
+// warp-wide executor (ptxexec.go): operands turned into register rows,
+// variables laid out in their state spaces, one counter site per memory
+// instruction. A PTXKernel is read-only after NewPTXKernel, so one value
+// serves any number of launches, one at a time or on several devices.
+//
+// Ordered and MaxInstructions mean what they mean on Kernel: Ordered runs
+// blocks one after another, for kernels whose float atomics to global
+// memory must be reproducible; MaxInstructions bounds each warp's issued
+// instructions (zero: 2^31), past which the launch ends with a "runaway
+// warp" fault instead of running for ever.
+type PTXKernel struct {
+	Name            string
+	Ordered         bool
+	MaxInstructions int64
+
+	mod  *ptx.Module
+	k    *ptx.Kernel
+	code []xin
+
+	nregs  int
+	imms   [][32]uint64 // immediate and symbol-address rows, shared by all warps
+	labels []string     // site labels, by site index
+	nsites int
+
+	sharedStatic int        // bytes of static .shared variables
+	externOff    int        // offset of the .extern .shared array (dynamic shared memory)
+	localBytes   int        // bytes of .local variables per thread
+	varOff       []int      // by Kernel.Vars index: offset in its space (const/global: in the var image)
+	varImage     []byte     // initial contents of the module variables; each launch copies it
+	varRanges    []varRange // the image's variables, in address order
+}
+
+// The generic address space is laid out so that one 64-bit address names
+// one place: device buffers start at 1<<32 (Device.next), and below them sit
+// windows for module variables (.const and module-scope .global), the
+// block's shared memory and the thread's local memory. cvta adds or removes
+// a window's base, so a generic ld/st (which nvcc emits for pointers it
+// cannot prove to be global) resolves to the right space, as the hardware's
+// generic addressing does.
+const (
+	varWin    = 0x1000_0000
+	sharedWin = 0x4000_0000
+	localWin  = 0x8000_0000
+	winSize   = 0x4000_0000
+)
+
+// Operand kinds of the decoded form.
+const (
+	oNone uint8 = iota
+	oReg        // idx: register row
+	oImm        // idx: row of PTXKernel.imms
+	oSpec       // idx: special-register row of the warp
+	oVec        // vec: register rows (-1 for _)
+)
+
+// xopd is one decoded operand.
+type xopd struct {
+	kind uint8
+	neg  bool // a negated predicate source
+	idx  int32
+	vec  []int32
+}
+
+// xin is one decoded instruction: the parser's Instr and what the executor
+// derives from it once.
+type xin struct {
+	in    *ptx.Instr
+	op    ptx.Opcode
+	fast  uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
+	guard int32 // predicate register row, -1 for none
+	gneg  bool
+	dst   [2]xopd
+	src   [4]xopd
+
+	// memory instructions
+	site  int32 // counter site, -1 for non-memory instructions and ld.param
+	space ptx.Space
+	size  int  // bytes per element moved
+	dsize int  // ld: the destination register's size
+	widen bool // ld of a signed type narrower than its register: sign-extend (ptx.Widen)
+	vec   int  // elements per lane (1, 2, 4)
+	// address: base register row (-1 none), constant part (var offset or
+	// window address + immediate), param index
+	abase  int32
+	a32    bool // the base register is 32 bits wide (shared and local addresses)
+	aconst uint64
+	aparam int32
+}
+
+// NewPTXKernel decodes kernel name of m for the simulator. The work done
+// here (register rows, variable layout, site labels) is done once: launches
+// only walk the decoded instruction slice.
+func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
+	if m == nil {
+		return nil, fmt.Errorf("sim: NewPTXKernel: nil module")
+	}
+	var k *ptx.Kernel
+	for _, c := range m.Kernels {
+		if c.Name == name {
+			k = c
+		}
+	}
+	if k == nil {
+		names := make([]string, len(m.Kernels))
+		for i, c := range m.Kernels {
+			names[i] = c.Name
+		}
+		return nil, fmt.Errorf("sim: PTX module %s has no kernel %q (kernels: %s)", m.Name, name, strings.Join(names, ", "))
+	}
+	pk := &PTXKernel{Name: name, mod: m, k: k, nregs: len(k.Regs)}
+	if err := pk.layout(); err != nil {
+		return nil, err
+	}
+	pk.code = make([]xin, len(k.Instrs))
+	for i := range k.Instrs {
+		if err := pk.decode(i); err != nil {
+			return nil, err
+		}
+	}
+	return pk, nil
+}
+
+// Module is the PTX module the kernel came from.
+func (pk *PTXKernel) Module() *ptx.Module { return pk.mod }
+
+// Params are the kernel's parameters, in order.
+func (pk *PTXKernel) Params() []ptx.Param { return pk.k.Params }
+
+// varRange is one module variable's bytes in the variable image.
+type varRange struct {
+	lo, hi   int
+	name     string
+	writable bool
+}
+
+func alignUp(n, a int) int {
+	if a <= 1 {
+		return n
+	}
+	return (n + a - 1) / a * a
+}
+
+// layout places the kernel's variables: static shared variables at their
+// alignment in declaration order, the .extern array after them (where the
+// launch's dynamic shared memory starts), local variables per thread, and
+// module variables in one image.
+func (pk *PTXKernel) layout() error {
+	k := pk.k
+	pk.varOff = make([]int, len(k.Vars))
+	externAlign := 16
+	var externs []int
+	for i, v := range k.Vars {
+		switch v.Space {
+		case ptx.SpaceShared:
+			if v.Extern {
+				externs = append(externs, i)
+				externAlign = max(externAlign, v.Align)
+				continue
+			}
+			off := alignUp(pk.sharedStatic, v.Align)
+			pk.varOff[i] = off
+			pk.sharedStatic = off + v.Size
+		case ptx.SpaceLocal:
+			off := alignUp(pk.localBytes, v.Align)
+			pk.varOff[i] = off
+			pk.localBytes = off + v.Size
+		case ptx.SpaceConst, ptx.SpaceGlobal:
+			off := alignUp(len(pk.varImage), max(v.Align, 8))
+			pk.varOff[i] = off
+			img := make([]byte, off+v.Size)
+			copy(img, pk.varImage)
+			copy(img[off:], v.Init)
+			pk.varImage = img
+			pk.varRanges = append(pk.varRanges, varRange{lo: off, hi: off + v.Size, name: v.Name, writable: v.Space == ptx.SpaceGlobal})
+		default:
+			return fmt.Errorf("sim: kernel %s: variable %s in a space the simulator does not place", k.Name, v.Name)
+		}
+	}
+	pk.externOff = alignUp(pk.sharedStatic, externAlign)
+	for _, i := range externs {
+		pk.varOff[i] = pk.externOff
+	}
+	if len(pk.varImage) > winSize || pk.localBytes > winSize/1024 {
+		return fmt.Errorf("sim: kernel %s: module variables or local arrays too large", k.Name)
+	}
+	return nil
+}
+
+// symAddr is the address mov or cvta sees for variable v: its offset in its
+// own space (shared, local), or its generic address (const, global).
+func (pk *PTXKernel) symAddr(v int32) uint64 {
+	off := uint64(pk.varOff[v])
+	switch pk.k.Vars[v].Space {
+	case ptx.SpaceConst, ptx.SpaceGlobal:
+		return varWin + off
+	}
+	return off
+}
+
+func (pk *PTXKernel) immRow(v uint64) int32 {
+	var r [32]uint64
+	for i := range r {
+		r[i] = v
+	}
+	pk.imms = append(pk.imms, r)
+	return int32(len(pk.imms) - 1)
+}
+
+func (pk *PTXKernel) operand(o *ptx.Operand) (xopd, error) {
+	switch o.Kind {
+	case ptx.OpdNone, ptx.OpdSink:
+		return xopd{kind: oNone, idx: -1}, nil
+	case ptx.OpdReg:
+		return xopd{kind: oReg, idx: o.Reg, neg: o.Neg}, nil
+	case ptx.OpdImm:
+		return xopd{kind: oImm, idx: pk.immRow(o.Imm)}, nil
+	case ptx.OpdSpecial:
+		if o.Special == ptx.SpecialNone || int(o.Special) >= numSpecial {
+			return xopd{}, fmt.Errorf("special register %d not provided", o.Special)
+		}
+		return xopd{kind: oSpec, idx: int32(o.Special)}, nil
+	case ptx.OpdSym:
+		return xopd{kind: oImm, idx: pk.immRow(pk.symAddr(o.Var))}, nil
+	case ptx.OpdVec:
+		return xopd{kind: oVec, vec: o.Vec, idx: -1}, nil
+	case ptx.OpdAddr:
+		return xopd{kind: oNone, idx: -1}, nil // decoded by decode for memory instructions
+	}
+	return xopd{}, fmt.Errorf("operand kind %d not supported", o.Kind)
+}
+
+// decode turns instruction i into its executable form.
+func (pk *PTXKernel) decode(i int) error {
+	in := &pk.k.Instrs[i]
+	x := &pk.code[i]
+	x.in, x.op, x.guard, x.gneg, x.site, x.abase, x.aparam = in, in.Op, in.Guard, in.GuardNeg, -1, -1, -1
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("sim: kernel %s: PTX line %d (%s): %s", pk.k.Name, in.Line, strings.TrimSpace(in.Text), fmt.Sprintf(format, args...))
+	}
+	for j := 0; j < int(in.NDst); j++ {
+		o, err := pk.operand(&in.Dst[j])
+		if err != nil {
+			return fail("%v", err)
+		}
+		x.dst[j] = o
+	}
+	for j := 0; j < int(in.NSrc); j++ {
+		o, err := pk.operand(&in.Src[j])
+		if err != nil {
+			return fail("%v", err)
+		}
+		x.src[j] = o
+	}
+	switch in.Op {
+	case ptx.OpLd, ptx.OpSt, ptx.OpAtom, ptx.OpRed:
+		a := &in.Src[0]
+		if a.Kind != ptx.OpdAddr {
+			return fail("the address operand is not an address")
+		}
+		x.space = in.Space
+		x.size = in.Type.Size()
+		if in.Type == ptx.Pred || x.size == 0 {
+			return fail("a memory access needs a sized type")
+		}
+		x.vec = max(1, int(in.Vec))
+		if in.Op == ptx.OpLd && in.Type.IsSigned() {
+			x.widen = true
+			if d := in.Dst[0]; d.Kind == ptx.OpdReg {
+				x.dsize = pk.k.Regs[d.Reg].Type.Size()
+			}
+		}
+		x.abase = a.Reg
+		x.a32 = a.Reg >= 0 && pk.k.Regs[a.Reg].Type.Size() == 4
+		x.aconst = a.Imm
+		switch {
+		case a.Param >= 0:
+			x.aparam = a.Param
+		case a.Var >= 0:
+			x.aconst += pk.symAddr(a.Var)
+			if pk.k.Vars[a.Var].Space == ptx.SpaceLocal && in.Space == ptx.SpaceGeneric {
+				x.aconst += localWin
+			}
+			if pk.k.Vars[a.Var].Space == ptx.SpaceShared && in.Space == ptx.SpaceGeneric {
+				x.aconst += sharedWin
+			}
+		}
+		if in.Space == ptx.SpaceParam {
+			if in.Op != ptx.OpLd {
+				return fail("only ld reads the .param space")
+			}
+			break // parameter loads are not memory traffic the counters see
+		}
+		x.site = int32(pk.nsites)
+		pk.nsites++
+		pk.labels = append(pk.labels, pk.siteLabel(in))
+	case ptx.OpBra:
+		if in.Target < 0 || int(in.Target) > len(pk.k.Instrs) {
+			return fail("branch target %d out of range", in.Target)
+		}
+		if in.Reconv < 0 || int(in.Reconv) > len(pk.k.Instrs) {
+			return fail("reconvergence point %d out of range", in.Reconv)
+		}
+	case ptx.OpInvalid:
+		return fail("instruction not supported by the simulator")
+	}
+	x.fast = fastClass(in)
+	return nil
+}
+
+// siteLabel names a memory instruction's site: the .cu line from .loc when
+// the PTX has line information ("spmv.cu:66"), else the PTX line; the PTX
+// instruction follows, since one source line often holds several accesses.
+func (pk *PTXKernel) siteLabel(in *ptx.Instr) string {
+	text := strings.Join(strings.Fields(in.Text), " ")
+	if p := pk.srcPos(in); p != "" {
+		return p + " " + text
+	}
+	return fmt.Sprintf("%s:%d %s", pk.ptxName(), in.Line, text)
+}
+
+// srcPos is "file.cu:LINE" from in's .loc, "" without line information.
+func (pk *PTXKernel) srcPos(in *ptx.Instr) string {
+	f := int(in.Loc.File)
+	if f <= 0 || f >= len(pk.mod.Files) || in.Loc.Line <= 0 {
+		return ""
+	}
+	name := pk.mod.Files[f]
+	if j := strings.LastIndexAny(name, `/\`); j >= 0 {
+		name = name[j+1:]
+	}
+	return fmt.Sprintf("%s:%d", name, in.Loc.Line)
+}
+
+func (pk *PTXKernel) ptxName() string {
+	name := pk.mod.Name
+	if name == "" {
+		return "kernel.ptx"
+	}
+	if j := strings.LastIndexAny(name, `/\`); j >= 0 {
+		name = name[j+1:]
+	}
+	return name
+}
+
+// where names instruction in for a fault: the .cu line when known, and the
+// PTX line and text.
+func (pk *PTXKernel) where(in *ptx.Instr) string {
+	s := fmt.Sprintf("%s:%d %s", pk.ptxName(), in.Line, strings.Join(strings.Fields(in.Text), " "))
+	if p := pk.srcPos(in); p != "" {
+		s = p + " (" + s + ")"
+	}
+	return s
+}
+
+// SetSource gives the kernel the CUDA C its PTX came from, so that site
+// labels carry the text of their source line ("spmv.cu:66 sum += ...").
+// It must be called before the kernel's first launch.
+func (pk *PTXKernel) SetSource(cuda string) {
+	if cuda == "" {
+		return
+	}
+	lines := strings.Split(cuda, "\n")
+	for i := range pk.code {
+		x := &pk.code[i]
+		if x.site < 0 {
+			continue
+		}
+		in := x.in
+		p := pk.srcPos(in)
+		l := int(in.Loc.Line)
+		if p == "" || l > len(lines) {
+			continue
+		}
+		src := strings.Join(strings.Fields(lines[l-1]), " ")
+		pk.labels[x.site] = fmt.Sprintf("%s %s [%s]", p, src, strings.Join(strings.Fields(in.Text), " "))
+	}
+}
+
+// SiteLabels lists the kernel's memory sites in instruction order.
+func (pk *PTXKernel) SiteLabels() []string { return append([]string(nil), pk.labels...) }
