@@ -164,7 +164,7 @@ func (kp *kparser) parseRaw(g []token) (rawOpd, string) {
 		return r, "missing operand"
 	}
 	r.text = kp.p.src[g[0].start:g[len(g)-1].end]
-	bad := fmt.Sprintf("bad operand %q", r.text)
+	bad := "bad operand" // spelled out below, only when it is wrong
 	switch {
 	case len(g) == 1 && g[0].kind == tIdent:
 		r.name = g[0].text
@@ -348,6 +348,9 @@ func (kp *kparser) operands(in *Instr, toks []token) string {
 	raws := make([]rawOpd, len(groups))
 	for i, g := range groups {
 		r, msg := kp.parseRaw(g)
+		if msg == "bad operand" {
+			msg = fmt.Sprintf("bad operand %q", r.text)
+		}
 		if msg != "" {
 			return msg
 		}
@@ -436,8 +439,17 @@ func fits(reg, want Type, relax bool) bool {
 
 // resolve turns one written operand into an Operand for slot s.
 func (kp *kparser) resolve(in *Instr, r rawOpd, s spec, isDst bool) (Operand, string) {
+	o, msg := kp.resolveOpd(in, r, s, isDst)
+	if msg == "not allowed here" {
+		msg = fmt.Sprintf("operand %q not allowed here", r.text)
+	}
+	return o, msg
+}
+
+// resolveOpd does resolve's work; its messages are formatted only on error.
+func (kp *kparser) resolveOpd(in *Instr, r rawOpd, s spec, isDst bool) (Operand, string) {
 	o := Operand{Reg: -1, Var: -1, Param: -1}
-	notHere := fmt.Sprintf("operand %q not allowed here", r.text)
+	const notHere = "not allowed here" // completed by resolve
 	switch r.kind {
 	case rkReg:
 		if sp, ok := specialByName[r.name]; ok {

@@ -8,14 +8,14 @@ import (
 type kparser struct {
 	p      *parser
 	k      *Kernel
-	scopes []map[string]int32 // register names by { } scope, innermost last
-	vars   map[string]int32   // variables by name: index into k.Vars
-	params map[string]int32   // parameters by name: index into k.Params
-	labels map[string]int32   // label: index of the instruction it names
-	fixups []fixup            // branches whose labels are resolved at the end
-	loc    Loc                // the latest .loc
-	caller Loc                // its outermost inlined_at call site
-	outer  map[Loc]Loc        // each inlined .loc position's outermost call site
+	scopes []*regScope      // registers by { } scope, innermost last
+	vars   map[string]int32 // variables by name: index into k.Vars
+	params map[string]int32 // parameters by name: index into k.Params
+	labels map[string]int32 // label: index of the instruction it names
+	fixups []fixup          // branches whose labels are resolved at the end
+	loc    Loc              // the latest .loc
+	caller Loc              // its outermost inlined_at call site
+	outer  map[Loc]Loc      // each inlined .loc position's outermost call site
 }
 
 // fixup is a bra whose target label is resolved once the body is read.
@@ -205,7 +205,7 @@ func (kp *kparser) perfDirectives() bool {
 // labels, instructions, and nested { } scopes (whose registers shadow).
 func (kp *kparser) body() {
 	p := kp.p
-	kp.scopes = []map[string]int32{{}}
+	kp.scopes = []*regScope{newScope()}
 	for !p.full() {
 		t := p.tok()
 		switch {
@@ -220,7 +220,7 @@ func (kp *kparser) body() {
 			}
 		case t.kind == tPunct && t.text == "{":
 			p.next()
-			kp.scopes = append(kp.scopes, map[string]int32{})
+			kp.scopes = append(kp.scopes, newScope())
 		case t.kind == tDirective:
 			kp.directive()
 		case t.kind == tIdent && p.peek(1).kind == tPunct && p.peek(1).text == ":" && !strings.HasPrefix(t.text, "%"):
@@ -306,20 +306,42 @@ func (kp *kparser) regDecl(line int32) {
 			p.skipStatement()
 			return
 		}
-		add := func(name string) {
-			if _, dup := scope[name]; dup {
-				p.errorf(t.line, "register %s declared twice", name)
-				return
+		first := int32(len(kp.k.Regs))
+		switch {
+		case n < 0:
+			if _, dup := scope.lookup(t.text); dup {
+				p.errorf(t.line, "register %s declared twice", t.text)
+				break
 			}
-			scope[name] = int32(len(kp.k.Regs))
-			kp.k.Regs = append(kp.k.Regs, Reg{Name: name, Type: typ})
-		}
-		if n < 0 {
-			add(t.text)
-		} else {
+			scope.names[t.text] = first
+			kp.k.Regs = append(kp.k.Regs, Reg{Name: t.text, Type: typ})
+		case scope.ranges[t.text].n > 0 || isDigit(t.text[len(t.text)-1]):
+			// A range declared twice, or one whose prefix ends in a digit
+			// (%r1<5> names %r10 to %r14): spelled out, one name each.
 			for i := int64(0); i < n; i++ {
-				add(t.text + itoa(i))
+				name := t.text + itoa(i)
+				if _, dup := scope.lookup(name); dup {
+					p.errorf(t.line, "register %s declared twice", name)
+					break
+				}
+				scope.names[name] = int32(len(kp.k.Regs))
+				kp.k.Regs = append(kp.k.Regs, Reg{Name: name, Type: typ})
 			}
+		default:
+			// One string holds all the range's names; each Reg slices it.
+			var b strings.Builder
+			ends := make([]int, n)
+			for i := int64(0); i < n; i++ {
+				b.WriteString(t.text)
+				b.WriteString(itoa(i))
+				ends[i] = b.Len()
+			}
+			all, prev := b.String(), 0
+			for i := range ends {
+				kp.k.Regs = append(kp.k.Regs, Reg{Name: all[prev:ends[i]], Type: typ})
+				prev = ends[i]
+			}
+			scope.ranges[t.text] = regRange{first: first, n: n}
 		}
 		if p.accept(",") {
 			continue
@@ -342,10 +364,56 @@ func itoa(i int64) string {
 	}
 }
 
+// regScope holds the registers one { } scope declares: single names, and
+// ranges (%r<26>) kept as a prefix and a count rather than 26 names, since
+// nvcc declares hundreds of registers a kernel and names few of them.
+type regScope struct {
+	names  map[string]int32
+	ranges map[string]regRange
+}
+
+// regRange is %prefix<n>: registers first to first+n-1.
+type regRange struct {
+	first int32
+	n     int64
+}
+
+func newScope() *regScope {
+	return &regScope{names: map[string]int32{}, ranges: map[string]regRange{}}
+}
+
+// lookup finds a register of this scope: a single name, or prefix+number
+// inside a range (the number spelled without leading zeros, as PTX names it).
+func (s *regScope) lookup(name string) (int32, bool) {
+	if r, ok := s.names[name]; ok {
+		return r, true
+	}
+	i := len(name)
+	for i > 0 && isDigit(name[i-1]) {
+		i--
+	}
+	digits := name[i:]
+	if digits == "" || len(digits) > 9 || len(digits) > 1 && digits[0] == '0' {
+		return -1, false
+	}
+	rg, ok := s.ranges[name[:i]]
+	if !ok {
+		return -1, false
+	}
+	num := int64(0)
+	for _, c := range []byte(digits) {
+		num = num*10 + int64(c-'0')
+	}
+	if num >= rg.n {
+		return -1, false
+	}
+	return rg.first + int32(num), true
+}
+
 // reg looks a register name up, innermost scope first.
 func (kp *kparser) reg(name string) (int32, bool) {
 	for i := len(kp.scopes) - 1; i >= 0; i-- {
-		if r, ok := kp.scopes[i][name]; ok {
+		if r, ok := kp.scopes[i].lookup(name); ok {
 			return r, true
 		}
 	}

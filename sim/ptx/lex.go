@@ -45,6 +45,7 @@ type lexer struct {
 // with their lines; the tokens around them are still produced.
 func lex(name, src string) ([]token, string, []*Error) {
 	lx := &lexer{src: src, line: 1, name: name, nl: true}
+	lx.toks = make([]token, 0, len(src)/6+16) // nvcc's PTX runs about 6 bytes a token
 	lx.run()
 	lx.toks = append(lx.toks, token{kind: tEOF, line: lx.line, start: len(src), end: len(src), nl: true})
 	return lx.toks, lx.compiler, lx.errs
