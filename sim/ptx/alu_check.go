@@ -85,8 +85,9 @@ func checkALU(in *Instr) string {
 			if in.Op == OpFma && in.Round == RoundNone {
 				return "fma needs a rounding modifier"
 			}
-			if in.Op == OpMad && t == F64 && in.Round == RoundNone {
-				return "mad.f64 needs a rounding modifier"
+			if in.Op == OpMad && in.Round == RoundNone {
+				// mad.f32 without one is the sm_1x truncating mad, not fma.
+				return "mad.f32/.f64 needs a rounding modifier (sm_20 and later)"
 			}
 			return ""
 		}

@@ -153,7 +153,11 @@ func zeroSum(x, y float64, r Round) float64 {
 	return 0
 }
 
-// addF32 is add.f32 (and sub, with b's sign flipped by the caller).
+// addF32 is add.f32 (and sub, with b's sign flipped by the caller). An
+// add.f32 or mul.f32 without a rounding modifier is .rn here; the manual
+// lets ptxas contract such a mul/add pair into an fma on the GPU, which the
+// simulator, executing the PTX as written, does not do (nvcc already emits
+// the fma.rn.f32 it wants, so such pairs are rare).
 func addF32(in *Instr, a, b uint64) uint64 {
 	x, y := f32in(a, in.Ftz), f32in(b, in.Ftz)
 	if !directed(in.Round) {
@@ -213,8 +217,8 @@ func divF32(in *Instr, a, b uint64) uint64 {
 	x, y := f32in(a, in.Ftz), f32in(b, in.Ftz)
 	if in.Approx {
 		if ay := abs32(y); ay > 0x1p126 && ay < float32(math.Inf(1)) {
-			if math.IsInf(float64(x), 0) {
-				return canonNaN32
+			if x != x || math.IsInf(float64(x), 0) {
+				return canonNaN32 // Inf * 0 and NaN * 0
 			}
 			if math.Signbit(float64(x)) != math.Signbit(float64(y)) {
 				return 0x80000000
