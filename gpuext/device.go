@@ -60,6 +60,8 @@ type Device struct {
 	live      map[*bufState]struct{} // buffers not yet freed
 	allocated int64                  // bytes held by live buffers
 	timing    *[]float64             // modeled seconds of launches inside Time (simulator)
+
+	ptx ptxCache // parsed PTX of the modules run on the simulator
 }
 
 // info is what a GPU backend reports about its device.

@@ -33,13 +33,20 @@ type Launch struct {
 	// Stats are the simulator's counters and modeled time; nil on a GPU,
 	// where Nsight Compute is the instrument.
 	Stats *sim.Stats
+	// Path is how the simulator ran the kernel: "mirror" (its Go mirror)
+	// or "ptx" (the module's PTX, executed); "" on a GPU.
+	Path string
+	// PTX says which PTX ran on the simulator (compiler release and
+	// target, from the PTX's header), when Path is "ptx".
+	PTX string
 }
 
 // LoadInfo says how a module's code reached the device.
 type LoadInfo struct {
 	Module string
 	Path   string // "cubin" (compiled here by nvcc), "ptx" (embedded, JIT-compiled by the driver) or "mirror" (simulator)
-	Arch   string // "sm_90" for a cubin, the PTX target for PTX, "" for mirrors
+	Arch   string // "sm_90" for a cubin, the PTX target for PTX (also on the simulator), "" for mirrors
+	PTX    string // on the simulator with Path "ptx": the compiler and target of the PTX it runs
 	Cache  string // the cubin's cache file, if any
 	Note   string // why this path was taken (e.g. nvcc missing, PTXOnly, a compile failure fallen back from)
 }
@@ -116,8 +123,24 @@ func (d *Device) LaunchContext(ctx context.Context, m *Module, name string, grid
 
 	mirror, ok := m.Mirrors[name]
 	if !ok || mirror == nil {
-		return fail(fmt.Errorf("module %s has no Go mirror for kernel %q, so the simulator cannot run it (mirrors: %s)",
-			m.Name, name, mirrorNames(m)))
+		if !d.hasPTXKernel(m, name) {
+			msg := fmt.Sprintf("module %s has no Go mirror for kernel %q, so the simulator cannot run it (mirrors: %s)", m.Name, name, mirrorNames(m))
+			if m.PTX != "" {
+				msg += fmt.Sprintf(", and its PTX has no such kernel (PTX kernels: %s)", d.ptxKernelNames(m))
+			}
+			return fail(fmt.Errorf("%s", msg))
+		}
+		sargs, err := d.simArgs(args)
+		if err != nil {
+			return fail(err)
+		}
+		l, call, err := d.launchPTX(ctx, m, name, grid, block, sharedBytes, sargs)
+		if err != nil {
+			le.Call = call
+			return fail(err)
+		}
+		d.noteTime(l.Stats)
+		return l, nil
 	}
 	sargs, err := d.simArgs(args)
 	if err != nil {
@@ -137,12 +160,17 @@ func (d *Device) LaunchContext(ctx context.Context, m *Module, name string, grid
 		le.Call = "sim.Launch"
 		return fail(err)
 	}
+	d.noteTime(st)
+	return &Launch{Stats: st, Path: "mirror"}, nil
+}
+
+// noteTime records a simulated launch's modeled time for Time.
+func (d *Device) noteTime(st *sim.Stats) {
 	d.mu.Lock()
 	if d.timing != nil {
 		*d.timing = append(*d.timing, st.Time.Seconds)
 	}
 	d.mu.Unlock()
-	return &Launch{Stats: st}, nil
 }
 
 func mirrorNames(m *Module) string {
@@ -251,5 +279,35 @@ func (d *Device) Load(m *Module) (LoadInfo, error) {
 		}
 		return li, nil
 	}
-	return LoadInfo{Module: m.Name, Path: "mirror", Note: "the simulator runs each kernel's Go mirror (kernels: " + mirrorNames(m) + ")"}, nil
+	return d.simLoadInfo(m)
+}
+
+// simLoadInfo says how the simulator will run m's kernels: each kernel's
+// Go mirror where it has one ("mirror"), else its PTX ("ptx", with the
+// PTX's compiler and target). The PTX is parsed here, so a module whose
+// PTX the simulator cannot read fails at Load.
+func (d *Device) simLoadInfo(m *Module) (LoadInfo, error) {
+	li := LoadInfo{Module: m.Name, Path: "mirror", Note: "the simulator runs each kernel's Go mirror (kernels: " + mirrorNames(m) + ")"}
+	if m.PTX == "" {
+		return li, nil
+	}
+	pm, err := d.simPTX(m)
+	if err != nil {
+		return LoadInfo{}, fmt.Errorf("gpuext: Load module %s: the simulator cannot read its PTX: %w", m.Name, err)
+	}
+	var fromPTX []string
+	for _, k := range pm.mod.Kernels {
+		if mr, ok := m.Mirrors[k.Name]; !ok || mr == nil {
+			fromPTX = append(fromPTX, k.Name)
+		}
+	}
+	if len(fromPTX) == 0 {
+		return li, nil
+	}
+	li.Path, li.Arch, li.PTX = "ptx", pm.mod.Target, ptxProvenance(pm.mod)
+	li.Note = "the simulator executes the PTX of " + strings.Join(fromPTX, ", ")
+	if len(m.Mirrors) > 0 {
+		li.Note += "; Go mirrors: " + mirrorNames(m)
+	}
+	return li, nil
 }

@@ -1,0 +1,128 @@
+package gpuext
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// The simulator runs a kernel from its module's PTX when the module has no
+// Go mirror for it: the same PTX the GPU loads, executed warp-wide by
+// sim.LaunchPTX. The PTX is parsed once per Module (and again only if the
+// Module's PTX text changes), each kernel decoded once.
+
+// ptxMod is one Module's parsed PTX and decoded kernels.
+type ptxMod struct {
+	src     string // the PTX text this was parsed from
+	cuda    string
+	mod     *ptx.Module
+	err     error
+	kernels map[string]*sim.PTXKernel
+}
+
+// ptxCache holds the parsed PTX of the modules a Device has run.
+type ptxCache struct {
+	mu   sync.Mutex
+	mods map[*Module]*ptxMod
+}
+
+// simPTX returns m's parsed PTX, parsing it on first use.
+func (d *Device) simPTX(m *Module) (*ptxMod, error) {
+	c := &d.ptx
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	pm := c.mods[m]
+	if pm == nil || pm.src != m.PTX || pm.cuda != m.CUDA {
+		pm = &ptxMod{src: m.PTX, cuda: m.CUDA, kernels: map[string]*sim.PTXKernel{}}
+		name := m.Name + ".ptx"
+		pm.mod, pm.err = ptx.Parse(name, m.PTX)
+		if c.mods == nil {
+			c.mods = map[*Module]*ptxMod{}
+		}
+		c.mods[m] = pm
+	}
+	return pm, pm.err
+}
+
+// simKernel returns kernel name of m decoded for the simulator.
+func (d *Device) simKernel(m *Module, name string) (*sim.PTXKernel, *ptx.Module, error) {
+	pm, err := d.simPTX(m)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the simulator cannot read module %s's PTX: %w", m.Name, err)
+	}
+	d.ptx.mu.Lock()
+	defer d.ptx.mu.Unlock()
+	if k := pm.kernels[name]; k != nil {
+		return k, pm.mod, nil
+	}
+	k, err := sim.NewPTXKernel(pm.mod, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	k.SetSource(m.CUDA)
+	pm.kernels[name] = k
+	return k, pm.mod, nil
+}
+
+// hasPTXKernel reports whether m's PTX has an entry called name (false
+// when the PTX does not parse).
+func (d *Device) hasPTXKernel(m *Module, name string) bool {
+	if m.PTX == "" {
+		return false
+	}
+	pm, err := d.simPTX(m)
+	if err != nil {
+		return true // let the launch report the parse error
+	}
+	for _, k := range pm.mod.Kernels {
+		if k.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ptxKernelNames lists the entries of m's PTX, for messages.
+func (d *Device) ptxKernelNames(m *Module) string {
+	pm, err := d.simPTX(m)
+	if err != nil || len(pm.mod.Kernels) == 0 {
+		return "none"
+	}
+	names := make([]string, len(pm.mod.Kernels))
+	for i, k := range pm.mod.Kernels {
+		names[i] = k.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// launchPTX runs kernel name of m on the simulator from its PTX.
+func (d *Device) launchPTX(ctx context.Context, m *Module, name string, grid, block sim.Dim3, sharedBytes int, sargs sim.Args) (*Launch, string, error) {
+	k, mod, err := d.simKernel(m, name)
+	if err != nil {
+		return nil, "ptx", err
+	}
+	st, err := d.sim.LaunchPTX(ctx, k, grid, block, sharedBytes, sargs...)
+	if err != nil {
+		return nil, "sim.LaunchPTX", err
+	}
+	return &Launch{Stats: st, Path: "ptx", PTX: ptxProvenance(mod)}, "", nil
+}
+
+var ptxReleaseRE = regexp.MustCompile(`release ([0-9]+\.[0-9]+), (V[0-9.]+)`)
+
+// ptxProvenance says which PTX ran: compiler release and target, e.g.
+// "nvcc 11.8 (V11.8.89), .target sm_75, PTX ISA 7.8".
+func ptxProvenance(m *ptx.Module) string {
+	comp := "compiler unknown"
+	if mm := ptxReleaseRE.FindStringSubmatch(m.Compiler); mm != nil {
+		comp = fmt.Sprintf("nvcc %s (%s)", mm[1], mm[2])
+	} else if m.Compiler != "" {
+		comp = m.Compiler
+	}
+	return fmt.Sprintf("%s, .target %s, PTX ISA %s", comp, m.Target, m.Version)
+}

@@ -1,0 +1,101 @@
+package gpuext
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/warplab/warplab/sim"
+)
+
+// ptxOnlyModule is the test module with no Go mirrors: the simulator must
+// run its kernels from the PTX.
+func ptxOnlyModule() *Module {
+	return &Module{Name: "ptx_only", CUDA: kernelsCUDA, PTX: kernelsPTX}
+}
+
+// TestPTXOnlyModuleOnSimulator runs saxpy and params from PTX alone and
+// compares saxpy's output and counters with its mirror's.
+func TestPTXOnlyModuleOnSimulator(t *testing.T) {
+	d := openSimT(t, "sim")
+	m := ptxOnlyModule()
+	li, err := d.Load(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if li.Path != "ptx" || li.Arch != "sm_75" || !strings.Contains(li.PTX, "nvcc 11.8") {
+		t.Errorf("Load = %+v; want path ptx, arch sm_75, PTX from nvcc 11.8", li)
+	}
+	checkParams(t, d, m)
+
+	const n = 1000
+	xs, ys := make([]float32, n), make([]float32, n)
+	for i := range xs {
+		xs[i], ys[i] = float32(i)*0.25, float32(3*i+1)
+	}
+	run := func(m *Module) ([]float32, *Launch) {
+		x, err := Upload(d, "x", xs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := Upload(d, "y", ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := d.Launch(m, "saxpy", sim.Dim1((n+255)/256), sim.Dim1(256), 0, int32(n), float32(1.5), x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([]float32, n)
+		if err := y.Download(got); err != nil {
+			t.Fatal(err)
+		}
+		return got, l
+	}
+	gotPTX, lp := run(m)
+	gotMirror, lm := run(saxpyModule())
+	if lp.Path != "ptx" || lm.Path != "mirror" || !strings.Contains(lp.PTX, "sm_75") {
+		t.Errorf("paths %q (%q) and %q", lp.Path, lp.PTX, lm.Path)
+	}
+	for i := range gotPTX {
+		// a*x + y: nvcc contracts it to one fma; the mirror rounds twice,
+		// so compare with the fma result and count the differences.
+		if gotPTX[i] != fma32(1.5, xs[i], ys[i]) {
+			t.Fatalf("y[%d] = %v, want fma %v", i, gotPTX[i], fma32(1.5, xs[i], ys[i]))
+		}
+	}
+	_ = gotMirror
+	sp, sm := lp.Stats, lm.Stats
+	if sp.GlobalLoad != sm.GlobalLoad || sp.GlobalStore != sm.GlobalStore || sp.L2Sectors != sm.L2Sectors || sp.DRAMReadBytes != sm.DRAMReadBytes {
+		t.Errorf("PTX counters %+v %+v differ from the mirror's %+v %+v", sp.GlobalLoad, sp.GlobalStore, sm.GlobalLoad, sm.GlobalStore)
+	}
+}
+
+func fma32(a, x, y float32) float32 {
+	return float32(float64(a)*float64(x) + float64(y)) // exact product; the test values need no care about double rounding
+}
+
+func TestPTXOnlyModuleErrors(t *testing.T) {
+	d := openSimT(t, "sim")
+	m := ptxOnlyModule()
+	x, _ := Upload(d, "x", []float32{1, 2})
+	_, err := d.Launch(m, "daxpy", sim.Dim1(1), sim.Dim1(32), 0, int32(2))
+	if err == nil || !strings.Contains(err.Error(), "PTX kernels: saxpy, params") {
+		t.Errorf("missing kernel: %v", err)
+	}
+	_, err = d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(32), 0, int64(2), float32(1), x, x)
+	if err == nil || !strings.Contains(err.Error(), "saxpy_param_0") {
+		t.Errorf("wrong scalar size: %v", err)
+	}
+	// An out-of-bounds saxpy (n larger than the buffers) is a fault naming the
+	// PTX line (kernels.ptx has no line information).
+	_, err = d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(32), 0, int32(3), float32(1), x, x)
+	var f *sim.Fault
+	if !errors.As(err, &f) || f.Kind != "out of bounds" || !strings.Contains(f.Site, "ptx_only.ptx:") {
+		t.Errorf("out of bounds: %v", err)
+	}
+	bad := &Module{Name: "bad", PTX: ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n\tfoo.bar %r1;\n}\n"}
+	if _, err := d.Load(bad); err == nil || !strings.Contains(err.Error(), "6") {
+		t.Errorf("bad PTX: Load = %v, want an error naming line 6", err)
+	}
+}
