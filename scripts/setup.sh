@@ -13,8 +13,10 @@
 #   4. the kernel's environment finds go and goimports (PATH) and resolves modules from the local module cache first
 #      (GOPROXY=file://$(go env GOMODCACHE)/cache/download,<your GOPROXY>), so a notebook's
 #      `go get` picks the versions pinned in go.sum and works offline once they are cached;
-#   5. only when a GPU and CUDA are present (nvidia-smi works and cuda.h is found), the
-#      kernel's environment gets GOFLAGS=-tags=cuda and the CGO include/library paths.
+#   5. only when a GPU and CUDA are present (nvidia-smi works and cuda.h is found) and the
+#      GPU build compiles against that cuda.h (it prints which one and its CUDA_VERSION), the
+#      kernel's environment gets GOFLAGS=-tags=cuda and the CGO include/library paths; when
+#      it does not compile, setup says what to do and leaves notebooks on the simulator.
 #
 # Usage: scripts/setup.sh [--browser] [--quiet]
 # Env:   JUPYTER_DATA_DIR (where the kernel spec goes; Jupyter's default otherwise),
@@ -152,6 +154,30 @@ else
 			"LD_LIBRARY_PATH=$libdir:\${LD_LIBRARY_PATH}"
 			"CUDA_HOME=$cuda_root"
 		)
+		# Every notebook cell is built with these flags: configure them only if
+		# the GPU build compiles and links with them, or every cell would fail.
+		# (The build cache makes this quick after the first time, and the
+		# notebooks' own builds reuse what it compiled.)
+		read -r header version <<<"$(CGO_CFLAGS="-I$cuda_root/include" "$root/scripts/cuda/header.sh" || echo "$cuda_root/include/cuda.h ?")"
+		release="?"
+		[[ "$version" =~ ^[0-9]+$ ]] && release="$((version / 1000)).$((version % 1000 / 10))"
+		say "cuda: compiling the GPU build against $header (CUDA_VERSION $version, CUDA $release)"
+		probe=$(mktemp -d)
+		if ! out=$(cd "$root" && CGO_ENABLED=1 CGO_CFLAGS="-I$cuda_root/include" CGO_LDFLAGS="$ldflags" \
+			go build -tags cuda -o "$probe/warplab-cuda" ./cmd/warplab 2>&1); then
+			printf '%s\n' "$out" | head -n 20 | sed 's/^/setup:   /' >&2
+			cat >&2 <<-MSG
+				setup: warning: the GPU build does not compile against $header (CUDA_VERSION $version),
+				setup: so notebooks will run kernels on the simulator (GOFLAGS=-tags=cuda is not set).
+				setup: To use the GPU: warplab's cuda build is tested against CUDA 11.8, 12.4 and 13.0
+				setup: headers (third_party/cu/PATCHES.md). If $cuda_root is not your CUDA toolkit, set
+				setup: CUDA_HOME to it; otherwise run scripts/cuda/build.sh for the whole error and report it.
+				setup: Then run scripts/setup.sh again.
+			MSG
+			cuda_env=()
+			cuda_why="the GPU build does not compile against $header (see the warning above)"
+		fi
+		rm -rf "$probe"
 	fi
 fi
 

@@ -95,9 +95,13 @@ func TestCIRunsTestScript(t *testing.T) {
 }
 
 // TestSetupKernelEnv runs scripts/setup.sh into a scratch Jupyter data
-// directory, once as on a GPU host (a stand-in nvidia-smi and cuda.h) and once
-// without, and checks the GoNB kernel spec it writes. Needs what setup
-// installs, so it runs with the notebook tests.
+// directory as on three hosts — a GPU (a stand-in nvidia-smi) with a cuda.h
+// the GPU build compiles against (Debian's CUDA 11.8 header and link stub,
+// which scripts/test.sh fetches first), a GPU with a cuda.h that does not
+// compile, and no GPU — and checks the GoNB kernel spec it writes: only the
+// first may build notebooks with -tags=cuda; the second must say what to do
+// and leave the notebooks on the simulator rather than break every cell.
+// Needs what setup installs, so it runs with the notebook tests.
 func TestSetupKernelEnv(t *testing.T) {
 	if os.Getenv("WARPLAB_NOTEBOOK_TESTS") != "1" {
 		t.Skip("needs a set-up machine: runs with WARPLAB_NOTEBOOK_TESTS=1 (scripts/test.sh)")
@@ -105,20 +109,48 @@ func TestSetupKernelEnv(t *testing.T) {
 	root := moduleRoot(t)
 	tmp := t.TempDir()
 	fake := filepath.Join(tmp, "bin")
-	cuda := filepath.Join(tmp, "cuda")
-	for _, d := range []string{fake, filepath.Join(cuda, "include"), filepath.Join(cuda, "lib64", "stubs")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(filepath.Join(cuda, "include", "cuda.h"), nil, 0o644); err != nil {
+	if err := os.MkdirAll(fake, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(fake, "nvidia-smi"), []byte("#!/bin/sh\necho 'GPU 0: Stand-in (UUID: GPU-0)'\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	out, err := exec.Command("bash", filepath.Join(root, "scripts", "cuda", "env.sh"), "--dir", "11.8").Output()
+	if err != nil {
+		t.Fatalf("scripts/cuda/env.sh --dir 11.8: %v", err)
+	}
+	debian := strings.TrimSpace(string(out))
+	header, err := os.ReadFile(filepath.Join(debian, "include", "cuda.h"))
+	if err != nil {
+		t.Fatalf("%v: run scripts/cuda/fetch-headers.sh 11.8 first (scripts/test.sh does)", err)
+	}
+	stub, err := os.ReadFile(filepath.Join(debian, "stubs", "libcuda.so"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cudaRoot lays out a toolkit root as setup.sh looks for one.
+	cudaRoot := func(name string, header []byte) string {
+		t.Helper()
+		dir := filepath.Join(tmp, name)
+		for _, f := range []struct {
+			rel  string
+			data []byte
+		}{{"include/cuda.h", header}, {"lib64/stubs/libcuda.so", stub}} {
+			p := filepath.Join(dir, filepath.FromSlash(f.rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, f.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	good := cudaRoot("cuda-11.8", header)
+	broken := cudaRoot("cuda-broken", []byte("#define CUDA_VERSION 99000\n#error \"a cuda.h the GPU build cannot compile against\"\n"))
+
 	data := filepath.Join(tmp, "jupyter")
-	setup := func(gpu bool) map[string]any {
+	setup := func(t *testing.T, gpu bool, cuda string) (map[string]any, string) {
 		t.Helper()
 		cmd := exec.Command(filepath.Join(root, "scripts", "setup.sh"))
 		cmd.Env = append(os.Environ(), "JUPYTER_DATA_DIR="+data, "CUDA_HOME="+cuda, "WARPLAB_NO_CUDA=0")
@@ -143,18 +175,43 @@ func TestSetupKernelEnv(t *testing.T) {
 		if !strings.Contains(strings.Join(spec.Argv, " "), "-go_work="+root) {
 			t.Errorf("kernel argv %q lacks -go_work=%s", spec.Argv, root)
 		}
-		return spec.Env
+		return spec.Env, string(out)
 	}
-	env := setup(true)
-	if env["GOFLAGS"] != "-tags=cuda" || env["CGO_CFLAGS"] != "-I"+filepath.Join(cuda, "include") ||
-		!strings.Contains(env["CGO_LDFLAGS"].(string), filepath.Join(cuda, "lib64")) {
-		t.Errorf("with a GPU and cuda.h: kernel env = %v, want the cuda build and CGO paths", env)
+	tests := []struct {
+		name     string
+		gpu      bool
+		cuda     string
+		wantCUDA bool     // GOFLAGS=-tags=cuda and the CGO paths in the kernel env
+		wantOut  []string // in setup's output
+	}{
+		{"GPU and a cuda.h that compiles", true, good, true,
+			[]string{"compiling the GPU build against " + filepath.Join(good, "include", "cuda.h") + " (CUDA_VERSION 11080, CUDA 11.8)", "cuda: kernel env has GOFLAGS=-tags=cuda"}},
+		{"GPU and a cuda.h that does not compile", true, broken, false,
+			[]string{"(CUDA_VERSION 99000, CUDA 99.0)", "a cuda.h the GPU build cannot compile against",
+				"warning: the GPU build does not compile against " + filepath.Join(broken, "include", "cuda.h"),
+				"CUDA_HOME to it", "cuda: simulator only (the GPU build does not compile"}},
+		{"no GPU", false, good, false, []string{"cuda: simulator only (no working nvidia-smi"}},
 	}
-	env = setup(false)
-	if _, ok := env["GOFLAGS"]; ok {
-		t.Errorf("without a GPU: kernel env = %v, want no GOFLAGS", env)
-	}
-	if p, _ := env["GOPROXY"].(string); !strings.HasPrefix(p, "file://") {
-		t.Errorf("kernel GOPROXY = %q, want the module cache first", p)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env, out := setup(t, tc.gpu, tc.cuda)
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("setup's output lacks %q:\n%s", w, out)
+				}
+			}
+			_, hasFlags := env["GOFLAGS"]
+			if !tc.wantCUDA {
+				if hasFlags {
+					t.Errorf("kernel env = %v, want no GOFLAGS: notebooks on the simulator", env)
+				}
+			} else if env["GOFLAGS"] != "-tags=cuda" || env["CGO_CFLAGS"] != "-I"+filepath.Join(tc.cuda, "include") ||
+				!strings.Contains(env["CGO_LDFLAGS"].(string), filepath.Join(tc.cuda, "lib64")) {
+				t.Errorf("kernel env = %v, want the cuda build and CGO paths", env)
+			}
+			if p, _ := env["GOPROXY"].(string); !strings.HasPrefix(p, "file://") {
+				t.Errorf("kernel GOPROXY = %q, want the module cache first", p)
+			}
+		})
 	}
 }

@@ -33,9 +33,10 @@
 # sources list, package lists and cache in a temporary folder, so the host's
 # apt sources, lists and installed packages stay exactly as they were (no
 # trixie source is ever visible to the host's own apt-get). The .deb is large
-# (11.8: about 770 MB; 12.4: about 930 MB, which took ~TIME124~ to download
-# and extract on the development machine), so the script exits at once when
-# the cache already has both files.
+# (11.8: about 770 MB; 12.4: about 930 MB); on the development machine, with
+# an empty cache, fetching and extracting took 94 s for 11.8 and 58 s for
+# 12.4 (2026-11-30). The script exits at once when the cache already has both
+# files.
 set -euo pipefail
 
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
