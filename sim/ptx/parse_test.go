@@ -553,3 +553,74 @@ $BB0_4:
 		t.Errorf("targets %d %d", k.Instrs[0].Target, k.Instrs[1].Target)
 	}
 }
+
+// TestFeaturesPTX checks what nvcc 11.8 emitted for testdata/features.cu:
+// every shuffle mode and vote, every atomic, constant and global
+// initializers, a struct parameter, a local array.
+func TestFeaturesPTX(t *testing.T) {
+	m := mustParse(t, "features.ptx", readFile(t, "testdata/features.ptx"))
+	ops := map[string]bool{}
+	for _, k := range m.Kernels {
+		for _, in := range k.Instrs {
+			switch in.Op {
+			case OpShfl:
+				ops["shfl"+itoa(int64(in.Shfl))] = true
+			case OpVote:
+				ops["vote"+itoa(int64(in.Vote))] = true
+			case OpAtom:
+				ops["atom"+itoa(int64(in.Atom))+in.Type.String()] = true
+			}
+		}
+	}
+	want := []string{"shfl1", "shfl2", "shfl3", "shfl4", "vote1", "vote2", "vote4"}
+	for a := AtomAdd; a <= AtomXor; a++ {
+		if a != AtomInc && a != AtomDec {
+			want = append(want, "atom"+itoa(int64(a))+"b32")
+		}
+	}
+	for _, w := range want {
+		w = strings.NewReplacer("atom1b32", "atom1f32", "atom2b32", "atom2s32", "atom3b32", "atom3s32").Replace(w)
+		if !ops[w] {
+			t.Errorf("no %s in %v", w, ops)
+		}
+	}
+	vars := map[string]*Var{}
+	for _, v := range m.Vars {
+		vars[v.Name] = v
+	}
+	if v := vars["coef"]; v == nil || v.Space != SpaceConst || string(v.Init) != "\x00\x00\x80\x3f\x00\x00\x00\x3f\x00\x00\x80\x3e\x00\x00\x00\x3e" {
+		t.Errorf("coef = %+v", v)
+	}
+	if v := vars["counter"]; v == nil || v.Space != SpaceGlobal || string(v.Init) != "\x07\x00\x00\x00" {
+		t.Errorf("counter = %+v", v)
+	}
+	k, err := m.Kernel("control")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := k.Params[0]; p.Type != B8 || p.Size != 16 || p.Align != 8 || p.Offset != 0 {
+		t.Errorf("struct param %+v", p)
+	}
+	in := find(t, k, "ld.param.f64 %fd1, [control_param_0+8];")
+	if in.Src[0].Param != 0 || in.Src[0].Imm != 8 {
+		t.Errorf("struct member %+v", in.Src[0])
+	}
+	in = find(t, k, "mov.u64 %SPL, __local_depot3;")
+	if v := k.Vars[in.Src[0].Var]; v.Space != SpaceLocal || v.Size != 32 || v.Align != 16 {
+		t.Errorf("local depot %+v", v)
+	}
+	k, _ = m.Kernel("atomics")
+	in = find(t, k, "mov.u64 %rd19, counter;")
+	if v := k.Vars[in.Src[0].Var]; v.Name != "counter" {
+		t.Errorf("counter address %+v", v)
+	}
+	for _, k := range m.Kernels {
+		for _, in := range k.Instrs {
+			// nvcc writes line 0 for code of no source line (SourceLine: "").
+			if in.Loc.File == 0 || in.Loc.Line > 0 && !strings.HasPrefix(m.SourceLine(in.Loc), "features.cu:") && in.Caller == (Loc{}) {
+				t.Errorf("%s %q: loc %+v (%q)", k.Name, in.Text, in.Loc, m.SourceLine(in.Loc))
+				break
+			}
+		}
+	}
+}
