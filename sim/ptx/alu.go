@@ -25,10 +25,12 @@ import "math/bits"
 //     is. The one case where PTX wants more is an .s8 result (cvt.s8.*) in a
 //     wider register: PTX sign-extends it to the register's width, which
 //     Widen does.
-//   - Float results that are NaN are the GPU's canonical NaN (0x7FFFFFFF for
-//     .f32, 0x7FFF for .f16, 0x7FFFFFFF_FFFFFFFF for .f64): the hardware does
-//     not propagate NaN payloads through arithmetic, so neither do we. mov,
-//     selp and the bitwise instructions move bits untouched.
+//   - NaN results have the bits an H200 gives (the manual leaves them open):
+//     .f32 and .f16 arithmetic writes the canonical NaN (0x7FFFFFFF,
+//     0x7FFF) whatever the operands' payloads; .f64 arithmetic passes a NaN
+//     operand on, quieted, and makes 0xFFF80000_00000000 itself (see
+//     out64, cvtNaN). mov, selp and the bitwise instructions move bits
+//     untouched.
 //
 // Which (opcode, type, modifier) combinations Eval implements is CheckALU's
 // business; Eval assumes it was asked only for those and returns zeros for
@@ -120,7 +122,7 @@ func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 		case F32:
 			return addF32(in, a, b), 0
 		case F64:
-			return addF64(in, a, b), 0
+			return addF64(in, a, b, false), 0
 		case S32:
 			if in.Sat {
 				return satS32(int64(int32(a)) + int64(int32(b))), 0
@@ -133,7 +135,7 @@ func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 		case F32:
 			return addF32(in, a, b^0x80000000), 0
 		case F64:
-			return addF64(in, a, b^(1<<63)), 0
+			return addF64(in, a, b, true), 0
 		case S32:
 			if in.Sat {
 				return satS32(int64(int32(a)) - int64(int32(b))), 0
@@ -191,7 +193,7 @@ func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 		case F32:
 			return out32(abs32(f32in(a, in.Ftz)), in.Ftz, false), 0
 		case F64:
-			return out64(abs64(f64in(a))), 0
+			return out64(abs64(f64in(a)), a, 0, 0), 0 // a NaN stays as it is, sign too (H200)
 		}
 		w := widthOf(t)
 		v := sext(a, w)
@@ -205,7 +207,7 @@ func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 		case F32:
 			return out32(-f32in(a, in.Ftz), in.Ftz, false), 0
 		case F64:
-			return out64(-f64in(a)), 0
+			return out64(-f64in(a), a, 0, 0), 0
 		}
 		return -a & maskOf(t), 0
 
@@ -348,16 +350,14 @@ func mulInt(mode MulMode, t Type, a, b uint64) uint64 {
 
 // divInt is integer div and rem (rem: the remainder, whose sign follows the
 // dividend, as C's %). The manual leaves division by zero "unspecified,
-// machine-specific"; we give what the code ptxas emits gives on current
-// GPUs: x/0 is all ones (-1 for signed types, the maximum for unsigned) and
-// x%0 is x. The one signed overflow, MIN/-1, wraps to MIN (remainder 0), as
-// two's-complement hardware does.
+// machine-specific"; we give what an H200 gives (nvcc 13.0, every width,
+// signed and unsigned, positive and negative dividends): x/0 and x%0 are
+// both all ones (-1 for signed types, the maximum for unsigned). The one
+// signed overflow, MIN/-1, wraps to MIN (remainder 0), as two's-complement
+// hardware does.
 func divInt(t Type, a, b uint64, rem bool) uint64 {
 	m := maskOf(t)
 	if b&m == 0 {
-		if rem {
-			return a & m
-		}
 		return m
 	}
 	if t.IsSigned() {

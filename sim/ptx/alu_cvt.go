@@ -12,7 +12,8 @@ import (
 //     destination's range instead of truncating;
 //   - float to integer: round to an integral value by .rni .rzi .rmi .rpi,
 //     then clamp to the destination's range (always: the manual makes .sat
-//     redundant here); NaN gives 0;
+//     redundant here); NaN gives 0 as the manual says, except where an
+//     H200 gives otherwise (nanToInt);
 //   - integer to float, and a float to a narrower float: round by .rn .rz
 //     .rm .rp (none given: to nearest);
 //   - a float to a wider float: exact;
@@ -74,7 +75,16 @@ func cvt(in *Instr, a uint64) uint64 {
 	}
 
 	if !df { // float to integer
+		if x != x {
+			return nanToInt(st, dt)
+		}
 		return cvtFloatInt(x, in.Round, dt)
+	}
+	if x != x {
+		if in.Sat {
+			return 0
+		}
+		return cvtNaN(a, st, dt)
 	}
 
 	if st == dt || in.Round >= RoundRNI {
@@ -88,7 +98,11 @@ func cvt(in *Instr, a uint64) uint64 {
 	}
 	// Narrowing: f64 -> f32, f64 -> f16, f32 -> f16. x is exact.
 	if dt == F32 {
-		return out32(rnd32(x, in.Round), in.Ftz, in.Sat)
+		f := rnd32(x, in.Round)
+		if in.Ftz {
+			f = ftzMin(f, x, in.Round)
+		}
+		return out32(f, in.Ftz, in.Sat)
 	}
 	return floatOut(roundFmt(x, in.Round, fmtF16), dt, in)
 }
@@ -120,7 +134,46 @@ func floatOut(v float64, t Type, in *Instr) uint64 {
 	if in.Sat {
 		v = sat64(v)
 	}
-	return out64(v)
+	return out64(v, 0, 0, 0)
+}
+
+// nanToInt is cvt of a NaN to an integer type. The manual says 0; an H200
+// gives 0 for an .f32 source into 32 bits or fewer, but the bit pattern
+// 1<<(w-1) (MIN for signed, 2^(w-1) for unsigned) for an .f64 source into
+// 32 or 64 bits and for an .f32 source into 64 bits (measured, nvcc 13.0).
+// We follow the GPU where measured and the manual elsewhere (.f64 or .f16
+// into 8 or 16 bits, .f16 into anything: 0).
+func nanToInt(st, dt Type) uint64 {
+	w := widthOf(dt)
+	if st == F64 && w >= 32 || st == F32 && w == 64 {
+		return 1 << (w - 1)
+	}
+	return 0
+}
+
+// cvtNaN is the NaN cvt writes for a NaN source a of type st into float
+// type dt, as an H200 does: .f32 -> .f64 keeps sign and payload (shifted
+// up, quieted), .f64 -> .f32 keeps the sign and the payload's top bits
+// (quieted), .f64 -> .f64 (cvt.rni and friends) quiets; into .f32 from .f32
+// or .f16 the canonical NaN; into .f16 the canonical 0x7FFF; .f16 -> .f64,
+// not measured, the default NaN.
+func cvtNaN(a uint64, st, dt Type) uint64 {
+	switch dt {
+	case F16:
+		return canonNaN16
+	case F32:
+		if st == F64 {
+			return a>>32&0x80000000 | 0x7fc00000 | a&(1<<52-1)>>29
+		}
+		return canonNaN32
+	}
+	switch st {
+	case F32:
+		return a&0x80000000<<32 | 0x7ff8000000000000 | a&0x7fffff<<29
+	case F64:
+		return a | quietBit64
+	}
+	return defaultNaN64
 }
 
 // sat64 clamps to [0, 1], NaN and -0 giving +0.
@@ -148,12 +201,9 @@ func roundIntegral(x float64, r Round) float64 {
 	return math.RoundToEven(x)
 }
 
-// cvtFloatInt is float to integer: round to integral, clamp to t's range,
-// NaN to 0.
+// cvtFloatInt is float to integer (x not NaN): round to integral, clamp to
+// t's range.
 func cvtFloatInt(x float64, r Round, t Type) uint64 {
-	if x != x {
-		return 0
-	}
 	x = roundIntegral(x, r)
 	w := widthOf(t)
 	if t.IsSigned() {

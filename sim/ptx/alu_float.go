@@ -25,11 +25,17 @@ import (
 // (results after rounding); .sat clamps an .f32 result to [0, 1] with NaN
 // (and -0) giving +0.
 
-// Canonical NaNs, the bits the GPU writes for any NaN result.
+// NaN results, as an H200 gives them (measured with nvcc 13.0 -O3, see
+// TestEvalNaNsAsMeasured): every .f32 and .f16 NaN result is the canonical
+// NaN, whatever the operands' payloads; .f64 arithmetic instead propagates
+// a NaN operand (quieted, sign and payload kept; with several NaN operands
+// the b operand first, then c, then a) and generates 0xFFF8000000000000
+// (Inf-Inf, 0/0, sqrt(-1)). The manual leaves NaN payloads unspecified.
 const (
-	canonNaN16 = 0x7fff
-	canonNaN32 = 0x7fffffff
-	canonNaN64 = 0x7fffffffffffffff
+	canonNaN16   = 0x7fff
+	canonNaN32   = 0x7fffffff
+	defaultNaN64 = 0xfff8000000000000
+	quietBit64   = 1 << 51
 )
 
 // f32in reads an .f32 source, flushing a subnormal to a same-signed zero
@@ -68,12 +74,66 @@ func out32(f float32, ftz, sat bool) uint64 {
 	return uint64(u)
 }
 
-// out64 writes an .f64 result with the canonical NaN.
-func out64(f float64) uint64 {
+// out64 writes an .f64 result computed from operands a, b, c (0 for an
+// absent one): a NaN result is the first NaN operand in the order b, c, a,
+// quieted, or the default NaN when the operation made it.
+func out64(f float64, a, b, c uint64) uint64 {
 	if f != f {
-		return canonNaN64
+		return nan64From(a, b, c)
 	}
 	return math.Float64bits(f)
+}
+
+// isNaN64 reports whether bits v are an .f64 NaN.
+func isNaN64(v uint64) bool { return v&^(1<<63) > 0x7ff0000000000000 }
+
+// nan64From is the NaN an .f64 operation returns: see out64.
+func nan64From(a, b, c uint64) uint64 {
+	switch {
+	case isNaN64(b):
+		return b | quietBit64
+	case isNaN64(c):
+		return c | quietBit64
+	case isNaN64(a):
+		return a | quietBit64
+	}
+	return defaultNaN64
+}
+
+// ftzTiny reports whether an .f32 result that rounded to the smallest
+// normal (±2^-126) is tiny for .ftz: .ftz flushes a result whose rounding
+// to 24 bits with an unbounded exponent is below 2^-126 (IEEE's tininess
+// after rounding), so 2^-126 - 2^-150, which rounds to 2^-126 among the
+// subnormals, still flushes, while 2^-126(1 - 2^-46) does not (both
+// measured on an H200). v is the float64 stand-in (exact or round-to-odd)
+// of the exact result, r the rounding mode.
+func ftzTiny(v float64, r Round) bool {
+	av := math.Abs(v)
+	if av >= 0x1p-126 || av == 0 {
+		return false
+	}
+	if av < 0x1p-127 {
+		return true
+	}
+	s := av * 0x1p150 // the 24-bit grid below 2^-126 is 2^-150: s in [2^23, 2^24)
+	switch {
+	case r == RoundRZ, r == RoundRM && v > 0, r == RoundRP && v < 0:
+		s = math.Floor(s)
+	case r == RoundRM, r == RoundRP:
+		s = math.Ceil(s)
+	default:
+		s = math.RoundToEven(s)
+	}
+	return s < 0x1p24
+}
+
+// ftzMin applies ftzTiny to f, the rounded result: the only rounded value
+// whose flushing depends on more than f itself is ±2^-126.
+func ftzMin(f float32, v float64, r Round) float32 {
+	if abs32(f) == 0x1p-126 && ftzTiny(v, r) {
+		return f * 0 // a zero of f's sign
+	}
+	return f
 }
 
 func abs32(f float32) float32 {
@@ -160,30 +220,48 @@ func zeroSum(x, y float64, r Round) float64 {
 // the fma.rn.f32 it wants, so such pairs are rare).
 func addF32(in *Instr, a, b uint64) uint64 {
 	x, y := f32in(a, in.Ftz), f32in(b, in.Ftz)
+	var f float32
 	if !directed(in.Round) {
-		return out32(x+y, in.Ftz, in.Sat)
+		f = x + y
+	} else {
+		f = rnd32(sumOdd(float64(x), float64(y), in.Round), in.Round)
 	}
-	fx, fy := float64(x), float64(y)
-	s := fx + fy
+	if in.Ftz {
+		f = ftzMin(f, sumOdd(float64(x), float64(y), in.Round), in.Round)
+	}
+	return out32(f, in.Ftz, in.Sat)
+}
+
+// sumOdd is x + y (float64s holding .f32 values, or an exact product and an
+// .f32) as a float64 that stands for the exact sum: round-to-odd, with
+// IEEE's sign of an exact zero in mode r.
+func sumOdd(x, y float64, r Round) float64 {
+	s := x + y
 	switch {
 	case s != s || math.IsInf(s, 0):
-		// Only Inf or NaN operands get here (f32 sums cannot overflow a
-		// float64); the result is exact.
+		// Only Inf or NaN operands get here (these sums cannot overflow
+		// a float64); the result is exact.
 	case s == 0:
-		s = zeroSum(fx, fy, in.Round)
+		s = zeroSum(x, y, r)
 	default:
-		s = toOdd(s, twoSumErr(fx, fy, s))
+		s = toOdd(s, twoSumErr(x, y, s))
 	}
-	return out32(rnd32(s, in.Round), in.Ftz, in.Sat)
+	return s
 }
 
 // mulF32 is mul.f32: the product of two .f32 is exact in float64.
 func mulF32(in *Instr, a, b uint64) uint64 {
 	x, y := f32in(a, in.Ftz), f32in(b, in.Ftz)
+	var f float32
 	if !directed(in.Round) {
-		return out32(x*y, in.Ftz, in.Sat)
+		f = x * y
+	} else {
+		f = rnd32(float64(x)*float64(y), in.Round)
 	}
-	return out32(rnd32(float64(x)*float64(y), in.Round), in.Ftz, in.Sat)
+	if in.Ftz {
+		f = ftzMin(f, float64(x)*float64(y), in.Round)
+	}
+	return out32(f, in.Ftz, in.Sat)
 }
 
 // fmaF32 is fma.f32 and mad.f32 (on sm_20 and later mad.rnd.f32 is fma:
@@ -194,17 +272,12 @@ func mulF32(in *Instr, a, b uint64) uint64 {
 // point.
 func fmaF32(in *Instr, a, b, c uint64) uint64 {
 	x, y, z := f32in(a, in.Ftz), f32in(b, in.Ftz), f32in(c, in.Ftz)
-	p := float64(x) * float64(y)
-	fz := float64(z)
-	s := p + fz
-	switch {
-	case s != s || math.IsInf(s, 0):
-	case s == 0:
-		s = zeroSum(p, fz, in.Round)
-	default:
-		s = toOdd(s, twoSumErr(p, fz, s))
+	s := sumOdd(float64(x)*float64(y), float64(z), in.Round)
+	f := rnd32(s, in.Round)
+	if in.Ftz {
+		f = ftzMin(f, s, in.Round)
 	}
-	return out32(rnd32(s, in.Round), in.Ftz, in.Sat)
+	return out32(f, in.Ftz, in.Sat)
 }
 
 // divF32 is div.f32. .rn (and the directed modes) are IEEE division;
@@ -226,14 +299,21 @@ func divF32(in *Instr, a, b uint64) uint64 {
 			return 0
 		}
 	}
+	var f float32
 	if !directed(in.Round) {
-		return out32(x/y, in.Ftz, false)
+		f = x / y
+	} else {
+		f = rnd32(quoOdd(float64(x), float64(y)), in.Round)
 	}
-	return out32(quo32(float64(x), float64(y), in.Round), in.Ftz, false)
+	if in.Ftz {
+		f = ftzMin(f, quoOdd(float64(x), float64(y)), in.Round)
+	}
+	return out32(f, in.Ftz, false)
 }
 
-// quo32 is the .f32 quotient x/y (x, y .f32 values) rounded in mode r.
-func quo32(x, y float64, r Round) float32 {
+// quoOdd is x/y (float64s holding .f32 values) as a float64 that stands
+// for the exact quotient (round-to-odd).
+func quoOdd(x, y float64) float64 {
 	q := x / y
 	if q != 0 && !math.IsInf(q, 0) && q == q {
 		// x - q*y is exact in float64 here; its sign and y's give the
@@ -244,7 +324,7 @@ func quo32(x, y float64, r Round) float32 {
 		}
 		q = toOdd(q, res)
 	}
-	return rnd32(q, r)
+	return q
 }
 
 // sqrt32 is the .f32 square root of x rounded in mode r.
@@ -260,37 +340,41 @@ func sqrt32(x float64, r Round) float32 {
 	return rnd32(q, r)
 }
 
-// addF64 is add.f64 (and sub).
-func addF64(in *Instr, a, b uint64) uint64 {
+// addF64 is add.f64, and sub.f64 when sub is set (a NaN b is returned as
+// it is, not negated).
+func addF64(in *Instr, a, b uint64, sub bool) uint64 {
 	x, y := f64in(a), f64in(b)
+	if sub {
+		y = -y
+	}
 	s := x + y
 	if !directed(in.Round) || !isFinite(x) || !isFinite(y) {
-		return out64(s)
+		return out64(s, a, b, 0)
 	}
 	z := new(big.Float).SetPrec(2200) // wide enough for any exact f64 sum
 	z.Add(big.NewFloat(x), big.NewFloat(y))
 	if z.Sign() == 0 {
-		return out64(zeroSum(x, y, in.Round))
+		return out64(zeroSum(x, y, in.Round), 0, 0, 0)
 	}
-	return out64(roundBig(z, in.Round, fmtF64))
+	return out64(roundBig(z, in.Round, fmtF64), 0, 0, 0)
 }
 
 // mulF64 is mul.f64.
 func mulF64(in *Instr, a, b uint64) uint64 {
 	x, y := f64in(a), f64in(b)
 	if !directed(in.Round) || !isFinite(x) || !isFinite(y) || x == 0 || y == 0 {
-		return out64(x * y)
+		return out64(x*y, a, b, 0)
 	}
 	z := new(big.Float).SetPrec(106)
 	z.Mul(big.NewFloat(x), big.NewFloat(y))
-	return out64(roundBig(z, in.Round, fmtF64))
+	return out64(roundBig(z, in.Round, fmtF64), 0, 0, 0)
 }
 
 // fmaF64 is fma.f64 and mad.f64: one rounding of x*y+z.
 func fmaF64(in *Instr, a, b, c uint64) uint64 {
 	x, y, z := f64in(a), f64in(b), f64in(c)
 	if !directed(in.Round) || !isFinite(x) || !isFinite(y) || !isFinite(z) {
-		return out64(math.FMA(x, y, z))
+		return out64(math.FMA(x, y, z), a, b, c)
 	}
 	p := new(big.Float).SetPrec(106)
 	p.Mul(big.NewFloat(x), big.NewFloat(y))
@@ -304,9 +388,9 @@ func fmaF64(in *Instr, a, b, c uint64) uint64 {
 		if x != 0 && y != 0 {
 			pz = 1 // a nonzero product cancelled: not a sum of zeros
 		}
-		return out64(zeroSum(pz, z, in.Round))
+		return out64(zeroSum(pz, z, in.Round), 0, 0, 0)
 	}
-	return out64(roundBig(s, in.Round, fmtF64))
+	return out64(roundBig(s, in.Round, fmtF64), 0, 0, 0)
 }
 
 // divF64 is div.f64 (.rn and directed; the manual has no approximate f64
@@ -314,9 +398,9 @@ func fmaF64(in *Instr, a, b, c uint64) uint64 {
 func divF64(in *Instr, a, b uint64) uint64 {
 	x, y := f64in(a), f64in(b)
 	if !directed(in.Round) || !isFinite(x) || !isFinite(y) || x == 0 || y == 0 {
-		return out64(x / y)
+		return out64(x/y, a, b, 0)
 	}
-	return out64(quoBig(x, y, in.Round))
+	return out64(quoBig(x, y, in.Round), 0, 0, 0)
 }
 
 // quoBig is x/y (finite, nonzero) rounded in mode r to .f64: the quotient
@@ -498,7 +582,7 @@ func minMax(in *Instr, a, b uint64) uint64 {
 		x, y := f32in(a, in.Ftz), f32in(b, in.Ftz)
 		return out32(float32(fminmax(float64(x), float64(y), isMax)), in.Ftz, false)
 	case F64:
-		return out64(fminmax(f64in(a), f64in(b), isMax))
+		return out64(fminmax(f64in(a), f64in(b), isMax), a, b, 0)
 	}
 	t := in.Type
 	var less bool // a < b
@@ -548,8 +632,11 @@ func fminmax(x, y float64, isMax bool) float64 {
 // lg2(x<0) = NaN.
 func unaryFloat(in *Instr, a uint64) uint64 {
 	if in.Type == F64 {
+		if in.Op == OpRcp && in.Approx {
+			return rcpApproxF64(a)
+		}
 		x := f64in(a)
-		ftz := in.Ftz // rcp.approx.ftz.f64, rsqrt.approx.ftz.f64
+		ftz := in.Ftz // rsqrt.approx.ftz.f64
 		if ftz && x != 0 && math.Abs(x) < 0x1p-1022 {
 			x = math.Copysign(0, x)
 		}
@@ -568,21 +655,25 @@ func unaryFloat(in *Instr, a uint64) uint64 {
 				r = math.Sqrt(x)
 			}
 		case OpRsqrt:
-			r = 1 / math.Sqrt(x)
+			r = rsqrtF64(x)
 		default:
 			return 0
 		}
 		if ftz && r != 0 && math.Abs(r) < 0x1p-1022 {
 			r = math.Copysign(0, r)
 		}
-		return out64(r)
+		return out64(r, a, 0, 0)
 	}
 	x := f32in(a, in.Ftz)
 	fx := float64(x)
 	var r float32
 	switch in.Op {
 	case OpRcp:
-		r = quo32(1, fx, in.Round)
+		v := quoOdd(1, fx)
+		r = rnd32(v, in.Round)
+		if in.Ftz {
+			r = ftzMin(r, v, in.Round)
+		}
 	case OpSqrt:
 		r = sqrt32(fx, in.Round)
 	case OpRsqrt:
@@ -593,4 +684,41 @@ func unaryFloat(in *Instr, a uint64) uint64 {
 		r = float32(math.Log2(fx))
 	}
 	return out32(r, in.Ftz, false)
+}
+
+// rcpApproxF64 is rcp.approx.ftz.f64, which the manual describes as a gross
+// approximation: it reads only the upper 32 bits of a (sign, exponent, 20
+// significand bits) and returns a reciprocal whose lower 32 bits are zero.
+// We return the reciprocal of that truncated input, truncated the same way,
+// which matches an H200 on the values probed (3: 0x3FD5555500000000, pi:
+// 0x3FD45F3000000000); a NaN gives 0x7FFFFFFF00000000 there, so here too.
+// Subnormal inputs and results flush to zero of the same sign.
+func rcpApproxF64(a uint64) uint64 {
+	const hi = 0xffffffff00000000
+	if isNaN64(a) {
+		return 0x7fffffff00000000
+	}
+	x := f64in(a & hi)
+	if x != 0 && math.Abs(x) < 0x1p-1022 {
+		x = math.Copysign(0, x)
+	}
+	r := 1 / x
+	if r != 0 && math.Abs(r) < 0x1p-1022 {
+		r = math.Copysign(0, r)
+	}
+	return math.Float64bits(r) & hi
+}
+
+// rsqrtF64 is rsqrt.approx.f64. The manual allows a coarse approximation;
+// the H200 returned the correctly rounded 1/sqrt(2), which 1/math.Sqrt(x)
+// (two roundings) misses, so finite positive x go through a 128-bit root
+// and quotient (math/big: rsqrt.approx.f64 is rare in compiled CUDA).
+func rsqrtF64(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return 1 / math.Sqrt(x) // ±0 -> ±Inf, x < 0 and NaN -> NaN, Inf -> 0
+	}
+	z := new(big.Float).SetPrec(128).Sqrt(big.NewFloat(x))
+	z.Quo(new(big.Float).SetPrec(128).SetInt64(1), z)
+	r, _ := z.Float64()
+	return r
 }

@@ -109,8 +109,8 @@ func TestEvalIntArith(t *testing.T) {
 		{"rem.s32 sign of dividend", Instr{Op: OpRem, Type: S32}, i32(-7), 2, 0, 0, i32(-1), 0},
 		{"rem.s32 positive", Instr{Op: OpRem, Type: S32}, 7, i32(-2), 0, 0, 1, 0},
 		{"rem.s32 MIN%-1", Instr{Op: OpRem, Type: S32}, i32(math.MinInt32), i32(-1), 0, 0, 0, 0},
-		{"rem.u32 by zero", Instr{Op: OpRem, Type: U32}, 7, 0, 0, 0, 7, 0},
-		{"rem.s64 by zero", Instr{Op: OpRem, Type: S64}, i64(-7), 0, 0, 0, i64(-7), 0},
+		{"rem.u32 by zero", Instr{Op: OpRem, Type: U32}, 7, 0, 0, 0, 0xffffffff, 0},
+		{"rem.s64 by zero", Instr{Op: OpRem, Type: S64}, i64(-7), 0, 0, 0, ^uint64(0), 0},
 		{"rem.u64", Instr{Op: OpRem, Type: U64}, ^uint64(0), 10, 0, 0, 5, 0},
 
 		{"min.s32", Instr{Op: OpMin, Type: S32}, i32(-1), 1, 0, 0, i32(-1), 0},
@@ -450,7 +450,8 @@ func TestEvalFloatBasics(t *testing.T) {
 
 		{"fma.rn.f64 vs mul+add", Instr{Op: OpFma, Type: F64, Round: RoundRN}, d(1 + 0x1p-52), d(1 - 0x1p-52), d(-1), 0, d(-0x1p-104), 0},
 		{"mad.rn.f64", Instr{Op: OpMad, Type: F64, Round: RoundRN}, d(2), d(3), d(4), 0, d(10), 0},
-		{"add.f64 NaN canonical", Instr{Op: OpAdd, Type: F64}, nan64, d(1), 0, 0, canonNaN64, 0},
+		{"add.f64 NaN propagates", Instr{Op: OpAdd, Type: F64}, nan64, d(1), 0, 0, nan64, 0},
+		{"add.f64 inf-inf default NaN", Instr{Op: OpAdd, Type: F64}, inf64, ninf64, 0, 0, defaultNaN64, 0},
 		{"add.rn.f64", Instr{Op: OpAdd, Type: F64, Round: RoundRN}, d(0.1), d(0.2), 0, 0, d(0.30000000000000004), 0},
 		{"add.rz.f64", Instr{Op: OpAdd, Type: F64, Round: RoundRZ}, d(1), d(0x1p-60), 0, 0, d(1), 0},
 		{"add.rp.f64", Instr{Op: OpAdd, Type: F64, Round: RoundRP}, d(1), d(0x1p-60), 0, 0, d(1 + 0x1p-52), 0},
@@ -540,6 +541,8 @@ func TestEvalDivSqrtRcp(t *testing.T) {
 		{"rcp.rm.f64", Instr{Op: OpRcp, Type: F64, Round: RoundRM}, d(-3), 0, 0, 0, d(-math.Nextafter(1.0/3, 1)), 0},
 		{"rcp.approx.ftz.f64 subnormal input", Instr{Op: OpRcp, Type: F64, Approx: true, Ftz: true}, d(0x1p-1070), 0, 0, 0, inf64, 0},
 		{"rcp.approx.ftz.f64 subnormal result", Instr{Op: OpRcp, Type: F64, Approx: true, Ftz: true}, d(0x1p1023), 0, 0, 0, 0, 0},
+		{"rcp.approx.ftz.f64 2", Instr{Op: OpRcp, Type: F64, Approx: true, Ftz: true}, d(2), 0, 0, 0, d(0.5), 0},
+		{"rcp.approx.ftz.f64 -inf", Instr{Op: OpRcp, Type: F64, Approx: true, Ftz: true}, ninf64, 0, 0, 0, negZero64, 0},
 		{"sqrt.rn.f32", Instr{Op: OpSqrt, Type: F32, Round: RoundRN}, f(2), 0, 0, 0, f(float32(math.Sqrt(2))), 0},
 		{"sqrt.rz.f32", Instr{Op: OpSqrt, Type: F32, Round: RoundRZ}, f(2), 0, 0, 0, f(float32(math.Sqrt(2))), 0},
 		{"sqrt.rp.f32", Instr{Op: OpSqrt, Type: F32, Round: RoundRP}, f(2), 0, 0, 0, f(math.Nextafter32(float32(math.Sqrt(2)), 2)), 0},
@@ -864,7 +867,7 @@ func TestEvalCvt(t *testing.T) {
 		{"cvt.rzi.u32.f32 -1 clamps to 0", cv(U32, F32, RoundRZI), f(-1), 0, 0, 0, 0, 0},
 		{"cvt.rzi.u32.f32 -0.9 is 0", cv(U32, F32, RoundRZI), f(-0.9), 0, 0, 0, 0, 0},
 		{"cvt.rzi.s32.f32 NaN is 0", cv(S32, F32, RoundRZI), nan32, 0, 0, 0, 0, 0},
-		{"cvt.rzi.u64.f64 NaN is 0", cv(U64, F64, RoundRZI), nan64, 0, 0, 0, 0, 0},
+		{"cvt.rzi.u64.f64 NaN (H200: 1<<63)", cv(U64, F64, RoundRZI), nan64, 0, 0, 0, 1 << 63, 0},
 		{"cvt.rzi.s32.f32 inf clamps", cv(S32, F32, RoundRZI), inf32, 0, 0, 0, 0x7fffffff, 0},
 		{"cvt.rzi.s32.f32 -inf clamps", cv(S32, F32, RoundRZI), ninf32, 0, 0, 0, 0x80000000, 0},
 		{"cvt.rzi.s64.f64 1e19 clamps", cv(S64, F64, RoundRZI), d(1e19), 0, 0, 0, 1<<63 - 1, 0},
@@ -911,7 +914,7 @@ func TestEvalCvt(t *testing.T) {
 		{"cvt.f64.f32", cv(F64, F32, 0), f(0.1), 0, 0, 0, d(float64(float32(0.1))), 0},
 		{"cvt.f64.f32 subnormal exact", cv(F64, F32, 0), sub32, 0, 0, 0, d(0x1p-149), 0},
 		{"cvt.ftz.f64.f32 subnormal flushes", Instr{Op: OpCvt, Type: F64, SrcType: F32, Ftz: true}, nsub32, 0, 0, 0, negZero64, 0},
-		{"cvt.f64.f32 NaN", cv(F64, F32, 0), nan32, 0, 0, 0, canonNaN64, 0},
+		{"cvt.f64.f32 NaN keeps payload", cv(F64, F32, 0), nan32, 0, 0, 0, 0x7ff8000020000000, 0},
 		{"cvt.f64.f32 -inf", cv(F64, F32, 0), ninf32, 0, 0, 0, ninf64, 0},
 		{"cvt.rn.f32.f64", cv(F32, F64, RoundRN), d(0.1), 0, 0, 0, f(0.1), 0},
 		{"cvt.rn.f32.f64 halfway even down", cv(F32, F64, RoundRN), d(1 + 0x1p-24), 0, 0, 0, f(1), 0},
@@ -930,7 +933,7 @@ func TestEvalCvt(t *testing.T) {
 		{"cvt.rp.f32.f64 underflow", cv(F32, F64, RoundRP), d(0x1p-160), 0, 0, 0, 1, 0},
 		{"cvt.rm.f32.f64 underflow negative", cv(F32, F64, RoundRM), d(-0x1p-160), 0, 0, 0, 0x80000001, 0},
 		{"cvt.rn.ftz.f32.f64 subnormal result flushes", Instr{Op: OpCvt, Type: F32, SrcType: F64, Round: RoundRN, Ftz: true}, d(-0x1p-140), 0, 0, 0, negZero32, 0},
-		{"cvt.rn.f32.f64 NaN", cv(F32, F64, RoundRN), nan64, 0, 0, 0, canonNaN32, 0},
+		{"cvt.rn.f32.f64 NaN keeps the top payload bits", cv(F32, F64, RoundRN), nan64, 0, 0, 0, 0x7fc00000, 0},
 		{"cvt.rni.f32.f32 2.5", cv(F32, F32, RoundRNI), f(2.5), 0, 0, 0, f(2), 0},
 		{"cvt.rni.f32.f32 -0.5 keeps sign", cv(F32, F32, RoundRNI), f(-0.5), 0, 0, 0, negZero32, 0},
 		{"cvt.rzi.f32.f32 -1.7", cv(F32, F32, RoundRZI), f(-1.7), 0, 0, 0, f(-1), 0},
@@ -1288,4 +1291,113 @@ func TestEvalDirectedSubnormal(t *testing.T) {
 			check64(OpDiv, qq, f64b(x), f64b(dy))
 		}
 	}
+}
+
+// TestEvalAsMeasured holds what an H200 (driver 580, nvcc 13.0 -O3,
+// sm_90) gave for the cases the manual leaves to the hardware, from
+// testdata/aluprobe: NaN bits, integer division by zero, signed zeros in
+// min/max and .sat, .ftz's tininess rule, NaN to integer, and
+// rcp.approx.ftz.f64's truncated result.
+func TestEvalAsMeasured(t *testing.T) {
+	const (
+		nA32, nB32 = 0x7fc00001, 0x7fc00002
+		sN32       = 0x7f800001
+		nA64, nB64 = 0x7ff8000000000123, 0x7ff8000000000456
+		sN64       = 0x7ff0000000000001
+		negN64     = 0xfff8000000000789
+		one32      = 0x3f800000
+		one64      = 0x3ff0000000000000
+	)
+	rn := func(op Opcode, ty Type) Instr { return Instr{Op: op, Type: ty, Round: RoundRN} }
+	ftzA, ftzB := f32b(float32(math.Ldexp(1-0x1p-23, -63))), f32b(float32(math.Ldexp(1+0x1p-23, -63)))
+	runALU(t, []aluCase{
+		{"add.f32 NaN payload", Instr{Op: OpAdd, Type: F32}, nA32, one32, 0, 0, canonNaN32, 0},
+		{"add.f32 sNaN", Instr{Op: OpAdd, Type: F32}, sN32, one32, 0, 0, canonNaN32, 0},
+		{"neg.f32 NaN", Instr{Op: OpNeg, Type: F32}, nA32, 0, 0, 0, canonNaN32, 0},
+		{"abs.f32 NaN", Instr{Op: OpAbs, Type: F32}, nA32, 0, 0, 0, canonNaN32, 0},
+		{"min.f32 two NaNs", Instr{Op: OpMin, Type: F32}, nA32, nB32, 0, 0, canonNaN32, 0},
+		{"max.f32 NaN,1", Instr{Op: OpMax, Type: F32}, nA32, one32, 0, 0, one32, 0},
+		{"add.f64 A,B", Instr{Op: OpAdd, Type: F64}, nA64, nB64, 0, 0, nB64, 0},
+		{"add.f64 B,A", Instr{Op: OpAdd, Type: F64}, nB64, nA64, 0, 0, nA64, 0},
+		{"add.f64 sNaN quieted", Instr{Op: OpAdd, Type: F64}, sN64, one64, 0, 0, 0x7ff8000000000001, 0},
+		{"mul.f64 keeps NaN sign", Instr{Op: OpMul, Type: F64}, one64, negN64, 0, 0, negN64, 0},
+		{"sub.f64 does not negate a NaN", Instr{Op: OpSub, Type: F64}, one64, nA64, 0, 0, nA64, 0},
+		{"fma.rn.f64 1,1,A", rn(OpFma, F64), one64, one64, nA64, 0, nA64, 0},
+		{"fma.rn.f64 A,1,B", rn(OpFma, F64), nA64, one64, nB64, 0, nB64, 0},
+		{"fma.rn.f64 1,A,B", rn(OpFma, F64), one64, nA64, nB64, 0, nA64, 0},
+		{"fma.rn.f64 B,A,1", rn(OpFma, F64), nB64, nA64, one64, 0, nA64, 0},
+		{"min.f64 A,B", Instr{Op: OpMin, Type: F64}, nA64, nB64, 0, 0, nB64, 0},
+		{"min.f64 B,A", Instr{Op: OpMin, Type: F64}, nB64, nA64, 0, 0, nA64, 0},
+		{"neg.f64 NaN unchanged", Instr{Op: OpNeg, Type: F64}, negN64, 0, 0, 0, negN64, 0},
+		{"abs.f64 NaN unchanged", Instr{Op: OpAbs, Type: F64}, negN64, 0, 0, 0, negN64, 0},
+		{"sqrt.rn.f64 NaN", rn(OpSqrt, F64), negN64, 0, 0, 0, negN64, 0},
+		{"sqrt.rn.f64 -1", rn(OpSqrt, F64), f64b(-1), 0, 0, 0, defaultNaN64, 0},
+		{"div.rn.f64 0/0", rn(OpDiv, F64), 0, 0, 0, 0, defaultNaN64, 0},
+		{"div.rn.f64 A/1", rn(OpDiv, F64), nA64, one64, 0, 0, nA64, 0},
+		{"rcp.rn.f64 A", rn(OpRcp, F64), nA64, 0, 0, 0, nA64, 0},
+		{"rsqrt.approx.f64 A", Instr{Op: OpRsqrt, Type: F64, Approx: true}, nA64, 0, 0, 0, nA64, 0},
+		{"cvt.rn.f32.f64 negative NaN", Instr{Op: OpCvt, Type: F32, SrcType: F64, Round: RoundRN}, negN64, 0, 0, 0, 0xffc00000, 0},
+		{"cvt.rn.f32.f64 payload", Instr{Op: OpCvt, Type: F32, SrcType: F64, Round: RoundRN}, 0x7ff8000123456789, 0, 0, 0, 0x7fc00009, 0},
+		{"cvt.rn.f32.f64 sNaN", Instr{Op: OpCvt, Type: F32, SrcType: F64, Round: RoundRN}, sN64, 0, 0, 0, 0x7fc00000, 0},
+		{"cvt.f64.f32 negative NaN", Instr{Op: OpCvt, Type: F64, SrcType: F32}, 0xffc00005, 0, 0, 0, 0xfff80000a0000000, 0},
+		{"cvt.f64.f32 sNaN", Instr{Op: OpCvt, Type: F64, SrcType: F32}, sN32, 0, 0, 0, 0x7ff8000020000000, 0},
+		{"cvt.rn.f16.f32 NaN", Instr{Op: OpCvt, Type: F16, SrcType: F32, Round: RoundRN}, nA32, 0, 0, 0, 0x7fff, 0},
+		{"cvt.f32.f16 NaN", Instr{Op: OpCvt, Type: F32, SrcType: F16}, 0x7e01, 0, 0, 0, canonNaN32, 0},
+		{"cvt.rni.f32.f32 NaN", Instr{Op: OpCvt, Type: F32, SrcType: F32, Round: RoundRNI}, nA32, 0, 0, 0, canonNaN32, 0},
+		{"cvt.rni.f64.f64 NaN", Instr{Op: OpCvt, Type: F64, SrcType: F64, Round: RoundRNI}, nA64, 0, 0, 0, nA64, 0},
+		{"cvt.rni.f64.f64 sNaN", Instr{Op: OpCvt, Type: F64, SrcType: F64, Round: RoundRNI}, sN64, 0, 0, 0, 0x7ff8000000000001, 0},
+		{"cvt.rzi.s32.f32 NaN", Instr{Op: OpCvt, Type: S32, SrcType: F32, Round: RoundRZI}, nA32, 0, 0, 0, 0, 0},
+		{"cvt.rzi.u32.f32 NaN", Instr{Op: OpCvt, Type: U32, SrcType: F32, Round: RoundRZI}, nA32, 0, 0, 0, 0, 0},
+		{"cvt.rzi.s16.f32 NaN", Instr{Op: OpCvt, Type: S16, SrcType: F32, Round: RoundRZI}, nA32, 0, 0, 0, 0, 0},
+		{"cvt.rzi.u16.f32 NaN", Instr{Op: OpCvt, Type: U16, SrcType: F32, Round: RoundRZI}, nA32, 0, 0, 0, 0, 0},
+		{"cvt.rzi.s64.f32 NaN", Instr{Op: OpCvt, Type: S64, SrcType: F32, Round: RoundRZI}, nA32, 0, 0, 0, 1 << 63, 0},
+		{"cvt.rzi.u64.f32 NaN", Instr{Op: OpCvt, Type: U64, SrcType: F32, Round: RoundRZI}, nA32, 0, 0, 0, 1 << 63, 0},
+		{"cvt.rzi.s32.f64 NaN", Instr{Op: OpCvt, Type: S32, SrcType: F64, Round: RoundRZI}, nA64, 0, 0, 0, 0x80000000, 0},
+		{"cvt.rzi.u32.f64 NaN", Instr{Op: OpCvt, Type: U32, SrcType: F64, Round: RoundRZI}, nA64, 0, 0, 0, 0x80000000, 0},
+		{"cvt.rni.s64.f64 NaN", Instr{Op: OpCvt, Type: S64, SrcType: F64, Round: RoundRNI}, nA64, 0, 0, 0, 1 << 63, 0},
+		{"cvt.rzi.s64.f64 -NaN", Instr{Op: OpCvt, Type: S64, SrcType: F64, Round: RoundRZI}, negN64, 0, 0, 0, 1 << 63, 0},
+		{"cvt.rzi.u64.f64 -1", Instr{Op: OpCvt, Type: U64, SrcType: F64, Round: RoundRZI}, f64b(-1), 0, 0, 0, 0, 0},
+		{"cvt.rzi.u64.f64 +inf", Instr{Op: OpCvt, Type: U64, SrcType: F64, Round: RoundRZI}, inf64, 0, 0, 0, ^uint64(0), 0},
+		{"div.s32 7/0", Instr{Op: OpDiv, Type: S32}, 7, 0, 0, 0, 0xffffffff, 0},
+		{"div.s32 -7/0", Instr{Op: OpDiv, Type: S32}, i32(-7), 0, 0, 0, 0xffffffff, 0},
+		{"rem.s32 -7%0", Instr{Op: OpRem, Type: S32}, i32(-7), 0, 0, 0, 0xffffffff, 0},
+		{"rem.u32 7%0", Instr{Op: OpRem, Type: U32}, 7, 0, 0, 0, 0xffffffff, 0},
+		{"div.s64 -7/0", Instr{Op: OpDiv, Type: S64}, i64(-7), 0, 0, 0, ^uint64(0), 0},
+		{"rem.u64 7%0", Instr{Op: OpRem, Type: U64}, 7, 0, 0, 0, ^uint64(0), 0},
+		{"rem.s16 -7%0", Instr{Op: OpRem, Type: S16}, i16(-7), 0, 0, 0, 0xffff, 0},
+		{"div.u16 7/0", Instr{Op: OpDiv, Type: U16}, 7, 0, 0, 0, 0xffff, 0},
+		{"min.f32 -0,+0", Instr{Op: OpMin, Type: F32}, negZero32, 0, 0, 0, negZero32, 0},
+		{"min.f32 +0,-0", Instr{Op: OpMin, Type: F32}, 0, negZero32, 0, 0, negZero32, 0},
+		{"max.f32 -0,+0", Instr{Op: OpMax, Type: F32}, negZero32, 0, 0, 0, 0, 0},
+		{"max.f32 +0,-0", Instr{Op: OpMax, Type: F32}, 0, negZero32, 0, 0, 0, 0},
+		{"min.f64 +0,-0", Instr{Op: OpMin, Type: F64}, 0, negZero64, 0, 0, negZero64, 0},
+		{"max.f64 -0,+0", Instr{Op: OpMax, Type: F64}, negZero64, 0, 0, 0, 0, 0},
+		{"add.sat.f32 -0", Instr{Op: OpAdd, Type: F32, Sat: true}, negZero32, negZero32, 0, 0, 0, 0},
+		{"cvt.sat.f32.f32 -0", Instr{Op: OpCvt, Type: F32, SrcType: F32, Sat: true}, negZero32, 0, 0, 0, 0, 0},
+		{"add.sat.f32 NaN", Instr{Op: OpAdd, Type: F32, Sat: true}, nA32, one32, 0, 0, 0, 0},
+		// .ftz: (1-2^-24)*2^-126 is below 2^-126 at 24 bits: flushed, though
+		// it rounds to 2^-126 among the subnormals; 2^-126(1-2^-46) rounds to
+		// 2^-126 at 24 bits: kept.
+		{"mul.rn.ftz.f32 2^-126-2^-150", rn(OpMul, F32), 0x3f7fffff, 0x00800000, 0, 0, 0x00800000, 0},
+		{"mul.rn.ftz.f32 2^-126-2^-150 flushed", Instr{Op: OpMul, Type: F32, Round: RoundRN, Ftz: true}, 0x3f7fffff, 0x00800000, 0, 0, 0, 0},
+		{"mul.rn.ftz.f32 2^-126(1-2^-46) kept", Instr{Op: OpMul, Type: F32, Round: RoundRN, Ftz: true}, ftzA, ftzB, 0, 0, 0x00800000, 0},
+		{"mul.rz.ftz.f32 2^-126(1-2^-46) flushed", Instr{Op: OpMul, Type: F32, Round: RoundRZ, Ftz: true}, ftzA, ftzB, 0, 0, 0, 0},
+		{"mul.rp.ftz.f32 2^-126(1-2^-46) kept", Instr{Op: OpMul, Type: F32, Round: RoundRP, Ftz: true}, ftzA, ftzB, 0, 0, 0x00800000, 0},
+		{"div.approx.f32 1/2^127", Instr{Op: OpDiv, Type: F32, Approx: true}, one32, 0x7f000000, 0, 0, 0, 0},
+		{"div.approx.f32 inf/2^127", Instr{Op: OpDiv, Type: F32, Approx: true}, inf32, 0x7f000000, 0, 0, canonNaN32, 0},
+		{"div.approx.f32 NaN/2^127", Instr{Op: OpDiv, Type: F32, Approx: true}, nA32, 0x7f000000, 0, 0, canonNaN32, 0},
+		{"div.full.f32 1/2^127", Instr{Op: OpDiv, Type: F32, Full: true}, one32, 0x7f000000, 0, 0, 0x400000, 0},
+		{"fma.rn.f32 double-rounding trap", rn(OpFma, F32), 0x3f800800, 0x3f800800, 0x17800000, 0, 0x3f801001, 0},
+		{"rcp.approx.ftz.f64 3", Instr{Op: OpRcp, Type: F64, Approx: true, Ftz: true}, 0x4008000000000000, 0, 0, 0, 0x3fd5555500000000, 0},
+		{"rcp.approx.ftz.f64 pi", Instr{Op: OpRcp, Type: F64, Approx: true, Ftz: true}, 0x400921fb54442d18, 0, 0, 0, 0x3fd45f3000000000, 0},
+		{"rcp.approx.ftz.f64 NaN", Instr{Op: OpRcp, Type: F64, Approx: true, Ftz: true}, nA64, 0, 0, 0, 0x7fffffff00000000, 0},
+		{"rsqrt.approx.f64 2", Instr{Op: OpRsqrt, Type: F64, Approx: true}, 0x4000000000000000, 0, 0, 0, 0x3fe6a09e667f3bcd, 0},
+		{"rcp.approx.f32 3", Instr{Op: OpRcp, Type: F32, Approx: true}, 0x40400000, 0, 0, 0, 0x3eaaaaab, 0},
+		{"sqrt.approx.f32 3", Instr{Op: OpSqrt, Type: F32, Approx: true}, 0x40400000, 0, 0, 0, 0x3fddb3d7, 0},
+		{"rsqrt.approx.f32 3", Instr{Op: OpRsqrt, Type: F32, Approx: true}, 0x40400000, 0, 0, 0, 0x3f13cd3a, 0},
+		{"ex2.approx.f32 0.5", Instr{Op: OpEx2, Type: F32, Approx: true}, 0x3f000000, 0, 0, 0, 0x3fb504f3, 0},
+		{"lg2.approx.f32 3", Instr{Op: OpLg2, Type: F32, Approx: true}, 0x40400000, 0, 0, 0, 0x3fcae00d, 0},
+		{"bfe.s32 0x80000000,28,10", Instr{Op: OpBfe, Type: S32}, 0x80000000, 28, 10, 0, 0xfffffff8, 0},
+		{"bfe.s32 0x80000000,40,8", Instr{Op: OpBfe, Type: S32}, 0x80000000, 40, 8, 0, 0xffffffff, 0},
+	})
 }
