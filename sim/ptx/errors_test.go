@@ -41,6 +41,7 @@ func TestErrors(t *testing.T) {
 		{"two roundings", body("\tadd.rn.rz.f32 %f1, %f2, %f3; // ERR"), `(modifier .rz)`},
 		{"mul without half", body("\tmul.s32 %r1, %r2, %r3; // ERR"), `need .lo, .hi or .wide`},
 		{"mul.lo on floats", body("\tmul.lo.f32 %f1, %f2, %f3; // ERR"), `need .lo, .hi or .wide`},
+		{"mad.f32 without rounding (Eval's check)", body("\tmad.f32 %f1, %f2, %f3, %f4; // ERR"), `unsupported instruction "mad.f32" (mad.f32/.f64 needs a rounding modifier`},
 		{"fma without rounding", body("\tfma.f32 %f1, %f2, %f3, %f4; // ERR"), `fma needs a rounding modifier`},
 		{"cvt float to int without rounding", body("\tcvt.s32.f32 %r1, %f1; // ERR"), `needs .rni`},
 		{"unordered on ints", body("\tsetp.equ.s32 %p1, %r1, %r2; // ERR"), `unordered comparisons apply to floats only`},

@@ -119,6 +119,16 @@ func decodeOpcode(in *Instr, text string) string {
 	if msg := checkTypes(in, types); msg != "" {
 		return fmt.Sprintf("%s in %q", msg, text)
 	}
+	switch in.Op {
+	case OpLd, OpSt, OpCvta, OpBra, OpRet, OpExit, OpBar, OpShfl, OpVote, OpAtom, OpRed, OpMembar:
+		// The executor implements these itself.
+	default:
+		// Per-lane arithmetic runs through Eval (alu.go): refuse here, with
+		// the line, any form Eval does not implement.
+		if msg := checkALU(in); msg != "" {
+			return fmt.Sprintf("unsupported instruction %q (%s)", text, msg)
+		}
+	}
 	return ""
 }
 
@@ -463,8 +473,8 @@ func checkTypes(in *Instr, types []Type) string {
 		if !in.Approx || in.Round != RoundNone || in.Sat {
 			return "needs .approx and takes no rounding or .sat"
 		}
-		if in.Ftz && t != F32 {
-			return ".ftz applies to .f32 only"
+		if in.Ftz && t != F32 && in.Op != OpRsqrt {
+			return ".ftz applies to .f32 only (and rsqrt.approx.ftz.f64)"
 		}
 	case OpShl:
 		if !typeIn(t, bitTypes...) {
