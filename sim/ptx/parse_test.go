@@ -624,3 +624,30 @@ func TestFeaturesPTX(t *testing.T) {
 		}
 	}
 }
+
+// TestNvcc12Style checks the forms of CUDA 12's -lineinfo PTX.
+func TestNvcc12Style(t *testing.T) {
+	m := mustParse(t, "nvcc12_style.ptx", readFile(t, "testdata/nvcc12_style.ptx"))
+	if m.Compiler != "Cuda compilation tools, release 12.4, V12.4.131" || m.Version != "8.4" {
+		t.Errorf("header %q %q", m.Compiler, m.Version)
+	}
+	k, err := m.Kernel("_Z6reducePKfPfi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := k.Params[1]; !p.Ptr || p.Align != 8 || p.Offset != 8 || k.ParamBytes != 20 || k.MaxNTid != [3]int{256, 1, 1} {
+		t.Errorf("params %+v, %d bytes, maxntid %v", k.Params, k.ParamBytes, k.MaxNTid)
+	}
+	in := find(t, k, "shfl.sync.bfly.b32 %r10|%p2, %r6, %r8, %r7, %r9;")
+	if m.SourceLine(in.Loc) != "sm_30_intrinsics.hpp:433" || m.SourceLine(in.Caller) != "reduce.cu:12" {
+		t.Errorf("shfl at %q called from %q", m.SourceLine(in.Loc), m.SourceLine(in.Caller))
+	}
+	in = find(t, k, "ld.global.nc.L1::no_allocate.f32 %f11, [%rd5];")
+	if !in.NC || m.SourceLine(in.Loc) != "reduce.cu:10" || in.Caller != (Loc{}) {
+		t.Errorf("ld %+v at %q", *in, m.SourceLine(in.Loc))
+	}
+	in = find(t, k, "barrier.sync 0;")
+	if in.Op != OpBar || !in.Sync {
+		t.Errorf("barrier %+v", *in)
+	}
+}
