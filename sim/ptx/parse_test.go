@@ -651,3 +651,13 @@ func TestNvcc12Style(t *testing.T) {
 		t.Errorf("barrier %+v", *in)
 	}
 }
+
+// TestPerfDirectives: .reqntid with fewer than three sizes fills in ones;
+// .minnctapersm, .maxnreg and .pragma between the parameters and the body.
+func TestPerfDirectives(t *testing.T) {
+	src := ".version 7.8\n.visible .entry k() .reqntid 128, 2 .minnctapersm 4 .maxnreg 32 .pragma \"nounroll\";\n{\n\tret;\n}\n"
+	k := mustParse(t, "p.ptx", src).Kernels[0]
+	if k.ReqNTid != [3]int{128, 2, 1} || k.MaxNTid != [3]int{} || len(k.Instrs) != 1 {
+		t.Errorf("reqntid %v maxntid %v", k.ReqNTid, k.MaxNTid)
+	}
+}
