@@ -171,7 +171,7 @@ func (kp *kparser) parseRaw(g []token) (rawOpd, string) {
 		switch {
 		case r.name == "_":
 			r.kind = rkSink
-		case strings.HasPrefix(r.name, "%"):
+		case strings.HasPrefix(r.name, "%") || kp.isReg(r.name):
 			r.kind = rkReg
 		default:
 			r.kind = rkName
@@ -587,7 +587,7 @@ func (kp *kparser) address(in *Instr, r rawOpd) (Operand, string) {
 		if in.Space == SpaceParam {
 			return o, "ld.param needs a parameter name"
 		}
-	case strings.HasPrefix(r.name, "%"):
+	case strings.HasPrefix(r.name, "%") || kp.isReg(r.name):
 		if in.Space == SpaceParam {
 			return o, "ld.param needs a parameter name, not a register"
 		}

@@ -287,7 +287,9 @@ func (kp *kparser) regDecl(line int32) {
 	scope := kp.scopes[len(kp.scopes)-1]
 	for !p.full() {
 		t := p.tok()
-		if t.kind != tIdent || !strings.HasPrefix(t.text, "%") || strings.Contains(t.text, ".") {
+		// Registers are named %r1 by nvcc, but inline asm may declare
+		// names without the %: `.reg .pred p;`.
+		if t.kind != tIdent || strings.Contains(t.text, ".") || t.text == "_" || t.text == "WARP_SZ" {
 			p.errorf(t.line, "expected a register name, found %s", describe(t))
 			p.skipStatement()
 			return
@@ -408,6 +410,13 @@ func (s *regScope) lookup(name string) (int32, bool) {
 		return -1, false
 	}
 	return rg.first + int32(num), true
+}
+
+// isReg reports whether name is a declared register (inline asm may name
+// registers without a %, so a plain name can be one).
+func (kp *kparser) isReg(name string) bool {
+	_, ok := kp.reg(name)
+	return ok
 }
 
 // reg looks a register name up, innermost scope first.

@@ -539,6 +539,30 @@ func TestOperands(t *testing.T) {
 	}
 }
 
+// TestInlineAsmRegisters: inline asm declares registers without a %, in
+// a nested scope.
+func TestInlineAsmRegisters(t *testing.T) {
+	m := mustParse(t, "asm.ptx", kernelSrc("", regs+`
+	{
+	.reg .pred p;
+	.reg .b64 addr;
+	setp.ne.b32 p, %r1, 0;
+	selp.u32 %r2, 1, 0, p;
+	@!p bra $L;
+	cvta.to.global.u64 addr, %rd1;
+	ld.global.u32 %r3, [addr+4];
+	}
+$L:
+	ret;`))
+	k := m.Kernels[0]
+	if in := k.Instrs[2]; regName(k, in.Guard) != "p" || !in.GuardNeg {
+		t.Errorf("guard %+v", in)
+	}
+	if in := k.Instrs[4]; regName(k, in.Src[0].Reg) != "addr" || in.Src[0].Imm != 4 {
+		t.Errorf("address %+v", in.Src[0])
+	}
+}
+
 // TestOldLabels: the label spellings of older nvcc (BB0_3, $BB0_3) work too.
 func TestOldLabels(t *testing.T) {
 	m := mustParse(t, "old.ptx", kernelSrc("", regs+`
