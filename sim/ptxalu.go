@@ -23,22 +23,21 @@ import (
 // paths against it.
 var ptxEval = ptx.Eval
 
-// NaN results are canonical, as the hardware makes them.
-const (
-	canonNaN32 = 0x7FFFFFFF
-	canonNaN64 = 0x7FFFFFFF_FFFFFFFF
-)
-
-func f32res(v float32) uint64 {
+// f32res and f64res are a fast path's float result; a NaN result goes to
+// ptx.Eval, which knows which NaN the hardware gives (the canonical one for
+// .f32; for .f64 a propagated operand).
+func f32res(v float32, in *ptx.Instr, a, b, c uint64) uint64 {
 	if v != v {
-		return canonNaN32
+		r, _ := ptxEval(in, a, b, c, 0)
+		return r
 	}
 	return uint64(math.Float32bits(v))
 }
 
-func f64res(v float64) uint64 {
+func f64res(v float64, in *ptx.Instr, a, b, c uint64) uint64 {
 	if v != v {
-		return canonNaN64
+		r, _ := ptxEval(in, a, b, c, 0)
+		return r
 	}
 	return math.Float64bits(v)
 }
@@ -202,211 +201,435 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		if in.Type == ptx.Pred {
 			tm = 1
 		}
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = a[l] & tm
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = a[l] & tm
 		}
 		return nil
 	case fAdd32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(a[l] + b[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l] + b[l]))
 		}
 		return nil
 	case fAdd64:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = a[l] + b[l]
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = a[l] + b[l]
 		}
 		return nil
 	case fSub32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(a[l] - b[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l] - b[l]))
 		}
 		return nil
 	case fSub64:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = a[l] - b[l]
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = a[l] - b[l]
 		}
 		return nil
 	case fMulLo32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(a[l]) * uint32(b[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]) * uint32(b[l]))
 		}
 		return nil
 	case fMulLo64:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = a[l] * b[l]
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = a[l] * b[l]
 		}
 		return nil
 	case fMulWideS32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
 		}
 		return nil
 	case fMulWideU32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
 		}
 		return nil
-	case fMadLo32, fMadWideS32, fMadWideU32:
+	case fMadLo32:
 		c := e.src(wp, &x.src[2], 2)
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(a[l])*uint32(b[l]) + uint32(c[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			switch x.fast {
-			case fMadLo32:
-				d[l] = uint64(uint32(a[l])*uint32(b[l]) + uint32(c[l]))
-			case fMadWideS32:
+			d[l] = uint64(uint32(a[l])*uint32(b[l]) + uint32(c[l]))
+		}
+		return nil
+	case fMadWideS32:
+		c := e.src(wp, &x.src[2], 2)
+		if mask == fullMask {
+			for l := range 32 {
 				d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) + c[l]
-			default:
+			}
+			return nil
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) + c[l]
+		}
+		return nil
+	case fMadWideU32:
+		c := e.src(wp, &x.src[2], 2)
+		if mask == fullMask {
+			for l := range 32 {
 				d[l] = uint64(uint32(a[l]))*uint64(uint32(b[l])) + c[l]
 			}
+			return nil
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = uint64(uint32(a[l]))*uint64(uint32(b[l])) + c[l]
 		}
 		return nil
 	case fShl32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(a[l]) << uint32(b[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]) << uint32(b[l]))
 		}
 		return nil
 	case fShl64:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = a[l] << uint32(b[l])
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = a[l] << uint32(b[l])
 		}
 		return nil
 	case fShrU32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(a[l]) >> uint32(b[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]) >> uint32(b[l]))
 		}
 		return nil
 	case fShrS32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(int32(a[l]) >> uint32(b[l])))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(int32(a[l]) >> uint32(b[l])))
 		}
 		return nil
 	case fShrU64:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = a[l] >> uint32(b[l])
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = a[l] >> uint32(b[l])
 		}
 		return nil
 	case fShrS64:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(int64(a[l]) >> uint32(b[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(int64(a[l]) >> uint32(b[l]))
 		}
 		return nil
-	case fAnd, fOr, fXor, fNot:
+	case fAnd:
 		tm := typeMask(in.Type)
 		if in.Type == ptx.Pred {
 			tm = 1
 		}
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = a[l] & b[l] & tm
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			var v uint64
-			switch x.fast {
-			case fAnd:
-				v = a[l] & b[l]
-			case fOr:
-				v = a[l] | b[l]
-			case fXor:
-				v = a[l] ^ b[l]
-			default:
-				v = ^a[l]
-			}
-			d[l] = v & tm
+			d[l] = a[l] & b[l] & tm
 		}
 		return nil
-	case fSetpI:
-		var q *[32]uint64
-		if in.NDst > 1 {
-			q = e.dst(wp, &x.dst[1], 1)
+	case fOr:
+		tm := typeMask(in.Type)
+		if in.Type == ptx.Pred {
+			tm = 1
 		}
-		is64 := in.Type.Size() == 8
-		signed := in.Type.IsSigned()
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = (a[l] | b[l]) & tm
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			r := intCmp(in.Cmp, a[l], b[l], is64, signed)
-			d[l] = r
-			if q != nil {
-				q[l] = r ^ 1
+			d[l] = (a[l] | b[l]) & tm
+		}
+		return nil
+	case fXor:
+		tm := typeMask(in.Type)
+		if in.Type == ptx.Pred {
+			tm = 1
+		}
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = (a[l] ^ b[l]) & tm
 			}
+			return nil
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = (a[l] ^ b[l]) & tm
+		}
+		return nil
+	case fNot:
+		tm := typeMask(in.Type)
+		if in.Type == ptx.Pred {
+			tm = 1
+		}
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = ^a[l] & tm
+			}
+			return nil
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = ^a[l] & tm
 		}
 		return nil
 	case fSelp:
 		c := e.src(wp, &x.src[2], 2)
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = selp(a[l], b[l], c[l])
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			if c[l]&1 != 0 {
-				d[l] = a[l]
-			} else {
-				d[l] = b[l]
-			}
+			d[l] = selp(a[l], b[l], c[l])
 		}
 		return nil
 	case fCvtU64U32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(a[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]))
 		}
 		return nil
 	case fCvtS64S32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(int64(int32(a[l])))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(int64(int32(a[l])))
 		}
 		return nil
 	case fCvtU32U64:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = uint64(uint32(a[l]))
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]))
 		}
 		return nil
 	case fAddF32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = f32res(math.Float32frombits(uint32(a[l]))+math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f32res(math.Float32frombits(uint32(a[l])) + math.Float32frombits(uint32(b[l])))
+			d[l] = f32res(math.Float32frombits(uint32(a[l]))+math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
 		}
 		return nil
 	case fMulF32:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = f32res(math.Float32frombits(uint32(a[l]))*math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f32res(math.Float32frombits(uint32(a[l])) * math.Float32frombits(uint32(b[l])))
+			d[l] = f32res(math.Float32frombits(uint32(a[l]))*math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
 		}
 		return nil
 	case fFmaF32:
 		c := e.src(wp, &x.src[2], 2)
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))), in, a[l], b[l], c[l])
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))))
+			d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))), in, a[l], b[l], c[l])
 		}
 		return nil
 	case fAddF64:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = f64res(math.Float64frombits(a[l])+math.Float64frombits(b[l]), in, a[l], b[l], 0)
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f64res(math.Float64frombits(a[l]) + math.Float64frombits(b[l]))
+			d[l] = f64res(math.Float64frombits(a[l])+math.Float64frombits(b[l]), in, a[l], b[l], 0)
 		}
 		return nil
 	case fMulF64:
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = f64res(math.Float64frombits(a[l])*math.Float64frombits(b[l]), in, a[l], b[l], 0)
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f64res(math.Float64frombits(a[l]) * math.Float64frombits(b[l]))
+			d[l] = f64res(math.Float64frombits(a[l])*math.Float64frombits(b[l]), in, a[l], b[l], 0)
 		}
 		return nil
 	case fFmaF64:
 		c := e.src(wp, &x.src[2], 2)
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])), in, a[l], b[l], c[l])
+			}
+			return nil
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])))
+			d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])), in, a[l], b[l], c[l])
+		}
+		return nil
+	case fSetpI:
+		// Branch-free: both operands become unsigned keys (signed values
+		// with their sign bit flipped), and the comparison's truth table is
+		// indexed by (less, equal).
+		flip, km, tbl := x.cmpFlip, x.cmpMask, x.cmpTbl
+		if in.NDst > 1 {
+			q := e.dst(wp, &x.dst[1], 1)
+			for m := mask; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m)
+				r := cmpKey(a[l], b[l], flip, km, tbl)
+				d[l] = r
+				q[l] = r ^ 1
+			}
+			return nil
+		}
+		if mask == fullMask {
+			for l := range 32 {
+				d[l] = cmpKey(a[l], b[l], flip, km, tbl)
+			}
+			return nil
+		}
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = cmpKey(a[l], b[l], flip, km, tbl)
 		}
 		return nil
 	}
@@ -427,47 +650,58 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	return nil
 }
 
-// intCmp is setp's integer comparison, 1 or 0.
-func intCmp(c ptx.Cmp, a, b uint64, is64, signed bool) uint64 {
-	var lt, eq bool
-	switch {
-	case is64 && signed:
-		lt, eq = int64(a) < int64(b), a == b
-	case is64:
-		lt, eq = a < b, a == b
-	case signed:
-		lt, eq = int32(a) < int32(b), uint32(a) == uint32(b)
-	default:
-		lt, eq = uint32(a) < uint32(b), uint32(a) == uint32(b)
+const fullMask = ^uint32(0)
+
+func selp(a, b, c uint64) uint64 {
+	if c&1 != 0 {
+		return a
 	}
-	switch c {
+	return b
+}
+
+// cmpKey is setp's integer comparison of a and b, 1 or 0: the operands
+// masked to their width and, for signed comparisons, with the sign bit
+// flipped, compare as unsigned; tbl holds the result for greater (bit 0),
+// equal (bit 1) and less (bit 2).
+func cmpKey(a, b, flip, km uint64, tbl uint8) uint64 {
+	ka, kb := (a&km)^flip, (b&km)^flip
+	var idx uint
+	if ka == kb {
+		idx = 1
+	}
+	if ka < kb {
+		idx = 2
+	}
+	return uint64(tbl>>idx) & 1
+}
+
+// setpTable prepares cmpKey's operands for an integer setp.
+func setpTable(in *ptx.Instr) (flip, km uint64, tbl uint8) {
+	km = typeMask(in.Type)
+	signed := in.Type.IsSigned()
+	switch in.Cmp {
 	case ptx.CmpLo, ptx.CmpLs, ptx.CmpHi, ptx.CmpHs:
-		// the unsigned spellings compare unsigned whatever the type
-		if is64 {
-			lt = a < b
-		} else {
-			lt = uint32(a) < uint32(b)
-		}
+		signed = false
 	}
-	var r bool
-	switch c {
+	if signed {
+		flip = (km >> 1) + 1
+	}
+	const gt, eq, lt = 1, 2, 4
+	switch in.Cmp {
 	case ptx.CmpEq:
-		r = eq
+		tbl = eq
 	case ptx.CmpNe:
-		r = !eq
+		tbl = gt | lt
 	case ptx.CmpLt, ptx.CmpLo:
-		r = lt
+		tbl = lt
 	case ptx.CmpLe, ptx.CmpLs:
-		r = lt || eq
+		tbl = lt | eq
 	case ptx.CmpGt, ptx.CmpHi:
-		r = !lt && !eq
+		tbl = gt
 	case ptx.CmpGe, ptx.CmpHs:
-		r = !lt
+		tbl = gt | eq
 	}
-	if r {
-		return 1
-	}
-	return 0
+	return flip, km, tbl
 }
 
 // fmaF32 is fma.rn.f32: a*b+c rounded once. The product of two floats is

@@ -82,11 +82,20 @@ type ptxWorker struct {
 	instr  int64
 	last   int // index of the buffer the last global access hit
 
+	specDone  bool       // the warps' launch-constant special rows are filled
+	siteCache []siteMemo // by site: the dense counter index last used, and its buffer
+
 	scratch [4][32]uint64
 	sink    [2][32]uint64
 	words   [160]uint32
 	laneBuf [32]int32
 	laneOff [32]uint64
+}
+
+// siteMemo caches a site's dense counter index for one buffer.
+type siteMemo struct {
+	buf int32
+	d   int32
 }
 
 // LaunchPTX runs PTX kernel k over grid × block threads with sharedBytes of
@@ -282,6 +291,10 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 			wp.stack = make([]ipdom, 0, 8)
 		}
 		e.shared = make([]byte, px.shBytes)
+		e.siteCache = make([]siteMemo, px.pk.nsites)
+		for i := range e.siteCache {
+			e.siteCache[i] = siteMemo{-1, -1}
+		}
 		w.px = e
 	}
 	e.blkIdx = l.grid.unlinear(b)
@@ -294,6 +307,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	for i := range e.warps {
 		e.initWarp(&e.warps[i], b)
 	}
+	e.specDone = true
 	defer func() {
 		if r := recover(); r != nil {
 			f = w.caught(&e.t, r)
@@ -329,41 +343,92 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 // registers filled, one stack entry holding the warp's lanes.
 func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 	l := e.t.w.l
-	clear(wp.regs)
-	clear(wp.local)
+	pk := e.l.pk
+	for _, r := range pk.clearRegs {
+		wp.regs[r] = [32]uint64{}
+	}
+	if len(wp.local) > 0 {
+		clear(wp.local)
+	}
 	wp.instr, wp.waiting = 0, false
 	n := min(32, l.nThreads-32*wp.id)
 	wp.live = uint32(1<<n - 1)
 	if n == 32 {
 		wp.live = ^uint32(0)
 	}
-	wp.stack = append(wp.stack[:0], ipdom{pc: 0, rpc: int32(len(e.l.pk.code)), mask: wp.live})
+	wp.stack = append(wp.stack[:0], ipdom{pc: 0, rpc: int32(len(pk.code)), mask: wp.live})
+	for _, sp := range pk.specials {
+		// Only the block index changes from block to block.
+		if !e.specDone || sp >= ptx.SpecialCtaidX && sp <= ptx.SpecialCtaidZ {
+			e.fillSpecial(wp, sp)
+		}
+	}
+}
+
+// fillSpecial fills wp's row of special register sp for the current block.
+func (e *ptxWorker) fillSpecial(wp *pwarp, sp ptx.Special) {
+	l := e.t.w.l
 	blk := e.blkIdx
-	s := &wp.spec
+	row := &wp.spec[sp]
+	var v uint64
+	uniform := true
+	switch sp {
+	case ptx.SpecialNtidX:
+		v = uint64(l.block.X)
+	case ptx.SpecialNtidY:
+		v = uint64(l.block.Y)
+	case ptx.SpecialNtidZ:
+		v = uint64(l.block.Z)
+	case ptx.SpecialCtaidX:
+		v = uint64(blk.X)
+	case ptx.SpecialCtaidY:
+		v = uint64(blk.Y)
+	case ptx.SpecialCtaidZ:
+		v = uint64(blk.Z)
+	case ptx.SpecialNctaidX:
+		v = uint64(l.grid.X)
+	case ptx.SpecialNctaidY:
+		v = uint64(l.grid.Y)
+	case ptx.SpecialNctaidZ:
+		v = uint64(l.grid.Z)
+	case ptx.SpecialWarpID:
+		v = uint64(wp.id)
+	case ptx.SpecialNWarpID:
+		v = uint64(l.nWarps)
+	case ptx.SpecialWarpSize:
+		v = 32
+	default:
+		uniform = false
+	}
+	if uniform {
+		for i := range row {
+			row[i] = v
+		}
+		return
+	}
 	for lane := range 32 {
-		t := l.block.unlinear(32*wp.id + lane)
-		s[ptx.SpecialTidX][lane] = uint64(t.X)
-		s[ptx.SpecialTidY][lane] = uint64(t.Y)
-		s[ptx.SpecialTidZ][lane] = uint64(t.Z)
-		s[ptx.SpecialNtidX][lane] = uint64(l.block.X)
-		s[ptx.SpecialNtidY][lane] = uint64(l.block.Y)
-		s[ptx.SpecialNtidZ][lane] = uint64(l.block.Z)
-		s[ptx.SpecialCtaidX][lane] = uint64(blk.X)
-		s[ptx.SpecialCtaidY][lane] = uint64(blk.Y)
-		s[ptx.SpecialCtaidZ][lane] = uint64(blk.Z)
-		s[ptx.SpecialNctaidX][lane] = uint64(l.grid.X)
-		s[ptx.SpecialNctaidY][lane] = uint64(l.grid.Y)
-		s[ptx.SpecialNctaidZ][lane] = uint64(l.grid.Z)
-		s[ptx.SpecialLaneID][lane] = uint64(lane)
-		s[ptx.SpecialWarpID][lane] = uint64(wp.id)
-		s[ptx.SpecialNWarpID][lane] = uint64(l.nWarps)
-		s[ptx.SpecialWarpSize][lane] = 32
+		tid := 32*wp.id + lane
 		bit := uint32(1) << lane
-		s[ptx.SpecialLaneMaskEq][lane] = uint64(bit)
-		s[ptx.SpecialLaneMaskLt][lane] = uint64(bit - 1)
-		s[ptx.SpecialLaneMaskLe][lane] = uint64(bit | (bit - 1))
-		s[ptx.SpecialLaneMaskGt][lane] = uint64(^(bit | (bit - 1)))
-		s[ptx.SpecialLaneMaskGe][lane] = uint64(^(bit - 1))
+		switch sp {
+		case ptx.SpecialTidX:
+			row[lane] = uint64(tid % l.block.X)
+		case ptx.SpecialTidY:
+			row[lane] = uint64(tid / l.block.X % l.block.Y)
+		case ptx.SpecialTidZ:
+			row[lane] = uint64(tid / (l.block.X * l.block.Y))
+		case ptx.SpecialLaneID:
+			row[lane] = uint64(lane)
+		case ptx.SpecialLaneMaskEq:
+			row[lane] = uint64(bit)
+		case ptx.SpecialLaneMaskLt:
+			row[lane] = uint64(bit - 1)
+		case ptx.SpecialLaneMaskLe:
+			row[lane] = uint64(bit | (bit - 1))
+		case ptx.SpecialLaneMaskGt:
+			row[lane] = uint64(^(bit | (bit - 1)))
+		case ptx.SpecialLaneMaskGe:
+			row[lane] = uint64(^(bit - 1))
+		}
 	}
 }
 

@@ -32,6 +32,9 @@ type PTXKernel struct {
 	labels []string     // site labels, by site index
 	nsites int
 
+	clearRegs []int32 // registers a path may read before writing (maybeUndefined)
+	specials  []ptx.Special
+
 	sharedStatic int        // bytes of static .shared variables
 	externOff    int        // offset of the .extern .shared array (dynamic shared memory)
 	localBytes   int        // bytes of .local variables per thread
@@ -77,18 +80,22 @@ type xin struct {
 	in    *ptx.Instr
 	op    ptx.Opcode
 	fast  uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
+
+	cmpFlip, cmpMask uint64 // integer setp (setpTable)
+	cmpTbl           uint8
 	guard int32 // predicate register row, -1 for none
 	gneg  bool
 	dst   [2]xopd
 	src   [4]xopd
 
 	// memory instructions
-	site  int32 // counter site, -1 for non-memory instructions and ld.param
-	space ptx.Space
-	size  int  // bytes per element moved
-	dsize int  // ld: the destination register's size
-	widen bool // ld of a signed type narrower than its register: sign-extend (ptx.Widen)
-	vec   int  // elements per lane (1, 2, 4)
+	site   int32 // counter site, -1 for non-memory instructions and ld.param
+	space  ptx.Space
+	size   int  // bytes per element moved
+	dsize  int  // ld: the destination register's size
+	widen  bool // ld of a signed type narrower than its register: sign-extend (ptx.Widen)
+	fastLd bool // a scalar ld.global from a 64-bit register: ldGlobal may run it
+	vec    int  // elements per lane (1, 2, 4)
 	// address: base register row (-1 none), constant part (var offset or
 	// window address + immediate), param index
 	abase  int32
@@ -125,6 +132,16 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 	for i := range k.Instrs {
 		if err := pk.decode(i); err != nil {
 			return nil, err
+		}
+	}
+	pk.clearRegs = pk.maybeUndefined()
+	var used [numSpecial]bool
+	for i := range pk.code {
+		for _, o := range pk.code[i].src {
+			if o.kind == oSpec && !used[o.idx] {
+				used[o.idx] = true
+				pk.specials = append(pk.specials, ptx.Special(o.idx))
+			}
 		}
 	}
 	return pk, nil
@@ -294,6 +311,7 @@ func (pk *PTXKernel) decode(i int) error {
 				x.aconst += sharedWin
 			}
 		}
+		x.fastLd = in.Op == ptx.OpLd && in.Space == ptx.SpaceGlobal && x.vec == 1 && !x.a32 && in.Dst[0].Kind == ptx.OpdReg
 		if in.Space == ptx.SpaceParam {
 			if in.Op != ptx.OpLd {
 				return fail("only ld reads the .param space")
@@ -314,6 +332,9 @@ func (pk *PTXKernel) decode(i int) error {
 		return fail("instruction not supported by the simulator")
 	}
 	x.fast = fastClass(in)
+	if x.fast == fSetpI {
+		x.cmpFlip, x.cmpMask, x.cmpTbl = setpTable(in)
+	}
 	return nil
 }
 
@@ -388,3 +409,121 @@ func (pk *PTXKernel) SetSource(cuda string) {
 
 // SiteLabels lists the kernel's memory sites in instruction order.
 func (pk *PTXKernel) SiteLabels() []string { return append([]string(nil), pk.labels...) }
+
+// maybeUndefined lists the registers some path may read before writing
+// them. PTX leaves a register's first value undefined; the executor zeroes
+// these (and only these) at the start of each warp, so a kernel that reads
+// one gets the same value whatever warp ran on the worker before it, and
+// kernels that never do pay nothing. It is a must-be-defined dataflow over
+// the instructions: a register is defined after an unguarded write on every
+// path into the instruction.
+func (pk *PTXKernel) maybeUndefined() []int32 {
+	ins := pk.k.Instrs
+	n := len(ins)
+	words := (pk.nregs + 63) / 64
+	if n == 0 || words == 0 {
+		return nil
+	}
+	in := make([]uint64, n*words)
+	out := make([]uint64, n*words)
+	for i := range in {
+		in[i] = ^uint64(0)
+		out[i] = ^uint64(0)
+	}
+	set := func(b []uint64, r int32) { b[r/64] |= 1 << (r % 64) }
+	defs := make([]uint64, n*words)
+	for i := range ins {
+		x := &pk.code[i]
+		if x.guard >= 0 {
+			continue
+		}
+		d := defs[i*words : (i+1)*words]
+		for j := 0; j < int(ins[i].NDst); j++ {
+			o := &x.dst[j]
+			switch o.kind {
+			case oReg:
+				set(d, o.idx)
+			case oVec:
+				for _, r := range o.vec {
+					if r >= 0 {
+						set(d, r)
+					}
+				}
+			}
+		}
+	}
+	preds := make([][]int32, n)
+	for i := range ins {
+		op := ins[i].Op
+		unguarded := ins[i].Guard < 0
+		if op == ptx.OpBra && int(ins[i].Target) < n {
+			preds[ins[i].Target] = append(preds[ins[i].Target], int32(i))
+		}
+		if i+1 < n && !(unguarded && (op == ptx.OpBra || op == ptx.OpRet || op == ptx.OpExit)) {
+			preds[i+1] = append(preds[i+1], int32(i))
+		}
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range ins {
+			cur := in[i*words : (i+1)*words]
+			for w := range words {
+				v := ^uint64(0)
+				if i == 0 {
+					v = 0
+				}
+				for _, p := range preds[i] {
+					v &= out[int(p)*words+w]
+				}
+				if len(preds[i]) == 0 && i != 0 {
+					v = ^uint64(0) // unreachable
+				}
+				cur[w] = v
+				o := v | defs[i*words+w]
+				if o != out[i*words+w] {
+					out[i*words+w] = o
+					changed = true
+				}
+			}
+		}
+	}
+	need := make([]bool, pk.nregs)
+	use := func(i int, r int32) {
+		if r >= 0 && in[i*words+int(r/64)]&(1<<(r%64)) == 0 {
+			need[r] = true
+		}
+	}
+	for i := range ins {
+		x := &pk.code[i]
+		use(i, x.guard)
+		use(i, x.abase)
+		for j := 0; j < int(ins[i].NSrc); j++ {
+			o := &x.src[j]
+			switch o.kind {
+			case oReg:
+				use(i, o.idx)
+			case oVec:
+				for _, r := range o.vec {
+					use(i, r)
+				}
+			}
+		}
+		// st's vector source and a guarded write's untouched lanes are
+		// covered above; a guarded write keeps the old value in the
+		// other lanes, so its destination counts as read.
+		if x.guard >= 0 {
+			for j := 0; j < int(ins[i].NDst); j++ {
+				if o := &x.dst[j]; o.kind == oReg {
+					use(i, o.idx)
+				}
+			}
+		}
+	}
+	var regs []int32
+	for r, b := range need {
+		if b {
+			regs = append(regs, int32(r))
+		}
+	}
+	return regs
+}

@@ -110,6 +110,9 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	if x.abase >= 0 {
 		base = &wp.regs[x.abase]
 	}
+	if x.fastLd && base != nil && e.ldGlobal(wp, x, mask, base) {
+		return nil
+	}
 	width := x.size * x.vec
 	var gmask, smask uint32
 	for m := mask; m != 0; m &= m - 1 {
@@ -218,6 +221,53 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 		e.countShared(x, smask, width)
 	}
 	return nil
+}
+
+// ldGlobal is the common case of mem: a scalar ld.global whose lanes all
+// hit one device buffer, aligned and in bounds. It reports false, having
+// changed nothing, when some lane needs the general path (which also
+// produces any fault).
+func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) bool {
+	width := uint64(x.size)
+	bufs := e.l.bufs
+	b := e.last
+	if b >= len(bufs) {
+		b = 0
+		if len(bufs) == 0 {
+			return false
+		}
+	}
+	g := &bufs[b]
+	// Check every lane before touching a register.
+	for m := mask; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		addr := x.aconst + base[lane]
+		if addr < g.lo || addr+width > g.hi || addr&(width-1) != 0 {
+			if addr&(width-1) != 0 || addr < 1<<32 || m != mask {
+				return false // the general path decides
+			}
+			nb := e.l.find(addr)
+			if nb < 0 || addr+width > bufs[nb].hi {
+				return false
+			}
+			b, g = nb, &bufs[nb]
+			e.last = b
+		}
+	}
+	d := e.dst(wp, &x.dst[0], 0)
+	for m := mask; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		off := x.aconst + base[lane] - g.lo
+		v := readMem(unsafe.Add(g.base, off), x.size)
+		if x.widen {
+			v = ptx.Widen(v, x.in.Type, x.dsize)
+		}
+		d[lane] = v
+		e.laneBuf[lane] = int32(b)
+		e.laneOff[lane] = off
+	}
+	e.countGlobal(x, mask, x.size)
+	return true
 }
 
 func accessWord(op ptx.Opcode) string {
@@ -504,8 +554,20 @@ func (e *ptxWorker) ldParam(wp *pwarp, x *xin, mask uint32) *Fault {
 		return e.fault(wp, bits.TrailingZeros32(mask), x, "out of bounds", fmt.Sprintf("ld.param at offset %d reads past the %d bytes of parameters", off, len(e.l.params)))
 	}
 	p := unsafe.Pointer(&e.l.params[off])
+	if x.vec > 1 {
+		for m := mask; m != 0; m &= m - 1 {
+			e.load(wp, x, bits.TrailingZeros32(m), p)
+		}
+		return nil
+	}
+	// A parameter is the same for every lane: read it once.
+	v := readMem(p, x.size)
+	if x.widen {
+		v = ptx.Widen(v, x.in.Type, x.dsize)
+	}
+	d := e.dst(wp, &x.dst[0], 0)
 	for m := mask; m != 0; m &= m - 1 {
-		e.load(wp, x, bits.TrailingZeros32(m), p)
+		d[bits.TrailingZeros32(m)] = v
 	}
 	return nil
 }
@@ -563,8 +625,11 @@ func (e *ptxWorker) countGlobal(x *xin, mask uint32, width int) {
 		if !sorted {
 			n = uniq(e.words[:n])
 		}
-		d := w.explicitSite(Site(x.site), meta, op*2)
-		w.request(&w.sites[d], e.words[:n], lanes)
+		sc := &e.siteCache[x.site]
+		if sc.buf != b {
+			sc.buf, sc.d = b, w.explicitSite(Site(x.site), meta, op*2)
+		}
+		w.request(&w.sites[sc.d], e.words[:n], lanes)
 	}
 }
 
