@@ -382,17 +382,22 @@ func divInt(t Type, a, b uint64, rem bool) uint64 {
 	return (a & m) / (b & m)
 }
 
-// bfe is the manual's bit-field extract: the len (c & 0xff) bits of a from
-// pos (b & 0xff), zero-extended for .u32/.u64 and sign-extended for
-// .s32/.s64 from the field's top bit, or from a's top bit when the field
-// runs past it; a len of 0 gives 0, a pos past the top gives the replicated
-// sign bit (0 for unsigned).
+// bfe is the manual's bit-field extract: the len bits of a from pos,
+// zero-extended for .u32/.u64 and sign-extended for .s32/.s64 from the
+// field's top bit, or from a's top bit when the field runs past it; a len
+// of 0 gives 0, a pos past the top gives the replicated sign bit (0 for
+// unsigned). The manual restricts pos (b) and len (c) to 0..255 and its
+// pseudocode takes their low 8 bits; an H200 does that for the 32-bit types
+// but uses the whole .u32 values for the 64-bit ones (bfe.u64 with pos
+// 0x7f800001 gives 0, not a>>1; TestEvalAgainstGPU), so we do too (.s64
+// by analogy, not measured).
 func bfe(t Type, a, b, c uint64) uint64 {
 	msb := uint(31)
+	pos, ln := uint(b&0xff), uint(c&0xff)
 	if t == U64 || t == S64 || t == B64 {
 		msb = 63
+		pos, ln = uint(uint32(b)), uint(uint32(c))
 	}
-	pos, ln := uint(b&0xff), uint(c&0xff)
 	a &= maskOf(t)
 	var sbit uint64
 	if t.IsSigned() && ln != 0 {

@@ -84,6 +84,9 @@ func cvt(in *Instr, a uint64) uint64 {
 		if in.Sat {
 			return 0
 		}
+		if in.Ftz && st == F32 {
+			a = canonNaN32 // .ftz passes the source through the f32 pipe: canonical (H200)
+		}
 		return cvtNaN(a, st, dt)
 	}
 

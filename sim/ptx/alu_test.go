@@ -183,6 +183,9 @@ func TestEvalBits(t *testing.T) {
 		{"bfe.s64", Instr{Op: OpBfe, Type: S64}, 1 << 63, 60, 4, 0, 0xfffffffffffffff8, 0},
 		{"bfe.u64 len 64", Instr{Op: OpBfe, Type: U64}, ^uint64(0), 0, 64, 0, ^uint64(0), 0},
 		{"bfe.u64 len 255", Instr{Op: OpBfe, Type: U64}, 1 << 63, 63, 255, 0, 1, 0},
+		{"bfe.u64 pos not masked to 8 bits", Instr{Op: OpBfe, Type: U64}, ^uint64(0), 0x101, 8, 0, 0, 0},
+		{"bfe.u64 len not masked to 8 bits", Instr{Op: OpBfe, Type: U64}, ^uint64(0), 4, 0x100, 0, 0x0fffffffffffffff, 0},
+		{"bfe.s64 pos past msb", Instr{Op: OpBfe, Type: S64}, 1 << 63, 0x1000, 8, 0, ^uint64(0), 0},
 		{"bfi.b32", Instr{Op: OpBfi, Type: B32}, 0xab, 0xffffffff, 8, 8, 0xffffabff, 0},
 		{"bfi.b32 len 0", Instr{Op: OpBfi, Type: B32}, 0xab, 0x12345678, 8, 0, 0x12345678, 0},
 		{"bfi.b32 pos 32", Instr{Op: OpBfi, Type: B32}, 0xab, 0x12345678, 32, 8, 0x12345678, 0},
@@ -196,10 +199,11 @@ func TestEvalBits(t *testing.T) {
 // refBfe and refBfi are the manual's pseudocode, bit by bit.
 func refBfe(t Type, a, b, c uint64) uint64 {
 	msb := uint64(31)
+	pos, ln := b&0xff, c&0xff
 	if t == U64 || t == S64 {
 		msb = 63
+		pos, ln = b&0xffffffff, c&0xffffffff // as an H200 does
 	}
-	pos, ln := b&0xff, c&0xff
 	var sbit uint64
 	if t.IsSigned() && ln != 0 {
 		i := pos + ln - 1
@@ -211,7 +215,7 @@ func refBfe(t Type, a, b, c uint64) uint64 {
 	var d uint64
 	for i := uint64(0); i <= msb; i++ {
 		bit := sbit
-		if i < ln && pos+i <= msb {
+		if i < ln && pos <= msb && pos+i <= msb {
 			bit = a >> (pos + i) & 1
 		}
 		d |= bit << i
