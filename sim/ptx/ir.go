@@ -87,7 +87,7 @@ const (
 	OpVote
 	OpAtom
 	OpRed
-	OpMembar // membar and fence: no effect in a simulator that runs memory in order
+	OpMembar // membar and fence: no effect in a simulator that runs memory in order; also bar.warp.sync (__syncwarp: Sync set, Src[0] the member mask), as a warp's lanes run in step
 )
 
 // Cmp is setp's comparison.
