@@ -34,6 +34,8 @@
 //     a, b, c and the member mask. vote.sync: Src[0] the predicate
 //     (possibly negated), Src[1] the member mask. bar: Src[0] the barrier,
 //     Src[1] the optional thread count. bra: no operands; Target.
+//     bar.warp.sync (__syncwarp) decodes as OpMembar with Sync set and the
+//     member mask in Src[0]: the lanes of a simulated warp run in step.
 //   - mov may pack or unpack: mov.b64 %rd1, {%r1, %r2} (a source vector)
 //     and mov.b64 {%r1, %r2}, %rd1 (a destination vector), low part first.
 //     mov and cvta may take a variable's address (OpdSym); mov and cvt may
@@ -75,7 +77,7 @@
 // calls (nvcc inlines the device functions of ordinary kernels), textures
 // and surfaces, tensor-core and asynchronous-copy instructions, f16
 // arithmetic, prmt, sin/cos and other approximate transcendental functions
-// beyond rcp/sqrt/rsqrt/ex2/lg2, bar.warp.sync and activemask, the old
+// beyond rcp/sqrt/rsqrt/ex2/lg2, activemask, match, funnel shifts, the old
 // vote and shfl forms without .sync, and special registers other than the
 // thread, block, grid, lane and warp ids and the lane masks.
 package ptx

@@ -34,7 +34,7 @@ func TestErrors(t *testing.T) {
 		{"prmt", body("\tprmt.b32 %r1, %r2, %r3, 0x3210; // ERR"), `unsupported instruction "prmt.b32"`},
 		{"sin", body("\tsin.approx.f32 %f1, %f2; // ERR"), `unsupported instruction "sin.approx.f32"`},
 		{"activemask", body("\tactivemask.b32 %r1; // ERR"), `unsupported instruction "activemask.b32"`},
-		{"bar.warp.sync", body("\tbar.warp.sync -1; // ERR"), `unsupported instruction "bar.warp.sync" (modifier .warp)`},
+		{"bar.warp.sync with modifiers", body("\tbar.warp.sync.aligned -1; // ERR"), `unsupported instruction "bar.warp.sync.aligned" (modifier .warp)`},
 		{"bar.arrive", body("\tbar.arrive 1, 64; // ERR"), `modifier .arrive`},
 		{"add.cc", body("\tadd.cc.s32 %r1, %r2, %r3; // ERR"), `unsupported instruction "add.cc.s32" (modifier .cc)`},
 		{"f16 arithmetic", body("\tadd.f16 %rs1, %rs2, %rs3; // ERR"), `type .f16 not supported in "add.f16"`},

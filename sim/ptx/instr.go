@@ -338,6 +338,10 @@ func signature(in *Instr) (dst, src []spec, minSrc int) {
 		return one(reg, addr, val)
 	case OpRed:
 		return nil, []spec{addr, val}, 2
+	case OpMembar:
+		if in.Sync { // bar.warp.sync membermask
+			return nil, []spec{b32}, 1
+		}
 	}
 	return nil, nil, 0 // ret, exit, membar; bra is handled by the caller
 }

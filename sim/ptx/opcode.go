@@ -95,6 +95,12 @@ var (
 // everything the executor does not implement is refused here, by name, so
 // that nothing is ever skipped silently.
 func decodeOpcode(in *Instr, text string) string {
+	if text == "bar.warp.sync" {
+		// __syncwarp: the lanes of a simulated warp run in step, so it
+		// orders nothing that is not ordered already; executed as membar.
+		in.Op, in.Sync, in.Scope = OpMembar, true, ".warp"
+		return ""
+	}
 	parts := strings.Split(text, ".")
 	op, ok := opNames[parts[0]]
 	if !ok {

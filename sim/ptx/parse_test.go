@@ -474,6 +474,9 @@ func TestOperands(t *testing.T) {
 		{"bar.sync 0;", func(k *Kernel, in *Instr) bool { return in.Op == OpBar && in.Sync && in.NSrc == 1 }},
 		{"barrier.sync.aligned 1, 64;", func(k *Kernel, in *Instr) bool { return in.Op == OpBar && in.NSrc == 2 && in.Src[1].Imm == 64 }},
 		{"barrier.sync %r1;", func(k *Kernel, in *Instr) bool { return in.Src[0].Kind == OpdReg }},
+		{"bar.warp.sync -1;", func(k *Kernel, in *Instr) bool {
+			return in.Op == OpMembar && in.Sync && in.NSrc == 1 && in.Src[0].Imm == 0xFFFFFFFF
+		}},
 		{"membar.gl;", func(k *Kernel, in *Instr) bool { return in.Op == OpMembar && in.Scope == ".gl" }},
 		{"fence.acq_rel.gpu;", func(k *Kernel, in *Instr) bool { return in.Op == OpMembar && in.Scope == ".gpu" }},
 		{"fence.sc.cta;", func(k *Kernel, in *Instr) bool { return in.Op == OpMembar }},
