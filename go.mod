@@ -50,6 +50,7 @@ require (
 	golang.org/x/text v0.28.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
+	rsc.io/pdf v0.1.1 // indirect
 )
 
 replace gorgonia.org/cu => ./third_party/cu

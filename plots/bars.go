@@ -173,6 +173,21 @@ func (niceLogTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
+// plainTicks are gonum's default linear ticks labeled without trailing
+// zeros (2500, not 2500.00; 0.5, not 0.50).
+type plainTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(lo, hi)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = strconv.FormatFloat(ts[i].Value, 'f', -1, 64)
+		}
+	}
+	return ts
+}
+
 // logRange returns a log axis range holding [lo, hi] with room above for
 // the legend and value labels: from the 1-2-5 step at or below lo to the
 // 1-2-5 step at or above headroom times hi.

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/warplab/warplab/lessons/cg"
 )
@@ -23,20 +25,37 @@ var (
 
 // CGTime is the CG lesson's stacked bar plot of where each stage's time goes: kernels,
 // copies, and launch overhead (modeled) or the unexplained rest (measured).
-// Each tick says whether its bar is measured or modeled.
+// When every bar is of one kind the y-axis label says which; otherwise each
+// tick does. The tick labels are slanted, because nine stage names side by
+// side at a notebook's width run into each other, and each bar's total is
+// printed above it, because the CPU stage's seconds flatten the GPU stages'
+// milliseconds into slivers whose height cannot be read.
 func CGTime(rs []*cg.StageResult) (*plot.Plot, error) {
 	bars := cg.TimeBars(rs)
 	if len(bars) == 0 {
 		return nil, fmt.Errorf("plots: CGTime: no stages")
 	}
 	p := plot.New()
+	styleForNotebook(p)
 	p.Title.Text = "Where the time goes, stage by stage"
+	kind := bars[0].Kind
+	for _, b := range bars {
+		if b.Kind != kind {
+			kind = ""
+		}
+	}
 	p.Y.Label.Text = "time (ms)"
+	if kind != "" {
+		p.Y.Label.Text = "time (ms, " + kind + ")"
+	}
 	var k, t, o plotter.Values
 	names := make([]string, len(bars))
 	for i, b := range bars {
 		k, t, o = append(k, b.KernelMs), append(t, b.TransferMs), append(o, b.OverheadMs)
-		names[i] = fmt.Sprintf("%s\n(%s)", b.Label, b.Kind)
+		names[i] = b.Label
+		if kind == "" {
+			names[i] += " (" + b.Kind + ")"
+		}
 	}
 	w := vg.Points(28)
 	kb, err := plotter.NewBarChart(k, w)
@@ -59,18 +78,47 @@ func CGTime(rs []*cg.StageResult) (*plot.Plot, error) {
 	p.Legend.Add("kernels", kb)
 	p.Legend.Add("copies", tb)
 	p.Legend.Add("launch overhead / rest", ob)
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(6)
-	p.Legend.Padding = vg.Points(2)
 	p.NominalX(names...)
-	// The stacked bars' tops, with room above the tallest for the legend:
-	// the plotter's own range sees each layer on its own.
+	p.X.Tick.Label.Rotation = math.Pi / 6
+	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
+	// The stacked bars' tops, labeled, with room above the tallest for its
+	// label: the plotter's own range sees each layer on its own.
 	top := 0.0
+	tops := make(plotter.XYs, len(k))
+	labels := make([]string, len(k))
 	for i := range k {
-		top = max(top, k[i]+t[i]+o[i])
+		tops[i] = plotter.XY{X: float64(i), Y: k[i] + t[i] + o[i]}
+		labels[i] = formatMs(tops[i].Y)
+		top = max(top, tops[i].Y)
 	}
-	p.Y.Min, p.Y.Max = 0, top*1.25
+	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: tops, Labels: labels})
+	if err != nil {
+		return nil, err
+	}
+	for i := range lb.TextStyle {
+		lb.TextStyle[i].Font.Size = vg.Points(8.5)
+		lb.TextStyle[i].XAlign = draw.XCenter
+	}
+	lb.Offset = vg.Point{Y: vg.Points(2)}
+	p.Add(lb)
+	p.Y.Min, p.Y.Max = 0, top*1.08
+	p.Y.Tick.Marker = plainTicks{}
+	moveLegendOutside(p, legendAbove)
 	return p, nil
+}
+
+// formatMs prints a bar's total in milliseconds with three significant
+// digits and no exponent: 7130, 46.2, 0.815.
+func formatMs(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // CGConvergence draws, for the CG lesson, log10 of the residual against the iteration, one
@@ -83,6 +131,7 @@ func CGConvergence(rs []*cg.StageResult) (*plot.Plot, error) {
 		return nil, fmt.Errorf("plots: CGConvergence: no stages")
 	}
 	p := plot.New()
+	styleForNotebook(p)
 	p.Title.Text = "Convergence: residual ‖r‖ per iteration"
 	p.X.Label.Text = "iteration"
 	p.Y.Label.Text = "log10 residual"
@@ -119,7 +168,10 @@ func CGConvergence(rs []*cg.StageResult) (*plot.Plot, error) {
 		p.Add(l)
 		p.Legend.Add(s.Label, l)
 	}
-	p.Legend.Top = true
+	// The curves fall from the top left to the bottom right and, for a
+	// tiny grid, end anywhere: no corner of the data area is free for
+	// every run, so the legend stands to the right of it.
+	moveLegendOutside(p, legendRight)
 	return p, nil
 }
 

@@ -94,11 +94,11 @@ func SimVsHardwarePlot(source string, rows []CounterRow) (*plot.Plot, error) {
 	for i := range simS {
 		hi = math.Max(hi, math.Max(nz(simS[i]), nz(hwS[i])))
 	}
-	p.Y.Min, p.Y.Max = 0, math.Ceil(hi*1.4)
+	// Room over the tallest bar for its value label; the legend stands
+	// above the data area.
+	p.Y.Min, p.Y.Max = 0, math.Ceil(hi*1.12)
 	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(4)
-	p.Legend.Padding = legendPadding
+	moveLegendOutside(p, legendAbove)
 	return p, nil
 }
 

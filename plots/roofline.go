@@ -28,8 +28,19 @@ type RooflinePoint struct {
 // when the device has one, and the points. It shows why a kernel below the
 // slope is memory-bound and one below a flat roof compute-bound. Points
 // with a non-positive intensity or rate are an error, since a log axis
-// cannot place them.
+// cannot place them. The legend stands above the data area.
 func Roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
+	p, err := roofline(device, points)
+	if err != nil {
+		return nil, err
+	}
+	moveLegendOutside(p, legendAbove)
+	return p, nil
+}
+
+// roofline is Roofline with its legend still open, for callers that add
+// lines to it (TilingRooflines names where measured points came from).
+func roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 	if !(device.DRAMBandwidth > 0) || !(device.FP32Flops > 0) {
 		return nil, fmt.Errorf("plots: roofline of %q needs its DRAM bandwidth and FP32 peak", device.Name)
 	}
@@ -117,21 +128,12 @@ func Roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 		p.Legend.Add(name, s)
 	}
 	if len(labels) > 0 {
-		lb, err := plotter.NewLabels(plotter.XYLabels{XYs: labelXY, Labels: labels})
-		if err != nil {
-			return nil, err
-		}
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].Font.Size = vg.Points(9)
-		}
-		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(-3)}
-		p.Add(lb)
+		sty := p.Legend.TextStyle
+		sty.Font.Size = vg.Points(9)
+		p.Add(&pointLabels{xys: labelXY, labels: labels, style: sty, marker: vg.Points(4)})
 	}
 	p.X.Min, p.X.Max = lo, hi
 	p.Y.Min, p.Y.Max = math.Pow(10, math.Floor(math.Log10(yLo/giga))), math.Pow(10, math.Ceil(math.Log10(yHi*2/giga)))
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Legend.XOffs = vg.Points(4)
-	p.Legend.Padding = legendPadding
 	return p, nil
 }
 

@@ -108,11 +108,9 @@ func spmvFigure(d spmvData) (*Figure, error) {
 	if err := referenceLine(p1, 1, len(cats), probeName); err != nil {
 		return nil, err
 	}
-	p1.Y.Min, p1.Y.Max = logRange(lo/1.5, hi, 12) // room below so a bar at 1× shows, above for the legend
+	p1.Y.Min, p1.Y.Max = logRange(lo/1.5, hi, 1.8) // room below so a bar at 1× shows, above for the value labels
 	p1.X.Min, p1.X.Max = -0.5, float64(len(cats))-0.5
-	p1.Legend.Top, p1.Legend.Left = true, true
-	p1.Legend.XOffs = vg.Points(4)
-	p1.Legend.Padding = legendPadding
+	moveLegendOutside(p1, legendAbove)
 
 	panels := []*plot.Plot{p1}
 
@@ -143,11 +141,9 @@ func spmvFigure(d spmvData) (*Figure, error) {
 		if err := referenceLine(p2, 32, len(cats2), "32: every lane in its own sector", vg.Points(1), vg.Points(2)); err != nil {
 			return nil, err
 		}
-		p2.Y.Min, p2.Y.Max = 0, 42
+		p2.Y.Min, p2.Y.Max = 0, 36 // room for a value label over 32
 		p2.X.Min, p2.X.Max = -0.5, float64(len(cats2))-0.5
-		p2.Legend.Top, p2.Legend.Left = true, true
-		p2.Legend.XOffs = vg.Points(4)
-		p2.Legend.Padding = legendPadding
+		moveLegendOutside(p2, legendAbove)
 		panels = append(panels, p2)
 	}
 	return &Figure{Panels: panels, Heights: []float64{1.15, 1}}, nil

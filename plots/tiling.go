@@ -298,11 +298,11 @@ func TilingTransposes(res *tiling.Result) (*Figure, error) {
 	if err := referenceLine(p1, 32, 3, "32: every lane in its own sector", vg.Points(1), vg.Points(2)); err != nil {
 		return nil, err
 	}
-	p1.Y.Min, p1.Y.Max = 0, 48
+	// 36: room for the value label over a 32-sector bar; the legend stands
+	// above the data area, clear of the 32-sector line.
+	p1.Y.Min, p1.Y.Max = 0, 36
 	p1.X.Min, p1.X.Max = -0.5, 2.5
-	p1.Legend.Top, p1.Legend.Left = true, false
-	p1.Legend.Padding = legendPadding
-	p1.Legend.XOffs = -vg.Points(4)
+	moveLegendOutside(p1, legendAbove)
 
 	p2 := plot.New()
 	styleForNotebook(p2)
@@ -328,11 +328,9 @@ func TilingTransposes(res *tiling.Result) (*Figure, error) {
 	if err := referenceLine(p2, 32, 2, "32: a 32-way bank conflict, served one word at a time", vg.Points(1), vg.Points(2)); err != nil {
 		return nil, err
 	}
-	p2.Y.Min, p2.Y.Max = 0, 48
+	p2.Y.Min, p2.Y.Max = 0, 36
 	p2.X.Min, p2.X.Max = -0.5, 1.5
-	p2.Legend.Top, p2.Legend.Left = true, false
-	p2.Legend.Padding = legendPadding
-	p2.Legend.XOffs = -vg.Points(4)
+	moveLegendOutside(p2, legendAbove)
 	return &Figure{Panels: []*plot.Plot{p1, p2}}, nil
 }
 
@@ -422,7 +420,7 @@ func TilingRooflines(res *tiling.Result, more ...*tiling.Result) (*Figure, error
 			}
 			notes = append(notes, "no run: attainable rates")
 		}
-		p, err := Roofline(m, mergeLabels(pts))
+		p, err := roofline(m, mergeLabels(pts))
 		if err != nil {
 			return nil, err
 		}
@@ -431,7 +429,7 @@ func TilingRooflines(res *tiling.Result, more ...*tiling.Result) (*Figure, error
 		for _, l := range legend {
 			p.Legend.Add(l)
 		}
-		p.Legend.Padding = legendPadding
+		moveLegendOutside(p, legendAbove)
 		panels = append(panels, p)
 	}
 	return &Figure{Panels: panels}, nil
