@@ -165,7 +165,7 @@ else
 		probe=$(mktemp -d)
 		if ! out=$(cd "$root" && CGO_ENABLED=1 CGO_CFLAGS="-I$cuda_root/include" CGO_LDFLAGS="$ldflags" \
 			go build -tags cuda -o "$probe/warplab-cuda" ./cmd/warplab 2>&1); then
-			printf '%s\n' "$out" | head -n 20 | sed 's/^/setup:   /' >&2
+			sed -n '1,20s/^/setup:   /p' <<<"$out" >&2 # the compiler's first errors
 			cat >&2 <<-MSG
 				setup: warning: the GPU build does not compile against $header (CUDA_VERSION $version),
 				setup: so notebooks will run kernels on the simulator (GOFLAGS=-tags=cuda is not set).
