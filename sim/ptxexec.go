@@ -510,7 +510,13 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 			top.pc++
 		default:
 			if exec != 0 {
-				if f := e.exec(wp, x, exec); f != nil {
+				var f *Fault
+				if x.fast != fNone {
+					f = e.alu(wp, x, exec)
+				} else {
+					f = e.exec(wp, x, exec)
+				}
+				if f != nil {
 					return f
 				}
 			}
@@ -698,12 +704,15 @@ func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
 	b := e.src(wp, &x.src[1], 1)
 	c := e.src(wp, &x.src[2], 2)
 	mm := e.src(wp, &x.src[3], 3)
-	var vals [32]uint64
-	copy(vals[:], a[:])
+	vals := *a
 	d := e.dst(wp, &x.dst[0], 0)
 	var p *[32]uint64
 	if x.in.NDst > 1 {
 		p = e.dst(wp, &x.dst[1], 1)
+	}
+	if mask == fullMask && x.in.Shfl == ptx.ShflDown && e.shflDownFull(&vals, b, c, mm, d, p) {
+		e.t.w.sh.warpSync(wp.id)
+		return nil
 	}
 	for m := mask; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
@@ -746,6 +755,30 @@ func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
 	}
 	e.t.w.sh.warpSync(wp.id)
 	return nil
+}
+
+// shflDownFull is shfl.sync.down with all 32 lanes active, the reduction
+// idiom: it reports false, having written nothing, when a lane's member
+// mask leaves out its source lane (the general path then reports it).
+func (e *ptxWorker) shflDownFull(vals, b, c, mm, d, p *[32]uint64) bool {
+	for lane := range 32 {
+		if uint32(mm[lane]) != fullMask {
+			return false
+		}
+	}
+	for lane := range 32 {
+		seg := int(c[lane]>>8) & 31
+		maxLane := lane&seg | int(c[lane]&31)&^seg
+		j, ok := lane+int(b[lane]&31), uint64(1)
+		if j > maxLane {
+			j, ok = lane, 0
+		}
+		d[lane] = vals[j] & 0xffffffff
+		if p != nil {
+			p[lane] = ok
+		}
+	}
+	return true
 }
 
 // vote runs vote.sync over the lanes executing it.
