@@ -389,8 +389,8 @@ func divInt(t Type, a, b uint64, rem bool) uint64 {
 // unsigned). The manual restricts pos (b) and len (c) to 0..255 and its
 // pseudocode takes their low 8 bits; an H200 does that for the 32-bit types
 // but uses the whole .u32 values for the 64-bit ones (bfe.u64 with pos
-// 0x7f800001 gives 0, not a>>1; TestEvalAgainstGPU), so we do too (.s64
-// by analogy, not measured).
+// 0x7f800001 gives 0, not a>>1; bfe.s64 likewise; TestEvalAgainstGPU), so
+// we do too.
 func bfe(t Type, a, b, c uint64) uint64 {
 	msb := uint(31)
 	pos, ln := uint(b&0xff), uint(c&0xff)
@@ -427,14 +427,17 @@ func bfe(t Type, a, b, c uint64) uint64 {
 }
 
 // bfi is the manual's bit-field insert: b with its bits [pos, pos+len)
-// (pos = c & 0xff, len = d & 0xff, clipped at the type's top bit) replaced by
-// a's low len bits.
+// (pos = c, len = d, clipped at the type's top bit) replaced by a's low len
+// bits. As with bfe, .b32 takes the low 8 bits of pos and len, as the
+// manual's pseudocode does, and .b64 the whole .u32 values, as an H200 does
+// (TestEvalAgainstGPU).
 func bfi(t Type, a, b, c, d uint64) uint64 {
 	msb := uint(31)
+	pos, ln := uint(c&0xff), uint(d&0xff)
 	if t == B64 || t == U64 || t == S64 {
 		msb = 63
+		pos, ln = uint(uint32(c)), uint(uint32(d))
 	}
-	pos, ln := uint(c&0xff), uint(d&0xff)
 	b &= maskOf(t)
 	if ln == 0 || pos > msb {
 		return b

@@ -141,14 +141,13 @@ func floatOut(v float64, t Type, in *Instr) uint64 {
 }
 
 // nanToInt is cvt of a NaN to an integer type. The manual says 0; an H200
-// gives 0 for an .f32 source into 32 bits or fewer, but the bit pattern
-// 1<<(w-1) (MIN for signed, 2^(w-1) for unsigned) for an .f64 source into
-// 32 or 64 bits and for an .f32 source into 64 bits (measured, nvcc 13.0).
-// We follow the GPU where measured and the manual elsewhere (.f64 or .f16
-// into 8 or 16 bits, .f16 into anything: 0).
+// gives 0 for an .f32 source into 8, 16 or 32 bits and for an .f16 source,
+// but the bit pattern 1<<(w-1) (MIN for signed, 2^(w-1) for unsigned) for
+// an .f64 source into 16, 32 or 64 bits and for an .f32 source into 64 bits
+// (measured, nvcc 13.0; .f64 into 8 bits by analogy).
 func nanToInt(st, dt Type) uint64 {
 	w := widthOf(dt)
-	if st == F64 && w >= 32 || st == F32 && w == 64 {
+	if st == F64 || st == F32 && w == 64 {
 		return 1 << (w - 1)
 	}
 	return 0
@@ -157,12 +156,15 @@ func nanToInt(st, dt Type) uint64 {
 // cvtNaN is the NaN cvt writes for a NaN source a of type st into float
 // type dt, as an H200 does: .f32 -> .f64 keeps sign and payload (shifted
 // up, quieted), .f64 -> .f32 keeps the sign and the payload's top bits
-// (quieted), .f64 -> .f64 (cvt.rni and friends) quiets; into .f32 from .f32
-// or .f16 the canonical NaN; into .f16 the canonical 0x7FFF; .f16 -> .f64,
-// not measured, the default NaN.
+// (quieted), and so do .f16 -> .f64 and .f64 -> .f16; .f64 -> .f64
+// (cvt.rni and friends) quiets; into .f32 from .f32 or .f16 the canonical
+// NaN; .f32 -> .f16 the canonical 0x7FFF.
 func cvtNaN(a uint64, st, dt Type) uint64 {
 	switch dt {
 	case F16:
+		if st == F64 {
+			return a>>48&0x8000 | 0x7e00 | a&(1<<52-1)>>42
+		}
 		return canonNaN16
 	case F32:
 		if st == F64 {
@@ -176,7 +178,7 @@ func cvtNaN(a uint64, st, dt Type) uint64 {
 	case F64:
 		return a | quietBit64
 	}
-	return defaultNaN64
+	return a&0x8000<<48 | 0x7ff8000000000000 | a&0x3ff<<42 // from .f16
 }
 
 // sat64 clamps to [0, 1], NaN and -0 giving +0.

@@ -225,10 +225,11 @@ func refBfe(t Type, a, b, c uint64) uint64 {
 
 func refBfi(t Type, a, b, c, d uint64) uint64 {
 	msb := uint64(31)
+	pos, ln := c&0xff, d&0xff
 	if t == B64 {
 		msb = 63
+		pos, ln = c&0xffffffff, d&0xffffffff // as an H200 does
 	}
-	pos, ln := c&0xff, d&0xff
 	f := b & maskOf(t)
 	for i := uint64(0); i < ln && pos+i <= msb; i++ {
 		f = f&^(1<<(pos+i)) | (a>>i&1)<<(pos+i)

@@ -10,14 +10,14 @@
 #include <cmath>
 
 #define K 256
-#define NI 136
+#define NI 222
 
 __global__ void diff(const unsigned long long* in, unsigned long long* out) {
   int t = threadIdx.x + blockIdx.x * blockDim.x;
   if (t >= K) return;
   unsigned long long a = in[4 * t], b = in[4 * t + 1], c = in[4 * t + 2], d = in[4 * t + 3];
   unsigned a32 = (unsigned)a, b32 = (unsigned)b, c32 = (unsigned)c, d32 = (unsigned)d;
-  unsigned short a16 = (unsigned short)a;
+  unsigned short a16 = (unsigned short)a, b16 = (unsigned short)b;
   unsigned r32; unsigned long long r64; unsigned short r16;
   { unsigned long long o; asm volatile("add.rn.f32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 0] = o; }
   { unsigned long long o; asm volatile("mul.rn.f32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 1] = o; }
@@ -155,6 +155,92 @@ __global__ void diff(const unsigned long long* in, unsigned long long* out) {
   { unsigned long long o; asm volatile("{ .reg .pred p; setp.lt.s32 p, %1, %2; selp.u32 %0, 1, 0, p; }" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 133] = o; }
   { unsigned long long o; asm volatile("{ .reg .pred p; setp.hi.u64 p, %1, %2; selp.u32 %0, 1, 0, p; }" : "=r"(r32) : "l"(a), "l"(b)); o = r32; out[(size_t)t * NI + 134] = o; }
   { unsigned long long o; asm volatile("{ .reg .pred p; setp.gt.ftz.f32 p, %1, %2; selp.u32 %0, 1, 0, p; }" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 135] = o; }
+  { unsigned long long o; asm volatile("sqrt.approx.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 136] = o; }
+  { unsigned long long o; asm volatile("sqrt.approx.ftz.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 137] = o; }
+  { unsigned long long o; asm volatile("rcp.approx.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 138] = o; }
+  { unsigned long long o; asm volatile("rcp.approx.ftz.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 139] = o; }
+  { unsigned long long o; asm volatile("rsqrt.approx.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 140] = o; }
+  { unsigned long long o; asm volatile("rsqrt.approx.ftz.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 141] = o; }
+  { unsigned long long o; asm volatile("ex2.approx.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 142] = o; }
+  { unsigned long long o; asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 143] = o; }
+  { unsigned long long o; asm volatile("lg2.approx.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 144] = o; }
+  { unsigned long long o; asm volatile("lg2.approx.ftz.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 145] = o; }
+  { unsigned long long o; asm volatile("rsqrt.approx.f64 %0, %1;" : "=l"(r64) : "l"(a)); o = r64; out[(size_t)t * NI + 146] = o; }
+  { unsigned long long o; asm volatile("div.approx.f32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 147] = o; }
+  { unsigned long long o; asm volatile("div.approx.ftz.f32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 148] = o; }
+  { unsigned long long o; asm volatile("mad.rn.f32 %0, %1, %2, %3;" : "=r"(r32) : "r"(a32), "r"(b32), "r"(c32)); o = r32; out[(size_t)t * NI + 149] = o; }
+  { unsigned long long o; asm volatile("mad.rz.f64 %0, %1, %2, %3;" : "=l"(r64) : "l"(a), "l"(b), "l"(c)); o = r64; out[(size_t)t * NI + 150] = o; }
+  { unsigned long long o; asm volatile("sub.rm.f32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 151] = o; }
+  { unsigned long long o; asm volatile("sub.rp.f64 %0, %1, %2;" : "=l"(r64) : "l"(a), "l"(b)); o = r64; out[(size_t)t * NI + 152] = o; }
+  { unsigned long long o; asm volatile("add.sat.s32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 153] = o; }
+  { unsigned long long o; asm volatile("sub.sat.s32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 154] = o; }
+  { unsigned long long o; asm volatile("add.s16 %0, %1, %2;" : "=h"(r16) : "h"(a16), "h"(b16)); o = r16; out[(size_t)t * NI + 155] = o; }
+  { unsigned long long o; asm volatile("mul.hi.u16 %0, %1, %2;" : "=h"(r16) : "h"(a16), "h"(b16)); o = r16; out[(size_t)t * NI + 156] = o; }
+  { unsigned long long o; asm volatile("mul.hi.s16 %0, %1, %2;" : "=h"(r16) : "h"(a16), "h"(b16)); o = r16; out[(size_t)t * NI + 157] = o; }
+  { unsigned long long o; asm volatile("mul.wide.u16 %0, %1, %2;" : "=r"(r32) : "h"(a16), "h"(b16)); o = r32; out[(size_t)t * NI + 158] = o; }
+  { unsigned long long o; asm volatile("mul.wide.s16 %0, %1, %2;" : "=r"(r32) : "h"(a16), "h"(b16)); o = r32; out[(size_t)t * NI + 159] = o; }
+  { unsigned long long o; asm volatile("mul.wide.u32 %0, %1, %2;" : "=l"(r64) : "r"(a32), "r"(b32)); o = r64; out[(size_t)t * NI + 160] = o; }
+  { unsigned long long o; asm volatile("mad.hi.s32 %0, %1, %2, %3;" : "=r"(r32) : "r"(a32), "r"(b32), "r"(c32)); o = r32; out[(size_t)t * NI + 161] = o; }
+  { unsigned long long o; asm volatile("mad.lo.s32 %0, %1, %2, %3;" : "=r"(r32) : "r"(a32), "r"(b32), "r"(c32)); o = r32; out[(size_t)t * NI + 162] = o; }
+  { unsigned long long o; asm volatile("mad.wide.u32 %0, %1, %2, %3;" : "=l"(r64) : "r"(a32), "r"(b32), "l"(c)); o = r64; out[(size_t)t * NI + 163] = o; }
+  { unsigned long long o; asm volatile("mad.wide.s32 %0, %1, %2, %3;" : "=l"(r64) : "r"(a32), "r"(b32), "l"(c)); o = r64; out[(size_t)t * NI + 164] = o; }
+  { unsigned long long o; asm volatile("mad.lo.s64 %0, %1, %2, %3;" : "=l"(r64) : "l"(a), "l"(b), "l"(c)); o = r64; out[(size_t)t * NI + 165] = o; }
+  { unsigned long long o; asm volatile("mad.hi.u64 %0, %1, %2, %3;" : "=l"(r64) : "l"(a), "l"(b), "l"(c)); o = r64; out[(size_t)t * NI + 166] = o; }
+  { unsigned long long o; asm volatile("div.s16 %0, %1, %2;" : "=h"(r16) : "h"(a16), "h"(b16)); o = r16; out[(size_t)t * NI + 167] = o; }
+  { unsigned long long o; asm volatile("rem.u16 %0, %1, %2;" : "=h"(r16) : "h"(a16), "h"(b16)); o = r16; out[(size_t)t * NI + 168] = o; }
+  { unsigned long long o; asm volatile("div.u32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 169] = o; }
+  { unsigned long long o; asm volatile("rem.u32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 170] = o; }
+  { unsigned long long o; asm volatile("div.s64 %0, %1, %2;" : "=l"(r64) : "l"(a), "l"(b)); o = r64; out[(size_t)t * NI + 171] = o; }
+  { unsigned long long o; asm volatile("rem.u64 %0, %1, %2;" : "=l"(r64) : "l"(a), "l"(b)); o = r64; out[(size_t)t * NI + 172] = o; }
+  { unsigned long long o; asm volatile("min.s32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 173] = o; }
+  { unsigned long long o; asm volatile("max.u32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 174] = o; }
+  { unsigned long long o; asm volatile("min.s64 %0, %1, %2;" : "=l"(r64) : "l"(a), "l"(b)); o = r64; out[(size_t)t * NI + 175] = o; }
+  { unsigned long long o; asm volatile("max.u16 %0, %1, %2;" : "=h"(r16) : "h"(a16), "h"(b16)); o = r16; out[(size_t)t * NI + 176] = o; }
+  { unsigned long long o; asm volatile("abs.s32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 177] = o; }
+  { unsigned long long o; asm volatile("neg.s64 %0, %1;" : "=l"(r64) : "l"(a)); o = r64; out[(size_t)t * NI + 178] = o; }
+  { unsigned long long o; asm volatile("abs.s16 %0, %1;" : "=h"(r16) : "h"(a16)); o = r16; out[(size_t)t * NI + 179] = o; }
+  { unsigned long long o; asm volatile("abs.f64 %0, %1;" : "=l"(r64) : "l"(a)); o = r64; out[(size_t)t * NI + 180] = o; }
+  { unsigned long long o; asm volatile("neg.f64 %0, %1;" : "=l"(r64) : "l"(a)); o = r64; out[(size_t)t * NI + 181] = o; }
+  { unsigned long long o; asm volatile("shl.b32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 182] = o; }
+  { unsigned long long o; asm volatile("shr.u32 %0, %1, %2;" : "=r"(r32) : "r"(a32), "r"(b32)); o = r32; out[(size_t)t * NI + 183] = o; }
+  { unsigned long long o; asm volatile("shr.s64 %0, %1, %2;" : "=l"(r64) : "l"(a), "r"(b32)); o = r64; out[(size_t)t * NI + 184] = o; }
+  { unsigned long long o; asm volatile("shr.u64 %0, %1, %2;" : "=l"(r64) : "l"(a), "r"(b32)); o = r64; out[(size_t)t * NI + 185] = o; }
+  { unsigned long long o; asm volatile("shr.s16 %0, %1, %2;" : "=h"(r16) : "h"(a16), "r"(b32)); o = r16; out[(size_t)t * NI + 186] = o; }
+  { unsigned long long o; asm volatile("shl.b16 %0, %1, %2;" : "=h"(r16) : "h"(a16), "r"(b32)); o = r16; out[(size_t)t * NI + 187] = o; }
+  { unsigned long long o; asm volatile("popc.b64 %0, %1;" : "=r"(r32) : "l"(a)); o = r32; out[(size_t)t * NI + 188] = o; }
+  { unsigned long long o; asm volatile("clz.b32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 189] = o; }
+  { unsigned long long o; asm volatile("brev.b64 %0, %1;" : "=l"(r64) : "l"(a)); o = r64; out[(size_t)t * NI + 190] = o; }
+  { unsigned long long o; asm volatile("bfe.s64 %0, %1, %2, %3;" : "=l"(r64) : "l"(a), "r"(b32), "r"(c32)); o = r64; out[(size_t)t * NI + 191] = o; }
+  { unsigned long long o; asm volatile("bfe.u32 %0, %1, %2, %3;" : "=r"(r32) : "r"(a32), "r"(b32), "r"(c32)); o = r32; out[(size_t)t * NI + 192] = o; }
+  { unsigned long long o; asm volatile("bfi.b64 %0, %1, %2, %3, %4;" : "=l"(r64) : "l"(a), "l"(b), "r"(c32), "r"(d32)); o = r64; out[(size_t)t * NI + 193] = o; }
+  { unsigned long long o; asm volatile("cvt.s8.s32 %0, %1;" : "=h"(r16) : "r"(a32)); o = r16; out[(size_t)t * NI + 194] = o; }
+  { unsigned long long o; asm volatile("cvt.u8.s32 %0, %1;" : "=h"(r16) : "r"(a32)); o = r16; out[(size_t)t * NI + 195] = o; }
+  { unsigned long long o; asm volatile("cvt.sat.u8.s32 %0, %1;" : "=h"(r16) : "r"(a32)); o = r16; out[(size_t)t * NI + 196] = o; }
+  { unsigned long long o; asm volatile("cvt.sat.s8.s32 %0, %1;" : "=h"(r16) : "r"(a32)); o = r16; out[(size_t)t * NI + 197] = o; }
+  { unsigned long long o; asm volatile("cvt.rzi.s8.f32 %0, %1;" : "=h"(r16) : "r"(a32)); o = r16; out[(size_t)t * NI + 198] = o; }
+  { unsigned long long o; asm volatile("cvt.rni.u8.f32 %0, %1;" : "=h"(r16) : "r"(a32)); o = r16; out[(size_t)t * NI + 199] = o; }
+  { unsigned long long o; asm volatile("cvt.s32.s8 %0, %1;" : "=r"(r32) : "h"(a16)); o = r32; out[(size_t)t * NI + 200] = o; }
+  { unsigned long long o; asm volatile("cvt.u32.s8 %0, %1;" : "=r"(r32) : "h"(a16)); o = r32; out[(size_t)t * NI + 201] = o; }
+  { unsigned long long o; asm volatile("cvt.u64.s16 %0, %1;" : "=l"(r64) : "h"(a16)); o = r64; out[(size_t)t * NI + 202] = o; }
+  { unsigned long long o; asm volatile("cvt.sat.s32.u64 %0, %1;" : "=r"(r32) : "l"(a)); o = r32; out[(size_t)t * NI + 203] = o; }
+  { unsigned long long o; asm volatile("cvt.sat.u16.s64 %0, %1;" : "=h"(r16) : "l"(a)); o = r16; out[(size_t)t * NI + 204] = o; }
+  { unsigned long long o; asm volatile("cvt.rn.f16.f64 %0, %1;" : "=h"(r16) : "l"(a)); o = r16; out[(size_t)t * NI + 205] = o; }
+  { unsigned long long o; asm volatile("cvt.rz.f16.f64 %0, %1;" : "=h"(r16) : "l"(a)); o = r16; out[(size_t)t * NI + 206] = o; }
+  { unsigned long long o; asm volatile("cvt.f64.f16 %0, %1;" : "=l"(r64) : "h"(a16)); o = r64; out[(size_t)t * NI + 207] = o; }
+  { unsigned long long o; asm volatile("cvt.rni.s32.f16 %0, %1;" : "=r"(r32) : "h"(a16)); o = r32; out[(size_t)t * NI + 208] = o; }
+  { unsigned long long o; asm volatile("cvt.rn.f32.u32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 209] = o; }
+  { unsigned long long o; asm volatile("cvt.rz.f64.u64 %0, %1;" : "=l"(r64) : "l"(a)); o = r64; out[(size_t)t * NI + 210] = o; }
+  { unsigned long long o; asm volatile("cvt.rpi.u32.f32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 211] = o; }
+  { unsigned long long o; asm volatile("cvt.rmi.u64.f32 %0, %1;" : "=l"(r64) : "r"(a32)); o = r64; out[(size_t)t * NI + 212] = o; }
+  { unsigned long long o; asm volatile("cvt.rni.u16.f64 %0, %1;" : "=h"(r16) : "l"(a)); o = r16; out[(size_t)t * NI + 213] = o; }
+  { unsigned long long o; asm volatile("cvt.rzi.s16.f64 %0, %1;" : "=h"(r16) : "l"(a)); o = r16; out[(size_t)t * NI + 214] = o; }
+  { unsigned long long o; asm volatile("cvt.sat.f64.f64 %0, %1;" : "=l"(r64) : "l"(a)); o = r64; out[(size_t)t * NI + 215] = o; }
+  { unsigned long long o; asm volatile("cvt.rn.sat.f32.s32 %0, %1;" : "=r"(r32) : "r"(a32)); o = r32; out[(size_t)t * NI + 216] = o; }
+  { unsigned long long o; asm volatile("{ .reg .pred p, q, c; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.lt.and.f32 p|q, %1, %2, c; selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }" : "=r"(r32) : "r"(a32), "r"(b32), "r"(c32)); o = r32; out[(size_t)t * NI + 217] = o; }
+  { unsigned long long o; asm volatile("{ .reg .pred p, q, c; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.geu.or.f64 p|q, %1, %2, c; selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }" : "=r"(r32) : "l"(a), "l"(b), "r"(c32)); o = r32; out[(size_t)t * NI + 218] = o; }
+  { unsigned long long o; asm volatile("{ .reg .pred p, q, c; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.eq.xor.s32 p|q, %1, %2, c; selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }" : "=r"(r32) : "r"(a32), "r"(b32), "r"(c32)); o = r32; out[(size_t)t * NI + 219] = o; }
+  { unsigned long long o; asm volatile("{ .reg .pred p, q, c; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.nan.and.f32 p|q, %1, %2, c; selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }" : "=r"(r32) : "r"(a32), "r"(b32), "r"(c32)); o = r32; out[(size_t)t * NI + 220] = o; }
+  { unsigned long long o; asm volatile("{ .reg .pred p, q, c; .reg .b32 t; setp.ne.u32 c, %3, 0; setp.ls.or.u64 p|q, %1, %2, c; selp.u32 %0, 1, 0, p; selp.u32 t, 2, 0, q; add.u32 %0, %0, t; }" : "=r"(r32) : "l"(a), "l"(b), "r"(c32)); o = r32; out[(size_t)t * NI + 221] = o; }
 }
 
 static unsigned long long s = 0x9e3779b97f4a7c15ULL;
