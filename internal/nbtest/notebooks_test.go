@@ -50,8 +50,9 @@ func TestNotebookFiles(t *testing.T) {
 }
 
 // TestNotebooks executes every notebook with the GoNB kernel, checks it, renders
-// the lesson pages, and screenshots each page and each plot in headless
-// Chromium. It runs when WARPLAB_NOTEBOOK_TESTS=1 (scripts/test.sh sets it,
+// the lesson pages, looks at each page in headless Chromium (every figure
+// laid out with a size, every image decoded, none cut off, no error shown:
+// lookAtPage), and screenshots each whole page and each plot alone. It runs when WARPLAB_NOTEBOOK_TESTS=1 (scripts/test.sh sets it,
 // after scripts/setup.sh --browser); WARPLAB_BROWSER_TESTS=0 skips the
 // screenshots; WARPLAB_NOTEBOOKS_DIR runs another directory's notebooks.
 // Pages go to artifacts/nbtest/site, screenshots to artifacts/screenshots
@@ -90,9 +91,13 @@ func TestNotebooks(t *testing.T) {
 	if err := os.MkdirAll(shots, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	lessons, _ := r.BuildSite(ctx, paths, siteDir, logWriter{t})
+	lessons, err := r.BuildSite(ctx, paths, siteDir, logWriter{t})
 	if len(lessons) != len(paths) {
-		t.Fatalf("site has %d lessons for %d notebooks", len(lessons), len(paths))
+		t.Fatalf("site has %d lessons for %d notebooks: %v", len(lessons), len(paths), err)
+	}
+	if err != nil {
+		// Each lesson's problems are reported by its subtest below.
+		t.Logf("site build: %v", err)
 	}
 	index, err := os.ReadFile(filepath.Join(siteDir, "index.html"))
 	if err != nil {
@@ -117,11 +122,30 @@ func TestNotebooks(t *testing.T) {
 	}
 }
 
-// screenshotPage screenshots the lesson page, then each of its plots alone,
-// and fails when the page or a plot is blank.
+// Screenshot sizes: a page at a laptop's width, its full height up to
+// Chromium's largest surface; a plot alone at a notebook's width.
+const (
+	pageWidth     = 1200
+	maxPageHeight = 16000
+)
+
+// screenshotPage looks at the lesson page in the browser (lookAtPage), then
+// screenshots all of it and each of its plots alone, and fails when the page
+// or a plot is blank.
 func screenshotPage(ctx context.Context, t *testing.T, r *Runner, page, shots string, l Lesson) {
+	plots := 0
+	for _, c := range l.Executed.Cells {
+		if c.HasTag(PlotTag) {
+			plots++
+		}
+	}
+	look := lookAtPage(ctx, t, r, page, plots)
+	height := min(max(look.Height, 800), maxPageHeight)
+	if look.Height > maxPageHeight {
+		t.Logf("page %s is %d px high; the screenshot shows its first %d", page, look.Height, maxPageHeight)
+	}
 	full := filepath.Join(shots, l.Name+".png")
-	if err := r.Screenshot(ctx, page, full, 1200, 2000); err != nil {
+	if err := r.Screenshot(ctx, page, full, pageWidth, height); err != nil {
 		t.Fatal(err)
 	}
 	ink, err := MeasureInk(full)
@@ -136,12 +160,6 @@ func screenshotPage(ctx context.Context, t *testing.T, r *Runner, page, shots st
 	html, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
-	}
-	plots := 0
-	for _, c := range l.Executed.Cells {
-		if c.HasTag(PlotTag) {
-			plots++
-		}
 	}
 	for k := range plots {
 		variant, err := PlotPage(string(html), k)
@@ -168,6 +186,42 @@ func screenshotPage(ctx context.Context, t *testing.T, r *Runner, page, shots st
 		}
 		t.Logf("plot %d screenshot %s: %d pixels inked in %v", k+1, png, ink.Pixels, ink.Bounds)
 	}
+}
+
+// lookAtPage opens a copy of page with LookPage's script in headless
+// Chromium and fails the test for each problem a reader would see: an error
+// shown, a figure with no size, an image that does not decode, a figure cut
+// off, or plot cells without a figure. It returns what the browser saw.
+func lookAtPage(ctx context.Context, t *testing.T, r *Runner, page string, plotCells int) Look {
+	t.Helper()
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	variant, err := LookPage(string(html))
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
+	}
+	// Beside the page, so relative resources resolve the same way.
+	vpath := filepath.Join(filepath.Dir(page), "."+filepath.Base(page)+".look.html")
+	if err := os.WriteFile(vpath, []byte(variant), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dom, err := r.DumpDOM(ctx, vpath, pageWidth, 900)
+	if err != nil {
+		t.Fatal(err)
+	}
+	look, err := ParseLook(dom)
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
+	}
+	for _, p := range look.Problems(plotCells) {
+		t.Errorf("%s: %s", filepath.Base(page), p)
+	}
+	for i, f := range look.Figures {
+		t.Logf("%s: figure %d <%s> %d×%d px (plot cell: %v)", filepath.Base(page), i+1, f.Tag, f.Width, f.Height, f.Plot)
+	}
+	return look
 }
 
 // logWriter sends progress lines to the test log.

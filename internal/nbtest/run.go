@@ -168,6 +168,42 @@ func (r *Runner) Screenshot(ctx context.Context, page, png string, width, height
 	return nil
 }
 
+// DumpDOM opens page in headless Chromium at the given window size, lets
+// its scripts run, and returns the DOM as serialized HTML (--dump-dom), which
+// is how the test reads what LookPage's script measured.
+func (r *Runner) DumpDOM(ctx context.Context, page string, width, height int) (string, error) {
+	chr, err := r.FindChromium()
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(page)
+	if err != nil {
+		return "", err
+	}
+	profile, err := os.MkdirTemp("", "warplab-chromium-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(profile)
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	chrome := exec.CommandContext(ctx, chr, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--virtual-time-budget=10000", "--user-data-dir="+profile,
+		fmt.Sprintf("--window-size=%d,%d", width, height), "--dump-dom", "file://"+abs)
+	chrome.Env = append(os.Environ(), r.Env...)
+	// Chromium forks helpers: on timeout kill its whole process group.
+	chrome.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	chrome.Cancel = func() error { return syscall.Kill(-chrome.Process.Pid, syscall.SIGKILL) }
+	chrome.WaitDelay = 10 * time.Second
+	var stdout, stderr bytes.Buffer
+	chrome.Stdout, chrome.Stderr = &stdout, &stderr
+	if err := chrome.Run(); err != nil {
+		return "", fmt.Errorf("chromium --dump-dom %s: %v\n%s", page, err, tail(stderr.Bytes(), 2000))
+	}
+	return stdout.String(), nil
+}
+
 // run runs prog and returns its combined output. On timeout it kills prog
 // and everything it started: Jupyter starts the kernel in a session of its
 // own, so a process group is not enough; the kernel and the compiled cell
