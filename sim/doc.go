@@ -1,5 +1,6 @@
-// Package sim is a SIMT simulator for CUDA kernels written in Go. It runs a
-// kernel's Go mirror over a grid of blocks of threads, the way a GPU would,
+// Package sim is a SIMT simulator for CUDA kernels. It runs a kernel's PTX
+// (LaunchPTX: the same PTX the GPU loads) or a kernel written in Go
+// (Launch) over a grid of blocks of threads, the way a GPU would,
 // and counts what the GPU's memory system would count: the requests and
 // 32-byte sectors of every global load and store, the wavefronts and bank
 // conflicts of every shared-memory access, how many lanes of each warp had
@@ -22,6 +23,51 @@
 // linear ids: warp w holds ids 32w .. 32w+31, lane = id % 32. A block of 40
 // threads is a full warp and a warp of 8 lanes; the missing 24 lanes still
 // occupy lane-slots, as on hardware.
+//
+// # Running PTX
+//
+// ptx.Parse reads a module's PTX; NewPTXKernel decodes one kernel of it once
+// (register rows, variable layout, a counter site per memory instruction);
+// Device.LaunchPTX runs it with *Global[T] buffers for pointer parameters
+// and int32/uint32/int64/uint64/float32/float64 scalars that match each
+// parameter's size. Execution is warp-wide: each decoded instruction is
+// applied to the active lanes of one warp at once (ptxexec.go), with a
+// register file of 32-slot rows and the per-lane arithmetic of ptx.Eval.
+// Divergence follows the immediate-post-dominator stack of GPGPU-Sim and
+// Ocelot: a branch whose lanes go both ways runs the fall-through path
+// first, then the taken one, and the warp reconverges at the branch's
+// Reconv (its immediate post-dominator, computed by package ptx). A block's
+// warps run round-robin to each bar.sync; the barrier releases when every
+// warp with live lanes has arrived (warps whose lanes all exited count as
+// arrived, as on sm_70 and later).
+//
+// Memory: global addresses are the buffers' device addresses (a binary
+// search over the device's live allocations); generic addresses (cvta) put
+// module variables, the block's shared memory and the thread's local memory
+// in windows below the first buffer (1<<32), so a generic ld/st resolves to
+// the right space; .param reads the launch's arguments, .const the module's
+// initialised variables; .local is per thread; static .shared variables are
+// laid out at their alignment, the .extern array after them, sized by
+// sharedBytes. ld/st .v2/.v4, atom/red (add, min, max, inc, dec, cas, exch,
+// and, or, xor), shfl.sync (up, down, bfly, idx, with clamp and segment
+// mask and the predicate output), vote.sync (all, any, uni, ballot);
+// membar and fence do nothing in a simulator that runs memory in order.
+//
+// On the PTX path the counter rules below hold with one change: there is no
+// pairing rule. Each execution of a memory instruction by a warp with at
+// least one active, guard-true lane is one request, with that warp's lanes;
+// what the k-th access pairing (and Unroll, SkipLd, barrier flushes) stood
+// in for is now the executed control flow. Sites are the memory
+// instructions, labelled by their .cu line when the PTX has line
+// information ("spmv.cu:66 ..." with the line's text when the module's CUDA
+// C is given, SetSource), else "kernel.ptx:LINE opcode". WarpInstructions
+// counts every warp-level instruction issued, predicated-off ones included
+// (ncu's smsp__inst_executed), instead of the mirrors' Ops estimates.
+// Faults name the .cu line (else the PTX line) of the faulting
+// instruction; a runaway is "runaway warp" (PTXKernel.MaxInstructions
+// bounds each warp's issued instructions), a shuffle reading a lane that is
+// not executing it "shuffle from inactive lane", a misaligned access
+// "misaligned address".
 //
 // # Counter rules
 //
@@ -66,7 +112,7 @@
 //     launch touches, once, plus refetches when the footprint exceeds the
 //     model's L2.
 //
-// # Writing a kernel
+// # Writing a kernel in Go
 //
 // A kernel is a Go function run once per thread. It reads the built-in
 // variables from its *Thread and makes every global and shared access
