@@ -28,18 +28,24 @@ var ptxEval = ptx.Eval
 // .f32; for .f64 a propagated operand).
 func f32res(v float32, in *ptx.Instr, a, b, c uint64) uint64 {
 	if v != v {
-		r, _ := ptxEval(in, a, b, c, 0)
-		return r
+		return nanRes(in, a, b, c)
 	}
 	return uint64(math.Float32bits(v))
 }
 
 func f64res(v float64, in *ptx.Instr, a, b, c uint64) uint64 {
 	if v != v {
-		r, _ := ptxEval(in, a, b, c, 0)
-		return r
+		return nanRes(in, a, b, c)
 	}
 	return math.Float64bits(v)
+}
+
+// nanRes is kept out of line so that f32res and f64res inline.
+//
+//go:noinline
+func nanRes(in *ptx.Instr, a, b, c uint64) uint64 {
+	r, _ := ptxEval(in, a, b, c, 0)
+	return r
 }
 
 // Fast-path classes.
@@ -197,10 +203,19 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	d := e.dst(wp, &x.dst[0], 0)
 	switch x.fast {
 	case fMov:
-		tm := typeMask(in.Type)
-		if in.Type == ptx.Pred {
-			tm = 1
+		if x.movCopy {
+			// The source is already canonical at the type's width.
+			if mask == fullMask {
+				*d = *a
+				return nil
+			}
+			for m := mask; m != 0; m &= m - 1 {
+				l := bits.TrailingZeros32(m)
+				d[l] = a[l]
+			}
+			return nil
 		}
+		tm := x.tmask
 		if mask == fullMask {
 			for l := range 32 {
 				d[l] = a[l] & tm
@@ -420,10 +435,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fAnd:
-		tm := typeMask(in.Type)
-		if in.Type == ptx.Pred {
-			tm = 1
-		}
+		tm := x.tmask
 		if mask == fullMask {
 			for l := range 32 {
 				d[l] = a[l] & b[l] & tm
@@ -436,10 +448,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fOr:
-		tm := typeMask(in.Type)
-		if in.Type == ptx.Pred {
-			tm = 1
-		}
+		tm := x.tmask
 		if mask == fullMask {
 			for l := range 32 {
 				d[l] = (a[l] | b[l]) & tm
@@ -452,10 +461,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fXor:
-		tm := typeMask(in.Type)
-		if in.Type == ptx.Pred {
-			tm = 1
-		}
+		tm := x.tmask
 		if mask == fullMask {
 			for l := range 32 {
 				d[l] = (a[l] ^ b[l]) & tm
@@ -468,10 +474,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fNot:
-		tm := typeMask(in.Type)
-		if in.Type == ptx.Pred {
-			tm = 1
-		}
+		tm := x.tmask
 		if mask == fullMask {
 			for l := range 32 {
 				d[l] = ^a[l] & tm

@@ -77,16 +77,18 @@ type xopd struct {
 // xin is one decoded instruction: the parser's Instr and what the executor
 // derives from it once.
 type xin struct {
-	in    *ptx.Instr
-	op    ptx.Opcode
-	fast  uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
+	in   *ptx.Instr
+	op   ptx.Opcode
+	fast uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
 
 	cmpFlip, cmpMask uint64 // integer setp (setpTable)
 	cmpTbl           uint8
-	guard int32 // predicate register row, -1 for none
-	gneg  bool
-	dst   [2]xopd
-	src   [4]xopd
+	tmask            uint64 // the value mask of the instruction's type (pred: 1)
+	movCopy          bool   // mov whose source needs no masking: rows copy as they are
+	guard            int32  // predicate register row, -1 for none
+	gneg             bool
+	dst              [2]xopd
+	src              [4]xopd
 
 	// memory instructions
 	site   int32 // counter site, -1 for non-memory instructions and ld.param
@@ -332,6 +334,25 @@ func (pk *PTXKernel) decode(i int) error {
 		return fail("instruction not supported by the simulator")
 	}
 	x.fast = fastClass(in)
+	x.tmask = typeMask(in.Type)
+	if in.Type == ptx.Pred {
+		x.tmask = 1
+	}
+	if x.fast == fMov {
+		switch o := in.Src[0]; o.Kind {
+		case ptx.OpdImm, ptx.OpdSym:
+			r := &pk.imms[x.src[0].idx]
+			for l := range r {
+				r[l] &= x.tmask
+			}
+			x.movCopy = true
+		case ptx.OpdReg:
+			rt := pk.k.Regs[o.Reg].Type
+			x.movCopy = !o.Neg && (rt.Size() == in.Type.Size() && rt != ptx.Pred && in.Type != ptx.Pred || rt == ptx.Pred && in.Type == ptx.Pred)
+		case ptx.OpdSpecial:
+			x.movCopy = in.Type.Size() >= 4 // special registers hold 32-bit values
+		}
+	}
 	if x.fast == fSetpI {
 		x.cmpFlip, x.cmpMask, x.cmpTbl = setpTable(in)
 	}
