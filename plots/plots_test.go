@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -105,14 +106,14 @@ func TestWriteFile(t *testing.T) {
 	// A failed render leaves the previous file whole and no temporary
 	// files behind.
 	path := filepath.Join(dir, "f.svg")
-	before, _ := os.ReadFile(path)
+	before := testenv.Must(os.ReadFile(path))(t)
 	bad := plot.New()
 	bad.X.Scale = plot.LogScale{}
 	bad.X.Min, bad.X.Max = 0, 1
 	if err := WriteFile(path, bad, DefaultWidth, DefaultHeight); err == nil {
 		t.Fatal("drawing a log axis from 0 gave no error")
 	}
-	after, _ := os.ReadFile(path)
+	after := testenv.Must(os.ReadFile(path))(t)
 	if !bytes.Equal(before, after) {
 		t.Error("a failed WriteFile changed the existing file")
 	}
@@ -122,7 +123,7 @@ func TestWriteFile(t *testing.T) {
 	if err := WriteFile(filepath.Join(dir, "missing", "f.svg"), p, DefaultWidth, DefaultHeight); err == nil {
 		t.Error("writing into a missing folder gave no error")
 	}
-	entries, _ := os.ReadDir(dir)
+	entries := testenv.Must(os.ReadDir(dir))(t)
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), ".tmp") {
 			t.Errorf("temporary file %s left behind", e.Name())
@@ -242,7 +243,7 @@ func TestRoofline(t *testing.T) {
 			}
 		}
 	}
-	h200, _ := sim.ModelByKey("h200")
+	h200 := testenv.Must(sim.ModelByKey("h200"))(t)
 	for name, pt := range map[string]RooflinePoint{
 		"zero intensity": {Intensity: 0, Flops: 1},
 		"negative rate":  {Intensity: 1, Flops: -1},

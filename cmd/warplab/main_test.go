@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 // runCLI calls run as main would and returns the exit status and output.
@@ -115,7 +117,7 @@ func TestRunSpMVWritesJSON(t *testing.T) {
 	if doc.Lesson != "spmv" || doc.Backend != "sim" || doc.Device.Model != "t4" || doc.Device.SMs != 40 || doc.ProbeBlocks != 320 || len(doc.Runs) != 6 {
 		t.Errorf("JSON %+v", doc)
 	}
-	entries, _ := os.ReadDir(dir)
+	entries := testenv.Must(os.ReadDir(dir))(t)
 	if len(entries) != 1 {
 		t.Errorf("temporary files left beside the JSON: %v", entries)
 	}
@@ -156,7 +158,9 @@ func TestSelftestSim(t *testing.T) {
 
 func TestWriteFileAtomic(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f.txt")
-	os.WriteFile(path, []byte("old"), 0o644)
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	err := writeFileAtomic(path, func(w io.Writer) error {
 		w.Write([]byte("half"))
 		return errors.New("boom")
@@ -164,10 +168,10 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if b, _ := os.ReadFile(path); string(b) != "old" {
+	if b := testenv.Must(os.ReadFile(path))(t); string(b) != "old" {
 		t.Errorf("file now %q, want the old content kept", b)
 	}
-	if entries, _ := os.ReadDir(filepath.Dir(path)); len(entries) != 1 {
+	if entries := testenv.Must(os.ReadDir(filepath.Dir(path)))(t); len(entries) != 1 {
 		t.Errorf("temporary file left: %v", entries)
 	}
 }

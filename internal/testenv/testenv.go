@@ -61,3 +61,20 @@ func findUp(rel string, dir bool) (string, bool) {
 		wd = parent
 	}
 }
+
+// Must returns v, or ends the test with err. It is for the set-up calls of a
+// test (an allocation, an upload, a model looked up by key) whose error the
+// test has no use for except to stop, and which must not be dropped with a
+// blank identifier, since a dropped error turns into a nil-pointer panic or
+// a wrong number far from its cause:
+//
+//	x := testenv.Must(sim.Upload(d, "x", xs))(t)
+func Must[T any](v T, err error) func(testing.TB) T {
+	return func(tb testing.TB) T {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return v
+	}
+}

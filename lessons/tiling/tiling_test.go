@@ -11,6 +11,7 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ptxcheck"
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -29,9 +30,9 @@ func openSim(t testing.TB) *gpuext.Device {
 func launchMatmul(t *testing.T, dev *gpuext.Device, kernel string, n, tile, coarse int) ([]float32, []float32, *sim.Stats, error) {
 	t.Helper()
 	a, b := randomMatrix(n*n, 5), randomMatrix(n*n, 6)
-	A, _ := gpuext.Upload(dev, "A", a)
-	B, _ := gpuext.Upload(dev, "B", b)
-	C, _ := gpuext.Alloc[float32](dev, "C", n*n)
+	A := testenv.Must(gpuext.Upload(dev, "A", a))(t)
+	B := testenv.Must(gpuext.Upload(dev, "B", b))(t)
+	C := testenv.Must(gpuext.Alloc[float32](dev, "C", n*n))(t)
 	defer A.Free()
 	defer B.Free()
 	defer C.Free()
@@ -184,8 +185,8 @@ func TestTransposes(t *testing.T) {
 	const m, T = 96, 32
 	a := randomMatrix(m*m, 9)
 	want := refTranspose(a, m)
-	da, _ := gpuext.Upload(dev, "a", a)
-	dc, _ := gpuext.Alloc[float32](dev, "c", m*m)
+	da := testenv.Must(gpuext.Upload(dev, "a", a))(t)
+	dc := testenv.Must(gpuext.Alloc[float32](dev, "c", m*m))(t)
 	cases := []struct {
 		kernel             string
 		shared             int

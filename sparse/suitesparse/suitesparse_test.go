@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 const goodMTX = "%%MatrixMarket matrix coordinate real symmetric\n% test\n3 3 3\n1 1 4\n2 1 -1\n3 3 2\n"
@@ -79,7 +81,7 @@ func listFiles(t *testing.T, dir string) []string {
 	var out []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			rel, _ := filepath.Rel(dir, p)
+			rel := testenv.Must(filepath.Rel(dir, p))(t)
 			out = append(out, rel)
 		}
 		return nil
@@ -274,7 +276,7 @@ func TestDefaultCacheDir(t *testing.T) {
 	if err != nil {
 		t.Skipf("no user cache dir on this system: %v", err)
 	}
-	base, _ := os.UserCacheDir()
+	base := testenv.Must(os.UserCacheDir())(t)
 	if want := filepath.Join(base, "warplab", "matrices"); d != want {
 		t.Errorf("DefaultCacheDir() = %q, want %q", d, want)
 	}
