@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -63,8 +64,8 @@ func checkCopyFromBuffer(t *testing.T, d *Device) {
 		copyBetween(t, d, []int32{math.MaxInt32, math.MinInt32, 7})
 		copyBetween(t, d, []int64{math.MaxInt64, math.MinInt64, 7})
 		copyBetween(t, d, []uint32{math.MaxUint32, 0, 9})
-		e0, _ := Alloc[float64](d, "e0", 0)
-		e1, _ := Alloc[float64](d, "e1", 0)
+		e0 := testenv.Must(Alloc[float64](d, "e0", 0))(t)
+		e1 := testenv.Must(Alloc[float64](d, "e1", 0))(t)
 		if err := e1.CopyFromBuffer(e0); err != nil {
 			t.Errorf("copy of empty buffers: %v", err)
 		}
@@ -114,11 +115,11 @@ func checkCopyFromBuffer(t *testing.T, d *Device) {
 	})
 
 	t.Run("errors", func(t *testing.T) {
-		a, _ := Upload(d, "a", []float64{1, 2, 3})
-		b, _ := Alloc[float64](d, "b", 4)
+		a := testenv.Must(Upload(d, "a", []float64{1, 2, 3}))(t)
+		b := testenv.Must(Alloc[float64](d, "b", 4))(t)
 		other := openSimT(t, "sim")
-		c, _ := Alloc[float64](other, "c", 3)
-		freed, _ := Alloc[float64](d, "freed", 3)
+		c := testenv.Must(Alloc[float64](other, "c", 3))(t)
+		freed := testenv.Must(Alloc[float64](d, "freed", 3))(t)
 		if err := freed.Free(); err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -85,7 +86,7 @@ func TestGPUBuffers(t *testing.T) {
 			t.Fatalf("Fill(%v): got %v ... %v", v, got[0], got[n-1])
 		}
 	}
-	i64, _ := Alloc[int64](d, "i64", 3)
+	i64 := testenv.Must(Alloc[int64](d, "i64", 3))(t)
 	if err := i64.Fill(-1); err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestGPUBuffers(t *testing.T) {
 	if err := i64.Download(gi); err != nil || gi[2] != -1 {
 		t.Fatalf("int64 Fill(-1) = %v, %v", gi, err)
 	}
-	f32, _ := Alloc[float32](d, "f32", 5)
+	f32 := testenv.Must(Alloc[float32](d, "f32", 5))(t)
 	if err := f32.Fill(2.5); err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestGPUCubinPath(t *testing.T) {
     if (i < n) v[i] *= 2.0f;
 }
 `}
-	v, _ := Upload(d, "v", []float32{1, 2, 3})
+	v := testenv.Must(Upload(d, "v", []float32{1, 2, 3}))(t)
 	if _, err := d.Launch(student, "twice", sim.Dim1(1), sim.Dim1(32), 0, int32(3), v); err != nil {
 		t.Fatal(err)
 	}
@@ -278,8 +279,8 @@ func TestGPUTime(t *testing.T) {
 	d := openGPUT(t, Options{PTXOnly: true})
 	m := saxpyModule()
 	const n = 1 << 22
-	x, _ := Alloc[float32](d, "x", n)
-	y, _ := Alloc[float32](d, "y", n)
+	x := testenv.Must(Alloc[float32](d, "x", n))(t)
+	y := testenv.Must(Alloc[float32](d, "y", n))(t)
 	calls := 0
 	tm, err := d.Time(func() error {
 		calls++

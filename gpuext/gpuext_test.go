@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -80,7 +81,7 @@ func TestOpenSpecs(t *testing.T) {
 			if d.Kind() != tt.kind || d.Model().Key != tt.model {
 				t.Fatalf("Open(%q) = kind %q model %q, want %q %q", tt.spec, d.Kind(), d.Model().Key, tt.kind, tt.model)
 			}
-			m, _ := sim.ModelByKey(tt.model)
+			m := testenv.Must(sim.ModelByKey(tt.model))(t)
 			if maj, min := d.ComputeCapability(); maj != m.CCMajor || min != m.CCMinor {
 				t.Errorf("ComputeCapability = %d.%d, want %d.%d", maj, min, m.CCMajor, m.CCMinor)
 			}
@@ -263,17 +264,20 @@ func TestCloseFreesEverything(t *testing.T) {
 	if free0 != total || total != d.MemoryBytes() {
 		t.Fatalf("fresh device: free %d total %d, want both %d", free0, total, d.MemoryBytes())
 	}
-	a, _ := Alloc[float64](d, "a", 1000)
-	b, _ := Alloc[int32](d, "b", 1000)
-	free1, _, _ := d.MemInfo()
+	a := testenv.Must(Alloc[float64](d, "a", 1000))(t)
+	b := testenv.Must(Alloc[int32](d, "b", 1000))(t)
+	free1, _, err := d.MemInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if want := free0 - 8000 - 4000; free1 != want {
 		t.Fatalf("free after 12000 B = %d, want %d", free1, want)
 	}
 	if err := a.Free(); err != nil {
 		t.Fatal(err)
 	}
-	if free2, _, _ := d.MemInfo(); free2 != free0-4000 {
-		t.Fatalf("free after freeing a = %d, want %d", free2, free0-4000)
+	if free2, _, err := d.MemInfo(); err != nil || free2 != free0-4000 {
+		t.Fatalf("free after freeing a = %d (%v), want %d", free2, err, free0-4000)
 	}
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
@@ -297,8 +301,8 @@ func TestCloseFreesEverything(t *testing.T) {
 
 func TestLaunchValidation(t *testing.T) {
 	d := openSimT(t, "sim:t4")
-	x, _ := Upload(d, "x", []float32{1, 2})
-	y, _ := Upload(d, "y", []float32{3, 4})
+	x := testenv.Must(Upload(d, "x", []float32{1, 2}))(t)
+	y := testenv.Must(Upload(d, "y", []float32{3, 4}))(t)
 	args := []any{int32(2), float32(1), x, y}
 	tests := []struct {
 		name        string
@@ -338,9 +342,9 @@ func TestLaunchValidation(t *testing.T) {
 func TestLaunchArgumentErrors(t *testing.T) {
 	d := openSimT(t, "sim")
 	other := openSimT(t, "sim")
-	x, _ := Upload(d, "x", []float32{1, 2})
-	y, _ := Upload(d, "y", []float32{3, 4})
-	foreign, _ := Upload(other, "foreign", []float32{3, 4})
+	x := testenv.Must(Upload(d, "x", []float32{1, 2}))(t)
+	y := testenv.Must(Upload(d, "y", []float32{3, 4}))(t)
+	foreign := testenv.Must(Upload(other, "foreign", []float32{3, 4}))(t)
 	tests := []struct {
 		name string
 		kern string
@@ -423,8 +427,8 @@ func TestSaxpyOnSimulator(t *testing.T) {
 
 func TestTimeOnSimulatorIsModeled(t *testing.T) {
 	d := openSimT(t, "sim")
-	x, _ := Upload(d, "x", make([]float32, 4096))
-	y, _ := Upload(d, "y", make([]float32, 4096))
+	x := testenv.Must(Upload(d, "x", make([]float32, 4096)))(t)
+	y := testenv.Must(Upload(d, "y", make([]float32, 4096)))(t)
 	m := saxpyModule()
 	var one float64
 	launch := func() error {
@@ -477,8 +481,8 @@ func TestTimeOnSimulatorIsModeled(t *testing.T) {
 
 func TestSimFaultIsWrapped(t *testing.T) {
 	d := openSimT(t, "sim")
-	x, _ := Upload(d, "x", make([]float32, 10))
-	y, _ := Upload(d, "y", make([]float32, 10))
+	x := testenv.Must(Upload(d, "x", make([]float32, 10)))(t)
+	y := testenv.Must(Upload(d, "y", make([]float32, 10)))(t)
 	// n = 64 but the buffers hold 10: the mirror reads past x's end.
 	_, err := d.Launch(saxpyModule(), "saxpy", sim.Dim1(1), sim.Dim1(64), 0, int32(64), float32(1), x, y)
 	var f *sim.Fault
@@ -492,8 +496,8 @@ func TestSimFaultIsWrapped(t *testing.T) {
 }
 
 func TestModelFor(t *testing.T) {
-	h200, _ := sim.ModelByKey("h200")
-	t4, _ := sim.ModelByKey("t4")
+	h200 := testenv.Must(sim.ModelByKey("h200"))(t)
+	t4 := testenv.Must(sim.ModelByKey("t4"))(t)
 	tests := []struct {
 		name    string
 		attrs   gpuAttrs

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -78,7 +79,7 @@ func fma32(a, x, y float32) float32 {
 func TestPTXOnlyModuleErrors(t *testing.T) {
 	d := openSimT(t, "sim")
 	m := ptxOnlyModule()
-	x, _ := Upload(d, "x", []float32{1, 2})
+	x := testenv.Must(Upload(d, "x", []float32{1, 2}))(t)
 	_, err := d.Launch(m, "daxpy", sim.Dim1(1), sim.Dim1(32), 0, int32(2))
 	if err == nil || !strings.Contains(err.Error(), "PTX kernels: saxpy, params") {
 		t.Errorf("missing kernel: %v", err)

@@ -3,6 +3,7 @@ package spmv
 import (
 	"testing"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -25,13 +26,13 @@ func benchKernel(b *testing.B, skewed bool, kernel string) {
 	for i := range xs {
 		xs[i] = float32(i%13 + 1)
 	}
-	m, _ := sim.ModelByKey("h200")
+	m := testenv.Must(sim.ModelByKey("h200"))(b)
 	d := sim.NewDevice(m)
-	rowPtr, _ := sim.Upload(d, "rowPtr", rp)
-	colIdx, _ := sim.Upload(d, "colIdx", ci)
-	val, _ := sim.Upload(d, "val", v)
-	x, _ := sim.Upload(d, "x", xs)
-	y, _ := sim.Alloc[float32](d, "y", rows)
+	rowPtr := testenv.Must(sim.Upload(d, "rowPtr", rp))(b)
+	colIdx := testenv.Must(sim.Upload(d, "colIdx", ci))(b)
+	val := testenv.Must(sim.Upload(d, "val", v))(b)
+	x := testenv.Must(sim.Upload(d, "x", xs))(b)
+	y := testenv.Must(sim.Alloc[float32](d, "y", rows))(b)
 	var k *sim.Kernel
 	grid := sim.Dim1(rows / 256)
 	switch kernel {

@@ -3,6 +3,7 @@ package spmv
 import (
 	"testing"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -57,19 +58,19 @@ func TestFidelityDesignTable(t *testing.T) {
 		{true, "probe", 1, want{786432, 3276630}},
 	}
 	for _, c := range cases {
-		m, _ := sim.ModelByKey("h200")
+		m := testenv.Must(sim.ModelByKey("h200"))(t)
 		d := sim.NewDevice(m)
 		rp, ci, v := seedCSR(rows, c.skewed)
 		xs := make([]float32, rows)
 		for i := range xs {
 			xs[i] = float32(i%13 + 1)
 		}
-		rowPtr, _ := sim.Upload(d, "rowPtr", rp)
-		colIdx, _ := sim.Upload(d, "colIdx", ci)
-		val, _ := sim.Upload(d, "val", v)
-		x, _ := sim.Upload(d, "x", xs)
-		y, _ := sim.Alloc[float32](d, "y", rows)
-		part, _ := sim.Alloc[float32](d, "partials", 320*256)
+		rowPtr := testenv.Must(sim.Upload(d, "rowPtr", rp))(t)
+		colIdx := testenv.Must(sim.Upload(d, "colIdx", ci))(t)
+		val := testenv.Must(sim.Upload(d, "val", v))(t)
+		x := testenv.Must(sim.Upload(d, "x", xs))(t)
+		y := testenv.Must(sim.Alloc[float32](d, "y", rows))(t)
+		part := testenv.Must(sim.Alloc[float32](d, "partials", 320*256))(t)
 		var k *sim.Kernel
 		grid := sim.Dim1((rows + 255) / 256)
 		switch c.kernel {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ptxcheck"
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 func TestPTXMatchesSource(t *testing.T) {
@@ -203,7 +204,7 @@ func TestRunReportsWrongRow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, _ := Options{}.normalize()
+	o := testenv.Must(Options{}.normalize())(t)
 	if err := runMatrix(context.Background(), dev, Module(), kernelsFor(4), m, dm, r, o, func(string) {}); err != nil {
 		t.Fatal(err)
 	}

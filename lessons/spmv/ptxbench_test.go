@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/sim/ptx"
 )
@@ -42,13 +43,13 @@ func benchPTX(b *testing.B, kernel string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m, _ := sim.ModelByKey("h200")
+	m := testenv.Must(sim.ModelByKey("h200"))(b)
 	d := sim.NewDevice(m)
-	rowPtr, _ := sim.Upload(d, "rowPtr", rp)
-	colIdx, _ := sim.Upload(d, "colIdx", ci)
-	val, _ := sim.Upload(d, "val", v)
-	x, _ := sim.Upload(d, "x", xs)
-	y, _ := sim.Alloc[float32](d, "y", rows)
+	rowPtr := testenv.Must(sim.Upload(d, "rowPtr", rp))(b)
+	colIdx := testenv.Must(sim.Upload(d, "colIdx", ci))(b)
+	val := testenv.Must(sim.Upload(d, "val", v))(b)
+	x := testenv.Must(sim.Upload(d, "x", xs))(b)
+	y := testenv.Must(sim.Alloc[float32](d, "y", rows))(b)
 	grid := sim.Dim1(rows / 256)
 	if kernel == KernelWarpPerRow || kernel == KernelWarpPerRowUnroll1 {
 		grid = sim.Dim1(rows * 32 / 256)
@@ -79,13 +80,13 @@ func benchMirrorRatio(b *testing.B, kernel string) {
 	for i := range xs {
 		xs[i] = float32(i%13 + 1)
 	}
-	m, _ := sim.ModelByKey("h200")
+	m := testenv.Must(sim.ModelByKey("h200"))(b)
 	d := sim.NewDevice(m)
-	rowPtr, _ := sim.Upload(d, "rowPtr", rp)
-	colIdx, _ := sim.Upload(d, "colIdx", ci)
-	val, _ := sim.Upload(d, "val", v)
-	x, _ := sim.Upload(d, "x", xs)
-	y, _ := sim.Alloc[float32](d, "y", rows)
+	rowPtr := testenv.Must(sim.Upload(d, "rowPtr", rp))(b)
+	colIdx := testenv.Must(sim.Upload(d, "colIdx", ci))(b)
+	val := testenv.Must(sim.Upload(d, "val", v))(b)
+	x := testenv.Must(sim.Upload(d, "x", xs))(b)
+	y := testenv.Must(sim.Alloc[float32](d, "y", rows))(b)
 	k := ThreadPerRow(rowPtr, colIdx, val, x, y, rows, 1)
 	grid := sim.Dim1(rows / 256)
 	if kernel == "warp" {

@@ -3,6 +3,7 @@ package spmv
 import (
 	"testing"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -13,9 +14,9 @@ func TestOneWarpHeavyRow(t *testing.T) {
 		unroll int
 		want   int64
 	}{{1, 66}, {4, 54}} {
-		m, _ := sim.ModelByKey("h200")
+		m := testenv.Must(sim.ModelByKey("h200"))(t)
 		d := sim.NewDevice(m)
-		val, _ := sim.Alloc[float32](d, "val", 1024)
+		val := testenv.Must(sim.Alloc[float32](d, "val", 1024))(t)
 		k := sim.NewKernel("walk", false)
 		k.Body = func(th *sim.Thread) {
 			lane := th.ThreadIdx.X
