@@ -53,3 +53,7 @@ func TestGoldenTilingTransposes(t *testing.T) {
 func TestGoldenTilingRooflines(t *testing.T) {
 	cmpimg.CheckPlot(ExampleTilingRooflines, t, "tiling_rooflines.png")
 }
+
+func TestGoldenStrideSectors(t *testing.T) {
+	cmpimg.CheckPlot(ExampleStrideSectors, t, "stride_sectors.png")
+}
