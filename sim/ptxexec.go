@@ -449,6 +449,8 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 	code := e.l.pk.code
 	ncode := int32(len(code))
 	limit := e.l.maxInstr
+	start := wp.instr
+	defer func() { e.instr += wp.instr - start }()
 	for {
 		n := len(wp.stack)
 		if n == 0 {
@@ -460,68 +462,82 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 			wp.stack = wp.stack[:n-1]
 			continue
 		}
-		pc := top.pc
-		if pc >= ncode {
-			// Falling off the end of the kernel is an implicit exit.
-			wp.live &^= act
-			continue
-		}
-		x := &code[pc]
-		wp.instr++
-		e.instr++
-		if wp.instr&4095 == 0 {
-			if f := e.checkRunaway(wp, x, act, limit); f != nil {
-				return f
+		// Run the top entry with its pc in a local until the stack or the
+		// active mask changes.
+		pc, rpc := top.pc, top.rpc
+		for pc != rpc {
+			if pc >= ncode {
+				// Falling off the end of the kernel is an implicit exit.
+				wp.live &^= act
+				break
 			}
-		}
-		exec := act
-		if x.guard >= 0 {
-			exec &= predMask(&wp.regs[x.guard], x.gneg)
-		}
-		switch x.op {
-		case ptx.OpBra:
-			if exec == act {
-				top.pc = x.in.Target
-				continue
-			}
-			if exec == 0 {
-				top.pc++
-				continue
-			}
-			e.diverge(wp, x.in.Target, pc+1, x.in.Reconv, exec, act&^exec)
-		case ptx.OpRet, ptx.OpExit:
-			wp.live &^= exec
-			top.pc++
-		case ptx.OpBar:
-			if exec == 0 {
-				top.pc++
-				continue
-			}
-			if exec != wp.live {
-				lane := bits.TrailingZeros32(wp.live &^ exec)
-				return e.fault(wp, lane, x, "divergent barrier", fmt.Sprintf(
-					"warp %d reached bar.sync with lanes %032b of its live lanes %032b; the other lanes can never arrive (a __syncthreads inside a branch not every thread takes)",
-					wp.id, exec, wp.live))
-			}
-			top.pc++
-			wp.waiting = true
-			return nil
-		case ptx.OpMembar:
-			top.pc++
-		default:
-			if exec != 0 {
-				var f *Fault
-				if x.fast != fNone {
-					f = e.alu(wp, x, exec)
-				} else {
-					f = e.exec(wp, x, exec)
-				}
-				if f != nil {
+			x := &code[pc]
+			wp.instr++
+			if wp.instr&4095 == 0 {
+				if f := e.checkRunaway(wp, x, act, limit); f != nil {
 					return f
 				}
 			}
-			top.pc++
+			exec := act
+			if x.guard >= 0 {
+				exec &= predMask(&wp.regs[x.guard], x.gneg)
+			}
+			if x.fast != fNone {
+				if exec != 0 {
+					if f := e.alu(wp, x, exec); f != nil {
+						return f
+					}
+				}
+				pc++
+				continue
+			}
+			switch x.op {
+			case ptx.OpBra:
+				if exec == act {
+					pc = x.in.Target
+					continue
+				}
+				if exec == 0 {
+					pc++
+					continue
+				}
+				top.pc = pc
+				e.diverge(wp, x.in.Target, pc+1, x.in.Reconv, exec, act&^exec)
+				goto next
+			case ptx.OpRet, ptx.OpExit:
+				pc++
+				if exec != 0 {
+					wp.live &^= exec
+					top.pc = pc
+					goto next
+				}
+				continue
+			case ptx.OpBar:
+				if exec == 0 {
+					pc++
+					continue
+				}
+				if exec != wp.live {
+					lane := bits.TrailingZeros32(wp.live &^ exec)
+					return e.fault(wp, lane, x, "divergent barrier", fmt.Sprintf(
+						"warp %d reached bar.sync with lanes %032b of its live lanes %032b; the other lanes can never arrive (a __syncthreads inside a branch not every thread takes)",
+						wp.id, exec, wp.live))
+				}
+				top.pc = pc + 1
+				wp.waiting = true
+				return nil
+			case ptx.OpMembar:
+			default:
+				if exec != 0 {
+					if f := e.exec(wp, x, exec); f != nil {
+						return f
+					}
+				}
+			}
+			pc++
 		}
+		top.pc = pc
+	next:
 	}
 }
 
