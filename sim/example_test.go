@@ -72,7 +72,11 @@ func Example() {
 // request takes 32 wavefronts. Padding each row to 33 floats spreads the
 // column over all 32 banks.
 func Example_bankConflicts() {
-	m, _ := sim.ModelByKey("h200")
+	m, err := sim.ModelByKey("h200")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	dev := sim.NewDevice(m)
 	for _, width := range []int{32, 33} {
 		// One warp: lane L reads tile[L][0].
@@ -96,15 +100,23 @@ func Example_bankConflicts() {
 
 // ExampleFault shows a sanitizer report: the kernel forgot its bounds check.
 func ExampleFault() {
-	m, _ := sim.ModelByKey("h200")
+	m, err := sim.ModelByKey("h200")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	dev := sim.NewDevice(m)
-	v, _ := sim.Alloc[float32](dev, "v", 100)
+	v, err := sim.Alloc[float32](dev, "v", 100)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	k := sim.NewKernel("scaleNoGuard", false)
 	k.Body = func(t *sim.Thread) {
 		i := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X
 		v.St(t, i, 2*v.Ld(t, i)) // missing: if (i < n)
 	}
-	_, err := dev.Launch(k, sim.Dim1(1), sim.Dim1(128), 0)
+	_, err = dev.Launch(k, sim.Dim1(1), sim.Dim1(128), 0)
 	fmt.Println(err)
 	// Output:
 	// sim: kernel scaleNoGuard: out of bounds in block (0,0,0) thread (100,0,0): v[100] (length 100) at site "v ld": load of element 100, but the buffer holds 100

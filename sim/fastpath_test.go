@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 // warpSumKernel is warp-per-row SpMV's shape: a strided loop over a row,
@@ -41,8 +43,8 @@ func TestFastPathMatchesCoroutines(t *testing.T) {
 		for i := range src {
 			src[i] = float32(i%17) * 0.25
 		}
-		in, _ := Upload(d, "in", src)
-		out, _ := Alloc[float32](d, "out", rows)
+		in := testenv.Must(Upload(d, "in", src))(t)
+		out := testenv.Must(Alloc[float32](d, "out", rows))(t)
 		st, err := d.Launch(warpSumKernel(in, out, rowLen, lockstep), Dim1((rows*32+127)/128), Dim1(128), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -70,7 +72,7 @@ func TestFastPathMatchesCoroutines(t *testing.T) {
 
 func TestFastPathFallsBackForBarriers(t *testing.T) {
 	d := NewDevice(Models()[3])
-	out, _ := Alloc[int32](d, "out", 64)
+	out := testenv.Must(Alloc[int32](d, "out", 64))(t)
 	k := NewKernel("blockSum", true)
 	k.Body = func(t *Thread) {
 		v := ShflDownSync(t, 0xffffffff, int32(t.Lane()), 1)
@@ -97,7 +99,7 @@ func TestFastPathFallsBackForBarriers(t *testing.T) {
 func TestFastPathExitedLane(t *testing.T) {
 	for _, lockstep := range []bool{false, true} {
 		d := NewDevice(Models()[3])
-		out, _ := Alloc[float32](d, "out", 32)
+		out := testenv.Must(Alloc[float32](d, "out", 32))(t)
 		k := NewKernel("early", true)
 		k.Lockstep = lockstep
 		k.Body = func(t *Thread) {
@@ -121,8 +123,8 @@ func BenchmarkWarpSumLockstep(b *testing.B) { benchWarpSum(b, true) }
 func benchWarpSum(b *testing.B, lockstep bool) {
 	const rows, rowLen = 1 << 14, 16
 	d := NewDevice(Models()[3])
-	in, _ := Alloc[float32](d, "in", rows*rowLen)
-	out, _ := Alloc[float32](d, "out", rows)
+	in := testenv.Must(Alloc[float32](d, "in", rows*rowLen))(b)
+	out := testenv.Must(Alloc[float32](d, "out", rows))(b)
 	k := warpSumKernel(in, out, rowLen, lockstep)
 	for i := 0; i < b.N; i++ {
 		if _, err := d.Launch(k, Dim1(rows*32/256), Dim1(256), 0); err != nil {
@@ -138,7 +140,7 @@ func benchWarpSum(b *testing.B, lockstep bool) {
 func TestSkipPairsByIteration(t *testing.T) {
 	run := func(skip bool) int64 {
 		d := NewDevice(Models()[3])
-		out, _ := Alloc[int32](d, "out", 32*4)
+		out := testenv.Must(Alloc[int32](d, "out", 32*4))(t)
 		k := NewKernel("condStore", false)
 		s := k.Site("out[...]")
 		k.Body = func(th *Thread) {
@@ -174,7 +176,7 @@ func TestSkipPairsByIteration(t *testing.T) {
 func TestRunawayKernels(t *testing.T) {
 	spin := func(limit int64) *Kernel {
 		d := NewDevice(Models()[3])
-		buf, _ := Alloc[float32](d, "buf", 64)
+		buf := testenv.Must(Alloc[float32](d, "buf", 64))(t)
 		k := NewKernel("spin", false)
 		k.MaxInstructions = limit
 		k.Body = func(th *Thread) {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -428,7 +429,7 @@ func TestBufferErrors(t *testing.T) {
 	if _, err := sim.Alloc[float32](d, "neg", -1); err == nil {
 		t.Error("negative length: no error")
 	}
-	t4, _ := sim.ModelByKey("t4")
+	t4 := testenv.Must(sim.ModelByKey("t4"))(t)
 	if _, err := sim.Alloc[float64](sim.NewDevice(t4), "huge", 1<<32); err == nil {
 		t.Error("larger than device memory (32 GiB on a 16 GiB T4): no error")
 	}
