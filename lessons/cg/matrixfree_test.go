@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -28,8 +29,8 @@ func TestStencil27MatchesCSR(t *testing.T) {
 			spmv(a, x, cpu)
 
 			dx := upload(t, dev, "p", x)
-			rowPtr, _ := gpuext.Upload(dev, "rowPtr", a.RowPtr)
-			cols, _ := gpuext.Upload(dev, "cols", a.Cols)
+			rowPtr := testenv.Must(gpuext.Upload(dev, "rowPtr", a.RowPtr))(t)
+			cols := testenv.Must(gpuext.Upload(dev, "cols", a.Cols))(t)
 			vals := upload(t, dev, "vals", a.Vals)
 			yS := upload(t, dev, "ApStencil", make([]float64, n))
 			yT := upload(t, dev, "ApThread", make([]float64, n))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ptxcheck"
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -97,8 +98,8 @@ func TestMirrorsMatchCPU(t *testing.T) {
 	vals := randVec(r, a.NNZ())
 	ar := &CSR{N: n, RowPtr: a.RowPtr, Cols: a.Cols, Vals: vals}
 	x := randVec(r, n)
-	dRow, _ := gpuext.Upload(dev, "rowPtr", a.RowPtr)
-	dCols, _ := gpuext.Upload(dev, "cols", a.Cols)
+	dRow := testenv.Must(gpuext.Upload(dev, "rowPtr", a.RowPtr))(t)
+	dCols := testenv.Must(gpuext.Upload(dev, "cols", a.Cols))(t)
 	dVals := upload(t, dev, "vals", vals)
 	dx := upload(t, dev, "x", x)
 	want := make([]float64, n)
@@ -238,7 +239,7 @@ func treeDot(x, y []float64, blocks int) float64 {
 func TestMirrorBadArgs(t *testing.T) {
 	dev := openSim(t)
 	v := upload(t, dev, "v", []float64{1, 2})
-	i, _ := gpuext.Upload(dev, "i", []int32{0, 1})
+	i := testenv.Must(gpuext.Upload(dev, "i", []int32{0, 1}))(t)
 	tests := []struct {
 		kernel string
 		args   []any

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/internal/ncu"
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -33,13 +34,13 @@ func TestSpMVEqualsNCUAt100(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := sim.ModelByKey("h200")
+	m := testenv.Must(sim.ModelByKey("h200"))(t)
 	d := sim.NewDevice(m)
-	rowPtr, _ := sim.Upload(d, "rowPtr", p.A.RowPtr)
-	cols, _ := sim.Upload(d, "cols", p.A.Cols)
-	vals, _ := sim.Upload(d, "vals", p.A.Vals)
-	x, _ := sim.Upload(d, "x", p.B)
-	y, _ := sim.Alloc[float64](d, "y", p.A.N)
+	rowPtr := testenv.Must(sim.Upload(d, "rowPtr", p.A.RowPtr))(t)
+	cols := testenv.Must(sim.Upload(d, "cols", p.A.Cols))(t)
+	vals := testenv.Must(sim.Upload(d, "vals", p.A.Vals))(t)
+	x := testenv.Must(sim.Upload(d, "x", p.B))(t)
+	y := testenv.Must(sim.Alloc[float64](d, "y", p.A.N))(t)
 	k := spmvThreadPerRowMirror(kSpMVThreadPerRow, p.A.N, rowPtr, cols, vals, x, y, 4)
 	st, err := d.Launch(k, sim.Dim1((p.A.N+255)/256), sim.Dim1(256), 0)
 	if err != nil {

@@ -3,6 +3,8 @@ package cg
 import (
 	"math"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 // TestParallelKernels: SpMV and waxpby are elementwise, so any chunking is
@@ -73,7 +75,7 @@ func TestParallelVsSerial(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			again, _ := SolveCPU(p, SolveOptions{Workers: w})
+			again := testenv.Must(SolveCPU(p, SolveOptions{Workers: w}))(t)
 			if !equalBits(r.Residuals, again.Residuals) || !equalBits(r.X, again.X) {
 				t.Errorf("%v, %d workers: two runs differ", g, w)
 			}

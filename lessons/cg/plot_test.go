@@ -3,11 +3,13 @@ package cg
 import (
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 func TestPlotDataAndTables(t *testing.T) {
 	dev := openSim(t)
-	p, _ := Generate(Grid{4, 5, 6}, GenOptions{})
+	p := testenv.Must(Generate(Grid{4, 5, 6}, GenOptions{}))(t)
 	var rs []*StageResult
 	for s := range Stages {
 		r, err := RunStage(dev, p, s, RunOptions{})

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 // neighbours builds the 27-point structure from grid coordinates, without
@@ -96,7 +98,7 @@ func TestGenerateNNZFormulaLarge(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		nnz, _ := g.NNZ()
+		nnz := testenv.Must(g.NNZ())(t)
 		if int64(p.A.NNZ()) != nnz || nnz != int64((3*g.NX-2)*(3*g.NY-2)*(3*g.NZ-2)) {
 			t.Errorf("%v: nnz %d, Grid.NNZ %d", g, p.A.NNZ(), nnz)
 		}
@@ -119,7 +121,7 @@ func TestNormB20(t *testing.T) {
 	}
 	const want = "508.65312345448149"
 	got := p.NormB()
-	wantF, _ := strconv.ParseFloat(want, 64)
+	wantF := testenv.Must(strconv.ParseFloat(want, 64))(t)
 	if s := strconv.FormatFloat(got, 'g', 17, 64); s != want || math.Float64bits(got) != math.Float64bits(wantF) {
 		t.Errorf("‖b‖ = %s (bits %#x), want %s (bits %#x)", s, math.Float64bits(got), want, math.Float64bits(wantF))
 	}
@@ -182,7 +184,7 @@ func TestSizeErrorNamesBytes(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("got %v", err)
 	}
-	want, _ := EstimateBytes(Cube(2000))
+	want := testenv.Must(EstimateBytes(Cube(2000)))(t)
 	if se.Bytes != want || se.Max != DefaultMaxBytes || !strings.Contains(err.Error(), strconv.FormatInt(want, 10)) {
 		t.Errorf("SizeError %+v, message %q: want Bytes %d, Max %d, bytes named", se, err, want, DefaultMaxBytes)
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 // hpccgRun is a residual history recorded from HPCCG's serial C++ (see the
@@ -43,7 +45,7 @@ func readHPCCG(t *testing.T, name string) hpccgRun {
 		case f[0] == "initial":
 			r.initial = num(f[1])
 		case f[0] == "iters":
-			r.iters, _ = strconv.Atoi(f[1])
+			r.iters = testenv.Must(strconv.Atoi(f[1]))(t)
 			r.final = num(f[3])
 		default:
 			k, err := strconv.Atoi(f[0])
@@ -216,7 +218,7 @@ func TestSolveOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, _ := SolveCPU(p, SolveOptions{})
+	full := testenv.Must(SolveCPU(p, SolveOptions{}))(t)
 	tests := []struct {
 		name  string
 		opt   SolveOptions

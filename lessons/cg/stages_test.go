@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 // The simulator tests run at 8³ (512 rows): all five GPU stages take about
@@ -236,7 +238,7 @@ func TestStagesOnSimulator(t *testing.T) {
 
 func TestRunStageBadInput(t *testing.T) {
 	dev := openSim(t)
-	p, _ := Generate(Cube(3), GenOptions{})
+	p := testenv.Must(Generate(Cube(3), GenOptions{}))(t)
 	tests := []struct {
 		name  string
 		dev   bool
@@ -270,7 +272,7 @@ func TestRunStageBadInput(t *testing.T) {
 // too, and its accounting follows the same formulas.
 func TestStageMaxIter(t *testing.T) {
 	dev := openSim(t)
-	p, _ := Generate(Grid{4, 5, 6}, GenOptions{})
+	p := testenv.Must(Generate(Grid{4, 5, 6}, GenOptions{}))(t)
 	full, err := RunStage(dev, p, 4, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
