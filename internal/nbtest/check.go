@@ -137,3 +137,26 @@ func nearest(visible, pattern string) string {
 	}
 	return ""
 }
+
+// MaxCellLines is the most lines a notebook code cell may have. A student
+// reads a notebook top to bottom: a cell longer than a screenful is
+// plumbing that belongs in the lesson package, where go doc and tests
+// reach it (issue 16, STYLE.md "Notebooks"); about 20 is the aim.
+const MaxCellLines = 25
+
+// LongCells returns a problem for every code cell of nb with more than max
+// source lines.
+func LongCells(nb *Notebook, max int) []Problem {
+	var probs []Problem
+	for _, c := range nb.Cells {
+		if c.Type != "code" {
+			continue
+		}
+		if n := len(strings.Split(strings.TrimRight(c.Source, "\n"), "\n")); n > max {
+			probs = append(probs, Problem{c.Index, fmt.Sprintf(
+				"code cell has %d lines, over the limit of %d: move its plumbing into the lesson package; first line: %q",
+				n, max, firstLine(c.Source))})
+		}
+	}
+	return probs
+}

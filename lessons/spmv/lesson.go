@@ -228,7 +228,7 @@ func probeNote(sms, blocks int) string {
 	if sms == seedProbeSMs {
 		return ""
 	}
-	s := fmt.Sprintf("Probe grid: the seed's 320 blocks are 8 per SM of a T4's 40 SMs; on this device's %d SMs they are %.1f per SM, "+
+	s := fmt.Sprintf("Probe grid: the Day-37 lecture's 320 blocks are 8 per SM of a T4's 40 SMs; on this device's %d SMs they are %.1f per SM, "+
 		"too few warps in flight to stream at full bandwidth (H200, measured: 320-block probe 0.076 ms, even thread per row 0.041 ms), so it is no floor.",
 		sms, float64(SeedProbeBlocks)/float64(sms))
 	if blocks == ProbeBlocksPerSM*sms {
