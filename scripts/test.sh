@@ -3,8 +3,9 @@
 # runs `go vet ./...`, vets and builds the cuda build with extracted CUDA 11.8 and 12.4 headers,
 # and `go test ./...` with the notebook execution and browser
 # tests switched on (WARPLAB_NOTEBOOK_TESTS=1): every notebook in notebooks/ is
-# executed with the GoNB kernel and checked, its lesson page rendered and
-# screenshotted in headless Chromium (screenshots in artifacts/screenshots/).
+# executed with the GoNB kernel and checked, its lesson page rendered, looked at
+# in headless Chromium (every figure laid out with a size, no error shown) and
+# screenshotted whole (screenshots in artifacts/screenshots/).
 #
 # Usage: scripts/test.sh [extra go test flags, e.g. -run TestNotebooks -v]
 # Env:   WARPLAB_BROWSER_TESTS=0 skips the screenshots (and the chromium install).
