@@ -200,6 +200,16 @@ func (l *launch) stats(workers []*worker) *Stats {
 	byKey := map[siteKey]*merged{}
 	var keys []siteKey
 	for _, w := range workers {
+		if w.px != nil {
+			if s.InstrMix == nil {
+				s.InstrMix = map[string]int64{}
+			}
+			for c, n := range w.px.mix {
+				if n != 0 {
+					s.InstrMix[instrClassNames[c]] += n
+				}
+			}
+		}
 		s.WarpInstructions += w.warpInstr
 		for i := range w.sites {
 			a := &w.sites[i]

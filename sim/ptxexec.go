@@ -82,6 +82,8 @@ type ptxWorker struct {
 	instr  int64
 	last   int // index of the buffer the last global access hit
 
+	mix [numClasses]int64 // issued warp instructions by class
+
 	specDone  bool       // the warps' launch-constant special rows are filled
 	siteCache []siteMemo // by site: the dense counter index last used, and its buffer
 
@@ -473,6 +475,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 			}
 			x := &code[pc]
 			wp.instr++
+			e.mix[x.class]++
 			if wp.instr&4095 == 0 {
 				if f := e.checkRunaway(wp, x, act, limit); f != nil {
 					return f

@@ -77,9 +77,10 @@ type xopd struct {
 // xin is one decoded instruction: the parser's Instr and what the executor
 // derives from it once.
 type xin struct {
-	in   *ptx.Instr
-	op   ptx.Opcode
-	fast uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
+	in    *ptx.Instr
+	op    ptx.Opcode
+	fast  uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
+	class uint8 // instruction class for Stats.InstrMix
 
 	cmpFlip, cmpMask uint64 // integer setp (setpTable)
 	cmpTbl           uint8
@@ -334,6 +335,7 @@ func (pk *PTXKernel) decode(i int) error {
 		return fail("instruction not supported by the simulator")
 	}
 	x.fast = fastClass(in)
+	x.class = instrClass(in)
 	x.tmask = typeMask(in.Type)
 	if in.Type == ptx.Pred {
 		x.tmask = 1
@@ -547,4 +549,35 @@ func (pk *PTXKernel) maybeUndefined() []int32 {
 		}
 	}
 	return regs
+}
+
+// Instruction classes of Stats.InstrMix.
+const (
+	cMemory = iota
+	cInteger
+	cFloat
+	cMove
+	cControl
+	cWarp
+	numClasses
+)
+
+var instrClassNames = [numClasses]string{"memory", "integer", "float", "move", "control", "warp"}
+
+// instrClass is in's class for Stats.InstrMix.
+func instrClass(in *ptx.Instr) uint8 {
+	switch in.Op {
+	case ptx.OpLd, ptx.OpSt, ptx.OpAtom, ptx.OpRed:
+		return cMemory
+	case ptx.OpMov, ptx.OpCvt, ptx.OpCvta, ptx.OpSelp:
+		return cMove
+	case ptx.OpBra, ptx.OpRet, ptx.OpExit, ptx.OpBar, ptx.OpMembar:
+		return cControl
+	case ptx.OpShfl, ptx.OpVote:
+		return cWarp
+	}
+	if in.Type.IsFloat() || in.Op == ptx.OpSetp && in.SrcType.IsFloat() {
+		return cFloat
+	}
+	return cInteger
 }

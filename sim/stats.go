@@ -76,6 +76,13 @@ type Stats struct {
 	// longest lane's count of memory accesses, warp intrinsics and Ops.
 	WarpInstructions int64 `json:"warp_instructions"`
 
+	// InstrMix splits WarpInstructions by class on the PTX path, counted
+	// from the executed instruction stream (predicated-off instructions
+	// included): "memory" (ld, st, atom, red; ld.param too), "integer",
+	// "float", "move" (mov, cvt, cvta, selp), "control" (bra, ret, exit,
+	// bar, membar) and "warp" (shfl, vote). Nil for Go kernels.
+	InstrMix map[string]int64 `json:"instr_mix,omitempty"`
+
 	// L1Wavefronts counts the L1 data-stage wavefronts of the global
 	// requests: per request, the most distinct 4-byte words that fall in
 	// one of the L1's 32 banks (the shared-memory rule), which is Nsight
