@@ -2,6 +2,7 @@ package gpuext
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -98,5 +99,81 @@ func TestPTXOnlyModuleErrors(t *testing.T) {
 	bad := &Module{Name: "bad", PTX: ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n\tfoo.bar %r1;\n}\n"}
 	if _, err := d.Load(bad); err == nil || !strings.Contains(err.Error(), "6") {
 		t.Errorf("bad PTX: Load = %v, want an error naming line 6", err)
+	}
+}
+
+// TestPTXOnlySharedShuffleAtomics runs hand-written PTX kernels (the
+// executor's test kernels) through gpuext with Buffers and int32 scalars:
+// a shared-memory reduction with barriers, a shuffle reduction, atomics
+// and dynamic shared memory.
+func TestPTXOnlySharedShuffleAtomics(t *testing.T) {
+	src, err := os.ReadFile("../sim/testdata/ptx/basic.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := openSimT(t, "sim")
+	m := &Module{Name: "basic", PTX: string(src)}
+	in := make([]float32, 512)
+	var want [2]float32
+	for i := range in {
+		in[i] = float32(i % 5)
+		want[i/256] += in[i]
+	}
+	bin, _ := Upload(d, "in", in)
+	bout, _ := Alloc[float32](d, "out", 2)
+	l, err := d.Launch(m, "reduce", sim.Dim1(2), sim.Dim1(256), 0, bin, bout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float32, 2)
+	if err := bout.Download(got); err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != want[0] || got[1] != want[1] || l.Stats.SharedStore.Requests == 0 {
+		t.Errorf("reduce: %v, want %v (shared stores %+v)", got, want, l.Stats.SharedStore)
+	}
+
+	ints := make([]int32, 64)
+	for i := range ints {
+		ints[i] = int32(i)
+	}
+	iin, _ := Upload(d, "ints", ints)
+	sums, _ := Alloc[int32](d, "sums", 2)
+	preds, _ := Alloc[int32](d, "preds", 64)
+	if _, err := d.Launch(m, "shflsum", sim.Dim1(1), sim.Dim1(64), 0, iin, sums, preds); err != nil {
+		t.Fatal(err)
+	}
+	gs := make([]int32, 2)
+	if err := sums.Download(gs); err != nil {
+		t.Fatal(err)
+	}
+	if gs[0] != 31*32/2 || gs[1] != (32+63)*32/2 {
+		t.Errorf("shflsum: %v", gs)
+	}
+
+	cnt, _ := Upload(d, "count", []int32{0, 0, -1, 1000, 0, -7})
+	old, _ := Alloc[int32](d, "old", 64)
+	fsum, _ := Upload(d, "fsum", []float32{0})
+	if _, err := d.Launch(m, "atomics", sim.Dim1(1), sim.Dim1(64), 0, cnt, old, fsum); err != nil {
+		t.Fatal(err)
+	}
+	gc := make([]int32, 6)
+	if err := cnt.Download(gc); err != nil {
+		t.Fatal(err)
+	}
+	if gc[0] != 64 || gc[1] != 64*63/2 || gc[4] != 1 {
+		t.Errorf("atomics: %v", gc)
+	}
+
+	dout, _ := Alloc[float32](d, "dout", 64)
+	if _, err := d.Launch(m, "dynrev", sim.Dim1(1), sim.Dim1(64), 256, bin, dout); err != nil {
+		t.Fatal(err)
+	}
+	gd := make([]float32, 64)
+	if err := dout.Download(gd); err != nil {
+		t.Fatal(err)
+	}
+	if gd[0] != in[63] || gd[63] != in[0] {
+		t.Errorf("dynrev: %v", gd[:4])
 	}
 }
