@@ -365,11 +365,16 @@ func (pk *PTXKernel) decode(i int) error {
 // the PTX has line information ("spmv.cu:66"), else the PTX line; the PTX
 // instruction follows, since one source line often holds several accesses.
 func (pk *PTXKernel) siteLabel(in *ptx.Instr) string {
-	text := strings.Join(strings.Fields(in.Text), " ")
+	text := instrText(in)
 	if p := pk.srcPos(in); p != "" {
 		return p + " " + text
 	}
 	return fmt.Sprintf("%s:%d %s", pk.ptxName(), in.Line, text)
+}
+
+// instrText is in as written, on one line, without its semicolon.
+func instrText(in *ptx.Instr) string {
+	return strings.TrimSuffix(strings.Join(strings.Fields(in.Text), " "), ";")
 }
 
 // srcPos is "file.cu:LINE" from in's .loc, "" without line information.
@@ -399,7 +404,7 @@ func (pk *PTXKernel) ptxName() string {
 // where names instruction in for a fault: the .cu line when known, and the
 // PTX line and text.
 func (pk *PTXKernel) where(in *ptx.Instr) string {
-	s := fmt.Sprintf("%s:%d %s", pk.ptxName(), in.Line, strings.Join(strings.Fields(in.Text), " "))
+	s := fmt.Sprintf("%s:%d %s", pk.ptxName(), in.Line, instrText(in))
 	if p := pk.srcPos(in); p != "" {
 		s = p + " (" + s + ")"
 	}
@@ -426,7 +431,7 @@ func (pk *PTXKernel) SetSource(cuda string) {
 			continue
 		}
 		src := strings.Join(strings.Fields(lines[l-1]), " ")
-		pk.labels[x.site] = fmt.Sprintf("%s %s [%s]", p, src, strings.Join(strings.Fields(in.Text), " "))
+		pk.labels[x.site] = fmt.Sprintf("%s %s [%s]", p, src, instrText(in))
 	}
 }
 
