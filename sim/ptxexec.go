@@ -516,7 +516,10 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				}
 				continue
 			case ptx.OpBar:
-				if exec == 0 {
+				if exec == 0 || !x.in.Sync {
+					// bar.arrive does not wait; the executor runs a
+					// block's warps to their next waiting barrier, so
+					// an arrival needs no bookkeeping.
 					pc++
 					continue
 				}

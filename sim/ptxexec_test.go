@@ -399,6 +399,24 @@ func TestPTXDynamicSharedAndVectors(t *testing.T) {
 	}
 }
 
+func TestPTXModuleVariables(t *testing.T) {
+	d := newH200(t)
+	out := mustUpload(t, d, "out", make([]int32, 33))
+	for range 2 { // the __device__ variable starts from its initialiser each launch
+		if _, err := d.LaunchPTX(context.Background(), ptxKernel(t, "consts"), Dim1(1), Dim1(32), 0, out); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 32 {
+			if want := int32(i%4 + 1 + 4); out.Data[i] != want {
+				t.Fatalf("out[%d] = %d, want %d", i, out.Data[i], want)
+			}
+		}
+		if out.Data[32] != 15 {
+			t.Errorf("device counter read back %d, want 15", out.Data[32])
+		}
+	}
+}
+
 func TestPTXBankConflicts(t *testing.T) {
 	for _, tc := range []struct {
 		stride        uint32

@@ -131,8 +131,9 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 		case ptx.SpaceLocal:
 			sp = mLocal
 		case ptx.SpaceConst:
+			// A .const address is its generic one (symAddr): the window
+			// of module variables.
 			sp = mVar
-			addr += varWin
 		case ptx.SpaceGeneric:
 			switch {
 			case addr >= localWin && addr < localWin+winSize:
