@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"runtime"
@@ -325,6 +326,29 @@ func TestPTXShuffleVote(t *testing.T) {
 		}
 	}
 	equal(t, "votes", gvo.Data, []int32{int32(ballot), 0, 1, 0, -1, 1, 1, 1})
+}
+
+// TestPTXShuffleModes checks shfl.sync's lane arithmetic against CUDA's
+// width-8 shuffles (__shfl_xor_sync, __shfl_sync, __shfl_up_sync,
+// __shfl_down_sync with width 8).
+func TestPTXShuffleModes(t *testing.T) {
+	d := newH200(t)
+	out := mustUpload(t, d, "out", make([]int32, 4*32))
+	if _, err := d.LaunchPTX(context.Background(), ptxKernel(t, "shflmodes"), Dim1(1), Dim1(32), 0, out); err != nil {
+		t.Fatal(err)
+	}
+	for l := range 32 {
+		base := l &^ 7
+		up, down := l-2, l+3
+		if l%8 < 2 {
+			up = l
+		}
+		if l%8+3 >= 8 {
+			down = l
+		}
+		want := []int32{int32(10 * (l ^ 1)), int32(10 * (base + 3)), int32(10 * up), int32(10 * down)}
+		equal(t, fmt.Sprintf("lane %d", l), out.Data[4*l:4*l+4], want)
+	}
 }
 
 func TestPTXAtomics(t *testing.T) {
