@@ -89,7 +89,7 @@ func TestPTXSideBySide(t *testing.T) {
 	dev := openSim(t)
 	mirror, fromPTX := Module(), ptxModule()
 	var report strings.Builder
-	fmt.Fprintf(&report, "%-10s %-28s %-22s %-22s %-22s %-22s\n", "matrix", "kernel", "ld req (ptx/mirror)", "ld sectors", "st req", "warp instr")
+	fmt.Fprintf(&report, "%-10s %-28s %-22s %-22s %-22s %-22s %s\n", "matrix", "kernel", "ld req (ptx/mirror)", "ld sectors", "st req", "warp instr", "modeled µs (bound)")
 	for _, m := range ms {
 		for _, k := range KernelNames() {
 			got, lp := execWith(t, dev, fromPTX, k, m, 16)
@@ -107,9 +107,10 @@ func TestPTXSideBySide(t *testing.T) {
 				}
 			}
 			sp, sm := lp.Stats, lm.Stats
-			fmt.Fprintf(&report, "%-10s %-28s %10d/%-10d %10d/%-10d %10d/%-10d %10d/%-10d\n", m.Name, k,
+			fmt.Fprintf(&report, "%-10s %-28s %10d/%-10d %10d/%-10d %10d/%-10d %10d/%-10d %.2f (%s)/%.2f (%s)\n", m.Name, k,
 				sp.GlobalLoad.Requests, sm.GlobalLoad.Requests, sp.GlobalLoad.Sectors, sm.GlobalLoad.Sectors,
-				sp.GlobalStore.Requests, sm.GlobalStore.Requests, sp.WarpInstructions, sm.WarpInstructions)
+				sp.GlobalStore.Requests, sm.GlobalStore.Requests, sp.WarpInstructions, sm.WarpInstructions,
+				sp.Time.Seconds*1e6, sp.Time.Bound, sm.Time.Seconds*1e6, sm.Time.Bound)
 			if sp.GlobalLoad != sm.GlobalLoad || sp.GlobalStore != sm.GlobalStore {
 				t.Errorf("%s on %s: PTX global load %+v store %+v, mirror %+v %+v", k, m.Name, sp.GlobalLoad, sp.GlobalStore, sm.GlobalLoad, sm.GlobalStore)
 			}
