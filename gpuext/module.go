@@ -293,6 +293,12 @@ func (d *Device) simLoadInfo(m *Module) (LoadInfo, error) {
 	}
 	pm, err := d.simPTX(m)
 	if err != nil {
+		if len(m.Mirrors) > 0 {
+			// The mirrors still run; a kernel without one will report
+			// the PTX error when launched.
+			li.Note += "; the simulator cannot read the module's PTX: " + err.Error()
+			return li, nil
+		}
 		return LoadInfo{}, fmt.Errorf("gpuext: Load module %s: the simulator cannot read its PTX: %w", m.Name, err)
 	}
 	var fromPTX []string
