@@ -625,8 +625,14 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			return nil
 		}
 		if mask == fullMask {
+			var pm uint32
 			for l := range 32 {
-				d[l] = cmpKey(a[l], b[l], flip, km, tbl)
+				r := cmpKey(a[l], b[l], flip, km, tbl)
+				d[l] = r
+				pm |= uint32(r) << l
+			}
+			if o := x.dst[0]; o.kind == oReg && int(o.idx) < len(wp.pvalid) {
+				wp.pbits[o.idx], wp.pvalid[o.idx] = pm, true
 			}
 			return nil
 		}

@@ -59,6 +59,12 @@ type pwarp struct {
 	waiting bool   // at bar.sync
 	instr   int64
 	local   []byte // 32 lanes × localBytes
+
+	// pbits caches each predicate register's lanes as a mask, valid while
+	// pvalid says so: every write of a register goes through
+	// ptxWorker.dst, which clears it.
+	pbits  []uint32
+	pvalid []bool
 }
 
 // ptxLaunch is what one LaunchPTX shares between its workers.
@@ -289,6 +295,8 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 			wp := &e.warps[i]
 			wp.id = i
 			wp.regs = make([][32]uint64, px.pk.nregs)
+			wp.pbits = make([]uint32, px.pk.nregs)
+			wp.pvalid = make([]bool, px.pk.nregs)
 			wp.local = make([]byte, 32*px.pk.localBytes)
 			wp.stack = make([]ipdom, 0, 8)
 		}
@@ -349,6 +357,7 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 	for _, r := range pk.clearRegs {
 		wp.regs[r] = [32]uint64{}
 	}
+	clear(wp.pvalid)
 	if len(wp.local) > 0 {
 		clear(wp.local)
 	}
@@ -483,7 +492,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 			}
 			exec := act
 			if x.guard >= 0 {
-				exec &= predMask(&wp.regs[x.guard], x.gneg)
+				exec &= wp.guardMask(x.guard, x.gneg)
 			}
 			if x.fast != fNone {
 				if exec != 0 {
@@ -614,9 +623,29 @@ func (e *ptxWorker) src(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 // dst returns operand o's row for writing (a sink row for _).
 func (e *ptxWorker) dst(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	if o.kind == oReg {
+		if int(o.idx) < len(wp.pvalid) {
+			wp.pvalid[o.idx] = false
+		}
 		return &wp.regs[o.idx]
 	}
 	return &e.sink[slot]
+}
+
+// guardMask is the lanes whose predicate register g is true (false with
+// neg), from the warp's cache of predicate bits when the register has not
+// been written since they were taken.
+func (wp *pwarp) guardMask(g int32, neg bool) uint32 {
+	var m uint32
+	if wp.pvalid[g] {
+		m = wp.pbits[g]
+	} else {
+		m = predMask(&wp.regs[g], false)
+		wp.pbits[g], wp.pvalid[g] = m, true
+	}
+	if neg {
+		m = ^m
+	}
+	return m
 }
 
 // exec runs one non-control instruction on the lanes in mask.
@@ -680,6 +709,9 @@ func (e *ptxWorker) movVec(wp *pwarp, x *xin, mask uint32) {
 				continue
 			}
 			d := &wp.regs[r]
+			if int(r) < len(wp.pvalid) {
+				wp.pvalid[r] = false
+			}
 			for m := mask; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m)
 				d[l] = a[l] >> (i * part) & (1<<part - 1)
@@ -727,6 +759,11 @@ func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
 	c := e.src(wp, &x.src[2], 2)
 	mm := e.src(wp, &x.src[3], 3)
 	vals := *a
+	if x.src[0].kind != oReg || e.l.pk.k.Regs[x.src[0].idx].Type.Size() != 4 {
+		for l := range vals {
+			vals[l] &= 0xffffffff
+		}
+	}
 	d := e.dst(wp, &x.dst[0], 0)
 	var p *[32]uint64
 	if x.in.NDst > 1 {
@@ -783,10 +820,28 @@ func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
 // idiom: it reports false, having written nothing, when a lane's member
 // mask leaves out its source lane (the general path then reports it).
 func (e *ptxWorker) shflDownFull(vals, b, c, mm, d, p *[32]uint64) bool {
+	uniform := true
 	for lane := range 32 {
 		if uint32(mm[lane]) != fullMask {
 			return false
 		}
+		uniform = uniform && b[lane] == b[0] && c[lane] == c[0]
+	}
+	if uniform && c[0]&0x1f1f == 31 {
+		// One offset k for all, no segments: lane l takes l+k, the top
+		// k lanes their own value. vals holds canonical .b32 bits.
+		k := int(b[0] & 31)
+		copy(d[:32-k], vals[k:])
+		copy(d[32-k:], vals[32-k:])
+		if p != nil {
+			for lane := range 32 {
+				p[lane] = 1
+				if lane+k > 31 {
+					p[lane] = 0
+				}
+			}
+		}
+		return true
 	}
 	for lane := range 32 {
 		seg := int(c[lane]>>8) & 31

@@ -401,6 +401,9 @@ func (e *ptxWorker) load(wp *pwarp, x *xin, lane int, p unsafe.Pointer) {
 				v = ptx.Widen(v, x.in.Type, e.l.pk.k.Regs[r].Type.Size())
 			}
 			wp.regs[r][lane] = v
+			if int(r) < len(wp.pvalid) {
+				wp.pvalid[r] = false
+			}
 		}
 	}
 }
