@@ -682,18 +682,19 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 	case ptx.SpaceLocal:
 		win = localWin
 	}
-	wmask := typeMask(x.in.Type)
+	wmask := x.tmask
+	if x.in.CvtaTo {
+		win = -win
+	}
+	if mask == fullMask {
+		for l := range 32 {
+			d[l] = (a[l] + win) & wmask
+		}
+		return
+	}
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		v := a[l]
-		switch {
-		case win == 0:
-		case x.in.CvtaTo:
-			v -= win
-		default:
-			v += win
-		}
-		d[l] = v & wmask
+		d[l] = (a[l] + win) & wmask
 	}
 }
 
