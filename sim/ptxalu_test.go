@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -101,4 +102,45 @@ func TestPTXFastPathMatchesEval(t *testing.T) {
 		t.Errorf("only %d fast classes exercised: %v", len(tested), tested)
 	}
 	_ = bits.OnesCount32
+}
+
+// TestPTXAtomOps checks every atomic operation's new value against the PTX
+// manual on each type the issue lists.
+func TestPTXAtomOps(t *testing.T) {
+	f32 := func(v float32) uint64 { return uint64(math.Float32bits(v)) }
+	for _, tc := range []struct {
+		op        ptx.AtomOp
+		typ       ptx.Type
+		old, b, c uint64
+		want      uint64
+	}{
+		{ptx.AtomAdd, ptx.U32, 7, 5, 0, 12},
+		{ptx.AtomAdd, ptx.S32, 0xffffffff, 1, 0, 0x100000000}, // the 4-byte store keeps 0
+		{ptx.AtomAdd, ptx.U64, 1 << 40, 3, 0, 1<<40 + 3},
+		{ptx.AtomAdd, ptx.F32, f32(1.5), f32(2.25), 0, f32(3.75)},
+		{ptx.AtomMin, ptx.S32, 3, 0xfffffffe, 0, 0xfffffffe}, // -2 < 3
+		{ptx.AtomMin, ptx.U32, 3, 0xfffffffe, 0, 3},
+		{ptx.AtomMax, ptx.S32, 3, 0xfffffffe, 0, 3},
+		{ptx.AtomMax, ptx.U32, 3, 0xfffffffe, 0, 0xfffffffe},
+		{ptx.AtomMax, ptx.U64, 1 << 40, 5, 0, 1 << 40},
+		{ptx.AtomMin, ptx.U64, 1 << 40, 5, 0, 5},
+		{ptx.AtomMin, ptx.F32, f32(1), f32(-2), 0, f32(-2)},
+		{ptx.AtomInc, ptx.U32, 4, 9, 0, 5},
+		{ptx.AtomInc, ptx.U32, 9, 9, 0, 0},
+		{ptx.AtomDec, ptx.U32, 0, 9, 0, 9},
+		{ptx.AtomDec, ptx.U32, 12, 9, 0, 9},
+		{ptx.AtomDec, ptx.U32, 5, 9, 0, 4},
+		{ptx.AtomCAS, ptx.B32, 4, 4, 8, 8},
+		{ptx.AtomCAS, ptx.B32, 4, 5, 8, 4},
+		{ptx.AtomCAS, ptx.B64, 1 << 33, 1 << 33, 2, 2},
+		{ptx.AtomExch, ptx.B32, 4, 6, 0, 6},
+		{ptx.AtomAnd, ptx.B32, 0b1100, 0b1010, 0, 0b1000},
+		{ptx.AtomOr, ptx.B32, 0b1100, 0b1010, 0, 0b1110},
+		{ptx.AtomXor, ptx.B32, 0b1100, 0b1010, 0, 0b0110},
+	} {
+		got, ok := atomOp(tc.op, tc.typ, tc.old, tc.b, tc.c)
+		if !ok || got != tc.want {
+			t.Errorf("atom op %d .%s old %#x b %#x c %#x: %#x (%v), want %#x", tc.op, tc.typ, tc.old, tc.b, tc.c, got, ok, tc.want)
+		}
+	}
 }
