@@ -278,7 +278,14 @@
 //   - Request pairing follows structured SIMT lockstep; code whose lanes
 //     reconverge differently on hardware (or that the compiler transforms
 //     beyond Unroll's model) can pair differently.
-//   - Shuffles have no width argument (width is 32).
+//   - Shuffles have no width argument (width is 32) in Go kernels; PTX
+//     shfl.sync takes the clamp and segment operand as the manual says.
+//   - The PTX path runs what package ptx accepts: no calls (.func), no
+//     textures or surfaces; module __device__ variables start from their
+//     initialiser at every launch. Each instruction runs over a warp's
+//     active lanes one by one (a fast whole-warp loop for the common
+//     arithmetic), so a kernel of mostly warp-uniform work, like
+//     warp-per-row SpMV, is still far slower than its plain Go equivalent.
 //   - The L1/L2/DRAM and time figures are models: compare them with
 //     measurements before trusting them.
 package sim
