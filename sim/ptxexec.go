@@ -95,7 +95,7 @@ type ptxWorker struct {
 
 	scratch [4][32]uint64
 	sink    [2][32]uint64
-	words   [160]uint32
+	words   [32 * 8]uint32 // one request's words: 32 lanes × the widest access (v4 of 8 bytes)
 	laneBuf [32]int32
 	laneOff [32]uint64
 }
