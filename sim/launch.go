@@ -21,25 +21,29 @@ type launch struct {
 	nextBlock atomic.Int64
 	stopAt    atomic.Int64 // blocks at or beyond this are skipped (a fault was found below)
 
-	dram bitmaps
-	l2   map[int]int64
+	l2 map[int]int64
 
 	px *ptxLaunch // a PTX launch (LaunchPTX); nil for Go kernels
 }
 
-func (l *launch) bitmapFor(m *bufMeta, write bool) *bitmap {
-	l.dram.mu.Lock()
-	defer l.dram.mu.Unlock()
+// bitmapFor returns this worker's DRAM-footprint bitmap of buffer m for
+// reads or writes. Each worker keeps its own, so workers never share a
+// cache line on the hot path; stats ORs them, which does not depend on
+// which worker ran which block.
+func (w *worker) bitmapFor(m *bufMeta, write bool) *bitmap {
 	key := [2]int{m.id, 0}
 	if write {
 		key[1] = 1
 	}
-	if b, ok := l.dram.m[key]; ok {
+	if b, ok := w.dram[key]; ok {
 		return b
 	}
 	sectors := (uint64(m.n)*m.esize + 31 + (m.addr & 31)) / 32
 	b := &bitmap{words: make([]atomic.Uint64, (sectors+63)/64)}
-	l.dram.m[key] = b
+	if w.dram == nil {
+		w.dram = map[[2]int]*bitmap{}
+	}
+	w.dram[key] = b
 	return b
 }
 
@@ -281,8 +285,14 @@ func (l *launch) stats(workers []*worker) *Stats {
 			s.L2Sectors += m.L2Sectors
 		}
 	}
+	footprint := map[[2]int]*bitmap{}
+	for _, w := range workers {
+		for key, b := range w.dram {
+			footprint[key] = footprint[key].or(b)
+		}
+	}
 	uniq := map[int]int64{}
-	for key, b := range l.dram.m {
+	for key, b := range footprint {
 		if key[1] == 0 {
 			n := b.count()
 			uniq[key[0]] = n

@@ -230,7 +230,6 @@ func (px *ptxLaunch) checkArgs(args []any) error {
 // is shared by Launch (Go kernels) and LaunchPTX. The caller holds d.mu.
 func (d *Device) runLaunch(ctx context.Context, l *launch) (*Stats, error) {
 	k := l.k
-	l.dram.m = map[[2]int]*bitmap{}
 	nBlocks := l.grid.Count()
 	l.stopAt.Store(int64(nBlocks))
 	if ctx.Done() != nil {

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/bits"
-	"sync"
 	"sync/atomic"
 )
 
@@ -103,6 +102,8 @@ type worker struct {
 
 	px *ptxWorker // PTX executor state (LaunchPTX)
 
+	dram map[[2]int]*bitmap // this worker's DRAM footprint per buffer and direction
+
 	// lane-descending fast path (fastpath.go)
 	undo    []undoEntry    // old values of the block's global stores
 	atomics int            // global atomics in the current block
@@ -122,7 +123,7 @@ func (w *worker) newDense(key siteKey, meta *bufMeta, label string) int32 {
 	d := int32(len(w.sites))
 	agg := siteAgg{key: key, label: label, meta: meta}
 	if meta != nil {
-		agg.dram = w.l.bitmapFor(meta, key.op != opLd)
+		agg.dram = w.bitmapFor(meta, key.op != opLd)
 	}
 	w.sites = append(w.sites, agg)
 	for i := range w.accs {
@@ -594,6 +595,26 @@ func (b *bitmap) set(i uint32) {
 	}
 }
 
+// or returns the union of a (nil: empty) and b, reusing a's words.
+func (a *bitmap) or(b *bitmap) *bitmap {
+	if a == nil {
+		a = &bitmap{}
+	}
+	if len(b.words) > len(a.words) {
+		grown := make([]atomic.Uint64, len(b.words))
+		for i := range a.words {
+			grown[i].Store(a.words[i].Load())
+		}
+		a.words = grown
+	}
+	for i := range b.words {
+		if v := b.words[i].Load(); v != 0 {
+			a.words[i].Or(v)
+		}
+	}
+	return a
+}
+
 func (b *bitmap) count() int64 {
 	var n int64
 	for i := range b.words {
@@ -602,8 +623,3 @@ func (b *bitmap) count() int64 {
 	return n
 }
 
-// bitmaps are per launch, per buffer and per direction.
-type bitmaps struct {
-	mu sync.Mutex
-	m  map[[2]int]*bitmap
-}
