@@ -2,6 +2,7 @@ package nbtest
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,6 +46,9 @@ func TestNotebookFiles(t *testing.T) {
 					t.Errorf("metadata.warplab.expect: %v", err)
 				}
 			}
+			for _, p := range LongCells(nb, MaxCellLines) {
+				t.Error(p)
+			}
 		})
 	}
 }
@@ -70,6 +74,7 @@ func TestNotebooks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	paths = selectedNotebooks(paths)
 	r := &Runner{}
 	if _, err := r.FindJupyter(); err != nil {
 		t.Fatal(err)
@@ -222,6 +227,33 @@ func lookAtPage(ctx context.Context, t *testing.T, r *Runner, page string, plotC
 		t.Logf("%s: figure %d <%s> %d×%d px (plot cell: %v)", filepath.Base(page), i+1, f.Tag, f.Width, f.Height, f.Plot)
 	}
 	return look
+}
+
+// selectedNotebooks keeps the notebooks that the second element of the
+// -run pattern selects (`-run 'TestNotebooks/spmv'` executes spmv.ipynb
+// alone), because every notebook is executed before the per-notebook
+// subtests start and executing them all takes minutes. Without such an
+// element every notebook runs.
+func selectedNotebooks(paths []string) []string {
+	f := flag.Lookup("test.run")
+	if f == nil {
+		return paths
+	}
+	parts := strings.SplitN(f.Value.String(), "/", 3)
+	if len(parts) < 2 || parts[1] == "" {
+		return paths
+	}
+	re, err := regexp.Compile(parts[1])
+	if err != nil {
+		return paths
+	}
+	var out []string
+	for _, p := range paths {
+		if re.MatchString(strings.TrimSuffix(filepath.Base(p), ".ipynb")) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // logWriter sends progress lines to the test log.
