@@ -256,18 +256,47 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 		}
 	}
 	d := e.dst(wp, &x.dst[0], 0)
+	if x.size != 4 || x.widen {
+		for m := mask; m != 0; m &= m - 1 {
+			lane := bits.TrailingZeros32(m)
+			off := x.aconst + base[lane] - g.lo
+			v := readMem(unsafe.Add(g.base, off), x.size)
+			if x.widen {
+				v = ptx.Widen(v, x.in.Type, x.dsize)
+			}
+			d[lane] = v
+			e.laneBuf[lane] = int32(b)
+			e.laneOff[lane] = off
+		}
+		e.countGlobal(x, mask, x.size)
+		return true
+	}
+	// 4-byte elements, the common case: load and gather the request's
+	// words in one pass (countGlobal's rule for one buffer).
+	n, sorted := 0, true
 	for m := mask; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		off := x.aconst + base[lane] - g.lo
-		v := readMem(unsafe.Add(g.base, off), x.size)
-		if x.widen {
-			v = ptx.Widen(v, x.in.Type, x.dsize)
+		d[lane] = uint64(*(*uint32)(unsafe.Add(g.base, off)))
+		wd := uint32(off >> 2)
+		if n > 0 && wd <= e.words[n-1] {
+			if wd == e.words[n-1] {
+				continue
+			}
+			sorted = false
 		}
-		d[lane] = v
-		e.laneBuf[lane] = int32(b)
-		e.laneOff[lane] = off
+		e.words[n] = wd
+		n++
 	}
-	e.countGlobal(x, mask, x.size)
+	if !sorted {
+		n = uniq(e.words[:n])
+	}
+	w := e.t.w
+	sc := &e.siteCache[x.site]
+	if sc.buf != int32(b) {
+		sc.buf, sc.d = int32(b), w.explicitSite(Site(x.site), g.m4, opLd*2)
+	}
+	w.request(&w.sites[sc.d], e.words[:n], bits.OnesCount32(mask))
 	return true
 }
 
