@@ -27,10 +27,11 @@ type PTXKernel struct {
 	k    *ptx.Kernel
 	code []xin
 
-	nregs  int
-	imms   [][32]uint64 // immediate and symbol-address rows, shared by all warps
-	labels []string     // site labels, by site index
-	nsites int
+	nregs    int
+	imms     [][32]uint64 // immediate and symbol-address rows, shared by all warps
+	labels   []string     // site labels, by site index
+	srcLines []string     // the CUDA C the PTX came from, by line (SetSource), for faults
+	nsites   int
 
 	clearRegs []int32 // registers a path may read before writing (maybeUndefined)
 	specials  []ptx.Special
@@ -406,6 +407,9 @@ func (pk *PTXKernel) ptxName() string {
 func (pk *PTXKernel) where(in *ptx.Instr) string {
 	s := fmt.Sprintf("%s:%d %s", pk.ptxName(), in.Line, instrText(in))
 	if p := pk.srcPos(in); p != "" {
+		if l := int(in.Loc.Line); l <= len(pk.srcLines) {
+			p += " " + strings.Join(strings.Fields(pk.srcLines[l-1]), " ")
+		}
 		s = p + " (" + s + ")"
 	}
 	return s
@@ -419,6 +423,7 @@ func (pk *PTXKernel) SetSource(cuda string) {
 		return
 	}
 	lines := strings.Split(cuda, "\n")
+	pk.srcLines = lines
 	for i := range pk.code {
 		x := &pk.code[i]
 		if x.site < 0 {
