@@ -622,4 +622,3 @@ func (b *bitmap) count() int64 {
 	}
 	return n
 }
-
