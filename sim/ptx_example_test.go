@@ -61,13 +61,25 @@ func ExampleDevice_LaunchPTX() {
 		fmt.Println(err)
 		return
 	}
-	m, _ := sim.ModelByKey("h200")
+	m, err := sim.ModelByKey("h200")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	dev := sim.NewDevice(m)
-	x, _ := sim.Upload(dev, "x", make([]float32, 100))
+	x, err := sim.Upload(dev, "x", make([]float32, 100))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	for i := range x.Data {
 		x.Data[i] = float32(i)
 	}
-	y, _ := sim.Alloc[float32](dev, "y", 100)
+	y, err := sim.Alloc[float32](dev, "y", 100)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	st, err := dev.LaunchPTX(context.Background(), k, sim.Dim1(1), sim.Dim1(128), 0, x, y, int32(100))
 	if err != nil {
 		fmt.Println(err)
