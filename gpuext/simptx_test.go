@@ -119,8 +119,8 @@ func TestPTXOnlySharedShuffleAtomics(t *testing.T) {
 		in[i] = float32(i % 5)
 		want[i/256] += in[i]
 	}
-	bin, _ := Upload(d, "in", in)
-	bout, _ := Alloc[float32](d, "out", 2)
+	bin := testenv.Must(Upload(d, "in", in))(t)
+	bout := testenv.Must(Alloc[float32](d, "out", 2))(t)
 	l, err := d.Launch(m, "reduce", sim.Dim1(2), sim.Dim1(256), 0, bin, bout)
 	if err != nil {
 		t.Fatal(err)
@@ -137,9 +137,9 @@ func TestPTXOnlySharedShuffleAtomics(t *testing.T) {
 	for i := range ints {
 		ints[i] = int32(i)
 	}
-	iin, _ := Upload(d, "ints", ints)
-	sums, _ := Alloc[int32](d, "sums", 2)
-	preds, _ := Alloc[int32](d, "preds", 64)
+	iin := testenv.Must(Upload(d, "ints", ints))(t)
+	sums := testenv.Must(Alloc[int32](d, "sums", 2))(t)
+	preds := testenv.Must(Alloc[int32](d, "preds", 64))(t)
 	if _, err := d.Launch(m, "shflsum", sim.Dim1(1), sim.Dim1(64), 0, iin, sums, preds); err != nil {
 		t.Fatal(err)
 	}
@@ -151,9 +151,9 @@ func TestPTXOnlySharedShuffleAtomics(t *testing.T) {
 		t.Errorf("shflsum: %v", gs)
 	}
 
-	cnt, _ := Upload(d, "count", []int32{0, 0, -1, 1000, 0, -7})
-	old, _ := Alloc[int32](d, "old", 64)
-	fsum, _ := Upload(d, "fsum", []float32{0})
+	cnt := testenv.Must(Upload(d, "count", []int32{0, 0, -1, 1000, 0, -7}))(t)
+	old := testenv.Must(Alloc[int32](d, "old", 64))(t)
+	fsum := testenv.Must(Upload(d, "fsum", []float32{0}))(t)
 	if _, err := d.Launch(m, "atomics", sim.Dim1(1), sim.Dim1(64), 0, cnt, old, fsum); err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestPTXOnlySharedShuffleAtomics(t *testing.T) {
 		t.Errorf("atomics: %v", gc)
 	}
 
-	dout, _ := Alloc[float32](d, "dout", 64)
+	dout := testenv.Must(Alloc[float32](d, "dout", 64))(t)
 	if _, err := d.Launch(m, "dynrev", sim.Dim1(1), sim.Dim1(64), 256, bin, dout); err != nil {
 		t.Fatal(err)
 	}
