@@ -350,7 +350,7 @@ type Kernel struct {
 	Params     []Param
 	ParamBytes int // total size of the parameter buffer
 	Regs       []Reg
-	Vars       []*Var // every variable the kernel's instructions may name: module scope first, then its own
+	Vars       []*Var // the module-scope variables its instructions name (in module order), then its own (in declaration order)
 	Instrs     []Instr
 	ReqNTid    [3]int // .reqntid, zeros if absent
 	MaxNTid    [3]int // .maxntid, zeros if absent
