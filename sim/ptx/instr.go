@@ -493,7 +493,7 @@ func (kp *kparser) resolveOpd(in *Instr, r rawOpd, s spec, isDst bool) (Operand,
 			o.Kind, o.Imm = OpdImm, bits
 			return o, msg
 		}
-		if v, ok := kp.vars[r.name]; ok {
+		if v, ok := kp.lookupVar(r.name); ok {
 			if s.allow&aSym == 0 {
 				return o, notHere
 			}
@@ -611,7 +611,7 @@ func (kp *kparser) address(in *Instr, r rawOpd) (Operand, string) {
 			o.Param = pi
 			return o, ""
 		}
-		vi, ok := kp.vars[r.name]
+		vi, ok := kp.lookupVar(r.name)
 		if !ok {
 			return o, fmt.Sprintf("unknown symbol %s", r.name)
 		}

@@ -1,6 +1,7 @@
 package ptx
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -9,7 +10,8 @@ type kparser struct {
 	p      *parser
 	k      *Kernel
 	scopes []*regScope      // registers by { } scope, innermost last
-	vars   map[string]int32 // variables by name: index into k.Vars
+	vars   map[string]int32 // variables named so far (own and module-scope): index into k.Vars
+	own    map[string]bool  // the kernel's own variables, to catch a second declaration
 	params map[string]int32 // parameters by name: index into k.Params
 	labels map[string]int32 // label: index of the instruction it names
 	fixups []fixup          // branches whose labels are resolved at the end
@@ -37,10 +39,7 @@ func (p *parser) entry() {
 	}
 	p.next()
 	k := &Kernel{Name: t.text, Line: line}
-	kp := &kparser{p: p, k: k, vars: map[string]int32{}, params: map[string]int32{}, labels: map[string]int32{}, outer: map[Loc]Loc{}}
-	for _, v := range p.mod.Vars {
-		kp.addVar(v)
-	}
+	kp := &kparser{p: p, k: k, vars: map[string]int32{}, own: map[string]bool{}, params: map[string]int32{}, labels: map[string]int32{}, outer: map[Loc]Loc{}}
 	if p.accept("(") && !p.accept(")") {
 		for !p.full() {
 			if !kp.param() {
@@ -68,19 +67,83 @@ func (p *parser) entry() {
 		p.skipStatement()
 		return
 	}
-	for _, other := range p.mod.Kernels {
-		if other.Name == k.Name {
-			p.errorf(line, "kernel %s defined twice", k.Name)
-		}
+	if p.kernels[k.Name] {
+		p.errorf(line, "kernel %s defined twice", k.Name)
 	}
+	p.kernels[k.Name] = true
 	kp.body()
 	kp.finish()
 	p.mod.Kernels = append(p.mod.Kernels, k)
 }
 
+// addVar declares one of the kernel's own variables; it shadows a
+// module-scope variable of the same name.
 func (kp *kparser) addVar(v *Var) {
+	if kp.own[v.Name] {
+		kp.p.errorf(v.Line, "variable %s declared twice", v.Name)
+		return
+	}
+	kp.own[v.Name] = true
 	kp.vars[v.Name] = int32(len(kp.k.Vars))
 	kp.k.Vars = append(kp.k.Vars, v)
+}
+
+// lookupVar finds a variable by name: the kernel's own, or a module-scope
+// one, which enters k.Vars when first named. A kernel's Vars thus hold
+// only the module variables it uses, as ptxas allocates shared memory
+// only for the variables a kernel uses.
+func (kp *kparser) lookupVar(name string) (int32, bool) {
+	if i, ok := kp.vars[name]; ok {
+		return i, true
+	}
+	v, ok := kp.p.vars[name]
+	if !ok {
+		return -1, false
+	}
+	i := int32(len(kp.k.Vars))
+	kp.vars[name] = i
+	kp.k.Vars = append(kp.k.Vars, v)
+	return i, true
+}
+
+// orderVars puts the module variables of k.Vars first, in module order,
+// then the kernel's own in declaration order, and renumbers the operands.
+func (kp *kparser) orderVars() {
+	k := kp.k
+	if len(k.Vars) == 0 {
+		return
+	}
+	idx := make([]int, len(k.Vars)) // sort key: module position, or after all of them
+	order := make([]int32, len(k.Vars))
+	for i, v := range k.Vars {
+		order[i] = int32(i)
+		if m, ok := kp.p.modIdx[v]; ok && !kp.own[v.Name] {
+			idx[i] = m
+		} else {
+			idx[i] = len(kp.p.mod.Vars) + i
+		}
+	}
+	sort.Slice(order, func(a, b int) bool { return idx[order[a]] < idx[order[b]] })
+	renum := make([]int32, len(k.Vars))
+	vars := make([]*Var, len(k.Vars))
+	for to, from := range order {
+		renum[from] = int32(to)
+		vars[to] = k.Vars[from]
+	}
+	k.Vars = vars
+	for i := range k.Instrs {
+		in := &k.Instrs[i]
+		for j := range in.Dst {
+			if in.Dst[j].Var >= 0 {
+				in.Dst[j].Var = renum[in.Dst[j].Var]
+			}
+		}
+		for j := range in.Src {
+			if in.Src[j].Var >= 0 {
+				in.Src[j].Var = renum[in.Src[j].Var]
+			}
+		}
+	}
 }
 
 // param parses one `.param .type [.ptr [.space] [.align N]] name[N]` or
@@ -220,6 +283,10 @@ func (kp *kparser) body() {
 			}
 		case t.kind == tPunct && t.text == "{":
 			p.next()
+			if len(kp.scopes) >= maxScopes {
+				p.errorf(t.line, "{ } scopes nested deeper than %d", maxScopes)
+				return
+			}
 			kp.scopes = append(kp.scopes, newScope())
 		case t.kind == tDirective:
 			kp.directive()
@@ -254,10 +321,6 @@ func (kp *kparser) directive() {
 	case ".shared", ".local":
 		p.next()
 		for _, v := range p.varDecl(spaceByName[t.text[1:]], false, t.line) {
-			if _, dup := kp.vars[v.Name]; dup {
-				p.errorf(v.Line, "variable %s declared twice", v.Name)
-				continue
-			}
 			kp.addVar(v)
 		}
 	case ".param":
@@ -431,6 +494,7 @@ func (kp *kparser) reg(name string) (int32, bool) {
 
 // finish sets each bra's Target from its label and computes reconvergence.
 func (kp *kparser) finish() {
+	kp.orderVars()
 	for _, f := range kp.fixups {
 		t, ok := kp.labels[f.label]
 		if !ok {

@@ -14,6 +14,7 @@ const (
 	maxFiles    = 1 << 16 // highest .file number
 	maxInitSize = 1 << 24 // bytes of an initialized variable
 	maxVarSize  = 1 << 40 // bytes of any variable or parameter
+	maxScopes   = 64      // depth of nested { } scopes in a kernel
 )
 
 // Parse reads one PTX module, decodes every kernel (.entry) and checks it:
@@ -24,13 +25,15 @@ const (
 func Parse(name, src string) (*Module, error) {
 	toks, compiler, lexErrs := lex(name, src)
 	p := &parser{
-		name:  name,
-		src:   src,
-		toks:  toks,
-		errs:  lexErrs,
-		mod:   &Module{Name: name, Compiler: compiler, Files: []string{""}},
-		vars:  map[string]*Var{},
-		funcs: map[string]bool{},
+		name:    name,
+		src:     src,
+		toks:    toks,
+		errs:    lexErrs,
+		mod:     &Module{Name: name, Compiler: compiler, Files: []string{""}},
+		vars:    map[string]*Var{},
+		modIdx:  map[*Var]int{},
+		kernels: map[string]bool{},
+		funcs:   map[string]bool{},
 	}
 	p.module()
 	p.checkLocs()
@@ -46,15 +49,17 @@ func Parse(name, src string) (*Module, error) {
 
 // parser holds the state of one Parse.
 type parser struct {
-	name  string
-	src   string
-	toks  []token
-	pos   int
-	errs  ErrorList
-	mod   *Module
-	vars  map[string]*Var // module-scope variables by name
-	funcs map[string]bool // .func names, so that a call names what it calls
-	locs  []fileRef       // .loc file numbers, checked against .file at the end
+	name    string
+	src     string
+	toks    []token
+	pos     int
+	errs    ErrorList
+	mod     *Module
+	vars    map[string]*Var // module-scope variables by name
+	modIdx  map[*Var]int    // module-scope variables: their index in mod.Vars
+	kernels map[string]bool // kernel names, to catch a second definition
+	funcs   map[string]bool // .func names, so that a call names what it calls
+	locs    []fileRef       // .loc file numbers, checked against .file at the end
 }
 
 // fileRef is a .loc's file number and line, checked once all .file
@@ -389,6 +394,7 @@ func (p *parser) declaration() {
 				continue
 			}
 			p.vars[v.Name] = v
+			p.modIdx[v] = len(p.mod.Vars)
 			p.mod.Vars = append(p.mod.Vars, v)
 		}
 	default:
