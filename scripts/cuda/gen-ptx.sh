@@ -8,9 +8,10 @@
 # Why -lineinfo: the simulator executes this PTX, and its .file/.loc lines let
 # counters and faults name the .cu line ("spmv.cu:42") instead of a PTX line.
 # It changes no instruction (checked: the PTX without .file/.loc/.section
-# lines is the PTX nvcc emits without -lineinfo). nvcc runs inside the
-# lesson's folder, and the .file line of the lesson's own source keeps only
-# its name, so that .file says "spmv.cu", not this machine's path.
+# lines is the PTX nvcc emits without -lineinfo). nvcc compiles a copy at a
+# fixed path (/tmp/warplab-gen-ptx; lessons include only system headers),
+# and the .file line of the lesson's own source keeps only its name, so that
+# .file says "spmv.cu", not this machine's path.
 #
 # Why exactly nvcc 11.8 and compute_75:
 #   * A driver JIT-compiles PTX only up to the PTX ISA version it knows.
@@ -57,13 +58,22 @@ if [[ ${#sources[@]} -eq 0 ]]; then
 fi
 
 tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
+# nvcc names internal-linkage symbols (the debug strings of inlined
+# intrinsics such as __shfl_down_sync) with a hash of the source's absolute
+# path, so each source is compiled from one fixed path, the same on every
+# machine; the lock keeps two runs from sharing it.
+fixed=/tmp/warplab-gen-ptx
+mkdir -p "$fixed"
+exec 9>"$fixed/.lock"
+flock 9
+trap 'rm -rf "$tmp" "$fixed"/*.cu' EXIT
 for cu in "${sources[@]}"; do
     ptx="${cu%.cu}.ptx"
     if [[ -n "${PTX_OUT:-}" ]]; then ptx="$PTX_OUT/$(basename "$ptx")"; fi
     base="$(basename "$cu" .cu)"
     sum="$(sha256sum "$cu" | cut -d' ' -f1)"
-    (cd "$(dirname "$cu")" && "$nvcc" -ptx -arch=compute_75 -O3 -lineinfo -o "$tmp/$base.ptx" "$base.cu")
+    cp "$cu" "$fixed/$base.cu"
+    (cd "$fixed" && "$nvcc" -ptx -arch=compute_75 -O3 -lineinfo -o "$tmp/$base.ptx" "$base.cu")
     {
         echo "// warplab: source sha256 $sum of $base.cu, nvcc $version, -arch=compute_75 -lineinfo"
         # nvcc writes the absolute path of the source into .file; keep the
