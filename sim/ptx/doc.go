@@ -17,9 +17,15 @@
 //
 // A Kernel is a flat slice of Instr. Registers are indices into
 // Kernel.Regs (%r<26> declares %r0 to %r25; registers of nested { }
-// scopes get their own indices), variables indices into Kernel.Vars
-// (module-scope first), parameters indices into Kernel.Params (with their
-// byte offsets in the parameter buffer). Operands sit in PTX order:
+// scopes get their own indices), variables indices into Kernel.Vars (the
+// module-scope variables the kernel names, then its own: a kernel that does
+// not name a module's shared array does not get it, as with ptxas),
+// parameters indices into Kernel.Params (with their byte offsets in the
+// parameter buffer). Each Instr keeps its PTX line, its text, and its
+// source position from .loc; for code nvcc inlined, Caller is the outermost
+// call site (the line of the kernel's own .cu that called the inlined
+// function), which Module.SourceLine spells "spmv.cu:42". Operands sit in
+// PTX order:
 //
 //   - ld: Dst[0] (a register, or a vector for .v2/.v4, whose _ elements are
 //     -1), Src[0] the address. st: no destination, Src[0] the address,
