@@ -85,8 +85,20 @@ func (c *compiler) cacheKey(src, arch string) string {
 // freshly compiled with `nvcc -cubin -arch=<arch> -O3`. name labels the
 // module in errors. A compile error carries nvcc's own messages.
 func (c *compiler) cubin(name, src, arch string) (image []byte, cachePath string, err error) {
+	return c.output("cubin", name, src, arch)
+}
+
+// ptx is cubin's PTX: `nvcc -ptx` with the same flags, cached beside it, so
+// the simulator can run the code this nvcc handed to ptxas for that cubin.
+func (c *compiler) ptx(name, src, arch string) (text []byte, cachePath string, err error) {
+	return c.output("ptx", name, src, arch)
+}
+
+// output compiles src with `nvcc -<kind> -arch=<arch> -O3` (kind "cubin" or
+// "ptx"), from the cache when the file for this source, arch and nvcc exists.
+func (c *compiler) output(kind, name, src, arch string) (image []byte, cachePath string, err error) {
 	key := c.cacheKey(src, arch)
-	cachePath = filepath.Join(c.cacheDir, key+".cubin")
+	cachePath = filepath.Join(c.cacheDir, key+"."+kind)
 	if image, err := os.ReadFile(cachePath); err == nil && len(image) > 0 {
 		return image, cachePath, nil
 	}
@@ -99,13 +111,13 @@ func (c *compiler) cubin(name, src, arch string) (image []byte, cachePath string
 	}
 	defer os.RemoveAll(tmp)
 	srcFile := filepath.Join(tmp, sanitize(name)+".cu")
-	out := filepath.Join(tmp, "out.cubin")
+	out := filepath.Join(tmp, "out."+kind)
 	if err := os.WriteFile(srcFile, []byte(src), 0o644); err != nil {
 		return nil, "", err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), nvccTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, c.nvcc, "-cubin", "-arch="+arch, "-O3", "-o", out, srcFile)
+	cmd := exec.CommandContext(ctx, c.nvcc, "-"+kind, "-arch="+arch, "-O3", "-o", out, srcFile)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Run(); err != nil {
@@ -113,7 +125,7 @@ func (c *compiler) cubin(name, src, arch string) (image []byte, cachePath string
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			msg = fmt.Sprintf("nvcc ran longer than %v", nvccTimeout)
 		}
-		return nil, "", fmt.Errorf("nvcc %s -cubin -arch=%s failed: %v\n%s", c.release, arch, err, msg)
+		return nil, "", fmt.Errorf("nvcc %s -%s -arch=%s failed: %v\n%s", c.release, kind, arch, err, msg)
 	}
 	image, err = os.ReadFile(out)
 	if err != nil {
