@@ -24,6 +24,10 @@ type gpuBackend interface {
 	readAsync(src uint64, bytes int64) (asyncRead, error)
 	memsetD32(dst uint64, v uint32, n int64) error
 	load(m *Module) (LoadInfo, error)
+	// loadedPTX loads m (as load) and returns the PTX text behind the code
+	// it loaded: the PTX nvcc made beside the cubin, or the embedded PTX
+	// the driver JIT-compiled (Options.PTXFrom).
+	loadedPTX(m *Module) (ptx string, li LoadInfo, err error)
 	// launch returns the name of the failing step with its error.
 	launch(m *Module, name string, grid, block sim.Dim3, shared int, params []uint64) (call string, err error)
 	time(f func() error, warmups, runs int) (Timing, error)

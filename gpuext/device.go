@@ -28,6 +28,20 @@ type Options struct {
 	NVCC string
 	// CacheDir holds compiled cubins; "" means os.UserCacheDir()/warplab/cubin.
 	CacheDir string
+
+	// SimPTX makes the simulator run every kernel from its module's PTX,
+	// also one that has a Go mirror. The self-test sets it to check the
+	// PTX executor against the GPU kernel by kernel; without it a mirror,
+	// where there is one, runs. Ignored on a GPU.
+	SimPTX bool
+	// PTXFrom names a GPU Device whose code the simulator runs: for each
+	// module, the PTX that device loaded, that is the PTX the same nvcc
+	// made with the same flags when it loaded a cubin (Options.NVCC), else
+	// the module's embedded PTX, which it JIT-compiled. The simulator then
+	// executes what the GPU executes, from one compiler, rather than the
+	// embedded nvcc-11.8 PTX beside a cubin from a newer nvcc. nil (or a
+	// simulator Device) uses the module's embedded PTX. Ignored on a GPU.
+	PTXFrom *Device
 }
 
 // OptionsFromEnv returns the Options that Open uses: WARPLAB_PTX_ONLY=1 sets

@@ -95,6 +95,13 @@ type cudaModule struct {
 	mod   cu.Module
 	info  LoadInfo
 	funcs map[string]*cudaFunc
+
+	// The PTX behind the loaded code, for a simulator run in the same
+	// process (Options.PTXFrom): made on first request, by the nvcc and
+	// flags that made the cubin, or the embedded PTX that was JIT-loaded.
+	ptxOnce sync.Once
+	ptx     string
+	ptxErr  error
 }
 
 type cudaFunc struct {
@@ -380,6 +387,36 @@ func (g *cudaDev) load(m *Module) (LoadInfo, error) {
 		return nil
 	})
 	return li, err
+}
+
+// loadedPTX loads m and returns the PTX text behind what was loaded: for a
+// cubin, `nvcc -ptx` of the same source with the same nvcc, arch and flags
+// (cached by source hash beside the cubin, and made only when asked for, so
+// GPU runs that need no simulator pay nothing); for the PTX path, the
+// embedded PTX the driver JIT-compiled. The nvcc runs outside the device's
+// lock: it takes seconds, and launches need not wait for it.
+func (g *cudaDev) loadedPTX(m *Module) (string, LoadInfo, error) {
+	var cm *cudaModule
+	if err := g.do(func() error {
+		var err error
+		cm, err = g.loadLocked(m)
+		return err
+	}); err != nil {
+		return "", LoadInfo{}, err
+	}
+	cm.ptxOnce.Do(func() {
+		if cm.info.Path != "cubin" {
+			cm.ptx = m.PTX
+			return
+		}
+		text, _, err := g.comp.ptx(m.Name, m.CUDA, cm.info.Arch)
+		if err != nil {
+			cm.ptxErr = fmt.Errorf("the cubin's nvcc made no PTX: %w", err)
+			return
+		}
+		cm.ptx = string(text)
+	})
+	return cm.ptx, cm.info, cm.ptxErr
 }
 
 var ptxTargetRE = regexp.MustCompile(`(?m)^\s*\.target\s+(\w+)`)

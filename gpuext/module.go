@@ -122,10 +122,13 @@ func (d *Device) LaunchContext(ctx context.Context, m *Module, name string, grid
 	}
 
 	mirror, ok := m.Mirrors[name]
-	if !ok || mirror == nil {
+	if !ok || mirror == nil || d.opts.SimPTX {
 		if !d.hasPTXKernel(m, name) {
 			msg := fmt.Sprintf("module %s has no Go mirror for kernel %q, so the simulator cannot run it (mirrors: %s)", m.Name, name, mirrorNames(m))
-			if m.PTX != "" {
+			if d.opts.SimPTX {
+				msg = fmt.Sprintf("Options.SimPTX asks the simulator to run kernel %q of module %s from its PTX", name, m.Name)
+			}
+			if d.hasPTXSource(m) {
 				msg += fmt.Sprintf(", and its PTX has no such kernel (PTX kernels: %s)", d.ptxKernelNames(m))
 			}
 			return fail(fmt.Errorf("%s", msg))
@@ -288,12 +291,12 @@ func (d *Device) Load(m *Module) (LoadInfo, error) {
 // PTX the simulator cannot read fails at Load.
 func (d *Device) simLoadInfo(m *Module) (LoadInfo, error) {
 	li := LoadInfo{Module: m.Name, Path: "mirror", Note: "the simulator runs each kernel's Go mirror (kernels: " + mirrorNames(m) + ")"}
-	if m.PTX == "" {
+	if !d.hasPTXSource(m) {
 		return li, nil
 	}
 	pm, err := d.simPTX(m)
 	if err != nil {
-		if len(m.Mirrors) > 0 {
+		if len(m.Mirrors) > 0 && !d.opts.SimPTX {
 			// The mirrors still run; a kernel without one will report
 			// the PTX error when launched.
 			li.Note += "; the simulator cannot read the module's PTX: " + err.Error()
@@ -303,16 +306,19 @@ func (d *Device) simLoadInfo(m *Module) (LoadInfo, error) {
 	}
 	var fromPTX []string
 	for _, k := range pm.mod.Kernels {
-		if mr, ok := m.Mirrors[k.Name]; !ok || mr == nil {
+		if mr, ok := m.Mirrors[k.Name]; !ok || mr == nil || d.opts.SimPTX {
 			fromPTX = append(fromPTX, k.Name)
 		}
 	}
 	if len(fromPTX) == 0 {
 		return li, nil
 	}
-	li.Path, li.Arch, li.PTX = "ptx", pm.mod.Target, ptxProvenance(pm.mod)
+	li.Path, li.Arch, li.PTX = "ptx", pm.mod.Target, pm.provenance()
 	li.Note = "the simulator executes the PTX of " + strings.Join(fromPTX, ", ")
-	if len(m.Mirrors) > 0 {
+	switch {
+	case d.opts.SimPTX:
+		li.Note += " (Options.SimPTX: also the kernels with a Go mirror)"
+	case len(m.Mirrors) > 0:
 		li.Note += "; Go mirrors: " + mirrorNames(m)
 	}
 	return li, nil

@@ -20,9 +20,32 @@ import (
 type ptxMod struct {
 	src     string // the PTX text this was parsed from
 	cuda    string
+	origin  string // where src came from, for Launch.PTX; "" for the module's own PTX
 	mod     *ptx.Module
 	err     error
 	kernels map[string]*sim.PTXKernel
+}
+
+// modulePTX is the PTX the simulator runs for m, and where it came from
+// ("" for m's own): with Options.PTXFrom naming a GPU Device, the PTX that
+// device loaded for m (loading m there if it has not yet), so that the
+// simulator and the GPU run code from one nvcc; else m.PTX.
+func (d *Device) modulePTX(m *Module) (text, origin string, err error) {
+	src := d.opts.PTXFrom
+	if src == nil || src.gpu == nil || d.gpu != nil {
+		return m.PTX, "", nil
+	}
+	if err := src.check("the simulator's Options.PTXFrom"); err != nil {
+		return "", "", err
+	}
+	text, li, err := src.gpu.loadedPTX(m)
+	if err != nil {
+		return "", "", fmt.Errorf("the PTX that %s loaded for module %s (Options.PTXFrom): %w", src.name, m.Name, err)
+	}
+	if li.Path == "cubin" {
+		return text, fmt.Sprintf("made by nvcc -ptx beside the %s cubin %s loaded", li.Arch, src.name), nil
+	}
+	return text, fmt.Sprintf("the embedded PTX %s JIT-compiled", src.name), nil
 }
 
 // ptxCache holds the parsed PTX of the modules a Device has run.
@@ -33,14 +56,18 @@ type ptxCache struct {
 
 // simPTX returns m's parsed PTX, parsing it on first use.
 func (d *Device) simPTX(m *Module) (*ptxMod, error) {
+	text, origin, err := d.modulePTX(m)
+	if err != nil {
+		return nil, err
+	}
 	c := &d.ptx
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pm := c.mods[m]
-	if pm == nil || pm.src != m.PTX || pm.cuda != m.CUDA {
-		pm = &ptxMod{src: m.PTX, cuda: m.CUDA, kernels: map[string]*sim.PTXKernel{}}
+	if pm == nil || pm.src != text || pm.cuda != m.CUDA {
+		pm = &ptxMod{src: text, cuda: m.CUDA, origin: origin, kernels: map[string]*sim.PTXKernel{}}
 		name := m.Name + ".ptx"
-		pm.mod, pm.err = ptx.Parse(name, m.PTX)
+		pm.mod, pm.err = ptx.Parse(name, text)
 		if c.mods == nil {
 			c.mods = map[*Module]*ptxMod{}
 		}
@@ -50,7 +77,7 @@ func (d *Device) simPTX(m *Module) (*ptxMod, error) {
 }
 
 // simKernel returns kernel name of m decoded for the simulator.
-func (d *Device) simKernel(m *Module, name string) (*sim.PTXKernel, *ptx.Module, error) {
+func (d *Device) simKernel(m *Module, name string) (*sim.PTXKernel, *ptxMod, error) {
 	pm, err := d.simPTX(m)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the simulator cannot read module %s's PTX: %w", m.Name, err)
@@ -58,7 +85,7 @@ func (d *Device) simKernel(m *Module, name string) (*sim.PTXKernel, *ptx.Module,
 	d.ptx.mu.Lock()
 	defer d.ptx.mu.Unlock()
 	if k := pm.kernels[name]; k != nil {
-		return k, pm.mod, nil
+		return k, pm, nil
 	}
 	k, err := sim.NewPTXKernel(pm.mod, name)
 	if err != nil {
@@ -66,13 +93,13 @@ func (d *Device) simKernel(m *Module, name string) (*sim.PTXKernel, *ptx.Module,
 	}
 	k.SetSource(m.CUDA)
 	pm.kernels[name] = k
-	return k, pm.mod, nil
+	return k, pm, nil
 }
 
 // hasPTXKernel reports whether m's PTX has an entry called name (false
 // when the PTX does not parse).
 func (d *Device) hasPTXKernel(m *Module, name string) bool {
-	if m.PTX == "" {
+	if !d.hasPTXSource(m) {
 		return false
 	}
 	pm, err := d.simPTX(m)
@@ -85,6 +112,12 @@ func (d *Device) hasPTXKernel(m *Module, name string) bool {
 		}
 	}
 	return false
+}
+
+// hasPTXSource reports whether the simulator has PTX for m: its own, or
+// a GPU Device's through Options.PTXFrom.
+func (d *Device) hasPTXSource(m *Module) bool {
+	return m.PTX != "" || (d.opts.PTXFrom != nil && d.opts.PTXFrom.gpu != nil && d.gpu == nil)
 }
 
 // ptxKernelNames lists the entries of m's PTX, for messages.
@@ -102,7 +135,7 @@ func (d *Device) ptxKernelNames(m *Module) string {
 
 // launchPTX runs kernel name of m on the simulator from its PTX.
 func (d *Device) launchPTX(ctx context.Context, m *Module, name string, grid, block sim.Dim3, sharedBytes int, sargs sim.Args) (*Launch, string, error) {
-	k, mod, err := d.simKernel(m, name)
+	k, pm, err := d.simKernel(m, name)
 	if err != nil {
 		return nil, "ptx", err
 	}
@@ -110,7 +143,16 @@ func (d *Device) launchPTX(ctx context.Context, m *Module, name string, grid, bl
 	if err != nil {
 		return nil, "sim.LaunchPTX", err
 	}
-	return &Launch{Stats: st, Path: "ptx", PTX: ptxProvenance(mod)}, "", nil
+	return &Launch{Stats: st, Path: "ptx", PTX: pm.provenance()}, "", nil
+}
+
+// provenance is ptxProvenance, plus where the PTX came from when it is
+// not the module's own (Options.PTXFrom).
+func (pm *ptxMod) provenance() string {
+	if pm.origin == "" {
+		return ptxProvenance(pm.mod)
+	}
+	return ptxProvenance(pm.mod) + "; " + pm.origin
 }
 
 var ptxReleaseRE = regexp.MustCompile(`release ([0-9]+\.[0-9]+), (V[0-9.]+)`)
