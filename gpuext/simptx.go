@@ -114,6 +114,29 @@ func (d *Device) hasPTXKernel(m *Module, name string) bool {
 	return false
 }
 
+// SimPTXSource returns the PTX text the simulator runs for m, and which
+// PTX it is (compiler, target, and with Options.PTXFrom where it came from),
+// so that a caller can read what ran: the self-test looks in it for
+// instructions whose results may differ from the GPU's (float atomics,
+// .approx). It fails on a GPU Device, and when the simulator cannot read
+// the PTX.
+func (d *Device) SimPTXSource(m *Module) (text, provenance string, err error) {
+	if err := d.check("SimPTXSource"); err != nil {
+		return "", "", err
+	}
+	if d.gpu != nil {
+		return "", "", fmt.Errorf("gpuext: SimPTXSource: %s is a GPU; ask the simulator Device that runs its PTX (Options.PTXFrom)", d.name)
+	}
+	if m == nil || !d.hasPTXSource(m) {
+		return "", "", fmt.Errorf("gpuext: SimPTXSource: the simulator has no PTX for this module")
+	}
+	pm, err := d.simPTX(m)
+	if err != nil {
+		return "", "", fmt.Errorf("gpuext: SimPTXSource module %s: %w", m.Name, err)
+	}
+	return pm.src, pm.provenance(), nil
+}
+
 // hasPTXSource reports whether the simulator has PTX for m: its own, or
 // a GPU Device's through Options.PTXFrom.
 func (d *Device) hasPTXSource(m *Module) bool {

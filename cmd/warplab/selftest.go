@@ -13,16 +13,26 @@ import (
 )
 
 // A selftestRow is one kernel on one input: did it agree with the CPU
-// reference, and (on a GPU) with its Go mirror on the simulator.
+// reference, and (on a GPU) with its Go mirror and its PTX on the simulator.
 type selftestRow struct {
 	lesson, input, kernel string
 	reference             string // "ok" or what was wrong
 	mirror                string // "ok", what differed, or "-" when not compared
+	ptx                   string // GPU vs the simulator running the GPU's PTX: "ok (same bits)", what differed, or "-"
 }
 
-// A selftest checks every kernel of one lesson on dev; on a GPU it also
-// runs the mirrors on simDev (nil on the simulator) and compares outputs.
-type selftest func(ctx context.Context, dev, simDev *gpuext.Device) ([]selftestRow, error)
+// selftestDevs are the devices one self-test runs on. On a GPU, mirror is
+// the simulator running the Go mirrors, and ptx the simulator running every
+// kernel from the PTX the GPU loaded (Options.SimPTX and PTXFrom); on the
+// simulator both are nil, and the lesson's kernels run as they always do.
+type selftestDevs struct {
+	dev, mirror, ptx *gpuext.Device
+}
+
+// A selftest checks every kernel of one lesson on devs.dev and, on a GPU,
+// compares its outputs with the simulator's (mirrors and PTX). Its lines
+// say which code each side ran.
+type selftest func(ctx context.Context, devs selftestDevs) (rows []selftestRow, code []string, err error)
 
 // selftests lists each lesson's self-test (selftest_*.go).
 func selftests() map[string]selftest {
@@ -49,12 +59,20 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, cmd, err)
 	}
 	defer dev.Close()
-	var simDev *gpuext.Device
+	devs := selftestDevs{dev: dev}
 	if dev.Kind() == "gpu" {
-		if simDev, err = gpuext.Open("sim"); err != nil {
+		if devs.mirror, err = gpuext.Open("sim"); err != nil {
 			return fail(stderr, cmd, err)
 		}
-		defer simDev.Close()
+		defer devs.mirror.Close()
+		// The same simulator, made to run each kernel from the PTX the GPU
+		// loaded, so that a difference is the executor's, not the compiler's.
+		opts := gpuext.OptionsFromEnv()
+		opts.SimPTX, opts.PTXFrom = true, dev
+		if devs.ptx, err = gpuext.OpenWith("sim", opts); err != nil {
+			return fail(stderr, cmd, err)
+		}
+		defer devs.ptx.Close()
 	}
 
 	fmt.Fprintf(stdout, "selftest on %s\n", dev.Name())
@@ -71,20 +89,27 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "lesson\tinput\tkernel\tvs CPU reference\tvs Go mirror (simulator)")
-	failed := 0
+	var all []selftestRow
 	for _, n := range names {
-		rows, err := tests[n](context.Background(), dev, simDev)
+		rows, code, err := tests[n](context.Background(), devs)
 		if err != nil {
-			tw.Flush()
 			return fail(stderr, cmd, fmt.Errorf("%s: %w", n, err))
 		}
-		for _, r := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.lesson, r.input, r.kernel, r.reference, r.mirror)
-			if r.reference != "ok" || (!strings.HasPrefix(r.mirror, "ok") && r.mirror != "-") {
-				failed++
-			}
+		for _, c := range code {
+			fmt.Fprintln(stdout, c)
+		}
+		all = append(all, rows...)
+	}
+	if len(all) > 0 && devs.ptx != nil {
+		fmt.Fprintln(stdout)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "lesson\tinput\tkernel\tvs CPU reference\tvs Go mirror (simulator)\tGPU vs its PTX (simulator)")
+	failed := 0
+	for _, r := range all {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.lesson, r.input, r.kernel, r.reference, r.mirror, r.ptx)
+		if r.reference != "ok" || !agrees(r.mirror) || !agrees(r.ptx) {
+			failed++
 		}
 	}
 	tw.Flush()
@@ -95,3 +120,6 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "\nall kernels agree")
 	return exitOK
 }
+
+// agrees reads a comparison cell: "-" (not compared) or "ok ..." pass.
+func agrees(cell string) bool { return cell == "-" || strings.HasPrefix(cell, "ok") }
