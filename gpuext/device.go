@@ -45,9 +45,12 @@ type Options struct {
 }
 
 // OptionsFromEnv returns the Options that Open uses: WARPLAB_PTX_ONLY=1 sets
-// PTXOnly, WARPLAB_NVCC names an nvcc, WARPLAB_CUBIN_CACHE a cache folder.
+// PTXOnly, WARPLAB_NVCC names an nvcc, WARPLAB_CUBIN_CACHE a cache folder,
+// and WARPLAB_SIM_PTX=1 sets SimPTX, so that any command (`warplab run spmv
+// --backend sim`, say) counts what the PTX path counts.
 func OptionsFromEnv() Options {
 	return Options{
+		SimPTX:   os.Getenv("WARPLAB_SIM_PTX") == "1",
 		PTXOnly:  os.Getenv("WARPLAB_PTX_ONLY") == "1",
 		NVCC:     os.Getenv("WARPLAB_NVCC"),
 		CacheDir: os.Getenv("WARPLAB_CUBIN_CACHE"),

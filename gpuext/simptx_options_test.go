@@ -54,6 +54,10 @@ func TestSimPTXOption(t *testing.T) {
 	if li.Path != "ptx" || !strings.Contains(li.Note, "saxpy") || !strings.Contains(li.Note, "SimPTX") || !strings.Contains(li.PTX, "nvcc 11.8") {
 		t.Errorf("Load with SimPTX = %+v; want path ptx naming saxpy, the option and nvcc 11.8", li)
 	}
+	t.Setenv("WARPLAB_SIM_PTX", "1")
+	if !OptionsFromEnv().SimPTX {
+		t.Error("WARPLAB_SIM_PTX=1 does not set SimPTX")
+	}
 	if li, err := plain.Load(m); err != nil || li.Path != "mirror" {
 		t.Errorf("Load without SimPTX = %+v, %v; want path mirror", li, err)
 	}
