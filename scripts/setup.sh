@@ -16,9 +16,14 @@
 #   5. only when a GPU and CUDA are present (nvidia-smi works and cuda.h is found) and the
 #      GPU build compiles against that cuda.h (it prints which one and its CUDA_VERSION), the
 #      kernel's environment gets GOFLAGS=-tags=cuda and the CGO include/library paths; when
-#      it does not compile, setup says what to do and leaves notebooks on the simulator.
+#      it does not compile, setup says what to do and leaves notebooks on the simulator;
+#   6. with --nvcc, nvcc is installed: Debian's nvidia-cuda-toolkit (11.8 on bookworm), which
+#      compiles the CUDA C typed into notebooks to PTX for the simulator — no GPU needed. On
+#      Debian, where it lives in non-free, /etc/apt/sources.list.d/warplab-nonfree.sources adds
+#      contrib and non-free for the host's release (the components fetch-headers.sh reads
+#      privately). As root it runs apt-get; otherwise it prints the commands and exits 2.
 #
-# Usage: scripts/setup.sh [--browser] [--quiet]
+# Usage: scripts/setup.sh [--browser] [--nvcc] [--quiet]
 # Env:   JUPYTER_DATA_DIR (where the kernel spec goes; Jupyter's default otherwise),
 #        CUDA_HOME / CUDA_PATH (CUDA toolkit root; /usr/local/cuda otherwise),
 #        WARPLAB_NO_CUDA=1 (never configure the cuda build, even with a GPU).
@@ -26,17 +31,19 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 browser=0
+nvcc=0
 quiet=0
 for arg in "$@"; do
 	case "$arg" in
 	--browser) browser=1 ;;
+	--nvcc) nvcc=1 ;;
 	--quiet) quiet=1 ;;
 	-h | --help)
-		sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
-		echo "setup: unknown argument $arg (want --browser, --quiet)" >&2
+		echo "setup: unknown argument $arg (want --browser, --nvcc, --quiet)" >&2
 		exit 2
 		;;
 	esac
@@ -111,6 +118,56 @@ else
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 command -v jupyter >/dev/null 2>&1 || die "jupyter not in PATH after installing jupyter-notebook"
+
+# ---------------------------------------------------------------- 6. nvcc (--nvcc)
+# Only nvcc's PTX output is used on a machine without a GPU, so the distribution's toolkit
+# is enough; the shipped notebooks need none (their PTX is in notebooks/ptxcache).
+if [ "$nvcc" = 1 ]; then
+	if command -v nvcc >/dev/null 2>&1 && nvcc --version >/dev/null 2>&1; then
+		say "nvcc: $(command -v nvcc) already there ($(nvcc --version | sed -n 's/.*release \([0-9.]*\), V\([0-9.]*\).*/\2/p'))"
+	else
+		command -v apt-get >/dev/null 2>&1 || die "--nvcc installs Debian's nvidia-cuda-toolkit and needs apt-get; elsewhere install NVIDIA's CUDA toolkit and put nvcc on PATH"
+		os_id=$(. /etc/os-release && echo "${ID:-}")
+		codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+		nonfree=/etc/apt/sources.list.d/warplab-nonfree.sources
+		add_sources=0
+		# Debian keeps nvidia-cuda-toolkit in non-free (its dependencies partly in contrib).
+		# Add those components unless apt already offers the package (say, from Ubuntu's multiverse).
+		if ! apt-cache policy nvidia-cuda-toolkit 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+			if [ "$os_id" != debian ] || [ -z "$codename" ]; then
+				die "apt offers no nvidia-cuda-toolkit; on Ubuntu enable multiverse (add-apt-repository multiverse), then run scripts/setup.sh --nvcc again"
+			fi
+			[ -f "$nonfree" ] || add_sources=1
+		fi
+		sources="Types: deb
+URIs: http://deb.debian.org/debian
+Suites: $codename $codename-updates
+Components: contrib non-free non-free-firmware
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
+		install="apt-get install -y --no-install-recommends nvidia-cuda-toolkit"
+		if [ "$(id -u)" != 0 ]; then
+			echo "setup: --nvcc: nvcc is missing; as root:" >&2
+			if [ "$add_sources" = 1 ]; then
+				echo "setup:   write $nonfree (Debian $codename's contrib and non-free):" >&2
+				sed 's/^/        /' <<<"$sources" >&2
+			fi
+			echo "setup:   sudo apt-get update && sudo $install" >&2
+			echo "setup: then run scripts/setup.sh --nvcc again" >&2
+			exit 2
+		fi
+		if [ "$add_sources" = 1 ]; then
+			say "nvcc: adding Debian $codename's contrib and non-free in $nonfree"
+			printf '%s\n' "$sources" >"$nonfree"
+		fi
+		say "nvcc: installing nvidia-cuda-toolkit (about 2 GB installed)"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		# shellcheck disable=SC2086
+		$install -qq >/dev/null
+		command -v nvcc >/dev/null 2>&1 || die "nvidia-cuda-toolkit installed but nvcc is not on PATH"
+		say "nvcc: installed $(command -v nvcc) ($(nvcc --version | sed -n 's/.*release \([0-9.]*\), V\([0-9.]*\).*/\2/p'))"
+	fi
+fi
 
 # ---------------------------------------------------------------- 4, 5. kernel environment
 modcache=$(go env GOMODCACHE)
