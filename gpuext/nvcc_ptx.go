@@ -58,7 +58,8 @@ type CompileOptions struct {
 	// Repo is the repository's cache (<key>.ptx entries); nil means none.
 	Repo fs.FS
 	// Record, when set, is a folder that each freshly compiled entry is
-	// also written to as <key>.cu and <key>.ptx: how notebooks/ptxcache
+	// also written to as <key>.cu and <key>.ptx (or <key>.err, nvcc's
+	// messages, for a source that does not compile): how notebooks/ptxcache
 	// is regenerated. Only nvcc 11.8's PTX is recorded.
 	Record string
 }
@@ -146,6 +147,18 @@ func (o CompileOptions) Compile(name, src string) (*Module, CompileInfo, error) 
 			info.From, info.Path = "repository", "notebooks/ptxcache/"+key+".ptx"
 			return mod(ptx)
 		}
+		// A notebook that teaches a compile error keeps nvcc's answer, so
+		// the error shows where there is no nvcc too.
+		if rec, err := fs.ReadFile(o.Repo, key+".err"); err == nil {
+			info.From, info.Path = "repository", "notebooks/ptxcache/"+key+".err"
+			h, err := ptxcheck.ParseHeader(rec)
+			if err != nil || h.SHA256 != ptxcheck.Sum([]byte(src)) || h.Source != cuName(name) {
+				return nil, info, fmt.Errorf("gpuext: PTX cache entry %s is not nvcc's output for this %s (%v)", info.Path, cuName(name), err)
+			}
+			info.NVCC = h.NVCC
+			_, out, _ := strings.Cut(string(rec), "\n")
+			return nil, info, parseCompileError(cuName(name), h.NVCC, src, out, errRecorded)
+		}
 	}
 	nvcc, version, err := o.findNVCC()
 	if err != nil {
@@ -165,6 +178,13 @@ func (o CompileOptions) Compile(name, src string) (*Module, CompileInfo, error) 
 		return mod(ptx)
 	}
 	ptx, err := compilePTX(nvcc, nvccRelease(version), name, src)
+	var ce *CompileError
+	if errors.As(err, &ce) && o.Record != "" && strings.HasPrefix(ce.NVCC, "11.8.") {
+		info.From, info.NVCC = "nvcc", ce.NVCC
+		if werr := o.record(key, src, ".err", []byte(header(name, src, ce.NVCC)+ce.Output)); werr != nil {
+			return nil, info, werr
+		}
+	}
 	if err != nil {
 		return nil, info, err
 	}
@@ -172,15 +192,34 @@ func (o CompileOptions) Compile(name, src string) (*Module, CompileInfo, error) 
 		return nil, info, fmt.Errorf("gpuext: PTX cache: %w", err)
 	}
 	if o.Record != "" && strings.HasPrefix(nvccRelease(version), "11.8.") {
-		if err := writeAtomic(filepath.Join(o.Record, key+".cu"), []byte(src)); err != nil {
-			return nil, info, fmt.Errorf("gpuext: recording %s: %w", name, err)
-		}
-		if err := writeAtomic(filepath.Join(o.Record, key+".ptx"), ptx); err != nil {
-			return nil, info, fmt.Errorf("gpuext: recording %s: %w", name, err)
+		if err := o.record(key, src, ".ptx", ptx); err != nil {
+			return nil, info, err
 		}
 	}
 	info.From = "nvcc"
 	return mod(ptx)
+}
+
+// errRecorded stands for nvcc's exit status in a compile error read back
+// from the repository's cache.
+var errRecorded = errors.New("nvcc failed (its output recorded in notebooks/ptxcache)")
+
+// record writes an entry into the Record folder: <key>.cu and <key><ext>.
+func (o CompileOptions) record(key, src, ext string, b []byte) error {
+	if err := writeAtomic(filepath.Join(o.Record, key+".cu"), []byte(src)); err != nil {
+		return fmt.Errorf("gpuext: recording %s: %w", key, err)
+	}
+	if err := writeAtomic(filepath.Join(o.Record, key+ext), b); err != nil {
+		return fmt.Errorf("gpuext: recording %s: %w", key, err)
+	}
+	return nil
+}
+
+// header is the provenance line (with its newline) of src compiled as name
+// by nvcc release, in gen-ptx.sh's format.
+func header(name, src, release string) string {
+	h := ptxcheck.Header{SHA256: ptxcheck.Sum([]byte(src)), Source: cuName(name), NVCC: release, Arch: PTXArch, Flags: "-lineinfo"}
+	return h.String() + "\n"
 }
 
 // findNVCC returns nvcc's path and its --version text, or an error
@@ -247,8 +286,7 @@ func compilePTX(nvcc, release, name, src string) ([]byte, error) {
 	// As gen-ptx.sh: keep the file name only in .file.
 	fileRE := regexp.MustCompile(`(?m)^(\s*\.file\s+[0-9]+\s+")[^"]*/(` + regexp.QuoteMeta(file) + `")`)
 	ptx = fileRE.ReplaceAll(ptx, []byte("${1}${2}"))
-	h := ptxcheck.Header{SHA256: ptxcheck.Sum([]byte(src)), Source: file, NVCC: release, Arch: PTXArch, Flags: "-lineinfo"}
-	return append([]byte(h.String()+"\n"), ptx...), nil
+	return append([]byte(header(name, src, release)), ptx...), nil
 }
 
 // writeAtomic writes b to path through a rename, so that concurrent
@@ -311,7 +349,11 @@ func (e *CompileError) Error() string {
 			errs++
 		}
 	}
-	fmt.Fprintf(&b, "nvcc %s: %s does not compile (%d errors)", e.NVCC, e.File, errs)
+	plural := "s"
+	if errs == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(&b, "nvcc %s: %s does not compile (%d error%s)", e.NVCC, e.File, errs, plural)
 	if len(e.Messages) == 0 {
 		fmt.Fprintf(&b, " (%v):\n%s", e.Err, strings.TrimSpace(e.Output))
 		return b.String()

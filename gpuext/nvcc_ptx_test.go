@@ -16,10 +16,11 @@ import (
 	"github.com/warplab/warplab/sim"
 )
 
-// repoEntries lists the repository cache's entries: key -> (name, source, PTX).
+// repoEntry is one entry of the repository cache: a source and either its
+// PTX (ext ".ptx") or nvcc's recorded compile error (ext ".err").
 type repoEntry struct {
-	key, name, src string
-	ptx            []byte
+	key, name, src, ext string
+	rec                 []byte
 }
 
 func repoEntries(t *testing.T) []repoEntry {
@@ -35,15 +36,19 @@ func repoEntries(t *testing.T) []repoEntry {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ptx, err := fs.ReadFile(ptxcache.FS, key+".ptx")
-		if err != nil {
-			t.Fatalf("%s has no .ptx beside it: %v", cu, err)
+		e := repoEntry{key: key, src: string(src), ext: ".ptx"}
+		if e.rec, err = fs.ReadFile(ptxcache.FS, key+".ptx"); err != nil {
+			e.ext = ".err"
+			if e.rec, err = fs.ReadFile(ptxcache.FS, key+".err"); err != nil {
+				t.Fatalf("%s has neither a .ptx nor an .err beside it", cu)
+			}
 		}
-		h, err := ptxcheck.ParseHeader(ptx)
+		h, err := ptxcheck.ParseHeader(e.rec)
 		if err != nil {
-			t.Fatalf("%s.ptx: %v", key, err)
+			t.Fatalf("%s%s: %v", key, e.ext, err)
 		}
-		out = append(out, repoEntry{key: key, name: strings.TrimSuffix(h.Source, ".cu"), src: string(src), ptx: ptx})
+		e.name = strings.TrimSuffix(h.Source, ".cu")
+		out = append(out, e)
 	}
 	return out
 }
@@ -53,9 +58,10 @@ func repoEntries(t *testing.T) []repoEntry {
 // the simulator reads; and that no .ptx is without its source.
 func TestRepoPTXCacheEntries(t *testing.T) {
 	ptxs, _ := fs.Glob(ptxcache.FS, "*.ptx")
+	errs, _ := fs.Glob(ptxcache.FS, "*.err")
 	entries := repoEntries(t)
-	if len(ptxs) != len(entries) {
-		t.Errorf("notebooks/ptxcache has %d .ptx and %d .cu files; every entry needs both", len(ptxs), len(entries))
+	if len(ptxs)+len(errs) != len(entries) {
+		t.Errorf("notebooks/ptxcache has %d .ptx, %d .err and %d .cu files; every entry is a .cu and one of the others", len(ptxs), len(errs), len(entries))
 	}
 	d := openSimT(t, "sim:t4")
 	for _, e := range entries {
@@ -63,13 +69,23 @@ func TestRepoPTXCacheEntries(t *testing.T) {
 			if got := PTXCacheKey(e.name, e.src); got != e.key {
 				t.Errorf("entry %s holds a source whose key is %s", e.key, got)
 			}
-			h, _ := ptxcheck.ParseHeader(e.ptx)
+			h, _ := ptxcheck.ParseHeader(e.rec)
 			if h.SHA256 != ptxcheck.Sum([]byte(e.src)) || !strings.HasPrefix(h.NVCC, "11.8.") || h.Arch != PTXArch || h.Flags != "-lineinfo" {
 				t.Errorf("entry %s: provenance %+v, want this source's sha256, nvcc 11.8, %s -lineinfo", e.key, h, PTXArch)
 			}
 			m, info, err := CompileOptions{Repo: ptxcache.FS, NVCC: "/nonexistent/nvcc"}.Compile(e.name, e.src)
-			if err != nil || info.From != "repository" {
-				t.Fatalf("Compile from the repository cache: %v, %+v", err, info)
+			if info.From != "repository" {
+				t.Fatalf("Compile did not read the repository cache: %v, %+v", err, info)
+			}
+			if e.ext == ".err" {
+				var ce *CompileError
+				if !errors.As(err, &ce) || len(ce.Messages) == 0 || ce.Messages[0].Line == 0 {
+					t.Fatalf("recorded compile error: %v; want a *CompileError with lines", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
 			}
 			if li, err := d.Load(m); err != nil || li.Path != "ptx" {
 				t.Fatalf("the simulator cannot load entry %s: %v %+v", e.key, err, li)
@@ -95,22 +111,28 @@ func TestRepoPTXCacheRegenerated(t *testing.T) {
 		t.Run(e.name, func(t *testing.T) {
 			rec := t.TempDir()
 			_, info, err := CompileOptions{CacheDir: t.TempDir(), Record: rec}.Compile(e.name, e.src)
-			if err != nil || info.From != "nvcc" {
-				t.Fatalf("Compile: %v (%+v)", err, info)
+			var ce *CompileError
+			if info.From != "nvcc" || (err != nil) != (e.ext == ".err") || (err != nil && !errors.As(err, &ce)) {
+				t.Fatalf("Compile: %v (%+v); the entry is a %s", err, info, e.ext)
 			}
-			fresh, err := os.ReadFile(filepath.Join(rec, e.key+".ptx"))
+			fresh, err := os.ReadFile(filepath.Join(rec, e.key+e.ext))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(fresh, e.ptx) {
-				t.Errorf("notebooks/ptxcache/%s.ptx differs from what nvcc 11.8 makes of its .cu now; regenerate it (README.platform.md)", e.key)
+			if !bytes.Equal(fresh, e.rec) {
+				t.Errorf("notebooks/ptxcache/%s%s differs from what nvcc 11.8 makes of its .cu now; regenerate it (README.platform.md)", e.key, e.ext)
 			}
 		})
 	}
 }
 
 func TestCompileWithoutNVCC(t *testing.T) {
-	e := repoEntries(t)[0]
+	var e repoEntry
+	for _, e = range repoEntries(t) {
+		if e.ext == ".ptx" {
+			break
+		}
+	}
 	tests := []struct {
 		name     string
 		repo     fs.FS
@@ -125,7 +147,7 @@ func TestCompileWithoutNVCC(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m, info, err := CompileOptions{Repo: tt.repo, NVCC: "/nonexistent/nvcc", CacheDir: t.TempDir()}.Compile(e.name, tt.src)
 			if tt.wantFrom != "" {
-				if err != nil || info.From != tt.wantFrom || m.PTX != string(e.ptx) || info.NVCC != "11.8.89" {
+				if err != nil || info.From != tt.wantFrom || m.PTX != string(e.rec) || info.NVCC != "11.8.89" {
 					t.Fatalf("Compile = %v, %+v; want the entry from %s", err, info, tt.wantFrom)
 				}
 				return
@@ -156,7 +178,7 @@ func TestParseCompileError(t *testing.T) {
 			t.Errorf("message %d = %+v, want %+v", i, ce.Messages[i], want[i])
 		}
 	}
-	if s := ce.Error(); !strings.Contains(s, "k.cu does not compile (2 errors)") || !strings.Contains(s, "line 2: error: identifier \"foo\"") {
+	if s := ce.Error(); !strings.Contains(s, "k.cu does not compile (2 errors)") || !strings.Contains(s, "line 3: warning") || !strings.Contains(s, "line 2: error: identifier \"foo\"") {
 		t.Errorf("Error() = %q", s)
 	}
 }

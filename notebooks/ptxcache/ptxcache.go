@@ -1,7 +1,9 @@
 // Package ptxcache is the repository's PTX cache for the CUDA C written in
 // the shipped notebooks: for each kernel source a notebook compiles with
 // gpuext.CompileCUDA, <key>.cu holds the source and <key>.ptx the PTX that
-// nvcc 11.8 made of it for compute_75 (key: gpuext.PTXCacheKey).
+// nvcc 11.8 made of it for compute_75 (key: gpuext.PTXCacheKey) — or, for a
+// cell that teaches a compile error, <key>.err holds nvcc's messages, so the
+// error shows at the cell's lines where there is no nvcc too.
 //
 // Why it exists: gpuext consults it before any nvcc, so the notebooks
 // execute in CI and on laptops that have no nvcc, and everyone runs the
@@ -18,7 +20,7 @@ package ptxcache
 
 import "embed"
 
-// FS holds the cache entries: <key>.cu and <key>.ptx.
+// FS holds the cache entries: <key>.cu with <key>.ptx or <key>.err.
 //
-//go:embed *.cu *.ptx
+//go:embed *.cu *.ptx *.err
 var FS embed.FS
