@@ -105,4 +105,14 @@
 // else its embedded PTX, which the driver compiles; WARPLAB_PTX_ONLY=1 forces
 // the PTX. Device.Load says which path was taken. See README.md for building
 // with the GPU backend.
+//
+// On the simulator a kernel without a Go mirror runs from the module's PTX
+// (sim.LaunchPTX), and Launch.PTX names that PTX's compiler and target.
+// Two options change which code the simulator runs, so that it can be
+// checked against a GPU kernel by kernel (`warplab selftest --backend gpu`
+// sets both): Options.SimPTX (WARPLAB_SIM_PTX=1) runs every kernel from PTX,
+// also one with a mirror; Options.PTXFrom names a GPU Device whose PTX to
+// run, the PTX nvcc made beside the cubin that GPU loaded (same nvcc, same
+// flags, cached with the cubin) or the embedded PTX it JIT-compiled, so the
+// GPU and the simulator run code from one compiler.
 package gpuext
