@@ -216,6 +216,36 @@ func TestCompileCUDAWithNVCC(t *testing.T) {
 		t.Fatalf("Lines = %+v; want a load and a store at twice.cu:4", rows)
 	}
 
+	// A shared-memory column walk: 32 lanes 32 floats apart hit one bank,
+	// so each request takes 32 wavefronts, 31 of them conflicts.
+	banks := "extern \"C\" __global__ void column(float *out) {\n" +
+		"    __shared__ float s[32 * 32];\n" +
+		"    s[threadIdx.x * 32] = threadIdx.x;\n" +
+		"    __syncthreads();\n" +
+		"    out[threadIdx.x] = s[threadIdx.x];\n" +
+		"}\n"
+	mb, _, err := opts.Compile("column", banks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Alloc[float32](d, "out", 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err = d.Launch(mb, "column", sim.Dim1(1), sim.Dim1(32), 0, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st *LineRow
+	for _, r := range Lines(l.Stats) {
+		if r.Space == "shared" && r.Op == "st" {
+			st = &r
+		}
+	}
+	if st == nil || st.Line != 3 || st.BankConflicts != 31 || st.Requests != 1 || st.ActiveLanes != 1 {
+		t.Fatalf("Lines = %+v; want the shared store at line 3 with 31 bank conflicts in 1 request", Lines(l.Stats))
+	}
+
 	bad := "extern \"C\" __global__ void k(float *x) {\n  x[0] = foo;\n}\n"
 	_, _, err = opts.Compile("bad", bad)
 	var ce *CompileError
