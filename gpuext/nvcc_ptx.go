@@ -375,9 +375,21 @@ var nvccMsgRE = regexp.MustCompile(`^(.*)\(([0-9]+)\): (error|warning|catastroph
 func parseCompileError(file, release, src, out string, err error) *CompileError {
 	lines := strings.Split(src, "\n")
 	ce := &CompileError{File: file, NVCC: release, Output: out, Err: err}
+	var last *CompileMessage // the message an indented line continues
 	for _, l := range strings.Split(out, "\n") {
-		m := nvccMsgRE.FindStringSubmatch(strings.TrimRight(l, "\r"))
-		if m == nil || filepath.Base(m[1]) != file {
+		l = strings.TrimRight(l, "\r")
+		m := nvccMsgRE.FindStringSubmatch(l)
+		if m == nil {
+			// nvcc continues a message on indented lines ("argument
+			// types are: ..."); a blank line ends it.
+			if t := strings.TrimSpace(l); last != nil && t != "" && t != l {
+				last.Text += "; " + t
+			} else {
+				last = nil
+			}
+			continue
+		}
+		if last = nil; filepath.Base(m[1]) != file {
 			continue
 		}
 		n, _ := strconv.Atoi(m[2])
@@ -389,6 +401,7 @@ func parseCompileError(file, release, src, out string, err error) *CompileError 
 			cm.Source = strings.TrimSpace(lines[n-1])
 		}
 		ce.Messages = append(ce.Messages, cm)
+		last = &ce.Messages[len(ce.Messages)-1]
 	}
 	return ce
 }

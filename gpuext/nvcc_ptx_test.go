@@ -163,12 +163,14 @@ func TestParseCompileError(t *testing.T) {
 	src := "extern \"C\" __global__ void k(float *x) {\n  x[0] = foo;\n  int q = 1\n}\n"
 	out := "k.cu(2): error: identifier \"foo\" is undefined\n\nk.cu(4): error: expected a \";\"\n\n" +
 		"k.cu(3): warning #177-D: variable \"q\" was declared but never referenced\n\n" +
+		"k.cu(1): error: no instance of overloaded function \"f\" matches the argument list\n            argument types are: (float *)\n\n" +
 		"other.h(9): error: not the student's file\n2 errors detected in the compilation of \"k.cu\".\n"
 	ce := parseCompileError("k.cu", "11.8.89", src, out, errors.New("exit status 1"))
 	want := []CompileMessage{
 		{2, "error", `identifier "foo" is undefined`, "x[0] = foo;"},
 		{4, "error", `expected a ";"`, "}"},
 		{3, "warning", `variable "q" was declared but never referenced`, "int q = 1"},
+		{1, "error", `no instance of overloaded function "f" matches the argument list; argument types are: (float *)`, `extern "C" __global__ void k(float *x) {`},
 	}
 	if len(ce.Messages) != len(want) {
 		t.Fatalf("messages = %+v, want %+v", ce.Messages, want)
@@ -178,7 +180,7 @@ func TestParseCompileError(t *testing.T) {
 			t.Errorf("message %d = %+v, want %+v", i, ce.Messages[i], want[i])
 		}
 	}
-	if s := ce.Error(); !strings.Contains(s, "k.cu does not compile (2 errors)") || !strings.Contains(s, "line 3: warning") || !strings.Contains(s, "line 2: error: identifier \"foo\"") {
+	if s := ce.Error(); !strings.Contains(s, "k.cu does not compile (3 errors)") || !strings.Contains(s, "line 3: warning") || !strings.Contains(s, "line 2: error: identifier \"foo\"") {
 		t.Errorf("Error() = %q", s)
 	}
 }
