@@ -2,10 +2,12 @@ package spmv
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ncu"
 )
 
@@ -14,6 +16,7 @@ import (
 // the four SuiteSparse matrices with #pragma unroll 1.
 const (
 	seedRunDir        = "../../evidence/spmv-seed-2p19-h200-2026-11-29"
+	seedPTXRunDir     = "../../evidence/selftest-ptx-h200-2026-11-30"
 	suiteSparseRunDir = "../../evidence/spmv-suitesparse-unroll1-h200-2026-11-29"
 )
 
@@ -24,12 +27,19 @@ const (
 // same).
 func compareWithNCU(t *testing.T, csvPath string, opts Options) {
 	t.Helper()
+	compareWithNCUOn(t, openSim(t), csvPath, opts)
+}
+
+// compareWithNCUOn is compareWithNCU on a given simulator Device (one that
+// runs the kernels from PTX, say).
+func compareWithNCUOn(t *testing.T, dev *gpuext.Device, csvPath string, opts Options) {
+	t.Helper()
 	launches, err := ncu.ReadFile(csvPath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	groups := ncu.Groups(launches)
-	res, err := Run(context.Background(), openSim(t), opts)
+	res, err := Run(context.Background(), dev, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,4 +85,25 @@ func TestSimulatorEqualsNCUSeed(t *testing.T) {
 	}
 	compareWithNCU(t, filepath.Join(seedRunDir, "ncu-unroll4.csv"), Options{Unroll: 4, ProbeBlocks: SeedProbeBlocks})
 	compareWithNCU(t, filepath.Join(seedRunDir, "ncu-unroll1.csv"), Options{Unroll: 1, ProbeBlocks: SeedProbeBlocks})
+}
+
+// The same seed-size runs on the simulator's PTX path (every kernel from the
+// embedded nvcc-11.8 PTX, gpuext Options.SimPTX) against ncu on that PTX
+// JIT-loaded by the H200's driver (WARPLAB_PTX_ONLY=1), and against ncu on
+// the nvcc-13.0 cubin path of the same call. WARPLAB_LONG=1 only, as above.
+func TestPTXPathEqualsNCUSeed(t *testing.T) {
+	if os.Getenv("WARPLAB_LONG") == "" {
+		t.Skip("set WARPLAB_LONG=1 to compare the seed-size runs with ncu")
+	}
+	dev, err := gpuext.OpenWith("sim:h200", gpuext.Options{SimPTX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	for _, path := range []string{"ptx", "cubin"} {
+		for _, u := range []int{4, 1} {
+			csv := filepath.Join(seedPTXRunDir, fmt.Sprintf("ncu-%s-unroll%d.csv", path, u))
+			compareWithNCUOn(t, dev, csv, Options{Unroll: u, ProbeBlocks: SeedProbeBlocks})
+		}
+	}
 }
