@@ -145,8 +145,15 @@ func TestPTXFrom(t *testing.T) {
 			t.Fatalf("y[%d] = %v from the GPU's PTX, %v from the same PTX embedded", i, got[i], want[i])
 		}
 	}
-	if d.ptx.mods[cudaOnly].src != nvccPTX {
-		t.Error("the simulator did not parse the GPU's PTX")
+	if nvccPTX == kernelsPTX {
+		t.Fatal("the test's marked PTX is the embedded PTX")
+	}
+	text, prov, err := d.SimPTXSource(cudaOnly)
+	if err != nil || text != nvccPTX || !strings.Contains(prov, "cubin fake GPU loaded") {
+		t.Errorf("SimPTXSource = %d bytes, %q, %v; want the GPU's PTX, named", len(text), prov, err)
+	}
+	if _, _, err := fakeGPUDevice(f).SimPTXSource(cudaOnly); err == nil {
+		t.Error("SimPTXSource on a GPU Device did not fail")
 	}
 
 	// The PTX path on the GPU: the simulator says it ran the JIT-loaded PTX.

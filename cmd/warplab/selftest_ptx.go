@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -21,18 +22,43 @@ import (
 //   - float atomics (atom/red .add on .f16/.f32/.f64): the GPU adds in
 //     whatever order the lanes arrive, the simulator in its fixed order;
 //   - approximate instructions (.approx: rcp, sqrt, rsqrt, ex2, lg2, sin,
-//     cos, div.approx, tanh), whose result the PTX manual bounds but does
-//     not fix (e.g. rcp.approx.f32 and sqrt.approx.f32 within 1 ulp,
-//     ex2.approx.f32 within 2 ulp).
+//     cos, div.approx, tanh; and div.full.f32), whose result the PTX manual
+//     bounds but does not fix (e.g. rcp.approx.f32 and sqrt.approx.f32
+//     within 1 ulp, ex2.approx.f32 and div.full.f32 within 2 ulp).
 //
 // A kernel with neither is held to the same bits. A kernel with either is
 // held to a tolerance its lesson states (ptxTolerance); where the lesson
 // states none, the row fails and says which instruction needs one, rather
 // than pass on a guessed bound.
 
-// ptxHazardRE finds the instructions whose results may differ between the
-// GPU and the simulator with both correct.
-var ptxHazardRE = regexp.MustCompile(`\b(?:atom|red)(?:\.[a-z0-9]+)*\.add(?:\.[a-z0-9]+)*\.f(?:16|32|64)\b|\b[a-z0-9]+(?:\.[a-z0-9]+)*\.approx(?:\.[a-z0-9]+)*\b`)
+// ptxInstrRE finds the atomics and the approximate instructions; isHazard
+// keeps those whose results may differ between the GPU and the simulator
+// with both correct.
+var ptxInstrRE = regexp.MustCompile(`\b(?:atom|red|div|[a-z0-9]+)(?:\.[a-z0-9:]+)+`)
+
+// isHazard reports whether one PTX opcode (with its modifiers) is a float
+// atomic add (order-dependent: atom/red .add on f16, bf16, f32, f64 or
+// their vectors, the type before or after .add as PTX versions write it) or
+// an approximate instruction (.approx; div.full.f32, within 2 ulp).
+func isHazard(op string) bool {
+	parts := strings.Split(op, ".")
+	switch {
+	case parts[0] == "atom" || parts[0] == "red":
+		float, add := false, false
+		for _, p := range parts[1:] {
+			switch p {
+			case "add":
+				add = true
+			case "f16", "bf16", "f32", "f64", "f16x2", "bf16x2":
+				float = true
+			}
+		}
+		return float && add
+	case parts[0] == "div" && len(parts) > 1 && parts[1] == "full":
+		return true
+	}
+	return slices.Contains(parts[1:], "approx")
+}
 
 var ptxEntryRE = regexp.MustCompile(`\.entry\s+([A-Za-z_$][\w$]*)`)
 
@@ -51,8 +77,10 @@ func ptxHazards(text, kernel string) []string {
 		if i+1 < len(locs) {
 			end = locs[i+1][0]
 		}
-		for _, ins := range ptxHazardRE.FindAllString(text[l[0]:end], -1) {
-			seen[ins] = true
+		for _, ins := range ptxInstrRE.FindAllString(text[l[0]:end], -1) {
+			if isHazard(ins) {
+				seen[ins] = true
+			}
 		}
 	}
 	out := make([]string, 0, len(seen))
