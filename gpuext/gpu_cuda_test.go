@@ -355,3 +355,32 @@ func TestGPUReadAsync(t *testing.T) {
 func TestGPUCopyFromBuffer(t *testing.T) {
 	checkCopyFromBuffer(t, openGPUT(t, Options{}))
 }
+
+// TestGPUPTXFrom: the simulator given the GPU Device (Options.PTXFrom) runs
+// the PTX behind the code the GPU loaded, on both load paths, and saxpy
+// gives the GPU's bits (no float atomics or .approx in it).
+func TestGPUPTXFrom(t *testing.T) {
+	for _, opts := range []Options{{PTXOnly: true, CacheDir: t.TempDir()}, {CacheDir: t.TempDir()}} {
+		g := openGPUT(t, opts)
+		s, err := OpenWith("sim", Options{SimPTX: true, PTXFrom: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		m := saxpyModule()
+		li, err := g.Load(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, want := runSaxpy(t, g, m)
+		l, got := runSaxpy(t, s, m)
+		if l.Path != "ptx" || (li.Path == "cubin" && !strings.Contains(l.PTX, "cubin")) || (li.Path == "ptx" && !strings.Contains(l.PTX, "JIT")) {
+			t.Errorf("GPU loaded %s %s; simulator ran %q (%s)", li.Path, li.Arch, l.PTX, l.Path)
+		}
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s path: y[%d] GPU %v, simulator %v", li.Path, i, want[i], got[i])
+			}
+		}
+	}
+}
