@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -556,5 +557,99 @@ func TestPTXDeterminism(t *testing.T) {
 	if s1.GlobalLoad != s4.GlobalLoad || s1.SharedStore != s4.SharedStore || s1.WarpInstructions != s4.WarpInstructions ||
 		s1.L2Sectors != s4.L2Sectors || s1.DRAMReadBytes != s4.DRAMReadBytes || s1.Time != s4.Time {
 		t.Errorf("stats differ: %+v vs %+v", s1, s4)
+	}
+}
+
+// uniformLoadPTX loads through addresses that are the same in every
+// executing lane (a[ctaid], and a[3] under a branch only some lanes take),
+// through addresses that differ, and through one the test may make
+// misaligned or out of bounds (param 2 is added to the uniform address).
+const uniformLoadPTX = `
+.version 7.8
+.target sm_75
+.address_size 64
+.visible .entry uload(.param .u64 uload_param_0, .param .u64 uload_param_1, .param .u64 uload_param_2)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<16>;
+	ld.param.u64 %rd1, [uload_param_0];
+	ld.param.u64 %rd2, [uload_param_1];
+	ld.param.u64 %rd10, [uload_param_2];
+	cvta.to.global.u64 %rd3, %rd1;
+	cvta.to.global.u64 %rd4, %rd2;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mad.lo.s32 %r4, %r2, %r3, %r1;
+	mul.wide.u32 %rd5, %r2, 4;
+	add.s64 %rd6, %rd3, %rd5;
+	add.s64 %rd6, %rd6, %rd10;
+	ld.global.u32 %r5, [%rd6];
+	and.b32 %r6, %r1, 7;
+	mul.wide.u32 %rd7, %r6, 4;
+	add.s64 %rd8, %rd3, %rd7;
+	setp.lt.u32 %p1, %r1, 5;
+	@%p1 bra $L_low;
+	ld.global.u32 %r7, [%rd8+4];
+	bra $L_join;
+$L_low:
+	ld.global.u32 %r7, [%rd3+12];
+$L_join:
+	add.s32 %r8, %r5, %r7;
+	ld.global.u32 %r9, [%rd3+8];
+	add.s32 %r8, %r8, %r9;
+	mul.wide.u32 %rd9, %r4, 4;
+	add.s64 %rd11, %rd4, %rd9;
+	st.global.u32 [%rd11], %r8;
+	ret;
+}
+`
+
+// TestPTXUniformLoadMatchesLanes runs loads whose lanes share one address
+// with ldGlobalUniform and with the lane-by-lane path, and checks that
+// outputs, counters and faults are the same.
+func TestPTXUniformLoadMatchesLanes(t *testing.T) {
+	m, err := ptx.Parse("uload.ptx", uniformLoadPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewPTXKernel(m, "uload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ptxUniformLoads = true }()
+	for _, tc := range []struct {
+		block, grid int
+		extra       uint64 // bytes added to the a[ctaid] address
+	}{
+		{32, 4, 0}, {64, 3, 0}, {40, 2, 0}, {7, 3, 0},
+		{32, 2, 2},       // misaligned: a fault, the same one
+		{32, 2, 4 << 10}, // past the end of a
+	} {
+		var outs [2][]int32
+		var stats [2]*Stats
+		var errs [2]error
+		for i, on := range []bool{false, true} {
+			ptxUniformLoads = on
+			d := newH200(t)
+			a := mustUpload(t, d, "a", iota32(64, func(i int) int32 { return int32(i*i + 1) }))
+			out := mustUpload(t, d, "out", make([]int32, tc.block*tc.grid))
+			stats[i], errs[i] = d.LaunchPTX(context.Background(), k, Dim1(tc.grid), Dim1(tc.block), 0, a, out, tc.extra)
+			outs[i] = out.Data
+		}
+		if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
+			t.Fatalf("%+v: lane by lane %v, uniform %v", tc, errs[0], errs[1])
+		}
+		if (errs[0] != nil) != (tc.extra != 0) {
+			t.Fatalf("%+v: fault %v", tc, errs[0])
+		}
+		if errs[0] != nil {
+			continue
+		}
+		equal(t, fmt.Sprintf("%+v out", tc), outs[1], outs[0])
+		if !reflect.DeepEqual(stats[0], stats[1]) {
+			t.Errorf("%+v: counters differ:\nlane by lane %+v\nuniform      %+v", tc, stats[0], stats[1])
+		}
 	}
 }

@@ -239,6 +239,9 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 		}
 	}
 	g := &bufs[b]
+	if x.size == 4 && !x.widen && ptxUniformLoads && sameLanes(base, mask) {
+		return e.ldGlobalUniform(wp, x, mask, base[bits.TrailingZeros32(mask)])
+	}
 	// Check every lane before touching a register.
 	for m := mask; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
@@ -297,6 +300,72 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 		sc.buf, sc.d = int32(b), w.explicitSite(Site(x.site), g.m4, opLd*2)
 	}
 	w.request(&w.sites[sc.d], e.words[:n], bits.OnesCount32(mask))
+	return true
+}
+
+// ptxUniformLoads enables ldGlobalUniform; tests turn it off to hold it
+// to the lane-by-lane path.
+var ptxUniformLoads = true
+
+// sameLanes reports whether the lanes in mask all hold one value in row.
+func sameLanes(row *[32]uint64, mask uint32) bool {
+	v := row[bits.TrailingZeros32(mask)&31]
+	if mask == fullMask {
+		for l := range row {
+			if row[l] != v {
+				return false
+			}
+		}
+		return true
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		if row[bits.TrailingZeros32(m)&31] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// ldGlobalUniform is ldGlobal of a 4-byte element when every lane reads
+// the same address (a row's bounds in warp-per-row SpMV): one bounds check,
+// one read, one word in the request, the same counters as lane by lane.
+func (e *ptxWorker) ldGlobalUniform(wp *pwarp, x *xin, mask uint32, base uint64) bool {
+	bufs := e.l.bufs
+	b := e.last
+	addr := x.aconst + base
+	if b >= len(bufs) || addr < bufs[b].lo || addr+4 > bufs[b].hi {
+		if addr&3 != 0 || addr < 1<<32 {
+			return false
+		}
+		b = e.l.find(addr)
+		if b < 0 || addr+4 > bufs[b].hi {
+			return false
+		}
+		e.last = b
+	}
+	if addr&3 != 0 {
+		return false
+	}
+	g := &bufs[b]
+	off := addr - g.lo
+	v := uint64(*(*uint32)(unsafe.Add(g.base, off)))
+	d := e.dst(wp, &x.dst[0], 0)
+	if mask == fullMask {
+		for l := range d {
+			d[l] = v
+		}
+	} else {
+		for m := mask; m != 0; m &= m - 1 {
+			d[bits.TrailingZeros32(m)&31] = v
+		}
+	}
+	e.words[0] = uint32(off >> 2)
+	w := e.t.w
+	sc := &e.siteCache[x.site]
+	if sc.buf != int32(b) {
+		sc.buf, sc.d = int32(b), w.explicitSite(Site(x.site), g.m4, opLd*2)
+	}
+	w.request(&w.sites[sc.d], e.words[:1], bits.OnesCount32(mask))
 	return true
 }
 
@@ -599,6 +668,12 @@ func (e *ptxWorker) ldParam(wp *pwarp, x *xin, mask uint32) *Fault {
 		v = ptx.Widen(v, x.in.Type, x.dsize)
 	}
 	d := e.dst(wp, &x.dst[0], 0)
+	if mask == fullMask {
+		for l := range d {
+			d[l] = v
+		}
+		return nil
+	}
 	for m := mask; m != 0; m &= m - 1 {
 		d[bits.TrailingZeros32(m)] = v
 	}
