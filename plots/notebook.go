@@ -57,13 +57,24 @@ func displayTo(fe frontEnd, d Drawer, w, h vg.Length) error {
 		// gonbui.DisplaySVG wraps the SVG in a <div> sent as text/html,
 		// which nbconvert's HTML exporter keeps; do the same.
 		fe.displayHTML("<div>" + string(svg) + "</div>")
+		// Wait until GoNB has taken the figure: a cell that ends right
+		// after Display could otherwise exit with the SVG (hundreds of KB)
+		// still in the pipe, and the figure was lost now and then in CI.
+		fe.sync()
 	}
 	return nil
 }
 
 // DisplayHTML shows an HTML fragment (a table from HTMLTable, a note) in the
 // notebook; outside a notebook it does nothing.
-func DisplayHTML(h string) { gonbui.DisplayHTML(h) }
+func DisplayHTML(h string) { displayHTMLTo(gonb{}, h) }
+
+func displayHTMLTo(fe frontEnd, h string) {
+	if fe.inNotebook() {
+		fe.displayHTML(h)
+		fe.sync() // as in displayTo: the cell may end right after
+	}
+}
 
 // ShowError reports err in a notebook cell as one short, readable line
 // (what went wrong, as the error says it, without a stack trace) and also
@@ -177,6 +188,7 @@ func (p *Progress) Done(finalHTML string) {
 	if finalHTML != "" {
 		p.fe.displayHTML(finalHTML)
 	}
+	p.fe.sync() // the cell usually ends right after Done
 }
 
 func progressHTML(title, stage string, pct int, known bool) string {

@@ -313,6 +313,9 @@ func TestProgressNotebook(t *testing.T) {
 	if len(fe.shown) != 1 || fe.shown[0] != "<table>final</table>" {
 		t.Errorf("persistent outputs %q, want the final table once", fe.shown)
 	}
+	if fe.synced != 1 {
+		t.Errorf("Done synced %d times, want 1 (before the cell exits)", fe.synced)
+	}
 }
 
 func TestProgressText(t *testing.T) {
@@ -363,6 +366,15 @@ func TestDisplayOutsideNotebook(t *testing.T) {
 	}
 	if len(fe.shown) != 1 || !strings.HasPrefix(fe.shown[0], "<div>") || !strings.Contains(fe.shown[0], "<svg") {
 		t.Errorf("notebook got %.100q", fe.shown)
+	}
+	// GoNB closes its end of the pipe when the cell's program exits, so a
+	// figure not yet read is lost: Display must wait for GoNB's ack.
+	if fe.synced != 1 {
+		t.Errorf("Display synced %d times, want 1", fe.synced)
+	}
+	displayHTMLTo(fe, "<b>note</b>")
+	if len(fe.shown) != 2 || fe.synced != 2 {
+		t.Errorf("DisplayHTML: shown %d, synced %d; want 2, 2", len(fe.shown), fe.synced)
 	}
 	if err := displayTo(fe, nil, DefaultWidth, DefaultHeight); err == nil {
 		t.Error("nil plot displayed")
