@@ -75,6 +75,7 @@ type ptxLaunch struct {
 	vars     []byte // this launch's copy of the module variables
 	shBytes  int    // shared memory per block: static + dynamic
 	maxInstr int64
+	trace    *traceRec // warps whose memory accesses are recorded; nil: none
 }
 
 // ptxWorker is one worker's executor state, reused across its blocks.
@@ -114,6 +115,12 @@ type siteMemo struct {
 // faults follow the rules of Launch, including its determinism (see
 // PTXKernel.Ordered).
 func (d *Device) LaunchPTX(ctx context.Context, k *PTXKernel, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
+	return d.launchPTX(ctx, k, 0, nil, grid, block, sharedBytes, args...)
+}
+
+// launchPTX is LaunchPTX with LaunchPTXWith's instruction limit (0: the
+// kernel's) and trace (nil: none).
+func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr *traceRec, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
 	if k == nil || k.k == nil {
 		return nil, fmt.Errorf("sim: LaunchPTX of a nil kernel (use NewPTXKernel)")
 	}
@@ -147,7 +154,10 @@ func (d *Device) LaunchPTX(ctx context.Context, k *PTXKernel, grid, block Dim3, 
 	defer d.mu.Unlock()
 
 	px := &ptxLaunch{pk: k, params: params, bufs: d.liveBuffers(), shBytes: shBytes,
-		vars: append([]byte(nil), k.varImage...), maxInstr: k.MaxInstructions}
+		vars: append([]byte(nil), k.varImage...), maxInstr: k.MaxInstructions, trace: tr}
+	if maxInstr > 0 {
+		px.maxInstr = maxInstr
+	}
 	if px.maxInstr <= 0 {
 		px.maxInstr = defaultMaxWarpInstr
 	}
@@ -581,7 +591,7 @@ func (e *ptxWorker) checkRunaway(wp *pwarp, x *xin, act uint32, limit int64) *Fa
 	}
 	if wp.instr >= limit {
 		return e.fault(wp, lane, x, "runaway warp", fmt.Sprintf(
-			"warp %d has issued %d instructions; a loop that never ends? (PTXKernel.MaxInstructions is %d)", wp.id, wp.instr, limit))
+			"warp %d has issued %d instructions; a loop that never ends? (the launch's limit, PTXKernel.MaxInstructions or PTXOptions.MaxInstructions, is %d)", wp.id, wp.instr, limit))
 	}
 	return nil
 }

@@ -110,7 +110,10 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	if x.abase >= 0 {
 		base = &wp.regs[x.abase]
 	}
-	if x.fastLd && base != nil && e.ldGlobal(wp, x, mask, base) {
+	// A traced warp takes the general path, which locates every lane's
+	// access (laneBuf, laneOff) for record; the counters are the same.
+	traced := e.l.trace != nil && e.traced(wp)
+	if x.fastLd && base != nil && !traced && e.ldGlobal(wp, x, mask, base) {
 		return nil
 	}
 	width := x.size * x.vec
@@ -220,6 +223,9 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	}
 	if smask != 0 {
 		e.countShared(x, smask, width)
+	}
+	if traced {
+		e.record(wp, x, gmask, smask, width)
 	}
 	return nil
 }
