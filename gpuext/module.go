@@ -39,6 +39,10 @@ type Launch struct {
 	// PTX says which PTX ran on the simulator (compiler release and
 	// target, from the PTX's header), when Path is "ptx".
 	PTX string
+	// Trace holds the memory accesses of the warps LaunchOptions.Trace
+	// chose (simulator, PTX path); nil when none were asked for, and on a
+	// GPU.
+	Trace *sim.Trace
 }
 
 // LoadInfo says how a module's code reached the device.
@@ -92,6 +96,15 @@ func (d *Device) Launch(m *Module, name string, grid, block sim.Dim3, sharedByte
 // while it runs on the simulator, which returns a *sim.Fault of Kind
 // "cancelled" (a notebook's interrupt, or a deadline on a student's kernel).
 func (d *Device) LaunchContext(ctx context.Context, m *Module, name string, grid, block sim.Dim3, sharedBytes int, args ...any) (*Launch, error) {
+	return d.LaunchWith(ctx, LaunchOptions{}, m, name, grid, block, sharedBytes, args...)
+}
+
+// LaunchWith is LaunchContext with LaunchOptions: warps to trace and an
+// instruction limit, both for the simulator's PTX path.
+func (d *Device) LaunchWith(ctx context.Context, o LaunchOptions, m *Module, name string, grid, block sim.Dim3, sharedBytes int, args ...any) (*Launch, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	le := &LaunchError{Call: "Launch", Kernel: name, Grid: grid, Block: block, Shared: sharedBytes}
 	if m != nil {
 		le.Module = m.Name
@@ -137,13 +150,16 @@ func (d *Device) LaunchContext(ctx context.Context, m *Module, name string, grid
 		if err != nil {
 			return fail(err)
 		}
-		l, call, err := d.launchPTX(ctx, m, name, grid, block, sharedBytes, sargs)
+		l, call, err := d.launchPTX(ctx, o, m, name, grid, block, sharedBytes, sargs)
 		if err != nil {
 			le.Call = call
 			return fail(err)
 		}
 		d.noteTime(l.Stats)
 		return l, nil
+	}
+	if len(o.Trace) > 0 || o.MaxInstructions > 0 {
+		return fail(fmt.Errorf("LaunchOptions (Trace, MaxInstructions) need the PTX path, and kernel %q runs its Go mirror; open the device with Options.SimPTX", name))
 	}
 	sargs, err := d.simArgs(args)
 	if err != nil {

@@ -33,6 +33,9 @@ type ptxMod struct {
 func (d *Device) modulePTX(m *Module) (text, origin string, err error) {
 	src := d.opts.PTXFrom
 	if src == nil || src.gpu == nil || d.gpu != nil {
+		if m.PTX == "" && m.CUDA != "" {
+			return d.ptx.compiled(m)
+		}
 		return m.PTX, "", nil
 	}
 	if err := src.check("the simulator's Options.PTXFrom"); err != nil {
@@ -48,10 +51,40 @@ func (d *Device) modulePTX(m *Module) (text, origin string, err error) {
 	return text, fmt.Sprintf("the embedded PTX %s JIT-compiled", src.name), nil
 }
 
-// ptxCache holds the parsed PTX of the modules a Device has run.
+// ptxCache holds the parsed PTX of the modules a Device has run, and the
+// PTX CompileCUDA made for modules that came with CUDA C only.
 type ptxCache struct {
 	mu   sync.Mutex
 	mods map[*Module]*ptxMod
+	comp map[*Module]compiledPTX
+}
+
+// compiledPTX is a Module's CUDA C compiled by CompileCUDA's rules.
+type compiledPTX struct {
+	cuda, ptx, origin string
+	err               error
+}
+
+// compiled returns the PTX of a module that has CUDA C and no PTX,
+// compiled (or found in a cache) as CompileCUDA does, once per source
+// text: a Module{Name, CUDA} runs on the simulator without a separate
+// CompileCUDA call.
+func (c *ptxCache) compiled(m *Module) (text, origin string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.comp[m]; ok && e.cuda == m.CUDA {
+		return e.ptx, e.origin, e.err
+	}
+	cm, info, err := CompileOptionsFromEnv().Compile(m.Name, m.CUDA)
+	e := compiledPTX{cuda: m.CUDA, err: err}
+	if err == nil {
+		e.ptx, e.origin = cm.PTX, "compiled from the module's CUDA C: "+info.String()
+	}
+	if c.comp == nil {
+		c.comp = map[*Module]compiledPTX{}
+	}
+	c.comp[m] = e
+	return e.ptx, e.origin, e.err
 }
 
 // simPTX returns m's parsed PTX, parsing it on first use.
@@ -80,6 +113,9 @@ func (d *Device) simPTX(m *Module) (*ptxMod, error) {
 func (d *Device) simKernel(m *Module, name string) (*sim.PTXKernel, *ptxMod, error) {
 	pm, err := d.simPTX(m)
 	if err != nil {
+		if m.PTX == "" && m.CUDA != "" && pm == nil {
+			return nil, nil, err // CompileCUDA's error: nvcc's messages, or no nvcc
+		}
 		return nil, nil, fmt.Errorf("the simulator cannot read module %s's PTX: %w", m.Name, err)
 	}
 	d.ptx.mu.Lock()
@@ -140,7 +176,7 @@ func (d *Device) SimPTXSource(m *Module) (text, provenance string, err error) {
 // hasPTXSource reports whether the simulator has PTX for m: its own, or
 // a GPU Device's through Options.PTXFrom.
 func (d *Device) hasPTXSource(m *Module) bool {
-	return m.PTX != "" || (d.opts.PTXFrom != nil && d.opts.PTXFrom.gpu != nil && d.gpu == nil)
+	return m.PTX != "" || m.CUDA != "" || (d.opts.PTXFrom != nil && d.opts.PTXFrom.gpu != nil && d.gpu == nil)
 }
 
 // ptxKernelNames lists the entries of m's PTX, for messages.
@@ -157,16 +193,17 @@ func (d *Device) ptxKernelNames(m *Module) string {
 }
 
 // launchPTX runs kernel name of m on the simulator from its PTX.
-func (d *Device) launchPTX(ctx context.Context, m *Module, name string, grid, block sim.Dim3, sharedBytes int, sargs sim.Args) (*Launch, string, error) {
+func (d *Device) launchPTX(ctx context.Context, o LaunchOptions, m *Module, name string, grid, block sim.Dim3, sharedBytes int, sargs sim.Args) (*Launch, string, error) {
 	k, pm, err := d.simKernel(m, name)
 	if err != nil {
 		return nil, "ptx", err
 	}
-	st, err := d.sim.LaunchPTX(ctx, k, grid, block, sharedBytes, sargs...)
+	po := sim.PTXOptions{MaxInstructions: o.MaxInstructions, Trace: o.Trace, TraceEvents: o.TraceEvents}
+	st, tr, err := d.sim.LaunchPTXWith(ctx, k, po, grid, block, sharedBytes, sargs...)
 	if err != nil {
 		return nil, "sim.LaunchPTX", err
 	}
-	return &Launch{Stats: st, Path: "ptx", PTX: pm.provenance()}, "", nil
+	return &Launch{Stats: st, Path: "ptx", PTX: pm.provenance(), Trace: tr}, "", nil
 }
 
 // provenance is ptxProvenance, plus where the PTX came from when it is
