@@ -22,7 +22,9 @@
 //                back launches of an empty kernel (1 block, and 1,056
 //                blocks) and of a tiny kernel (one store), per launch; and
 //                events around every single launch; and 2,000 launches
-//                back to back (the launch rate);
+//                back to back (the launch rate); and launch_gpu_*: 200
+//                launches queued behind a 3 ms spin kernel, so the events
+//                time the GPU's own cost per launch without the host's;
 //   issue_*      FFMA issue rate: warp instructions per SM per cycle, 8
 //                independent chains per thread at 64 warps per SM, and one
 //                dependent chain at 1..64 warps per SM (how many warps it
@@ -188,6 +190,29 @@ static double eventEach(F launch, int runs = 10) {
     return (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
 }
 
+// gpuInterval queues a spin kernel of about 3 ms, then n launches behind
+// it: the host has queued them all before the spin ends, so the events
+// around them (the first recorded when the spin ends) time the GPU's own
+// cost per launch, free of the host's launch rate. Returns µs per launch.
+template <class F>
+static double gpuInterval(F launch, int n, unsigned long long* scratch) {
+    cudaEvent_t a, b;
+    check(cudaEventCreate(&a), "event");
+    check(cudaEventCreate(&b), "event");
+    for (int i = 0; i < 3; ++i) launch();
+    spinClock<<<1, 1>>>(3000000, scratch);
+    check(cudaEventRecord(a), "record");
+    for (int i = 0; i < n; ++i) launch();
+    check(cudaEventRecord(b), "record");
+    check(cudaEventSynchronize(b), "sync");
+    float ms;
+    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
+    check(cudaGetLastError(), "launch");
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return 1e3 * ms / n;
+}
+
 // ---- issue rate --------------------------------------------------------
 
 // ffma8: 8 independent FFMA chains per thread, unrolled: issue-bound.
@@ -303,6 +328,17 @@ int main() {
         "an event between every two launches, 8 blocks of 256 per SM");
     row("launch_rate_empty", "2000 launches", 1e3 * eventTime([] { emptyKernel<<<1, 32>>>(); }, 100, 2000), "us",
         "events around 2000 back-to-back launches, per launch");
+    {
+        unsigned long long* scratch;
+        check(cudaMalloc(&scratch, 16), "malloc");
+        row("launch_gpu_empty", "200 queued behind a 3 ms spin", gpuInterval([] { emptyKernel<<<1, 32>>>(); }, 200, scratch),
+            "us", "GPU-side cost per back-to-back launch, host rate excluded");
+        row("launch_gpu_grid", "200 queued behind a 3 ms spin",
+            gpuInterval([&] { emptyKernel<<<8 * sms, 256>>>(); }, 200, scratch), "us", "8 blocks of 256 per SM");
+        row("launch_gpu_tiny", "200 queued behind a 3 ms spin", gpuInterval([&] { tinyKernel<<<1, 32>>>(tiny); }, 200, scratch),
+            "us", "one store");
+        check(cudaFree(scratch), "free");
+    }
     row("launch_rate_grid", "2000 launches", 1e3 * eventTime([&] { emptyKernel<<<8 * sms, 256>>>(); }, 100, 2000),
         "us", "8 blocks of 256 per SM");
 
