@@ -3,6 +3,7 @@ package spmv
 import (
 	"testing"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 )
@@ -32,6 +33,9 @@ func seedCSR(rows int, skewed bool) (rowPtr, col []int32, val []float32) {
 	return
 }
 
+// TestFidelityDesignTable: DESIGN.md's table, Nsight Compute's global-load
+// requests and sectors on the H200 for the seed's matrices at 2^19 rows,
+// against the simulator running each kernel from spmv.ptx.
 func TestFidelityDesignTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("seed-size fidelity check skipped in -short mode")
@@ -41,57 +45,59 @@ func TestFidelityDesignTable(t *testing.T) {
 	cases := []struct {
 		skewed bool
 		kernel string
-		unroll int
 		want   want
 	}{
-		{false, "thread", 1, want{819200, 18202594}},
-		{false, "warp", 1, want{2621440, 4653042}},
-		{true, "thread", 1, want{20627456, 22003736}},
-		{true, "warp", 1, want{3260416, 6209521}}, // the rules (#pragma unroll 1)
+		{false, KernelThreadPerRowUnroll1, want{819200, 18202594}},
+		{false, KernelWarpPerRowUnroll1, want{2621440, 4653042}},
+		{true, KernelThreadPerRowUnroll1, want{20627456, 22003736}},
+		{true, KernelWarpPerRowUnroll1, want{3260416, 6209521}}, // the rules (#pragma unroll 1)
 		// As nvcc compiles by default: remainder-first unrolling by 4. ncu's
 		// skewed warp-per-row row, which the plain rules miss, comes out exact.
-		{true, "warp", 4, want{3260416, 5816137}},
-		{false, "warp", 4, want{2621440, 4653042}},
-		{false, "thread", 4, want{819200, 18202594}},
-		{true, "thread", 4, want{20627456, 22003736}},
-		{false, "probe", 1, want{786432, 2883576}},
-		{true, "probe", 1, want{786432, 3276630}},
+		{true, KernelWarpPerRow, want{3260416, 5816137}},
+		{false, KernelWarpPerRow, want{2621440, 4653042}},
+		{false, KernelThreadPerRow, want{819200, 18202594}},
+		{true, KernelThreadPerRow, want{20627456, 22003736}},
+		{false, KernelProbe, want{786432, 2883576}},
+		{true, KernelProbe, want{786432, 3276630}},
 	}
+	dev := openSim(t)
+	mod := Module()
 	for _, c := range cases {
-		m := testenv.Must(sim.ModelByKey("h200"))(t)
-		d := sim.NewDevice(m)
 		rp, ci, v := seedCSR(rows, c.skewed)
 		xs := make([]float32, rows)
 		for i := range xs {
 			xs[i] = float32(i%13 + 1)
 		}
-		rowPtr := testenv.Must(sim.Upload(d, "rowPtr", rp))(t)
-		colIdx := testenv.Must(sim.Upload(d, "colIdx", ci))(t)
-		val := testenv.Must(sim.Upload(d, "val", v))(t)
-		x := testenv.Must(sim.Upload(d, "x", xs))(t)
-		y := testenv.Must(sim.Alloc[float32](d, "y", rows))(t)
-		part := testenv.Must(sim.Alloc[float32](d, "partials", 320*256))(t)
-		var k *sim.Kernel
-		grid := sim.Dim1((rows + 255) / 256)
+		rowPtr := testenv.Must(gpuext.Upload(dev, "rowPtr", rp))(t)
+		colIdx := testenv.Must(gpuext.Upload(dev, "colIdx", ci))(t)
+		val := testenv.Must(gpuext.Upload(dev, "val", v))(t)
+		x := testenv.Must(gpuext.Upload(dev, "x", xs))(t)
+		y := testenv.Must(gpuext.Alloc[float32](dev, "y", rows))(t)
+		part := testenv.Must(gpuext.Alloc[float32](dev, "partials", SeedProbeBlocks*ThreadsPerBlock))(t)
+		var l *gpuext.Launch
+		var err error
 		switch c.kernel {
-		case "thread":
-			k = ThreadPerRow(rowPtr, colIdx, val, x, y, rows, c.unroll)
-		case "warp":
-			k = WarpPerRow(rowPtr, colIdx, val, x, y, rows, c.unroll)
-			grid = sim.Dim1(rows * 32 / 256)
-		case "probe":
-			k = Probe(colIdx, val, x, part, len(v))
-			grid = sim.Dim1(320)
+		case KernelProbe:
+			l, err = dev.Launch(mod, c.kernel, sim.Dim1(SeedProbeBlocks), sim.Dim1(256), 0, colIdx, val, x, part, uint64(len(v)))
+		case KernelWarpPerRow, KernelWarpPerRowUnroll1:
+			l, err = dev.Launch(mod, c.kernel, sim.Dim1(rows*32/256), sim.Dim1(256), 0, rowPtr, colIdx, val, x, y, uint64(rows))
+		default:
+			l, err = dev.Launch(mod, c.kernel, sim.Dim1(rows/256), sim.Dim1(256), 0, rowPtr, colIdx, val, x, y, uint64(rows))
 		}
-		st, err := d.Launch(k, grid, sim.Dim1(256), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("skewed=%v %s unroll %d: requests %d sectors %d l2 %d dram %d instr %d time %.1fus (%s)", c.skewed, c.kernel, c.unroll,
+		st := l.Stats
+		t.Logf("skewed=%v %s: requests %d sectors %d l2 %d dram %d instr %d time %.1fus (%s, modeled)", c.skewed, c.kernel,
 			st.GlobalLoad.Requests, st.GlobalLoad.Sectors, st.L2Sectors, st.DRAMReadBytes, st.WarpInstructions, st.Time.Seconds*1e6, st.Time.Bound)
 		if st.GlobalLoad.Requests != c.want.req || st.GlobalLoad.Sectors != c.want.sec {
-			t.Errorf("skewed=%v %s: got %d requests / %d sectors, want %d / %d", c.skewed, c.kernel,
+			t.Errorf("skewed=%v %s: got %d requests / %d sectors, want %d / %d (ncu, H200)", c.skewed, c.kernel,
 				st.GlobalLoad.Requests, st.GlobalLoad.Sectors, c.want.req, c.want.sec)
+		}
+		for _, b := range []interface{ Free() error }{rowPtr, colIdx, val, x, y, part} {
+			if err := b.Free(); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

@@ -23,8 +23,20 @@ func TestPTXMatchesSource(t *testing.T) {
 		if !strings.Contains(ptx, ".entry "+name+"(") {
 			t.Errorf("spmv.ptx has no entry %s (is it extern \"C\"?)", name)
 		}
-		if _, ok := Module().Mirrors[name]; !ok {
-			t.Errorf("Module has no mirror for %s", name)
+	}
+	// The simulator runs every kernel from that PTX: the Module has no other
+	// form of them.
+	dev := openSim(t)
+	li, err := dev.Load(Module())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if li.Path != "ptx" || li.Arch != "sm_75" || !strings.Contains(li.PTX, "nvcc 11.8") {
+		t.Errorf("the simulator loads spmv as %+v; want its nvcc 11.8 sm_75 PTX", li)
+	}
+	for _, name := range KernelNames() {
+		if !strings.Contains(li.Note, name) {
+			t.Errorf("the simulator's load note %q does not name %s", li.Note, name)
 		}
 	}
 }

@@ -76,9 +76,9 @@ func TestSimulatorEqualsNCURealMatrices(t *testing.T) {
 }
 
 // The seed's matrices at the seed's size, as nvcc compiles the kernels and
-// with #pragma unroll 1. Each takes tens of seconds here, and
-// TestFidelityDesignTable already checks DESIGN.md's ncu numbers, so these
-// run only with WARPLAB_LONG=1.
+// with #pragma unroll 1, against ncu on the H200's cubins (2026-11-29).
+// Each takes tens of seconds here, and TestFidelityDesignTable already
+// checks DESIGN.md's ncu numbers, so these run only with WARPLAB_LONG=1.
 func TestSimulatorEqualsNCUSeed(t *testing.T) {
 	if os.Getenv("WARPLAB_LONG") == "" {
 		t.Skip("set WARPLAB_LONG=1 to compare the seed-size runs with ncu")
@@ -87,19 +87,15 @@ func TestSimulatorEqualsNCUSeed(t *testing.T) {
 	compareWithNCU(t, filepath.Join(seedRunDir, "ncu-unroll1.csv"), Options{Unroll: 1, ProbeBlocks: SeedProbeBlocks})
 }
 
-// The same seed-size runs on the simulator's PTX path (every kernel from the
-// embedded nvcc-11.8 PTX, gpuext Options.SimPTX) against ncu on that PTX
-// JIT-loaded by the H200's driver (WARPLAB_PTX_ONLY=1), and against ncu on
-// the nvcc-13.0 cubin path of the same call. WARPLAB_LONG=1 only, as above.
+// The same seed-size runs (the simulator executing the embedded nvcc-11.8
+// PTX, as it always does now) against ncu on that PTX JIT-loaded by the
+// H200's driver (WARPLAB_PTX_ONLY=1), and against ncu on the nvcc-13.0
+// cubin path of the same call (2026-11-30). WARPLAB_LONG=1 only, as above.
 func TestPTXPathEqualsNCUSeed(t *testing.T) {
 	if os.Getenv("WARPLAB_LONG") == "" {
 		t.Skip("set WARPLAB_LONG=1 to compare the seed-size runs with ncu")
 	}
-	dev, err := gpuext.OpenWith("sim:h200", gpuext.Options{SimPTX: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
+	dev := openSim(t)
 	for _, path := range []string{"ptx", "cubin"} {
 		for _, u := range []int{4, 1} {
 			csv := filepath.Join(seedPTXRunDir, fmt.Sprintf("ncu-%s-unroll%d.csv", path, u))

@@ -101,9 +101,30 @@ func TestNotebookTables(t *testing.T) {
 		t.Errorf("comparison without a GPU run: %q", cmp.Rows)
 	}
 	run, _ := res.Find("even", ThreadPerRowRun)
+	// Even rows of 16 run nvcc's unrolled loop 4 times and its remainder
+	// loop never: the two rowPtr loads, then 4 copies each of colIdx[j],
+	// val[j] and x[colIdx[j]]; colIdx and val are a sector per lane (rows
+	// 64 bytes apart), 32.00 a request.
 	sites := SitesTable(run)
-	if len(sites.Rows) != 5 { // rowPtr[row], rowPtr[row+1], colIdx[j], val[j], x[colIdx[j]]
+	var lanePerSector, rowPtrLoads int
+	for _, r := range sites.Rows {
+		if r[4] == "32.00" && strings.Contains(r[0], "acc += val[j]") {
+			lanePerSector++
+		}
+		if strings.Contains(r[0], "rowPtr[row") && strings.HasPrefix(r[1], "ld.global") {
+			rowPtrLoads++
+		}
+	}
+	if len(sites.Rows) != 14 || lanePerSector != 8 || rowPtrLoads != 2 || len(sites.Header) != 5 {
 		t.Errorf("sites of even thread per row: %q", sites.Rows)
+	}
+	for _, c := range []struct{ label, src, instr string }{
+		{"spmv.cu:66 acc += val[j]; [ld.global.nc.f32 %f1, [%rd2+4]]", "spmv.cu:66 acc += val[j];", "ld.global.nc.f32 %f1, [%rd2+4]"},
+		{"val[j]", "val[j]", ""},
+	} {
+		if src, instr := splitSiteLabel(c.label); src != c.src || instr != c.instr {
+			t.Errorf("splitSiteLabel(%q) = %q, %q", c.label, src, instr)
+		}
 	}
 	if thousands(-1234567) != "-1,234,567" || thousands(12) != "12" {
 		t.Error("thousands")
