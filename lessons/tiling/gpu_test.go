@@ -10,7 +10,7 @@ import (
 
 // TestGPU runs the CUDA C forms on a real GPU, when this test binary was
 // built with the cuda tag and one answers: every kernel's output must equal
-// the same CPU reference the mirrors are held to, bit for bit (the
+// the same CPU reference the simulator is held to, bit for bit (the
 // __fmul_rn/__fadd_rn spelling makes that possible), including the
 // bounds-checked tiled kernel at a ragged N. Elsewhere it skips.
 func TestGPU(t *testing.T) {

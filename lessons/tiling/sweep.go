@@ -80,24 +80,26 @@ func (r *runner) sweep() error {
 	return nil
 }
 
-// loadRow reads the A and B load sites of one matmul launch.
+// loadRow counts the element loads of A (parameter 0) and B (parameter 1)
+// of one matmul launch: the active lanes of its global load sites, each
+// attributed to the array its address comes from (loads.go).
 func loadRow(s *sim.Stats, kind, name string, n, tile, coarse int) (LoadRow, error) {
 	if s == nil {
 		return LoadRow{}, errors.New("tiling: the load sweep needs the simulator's counters")
 	}
-	aSite, bSite := SiteTiledA, SiteTiledB
-	if kind == "naive" {
-		aSite, bSite = SiteNaiveA, SiteNaiveB
+	lanes, requests, sectors, err := loadsByParam(s, name)
+	if err != nil {
+		return LoadRow{}, err
 	}
-	a, okA := s.Site(aSite)
-	b, okB := s.Site(bSite)
-	if !okA || !okB {
-		return LoadRow{}, fmt.Errorf("tiling: %s has no sites %q and %q", name, aSite, bSite)
+	for p := range lanes {
+		if p != 0 && p != 1 {
+			return LoadRow{}, fmt.Errorf("tiling: %s loads from parameter %d, which is neither A nor B", name, p)
+		}
 	}
 	f, text := LoadFormula(kind, n, tile, coarse)
-	return LoadRow{Kernel: name, N: n, Tile: tile, Coarse: coarse, ALoads: a.ActiveLanes, BLoads: b.ActiveLanes,
-		Counted: a.ActiveLanes + b.ActiveLanes, Formula: f, Text: text,
-		Requests: a.Requests + b.Requests, Sectors: a.Sectors + b.Sectors, WarpInstructions: s.WarpInstructions}, nil
+	return LoadRow{Kernel: name, N: n, Tile: tile, Coarse: coarse, ALoads: lanes[0], BLoads: lanes[1],
+		Counted: lanes[0] + lanes[1], Formula: f, Text: text,
+		Requests: requests[0] + requests[1], Sectors: sectors[0] + sectors[1], WarpInstructions: s.WarpInstructions}, nil
 }
 
 // roofline places every run that does arithmetic on the roofline of every
@@ -189,12 +191,14 @@ func RunDemo(dev *gpuext.Device, kernel string, n, tile int) (Demo, error) {
 }
 
 // describeFault says in the lesson's terms where a fault happened: which
-// tile word for a shared race (As and Bs share the dynamic shared array),
-// which element for an out-of-bounds access.
+// tile word for a shared race (As and Bs share the dynamic shared array,
+// which the PTX declares as bytes, `.extern .shared .b8 smem[]`, so the
+// fault's index is a byte offset: word Index/4), which element for an
+// out-of-bounds access.
 func describeFault(f *sim.Fault, tile int) string {
 	switch f.Kind {
 	case "shared race":
-		arr, i := "As", f.Index
+		arr, i := "As", f.Index/4
 		if i >= tile*tile {
 			arr, i = "Bs", i-tile*tile
 		}

@@ -22,7 +22,7 @@
 // a compile-time array indexed by unrolled loops stays in registers.
 //
 // Bits. nvcc fuses a*b + c into one fma by default, which rounds once; the
-// Go mirrors round the product and then the sum. Every dot product below is
+// Go reference rounds the product and then the sum. Every dot product is
 // written with __fmul_rn and __fadd_rn, which nvcc never contracts, so a GPU
 // computes exactly the bits the simulator and the Go reference compute, and
 // because every matmul variant adds its products in the same order
