@@ -94,6 +94,10 @@ type ptxWorker struct {
 	specDone  bool       // the warps' launch-constant special rows are filled
 	siteCache []siteMemo // by site: the dense counter index last used, and its buffer
 
+	cur       *xin   // the memory instruction running, for faults raised below it
+	raceOff   uint64 // the shared access the race check is looking at
+	raceWidth int
+
 	scratch [4][32]uint64
 	sink    [2][32]uint64
 	words   [32 * 8]uint32 // one request's words: 32 lanes × the widest access (v4 of 8 bytes)
@@ -330,6 +334,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	defer func() {
 		if r := recover(); r != nil {
 			f = w.caught(&e.t, r)
+			e.annotate(f)
 		}
 		w.warpInstr += e.instr
 	}()

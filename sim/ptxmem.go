@@ -112,6 +112,7 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	}
 	// A traced warp takes the general path, which locates every lane's
 	// access (laneBuf, laneOff) for record; the counters are the same.
+	e.cur = x
 	traced := e.l.trace != nil && e.traced(wp)
 	if x.fastLd && base != nil && !traced && e.ldGlobal(wp, x, mask, base) {
 		return nil
@@ -455,6 +456,7 @@ func (e *ptxWorker) raceCheck(wp *pwarp, lane int, off uint64, width int, write 
 		}
 		if name == "" {
 			name, idx = e.sharedVar(off)
+			e.raceOff, e.raceWidth = off, width
 		}
 		s.check(t, int(wd), write, name, idx)
 	}
