@@ -1,0 +1,30 @@
+// Package libs is the lesson "How libraries win": what cuSPARSE does that
+// the Day-37 textbook kernels (thread per row, warp per row; package spmv)
+// do not.
+//
+// A library has several SpMV kernels and picks one from the matrix. This
+// lesson builds them in CUDA C (libs.cu) and runs them from its PTX on the
+// simulator and on a GPU:
+//
+//   - CSR-vector with a sub-warp width W of 2 to 32 lanes a row, scalar or
+//     with 16-byte (float4/int4) loads of the aligned middle of each row;
+//   - binned (CSR-adaptive style): rows sorted once by length into bins,
+//     thread per row for the short, 2 to 32 lanes for the medium, a block
+//     for rows over 1024;
+//   - merge path (Merrill and Garland): every thread gets the same number of
+//     row ends plus nonzeros, which no skew can unbalance.
+//
+// Choose reads only row statistics (mean, longest, coefficient of
+// variation) and says why it picks a method; Predict gives each method's
+// lane-slots from the row lengths before anything runs, and on the
+// simulator Run sets them beside the executed counts and sectors. Every
+// output is checked against a float64 CPU reference (Tolerance says why
+// float32 outputs are not bit-exact). Preparation (bins, merge-path
+// partitions) is timed apart from the per-SpMV time, as cuSPARSE's analysis
+// is excluded from its SpMV time.
+//
+// The peer, cusparseSpMV timed with CUDA events in the same GPU call, is
+// scripts/evidence/libs/cusparse_peer.cu, run by scripts/evidence/libs.sh,
+// which reads the matrices WriteCSR writes (`warplab run libs --dump`).
+// Recorded H200 numbers are read by Recorded from evidence/.
+package libs

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+//
+// warplab lesson "How libraries win": the kernels.
+//
+// Day 37 ran two textbook SpMV kernels, thread per row and warp per row, and
+// lost to cuSPARSE by up to 3.6x. A library does not have one kernel; it has
+// several and picks one from the matrix. This file holds the ones the lesson
+// builds, over the same CSR (int32 row pointers and columns, float32 values):
+//
+//   spmvVector<W>        CSR-vector: a group of W lanes (W = 2, 4, 8, 16, 32)
+//                        shares one row; W is chosen from the row lengths
+//   spmvVector<W>V4      the same with 16-byte loads of val and colIdx
+//                        (float4 / int4) for the aligned middle of each row
+//   spmvBinRows<W>       the same over a list of rows (one length bin);
+//                        W = 1 is thread per row for the short rows
+//   spmvBinBlock         one 256-thread block per row, for the longest rows
+//   spmvMergePath        merge-path SpMV (Merrill and Garland, SC'16): every
+//   spmvMergeFixup       thread gets the same number of rows-plus-nonzeros,
+//                        however the nonzeros are spread over the rows
+//   copyFloat4           a plain copy: the bandwidth reference
+//
+// Read-only loads: every input pointer is const __restrict__, which lets
+// nvcc use the non-coherent read-only path (ld.global.nc, what __ldg
+// spells) for them; y is written once per row.
+//
+// Every kernel is extern "C" so the driver API finds it by this exact name.
+// The templates below are shared by the kernels; a template itself cannot
+// have C linkage, so each width is a small extern "C" wrapper.
+//
+// PTX: scripts/cuda/gen-ptx.sh (nvcc 11.8, -ptx -arch=compute_75 -O3
+// -lineinfo) writes libs.ptx beside this file; its first line records this
+// file's sha256. The simulator runs that PTX; a GPU loads it (or a cubin).
+
+#include <cstddef>
+
+#define LIBS_WARP 32
+// Threads a block for every kernel here. spmvBinBlock's shared array and
+// spmvMergePath's tile both assume it.
+#define LIBS_BLOCK 256
+// Merge-path items (row ends plus nonzeros) per thread, and per block.
+#define MERGE_ITEMS 8
+#define MERGE_TILE (LIBS_BLOCK * MERGE_ITEMS)
+
+// rowPartial is one lane's share of row [first, last): entries sub,
+// sub + W, sub + 2W, ... of the row. With V4 the aligned middle of the row is
+// read 4 entries at a time (one float4 of val and one int4 of colIdx a
+// lane), so a group of W lanes covers 4W entries a pass; the few entries
+// before the first 16-byte boundary (head) and after the last (tail) are
+// read one at a time. val and colIdx come from cudaMalloc, 256-byte
+// aligned, so index 4q is a 16-byte boundary.
+template <int W, bool V4>
+__device__ __forceinline__ float rowPartial(const int* __restrict__ colIdx,
+                                            const float* __restrict__ val,
+                                            const float* __restrict__ x,
+                                            int first, int last, int sub) {
+    float acc = 0.0f;
+    if (!V4) {
+        for (int j = first + sub; j < last; j += W) {
+            acc += val[j] * x[colIdx[j]];
+        }
+        return acc;
+    }
+    int body = (first + 3) & ~3;
+    if (body > last) {
+        body = last;
+    }
+    int tail = last & ~3;
+    if (tail < body) {
+        tail = body;
+    }
+    for (int j = first + sub; j < body; j += W) {  // head: at most 3 entries
+        acc += val[j] * x[colIdx[j]];
+    }
+    const float4* val4 = reinterpret_cast<const float4*>(val);
+    const int4* col4 = reinterpret_cast<const int4*>(colIdx);
+    for (int q = body / 4 + sub; q < tail / 4; q += W) {  // body: 4 a lane
+        const float4 v = val4[q];
+        const int4 c = col4[q];
+        acc += v.x * x[c.x] + v.y * x[c.y] + v.z * x[c.z] + v.w * x[c.w];
+    }
+    for (int j = tail + sub; j < last; j += W) {  // tail: at most 3 entries
+        acc += val[j] * x[colIdx[j]];
+    }
+    return acc;
+}
+
+// groupSum folds the partial sums of each aligned group of W lanes into the
+// group's first lane: log2(W) shuffle-down steps with width W, so no value
+// crosses into the next group. Every lane of the warp must reach it (the
+// mask is the full warp), which is why the kernels below never return early.
+template <int W>
+__device__ __forceinline__ float groupSum(float acc) {
+    for (int offset = W / 2; offset > 0; offset >>= 1) {
+        acc += __shfl_down_sync(0xffffffffu, acc, offset, W);
+    }
+    return acc;
+}
+
+// CSR-vector: W consecutive lanes own one row, so a warp works on 32/W rows
+// at once. Launch: 256 threads a block, ceil(nRows * W / 256) blocks.
+//
+// What W buys: with W = 32 (warp per row) a row of 16 fills half a pass and
+// half the lane-slots are wasted; with W = 1 (thread per row) the lanes of
+// a warp read 32 different rows and their loads do not coalesce. A W near
+// the typical row length over 4 keeps most lanes busy and still reads
+// each row's entries together.
+//
+// Lanes past the last row compute nothing (first = last = 0) but stay to the
+// shuffles, which name all 32 lanes.
+template <int W, bool V4>
+__device__ __forceinline__ void csrVector(const int* __restrict__ rowPtr,
+                                          const int* __restrict__ colIdx,
+                                          const float* __restrict__ val,
+                                          const float* __restrict__ x,
+                                          float* __restrict__ y, size_t nRows) {
+    const size_t gid = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const size_t row = gid / W;
+    const int sub = (int)(threadIdx.x % W);
+    int first = 0, last = 0;
+    if (row < nRows) {
+        first = rowPtr[row];
+        last = rowPtr[row + 1];
+    }
+    float acc = rowPartial<W, V4>(colIdx, val, x, first, last, sub);
+    acc = groupSum<W>(acc);
+    if (row < nRows && sub == 0) {
+        y[row] = acc;
+    }
+}
+
+// The same over a list of rows, one length bin: group g of W lanes takes
+// row rows[g]. W = 1 is thread per row. Launch: 256 threads a block,
+// ceil(nList * W / 256) blocks.
+template <int W>
+__device__ __forceinline__ void csrListed(const int* __restrict__ rowPtr,
+                                          const int* __restrict__ colIdx,
+                                          const float* __restrict__ val,
+                                          const float* __restrict__ x,
+                                          float* __restrict__ y,
+                                          const int* __restrict__ rows,
+                                          int nList) {
+    const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int g = gid / W;
+    const int sub = threadIdx.x % W;
+    int row = -1, first = 0, last = 0;
+    if (g < nList) {
+        row = rows[g];
+        first = rowPtr[row];
+        last = rowPtr[row + 1];
+    }
+    float acc = rowPartial<W, false>(colIdx, val, x, first, last, sub);
+    acc = groupSum<W>(acc);
+    if (row >= 0 && sub == 0) {
+        y[row] = acc;
+    }
+}
+
+extern "C" {
+
+#define LIBS_VECTOR(W)                                                         \
+    __global__ void spmvVector##W(                                             \
+        const int* __restrict__ rowPtr, const int* __restrict__ colIdx,        \
+        const float* __restrict__ val, const float* __restrict__ x,            \
+        float* __restrict__ y, size_t nRows) {                                 \
+        csrVector<W, false>(rowPtr, colIdx, val, x, y, nRows);                 \
+    }                                                                          \
+    __global__ void spmvVector##W##V4(                                         \
+        const int* __restrict__ rowPtr, const int* __restrict__ colIdx,        \
+        const float* __restrict__ val, const float* __restrict__ x,            \
+        float* __restrict__ y, size_t nRows) {                                 \
+        csrVector<W, true>(rowPtr, colIdx, val, x, y, nRows);                  \
+    }
+
+LIBS_VECTOR(2)
+LIBS_VECTOR(4)
+LIBS_VECTOR(8)
+LIBS_VECTOR(16)
+LIBS_VECTOR(32)
+
+#define LIBS_BIN(W)                                                            \
+    __global__ void spmvBinRows##W(                                            \
+        const int* __restrict__ rowPtr, const int* __restrict__ colIdx,        \
+        const float* __restrict__ val, const float* __restrict__ x,            \
+        float* __restrict__ y, const int* __restrict__ rows, int nList) {      \
+        csrListed<W>(rowPtr, colIdx, val, x, y, rows, nList);                  \
+    }
+
+LIBS_BIN(1)
+LIBS_BIN(2)
+LIBS_BIN(4)
+LIBS_BIN(8)
+LIBS_BIN(16)
+LIBS_BIN(32)
+
+// Block per row, for rows longer than a warp can take in 32 passes: the
+// block's 256 lanes stride the row, each warp folds its partials by
+// shuffle, and warp 0 folds the 8 warp sums. Launch: one block of 256
+// threads per listed row (grid = nList).
+__global__ void spmvBinBlock(const int* __restrict__ rowPtr,
+                             const int* __restrict__ colIdx,
+                             const float* __restrict__ val,
+                             const float* __restrict__ x,
+                             float* __restrict__ y,
+                             const int* __restrict__ rows, int nList) {
+    __shared__ float warpSums[LIBS_BLOCK / LIBS_WARP];
+    const int row = rows[blockIdx.x];
+    const int first = rowPtr[row];
+    const int last = rowPtr[row + 1];
+    float acc = rowPartial<LIBS_BLOCK, false>(colIdx, val, x, first, last, threadIdx.x);
+    acc = groupSum<LIBS_WARP>(acc);
+    const int lane = threadIdx.x % LIBS_WARP;
+    const int warp = threadIdx.x / LIBS_WARP;
+    if (lane == 0) {
+        warpSums[warp] = acc;
+    }
+    __syncthreads();
+    if (warp == 0) {
+        acc = lane < LIBS_BLOCK / LIBS_WARP ? warpSums[lane] : 0.0f;
+        acc = groupSum<LIBS_WARP>(acc);
+        if (lane == 0) {
+            y[row] = acc;
+        }
+    }
+}
+
+// Merge-path SpMV (Merrill and Garland, "Merge-based parallel sparse
+// matrix-vector multiplication", SC'16).
+//
+// Think of the work as merging two sorted lists: the row ends
+// rowPtr[1..nRows] and the nonzero indices 0..nnz-1. Walking the merge,
+// each step either consumes a nonzero (multiply-add) or a row end (store y
+// and start the next row). The merge has nRows + nnz steps, and every thread
+// takes exactly MERGE_ITEMS of them, so a row of 419 costs its threads what
+// 419 short rows' worth of steps would: no lane waits on a long row.
+//
+// The host finds where each block's tile of MERGE_TILE steps starts, by a
+// binary search along the tile's first diagonal (diagonal d: i row ends and
+// d - i nonzeros consumed); that is the one-time preparation, tileRow and
+// tileNz, nBlocks + 1 entries. The block then stages its tile in shared
+// memory with coalesced loads, as CUB does: the products val[j] * x[col[j]]
+// of its nonzeros, and its row ends. Each thread searches its own diagonal
+// there and walks its MERGE_ITEMS steps out of shared memory. A row that
+// straddles two threads is finished by the later one; the earlier one's
+// partial sum is its carry (carryRow, carryVal), which spmvMergeFixup adds.
+//
+// Launch: 256 threads a block, ceil((nRows + nnz) / MERGE_TILE) blocks;
+// carryRow and carryVal hold one entry per thread.
+__global__ void spmvMergePath(const int* __restrict__ rowPtr,
+                              const int* __restrict__ colIdx,
+                              const float* __restrict__ val,
+                              const float* __restrict__ x,
+                              float* __restrict__ y,
+                              const int* __restrict__ tileRow,
+                              const int* __restrict__ tileNz,
+                              int* __restrict__ carryRow,
+                              float* __restrict__ carryVal, int nRows,
+                              int nnz) {
+    __shared__ float prod[MERGE_TILE];
+    __shared__ int rowEnds[MERGE_TILE + 1];
+    __shared__ int startRow[LIBS_BLOCK + 1];
+    __shared__ int startNz[LIBS_BLOCK + 1];
+    const int t = threadIdx.x;
+    const int b = blockIdx.x;
+    const int rowLo = tileRow[b], rowHi = tileRow[b + 1];
+    const int nzLo = tileNz[b], nzHi = tileNz[b + 1];
+    // Stage the tile: rows rowLo..rowHi (the last may continue into the
+    // next tile) and nonzeros nzLo..nzHi-1, 256 consecutive entries a pass.
+    const int nRowEnds = (rowHi < nRows ? rowHi + 1 : nRows) - rowLo;
+    for (int k = t; k < nRowEnds; k += LIBS_BLOCK) {
+        rowEnds[k] = rowPtr[rowLo + k + 1];
+    }
+    for (int k = t; k < nzHi - nzLo; k += LIBS_BLOCK) {
+        prod[k] = val[nzLo + k] * x[colIdx[nzLo + k]];
+    }
+    __syncthreads();
+    int d = b * MERGE_TILE + t * MERGE_ITEMS;
+    if (d > rowHi + nzHi) {
+        d = rowHi + nzHi;
+    }
+    // The largest i in the tile with rowPtr[i] <= d - i: i row ends come
+    // before nonzero d - i on diagonal d.
+    int lo = d - nzHi > rowLo ? d - nzHi : rowLo;
+    int hi = d - nzLo < rowHi ? d - nzLo : rowHi;
+    while (lo < hi) {
+        const int pivot = (lo + hi) >> 1;
+        if (rowEnds[pivot - rowLo] <= d - pivot - 1) {
+            lo = pivot + 1;
+        } else {
+            hi = pivot;
+        }
+    }
+    startRow[t] = lo;
+    startNz[t] = d - lo;
+    if (t == 0) {
+        startRow[LIBS_BLOCK] = rowHi;
+        startNz[LIBS_BLOCK] = nzHi;
+    }
+    __syncthreads();
+    int row = startRow[t], j = startNz[t];
+    const int items = startRow[t + 1] + startNz[t + 1] - row - j;
+    int rowEnd = row < nRows ? rowEnds[row - rowLo] : nnz;
+    float acc = 0.0f;
+    for (int i = 0; i < items; ++i) {
+        if (j < rowEnd) {
+            acc += prod[j - nzLo];
+            ++j;
+        } else {
+            y[row] = acc;
+            acc = 0.0f;
+            ++row;
+            rowEnd = row < nRows ? rowEnds[row - rowLo] : nnz;
+        }
+    }
+    const int gid = b * LIBS_BLOCK + t;
+    carryRow[gid] = row;
+    carryVal[gid] = acc;
+}
+
+// The carries: a thread that stopped inside a row adds its partial sum to
+// that row's y, after the thread that finished the row stored its own part
+// (the previous launch). Several threads may carry into one long row, so
+// the adds are atomic; their order varies, which is one reason y differs
+// from a sequential sum in the last bits. Launch: one thread per carry.
+__global__ void spmvMergeFixup(const int* __restrict__ carryRow,
+                               const float* __restrict__ carryVal,
+                               float* __restrict__ y, int nCarry, int nRows) {
+    const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+    if (gid >= nCarry) {
+        return;
+    }
+    const int row = carryRow[gid];
+    const float v = carryVal[gid];
+    if (row < nRows && v != 0.0f) {
+        atomicAdd(&y[row], v);
+    }
+}
+
+// The bandwidth reference: read n4 float4 and write them elsewhere, a
+// grid-stride loop so any grid covers any length. Bytes moved: 32 * n4.
+__global__ void copyFloat4(const float4* __restrict__ src,
+                           float4* __restrict__ dst, size_t n4) {
+    const size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n4; i += stride) {
+        dst[i] = src[i];
+    }
+}
+
+}  // extern "C"

@@ -1,0 +1,163 @@
+package libs
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// RowStats are the row-length statistics the chooser reads: all of them are
+// one pass over rowPtr, cheap next to one SpMV.
+type RowStats struct {
+	Rows   int     `json:"rows"`
+	NNZ    int     `json:"nnz"`
+	Min    int     `json:"min"`
+	Max    int     `json:"max"`
+	Mean   float64 `json:"mean"`
+	Median int     `json:"median"`
+	// CV is the coefficient of variation (standard deviation / mean) of the
+	// row lengths: 0 when every row is alike.
+	CV float64 `json:"cv"`
+	// LongShare is the share of the nonzeros that sit in rows longer than
+	// 4× the mean: the work a per-row mapping would leave to a few lanes.
+	LongShare float64 `json:"long_share"`
+}
+
+// StatsOf computes RowStats from the row lengths.
+func StatsOf(lengths []int) RowStats {
+	s := RowStats{Rows: len(lengths)}
+	if len(lengths) == 0 {
+		return s
+	}
+	s.Min = math.MaxInt
+	for _, n := range lengths {
+		s.NNZ += n
+		s.Min = min(s.Min, n)
+		s.Max = max(s.Max, n)
+	}
+	s.Mean = float64(s.NNZ) / float64(s.Rows)
+	var ss float64
+	long := 0
+	for _, n := range lengths {
+		d := float64(n) - s.Mean
+		ss += d * d
+		if float64(n) > 4*s.Mean {
+			long += n
+		}
+	}
+	if s.Mean > 0 {
+		s.CV = math.Sqrt(ss/float64(s.Rows)) / s.Mean
+	}
+	if s.NNZ > 0 {
+		s.LongShare = float64(long) / float64(s.NNZ)
+	}
+	sorted := append([]int(nil), lengths...)
+	sort.Ints(sorted)
+	s.Median = sorted[len(sorted)/2]
+	return s
+}
+
+// Method names, the JSON's "kernel" for a run. A vector method is
+// "vector<W>" or "vector<W>_v4".
+const (
+	MethodBinned = "binned"
+	MethodMerge  = "merge_path"
+)
+
+// VectorMethod names the CSR-vector method of width w.
+func VectorMethod(w int, v4 bool) string {
+	if v4 {
+		return fmt.Sprintf("vector%d_v4", w)
+	}
+	return fmt.Sprintf("vector%d", w)
+}
+
+// Methods lists every method the lesson runs on a matrix, the chooser's
+// candidates: ten CSR-vector variants, binned and merge path.
+func Methods() []string {
+	var out []string
+	for _, w := range Widths {
+		out = append(out, VectorMethod(w, false), VectorMethod(w, true))
+	}
+	return append(out, MethodBinned, MethodMerge)
+}
+
+// parseVector returns the width and v4 flag of a vector method name.
+func parseVector(m string) (w int, v4, ok bool) {
+	for _, ww := range Widths {
+		switch m {
+		case VectorMethod(ww, false):
+			return ww, false, true
+		case VectorMethod(ww, true):
+			return ww, true, true
+		}
+	}
+	return 0, false, false
+}
+
+// Thresholds of the chooser (see Choose).
+const (
+	SkewMaxOverMean = 8   // max row > 8× mean ...
+	SkewMinMax      = 64  // ... and longer than two warp passes: skewed
+	SpreadCV        = 0.5 // lengths spread this much (but no giant rows): binned
+	V4MinMean       = 8.0 // rows hold two aligned quads on average: 16-byte loads
+	lanesPerRowWork = 4.0 // each lane of a group should get about 4 nonzeros
+)
+
+// WidthFor is the sub-warp width for rows of mean length mean: the power of
+// two nearest above mean/4, from 2 to 32, so a lane gets about four
+// nonzeros (four passes of scalar loads, or one float4). Narrower groups
+// would leave the row to few lanes; wider ones would idle lanes on rows
+// shorter than the group.
+func WidthFor(mean float64) int {
+	w := 2
+	for w < 32 && float64(w)*lanesPerRowWork < mean {
+		w *= 2
+	}
+	return w
+}
+
+// Choice is the chooser's pick for one matrix and the reason, in words the
+// notebook prints.
+type Choice struct {
+	Method string `json:"method"`
+	Reason string `json:"reason"`
+}
+
+// Choose picks the method for a matrix from its row statistics:
+//
+//   - skewed (the longest row is more than 8× the mean and longer than 64):
+//     merge path, because any rows-to-lanes mapping makes some lanes wait
+//     on the long rows, while merge path gives every thread the same number
+//     of row ends plus nonzeros;
+//   - spread (coefficient of variation above 0.5, no giant rows): binned,
+//     each length bin with its own width;
+//   - otherwise even: CSR-vector at WidthFor(mean), with 16-byte loads when
+//     the mean row holds at least 8 nonzeros.
+//
+// The rule reads only RowStats, never a matrix's name.
+func Choose(s RowStats) Choice {
+	switch {
+	case s.Rows == 0 || s.NNZ == 0:
+		return Choice{VectorMethod(2, false), "empty matrix: any kernel only writes zeros"}
+	case s.Max > SkewMinMax && float64(s.Max) > SkewMaxOverMean*s.Mean:
+		return Choice{MethodMerge, fmt.Sprintf(
+			"skewed: longest row %d is %.0f× the mean %.1f; %.0f%% of the nonzeros sit in rows over 4× the mean. "+
+				"Merge path gives every thread %d row ends plus nonzeros, so no lane waits on a long row.",
+			s.Max, float64(s.Max)/s.Mean, s.Mean, 100*s.LongShare, MergeItems)}
+	case s.CV > SpreadCV:
+		return Choice{MethodBinned, fmt.Sprintf(
+			"spread: row lengths %d to %d, coefficient of variation %.2f > %.1f but no giant row; "+
+				"binning gives each length class its own group width.", s.Min, s.Max, s.CV, SpreadCV)}
+	}
+	w := WidthFor(s.Mean)
+	v4 := s.Mean >= V4MinMean
+	why := fmt.Sprintf("even: rows %d to %d (mean %.1f, CV %.2f); %d lanes a row gives each lane about %.0f nonzeros",
+		s.Min, s.Max, s.Mean, s.CV, w, s.Mean/float64(w))
+	if v4 {
+		why += fmt.Sprintf(", and rows of %.0f hold aligned quads, so float4/int4 loads", s.Mean)
+	} else {
+		why += ", rows too short for float4 loads to pay"
+	}
+	return Choice{VectorMethod(w, v4), why + "."}
+}

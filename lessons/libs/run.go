@@ -1,0 +1,493 @@
+package libs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lessons/spmv"
+	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/sparse"
+)
+
+// Tolerance is the check's relative tolerance: |y - reference| at most
+// 1e-5 of the row's sum of |val·x| (spmv.RelTolerance, the Day-37 check).
+// The reference sums in float64; the kernels sum in float32 and in another
+// order (lanes stride the row, shuffles fold a tree, merge path adds
+// carries atomically in any order). Each float32 addition rounds by at most
+// 2^-24 of its result, so two orders of n terms part by at most about
+// n·2^-24 of the row's |val·x| sum, and by about √n·2^-24 typically: for the
+// longest row here (1442) that is 2.3e-6 typically, 8.6e-5 at worst. So y is
+// not bit-exact against the reference, nor between kernels; 1e-5 leaves
+// room for the typical error while a wrong entry or a lost carry (at least
+// one whole product) fails.
+const Tolerance = spmv.RelTolerance
+
+// Options choose the lesson's inputs and how it runs. The zero value runs
+// the seed pair at 2^14 rows, every method, 3 warm-ups and 10 timed runs.
+type Options struct {
+	// SeedRows are the sizes at which the Day-37 pair (even, skewed) is
+	// built; each a multiple of 32, at least 448. Nil means {1 << 14};
+	// an empty non-nil slice means no seed matrices.
+	SeedRows []int
+	// Matrices are Matrix Market files run after the seed pair.
+	Matrices []string
+	// Methods restricts the methods run (names from Methods()); nil means
+	// all. The chooser's pick is always run.
+	Methods []string
+	// CopyBytes is the size of the copy that gives the bandwidth reference:
+	// 0 means 256 MiB on a GPU and 4 MiB on the simulator; negative skips it.
+	CopyBytes int64
+	// Warmups and Runs are the GPU timing protocol (0: 3 and 10). The
+	// simulator's time is a model: one checked launch gives it.
+	Warmups, Runs int
+	// Progress, if set, is told each stage as it starts.
+	Progress func(stage string, done, total int)
+}
+
+// DefaultRows is the seed pair's size when Options.SeedRows is nil.
+const DefaultRows = 1 << 14
+
+func (o Options) normalize() (Options, error) {
+	if o.SeedRows == nil {
+		o.SeedRows = []int{DefaultRows}
+	}
+	for _, r := range o.SeedRows {
+		if r%WarpSize != 0 || r < spmv.HeavyRowLen || r > (1<<31-1)/spmv.EvenRowLen {
+			return o, fmt.Errorf("libs: seed rows %d: want a multiple of 32 from 448 to %d", r, (1<<31-1)/spmv.EvenRowLen)
+		}
+	}
+	all := Methods()
+	for _, m := range o.Methods {
+		if !slices.Contains(all, m) {
+			return o, fmt.Errorf("libs: no method %q (methods: %s)", m, strings.Join(all, ", "))
+		}
+	}
+	if o.Warmups < 0 || o.Runs < 0 {
+		return o, fmt.Errorf("libs: Warmups %d, Runs %d: want 0 (3 and 10) or more", o.Warmups, o.Runs)
+	}
+	if o.Warmups == 0 {
+		o.Warmups = gpuext.DefaultWarmups
+	}
+	if o.Runs == 0 {
+		o.Runs = gpuext.DefaultRuns
+	}
+	if len(o.SeedRows) == 0 && len(o.Matrices) == 0 {
+		return o, errors.New("libs: no matrices: give SeedRows or Matrices")
+	}
+	return o, nil
+}
+
+// normalizeRun is normalize for RunInputs, whose matrices come built.
+func (o Options) normalizeRun() (Options, error) {
+	o.Matrices = []string{"(built)"}
+	n, err := o.normalize()
+	n.Matrices = nil
+	return n, err
+}
+
+// Validate reports options that cannot run, without building anything.
+func (o Options) Validate() error { _, err := o.normalize(); return err }
+
+// Input is one matrix of the lesson with its CPU reference.
+type Input struct {
+	*spmv.Matrix
+	Key string // "even-2^14", "skewed-2^23", "rajat01": what tables, JSON and the peer program call it
+}
+
+// SeedKey names a seed matrix at a size: "even-2^19", or "even-1000" for a
+// size that is not a power of two.
+func SeedKey(name string, rows int) string {
+	if rows > 0 && rows&(rows-1) == 0 {
+		return fmt.Sprintf("%s-2^%d", name, int(math.Log2(float64(rows))))
+	}
+	return fmt.Sprintf("%s-%d", name, rows)
+}
+
+// Inputs builds the matrices of opts in order: the seed pair at each size,
+// then the files.
+func Inputs(opts Options) ([]Input, error) {
+	o, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	var out []Input
+	for _, r := range o.SeedRows {
+		ms, err := spmv.SeedMatrices(r)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			out = append(out, Input{Matrix: m, Key: SeedKey(m.Name, r)})
+		}
+	}
+	for _, p := range o.Matrices {
+		m, err := spmv.FileMatrix(p)
+		if err != nil {
+			return nil, err
+		}
+		if m.CSR.Rows == 0 {
+			return nil, fmt.Errorf("libs: %s has no rows", p)
+		}
+		out = append(out, Input{Matrix: m, Key: strings.TrimSuffix(filepath.Base(p), ".mtx")})
+	}
+	return out, nil
+}
+
+// NewInput wraps a CSR matrix as an input under key, with the seed's x
+// (x[c] = c%13 + 1), the float64 CPU reference and the per-row scales the
+// check is relative to.
+func NewInput(key string, csr *sparse.CSR) Input {
+	x := spmv.SeedVector(csr.Cols)
+	m := &spmv.Matrix{Name: key, CSR: csr, Lengths: csr.RowLengths(), X: x, Want: csr.MulVec64(x), Expected: csr.NNZ()}
+	m.Scale = make([]float32, csr.Rows)
+	for r := 0; r < csr.Rows; r++ {
+		var s float64
+		for j := csr.RowPtr[r]; j < csr.RowPtr[r+1]; j++ {
+			s += math.Abs(float64(csr.Val[j]) * float64(x[csr.ColIdx[j]]))
+		}
+		m.Scale[r] = float32(s)
+		m.ScaleTotal += s
+	}
+	return Input{Matrix: m, Key: key}
+}
+
+// Device identifies where the lesson ran.
+type Device struct {
+	Name  string `json:"name"`
+	SMs   int    `json:"sms"`
+	Model string `json:"model"`
+	CC    string `json:"cc"`
+}
+
+// Prep is one method's one-time preparation on one matrix, timed apart from
+// the SpMV as cuSPARSE's analysis is: host wall clock for building the bins
+// or partitions and uploading them (measured on either backend; the
+// simulator's "upload" is a copy in host memory).
+type Prep struct {
+	Method string  `json:"method"`
+	HostMs float64 `json:"host_ms"`
+	Bytes  int64   `json:"bytes"` // device memory the preparation holds
+	Note   string  `json:"note"`
+}
+
+// KernelRun is one method on one matrix.
+type KernelRun struct {
+	Method   string  `json:"method"`
+	Kernels  string  `json:"kernels"`  // the CUDA kernels launched, in order, "+"-joined
+	Launches int     `json:"launches"` // per SpMV
+	TimeMs   float64 `json:"time_ms"`  // per SpMV, preparation excluded
+	MinMs    float64 `json:"min_ms"`
+	TimeKind string  `json:"time_kind"` // "measured" | "modeled"
+	GBs      float64 `json:"gb_s"`      // MinBytes / TimeMs
+	Correct  bool    `json:"correct"`
+	MaxErr   float64 `json:"max_rel_err"` // max |y - ref| / row scale
+	// Predicted: the lane-slot model on the host (see Predict).
+	PredSlots  int64   `json:"pred_slots"`
+	PredUseful float64 `json:"pred_useful"`
+	// Simulator only (nil on a GPU): the nonzero loop's lane-slots and
+	// useful share as executed, and all global-load sectors and DRAM bytes.
+	SimSlots   *int64   `json:"sim_slots,omitempty"`
+	SimUseful  *float64 `json:"sim_useful,omitempty"`
+	SimNonzero *int64   `json:"sim_nonzero_lanes,omitempty"`
+	Requests   *int64   `json:"requests,omitempty"`
+	Sectors    *int64   `json:"sectors,omitempty"`
+	DRAMBytes  *int64   `json:"dram_bytes,omitempty"`
+}
+
+// MatrixResult is everything about one matrix.
+type MatrixResult struct {
+	Key      string      `json:"key"`
+	Rows     int         `json:"rows"`
+	Cols     int         `json:"cols"`
+	NNZ      int         `json:"nnz"`
+	Stats    RowStats    `json:"stats"`
+	Choice   Choice      `json:"choice"`
+	MinBytes int64       `json:"min_bytes"` // rowPtr + colIdx + val + x read once, y written once
+	Bins     []Bin       `json:"bins"`
+	Prep     []Prep      `json:"prep"`
+	Runs     []KernelRun `json:"runs"`
+}
+
+// CopyRun is the bandwidth reference: read plus write bytes over time.
+type CopyRun struct {
+	What     string  `json:"what"` // "cuMemcpyDtoD" | "copyFloat4 kernel"
+	Bytes    int64   `json:"bytes"`
+	TimeMs   float64 `json:"time_ms"`
+	GBs      float64 `json:"gb_s"` // 2 × Bytes / time
+	TimeKind string  `json:"time_kind"`
+}
+
+// Result is the lesson's output, also its JSON.
+type Result struct {
+	Lesson    string         `json:"lesson"`  // "libs"
+	Backend   string         `json:"backend"` // "sim" | "gpu"
+	Device    Device         `json:"device"`
+	Driver    string         `json:"driver,omitempty"`
+	Date      string         `json:"date"`
+	Warmups   int            `json:"warmups"`
+	TimedRuns int            `json:"timed_runs"`
+	Copy      []CopyRun      `json:"copy"`
+	Matrices  []MatrixResult `json:"matrices"`
+	Failures  []string       `json:"failures"`
+}
+
+// OK reports whether every output matched the reference.
+func (r *Result) OK() bool { return len(r.Failures) == 0 }
+
+// MinBytes is the least an SpMV can move: rowPtr, colIdx, val and x read
+// once, y written once.
+func MinBytes(rows, cols, nnz int) int64 {
+	return int64(rows+1)*4 + int64(nnz)*8 + int64(cols)*4 + int64(rows)*4
+}
+
+// Run runs the lesson on dev: for each matrix, row statistics and the
+// chooser's pick, the one-time preparations (timed), then every method once
+// checked against the CPU reference and timed (CUDA events on a GPU,
+// modeled on the simulator); and the copy reference. A wrong output is
+// recorded in Failures and the lesson goes on; an error means it could not
+// run.
+func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error) {
+	if dev == nil {
+		return nil, errors.New("libs: Run: nil device (open one with gpuext.Open)")
+	}
+	o, err := opts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	r := newResult(dev, o)
+	mod := Module()
+	done, total := 0, 1+len(o.SeedRows)*2+len(o.Matrices)
+	progress := func(s string) {
+		if o.Progress != nil {
+			o.Progress(s, done, total)
+		}
+		done++
+	}
+	progress("copy")
+	if r.Copy, err = runCopy(ctx, dev, mod, o); err != nil {
+		return nil, err
+	}
+	if r.Copy == nil {
+		r.Copy = []CopyRun{}
+	}
+	// One matrix at a time, built, run and dropped, so that the 2^23 pair
+	// is never in host memory together with everything else.
+	var sizes [][]int
+	for _, rows := range o.SeedRows {
+		sizes = append(sizes, []int{rows})
+	}
+	for _, s := range sizes {
+		ins, err := Inputs(Options{SeedRows: s})
+		if err != nil {
+			return nil, err
+		}
+		for _, in := range ins {
+			progress(in.Key)
+			if err := runInput(ctx, dev, mod, in, o, r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, p := range o.Matrices {
+		ins, err := Inputs(Options{SeedRows: []int{}, Matrices: []string{p}})
+		if err != nil {
+			return nil, err
+		}
+		progress(ins[0].Key)
+		if err := runInput(ctx, dev, mod, ins[0], o, r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// RunInputs is Run over inputs already built (NewInput, Inputs), with
+// opts' methods and timing; opts' matrices are ignored and the copy
+// reference is skipped unless opts.CopyBytes is positive.
+func RunInputs(ctx context.Context, dev *gpuext.Device, ins []Input, opts Options) (*Result, error) {
+	if dev == nil {
+		return nil, errors.New("libs: RunInputs: nil device")
+	}
+	opts.SeedRows, opts.Matrices = []int{}, nil
+	o, err := opts.normalizeRun()
+	if err != nil {
+		return nil, err
+	}
+	r := newResult(dev, o)
+	mod := Module()
+	if o.CopyBytes > 0 {
+		if r.Copy, err = runCopy(ctx, dev, mod, o); err != nil {
+			return nil, err
+		}
+	}
+	for _, in := range ins {
+		if err := runInput(ctx, dev, mod, in, o, r); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+func newResult(dev *gpuext.Device, o Options) *Result {
+	major, minor := dev.ComputeCapability()
+	r := &Result{Lesson: "libs", Backend: dev.Kind(), Failures: []string{}, Copy: []CopyRun{},
+		Device: Device{Name: dev.Name(), SMs: dev.SMs(), Model: dev.Model().Key, CC: fmt.Sprintf("%d.%d", major, minor)},
+		Date:   time.Now().UTC().Format(time.RFC3339)}
+	if dev.Kind() == "gpu" {
+		r.Warmups, r.TimedRuns = o.Warmups, o.Runs
+	}
+	return r
+}
+
+// methodsFor is what runs on one matrix: the asked methods (all by
+// default) plus the choice.
+func methodsFor(o Options, choice string) []string {
+	ms := o.Methods
+	if ms == nil {
+		ms = Methods()
+	}
+	if !slices.Contains(ms, choice) {
+		ms = append(slices.Clone(ms), choice)
+	}
+	return ms
+}
+
+func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in Input, o Options, r *Result) error {
+	c := in.CSR
+	st := StatsOf(in.Lengths)
+	mr := MatrixResult{Key: in.Key, Rows: c.Rows, Cols: c.Cols, NNZ: c.NNZ(), Stats: st, Choice: Choose(st),
+		MinBytes: MinBytes(c.Rows, c.Cols, c.NNZ())}
+	d, err := upload(dev, in)
+	if err != nil {
+		return err
+	}
+	defer d.free()
+	methods := methodsFor(o, mr.Choice.Method)
+	y := make([]float32, c.Rows)
+	for _, m := range methods {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p, err := d.prepare(dev, m); err != nil {
+			return err
+		} else if p != nil {
+			mr.Prep = append(mr.Prep, *p)
+			if m == MethodBinned {
+				mr.Bins = d.bins
+			}
+		}
+		// One checked launch: y is filled with NaN first, so a row no
+		// thread writes cannot pass as the previous method's answer.
+		if err := d.y.Fill(float32(math.NaN())); err != nil {
+			return err
+		}
+		ls, names, err := d.launch(ctx, dev, mod, m)
+		if err != nil {
+			return fmt.Errorf("libs: %s on %s: %w", m, in.Key, err)
+		}
+		if err := d.y.Download(y); err != nil {
+			return err
+		}
+		run := KernelRun{Method: m, Kernels: strings.Join(names, "+"), Launches: len(names)}
+		run.MaxErr, run.Correct = maxRelErr(y, in.Want, in.Scale)
+		if !run.Correct {
+			bad := spmv.FirstMismatchScaled(y, in.Want, in.Scale, Tolerance)
+			r.Failures = append(r.Failures, fmt.Sprintf("%s %s wrong at row %d: got %.9g, want %.9g",
+				in.Key, m, bad, y[bad], in.Want[bad]))
+		}
+		run.PredSlots, run.PredUseful = Predict(c, m)
+		simCounters(&run, ls)
+		if ls[0].Stats != nil {
+			for _, l := range ls {
+				run.TimeMs += l.Stats.Time.Seconds * 1e3
+			}
+			run.MinMs, run.TimeKind = run.TimeMs, "modeled"
+		} else {
+			t, err := dev.Time(func() error { _, _, err := d.launch(ctx, dev, mod, m); return err }, o.Warmups, o.Runs)
+			if err != nil {
+				return fmt.Errorf("libs: timing %s on %s: %w", m, in.Key, err)
+			}
+			run.TimeMs, run.MinMs, run.TimeKind = t.MeanMs, t.MinMs, t.Kind
+			r.Driver = t.Driver
+		}
+		if run.TimeMs > 0 {
+			run.GBs = float64(mr.MinBytes) / (run.TimeMs * 1e-3) / 1e9
+		}
+		mr.Runs = append(mr.Runs, run)
+	}
+	r.Matrices = append(r.Matrices, mr)
+	return nil
+}
+
+// maxRelErr returns the largest |got - want| / scale and whether every row
+// is within Tolerance (NaN fails).
+func maxRelErr(got, want, scale []float32) (float64, bool) {
+	worst, ok := 0.0, true
+	for i, w := range want {
+		s := float64(scale[i])
+		if s == 0 {
+			s = 1
+		}
+		e := math.Abs(float64(got[i])-float64(w)) / s
+		if !(e <= float64(Tolerance)) {
+			ok = false
+		}
+		if math.IsNaN(e) {
+			e = math.Inf(1)
+		}
+		worst = max(worst, e)
+	}
+	return worst, ok
+}
+
+// simCounters sums the simulator's counters over a method's launches, and
+// counts the nonzero loop's lane-slots: the loads of val (scalar sites one
+// nonzero a lane, float4 sites four).
+func simCounters(run *KernelRun, ls []*gpuext.Launch) {
+	if len(ls) == 0 || ls[0].Stats == nil {
+		return
+	}
+	var req, sec, dram, slots, lanes int64
+	for _, l := range ls {
+		st := l.Stats
+		req += st.GlobalLoad.Requests
+		sec += st.GlobalLoad.Sectors
+		dram += st.DRAMReadBytes + st.DRAMWriteBytes
+		for _, s := range st.Sites {
+			if per := valSite(s); per > 0 {
+				slots += int64(per) * s.LaneSlots
+				lanes += int64(per) * s.ActiveLanes
+			}
+		}
+	}
+	run.Requests, run.Sectors, run.DRAMBytes, run.SimSlots, run.SimNonzero = &req, &sec, &dram, &slots, &lanes
+	if slots > 0 {
+		u := float64(lanes) / float64(slots)
+		run.SimUseful = &u
+	}
+}
+
+// valSite says whether a simulator site is one of the nonzero loop's loads
+// of colIdx, one per nonzero like val's but told apart from val's and x's
+// float loads by its integer type, and how many nonzeros one lane of it
+// reads: 4 for the int4 load, 1 for a scalar colIdx[j], 0 for any other.
+func valSite(s sim.SiteStats) int {
+	if s.Space != "global" || s.Op != "ld" {
+		return 0
+	}
+	switch {
+	case strings.Contains(s.Label, "col4[q]") && strings.Contains(s.Label, ".v4.u32"):
+		return 4
+	case (strings.Contains(s.Label, "colIdx[j]") || strings.Contains(s.Label, "colIdx[nzLo + k]")) &&
+		strings.Contains(s.Label, "ld.global.nc.u32"):
+		return 1
+	}
+	return 0
+}
