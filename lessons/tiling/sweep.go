@@ -191,14 +191,14 @@ func RunDemo(dev *gpuext.Device, kernel string, n, tile int) (Demo, error) {
 }
 
 // describeFault says in the lesson's terms where a fault happened: which
-// tile word for a shared race (As and Bs share the dynamic shared array,
-// which the PTX declares as bytes, `.extern .shared .b8 smem[]`, so the
-// fault's index is a byte offset: word Index/4), which element for an
+// tile word for a shared race (As and Bs share the dynamic shared array; the
+// PTX declares it as bytes, and the simulator gives the index in the
+// racing access's elements, here floats), which element for an
 // out-of-bounds access.
 func describeFault(f *sim.Fault, tile int) string {
 	switch f.Kind {
 	case "shared race":
-		arr, i := "As", f.Index/4
+		arr, i := "As", f.Index
 		if i >= tile*tile {
 			arr, i = "Bs", i-tile*tile
 		}
