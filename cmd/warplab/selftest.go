@@ -13,24 +13,23 @@ import (
 )
 
 // A selftestRow is one kernel on one input: did it agree with the CPU
-// reference, and (on a GPU) with its Go mirror and its PTX on the simulator.
+// reference, and (on a GPU) with the simulator running the GPU's PTX.
 type selftestRow struct {
 	lesson, input, kernel string
 	reference             string // "ok" or what was wrong
-	mirror                string // "ok", what differed, or "-" when not compared
 	ptx                   string // GPU vs the simulator running the GPU's PTX: "ok (same bits)", what differed, or "-"
 }
 
-// selftestDevs are the devices one self-test runs on. On a GPU, mirror is
-// the simulator running the Go mirrors, and ptx the simulator running every
-// kernel from the PTX the GPU loaded (Options.SimPTX and PTXFrom); on the
-// simulator both are nil, and the lesson's kernels run as they always do.
+// selftestDevs are the devices one self-test runs on. On a GPU, ptx is the
+// simulator running every kernel from the PTX the GPU loaded (Options.SimPTX
+// and PTXFrom); on the simulator it is nil, and the lesson's kernels run
+// from their embedded PTX as they always do.
 type selftestDevs struct {
-	dev, mirror, ptx *gpuext.Device
+	dev, ptx *gpuext.Device
 }
 
 // A selftest checks every kernel of one lesson on devs.dev and, on a GPU,
-// compares its outputs with the simulator's (mirrors and PTX). Its lines
+// compares its outputs with the simulator's from the same PTX. Its lines
 // say which code each side ran.
 type selftest func(ctx context.Context, devs selftestDevs) (rows []selftestRow, code []string, err error)
 
@@ -61,11 +60,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 	defer dev.Close()
 	devs := selftestDevs{dev: dev}
 	if dev.Kind() == "gpu" {
-		if devs.mirror, err = gpuext.Open("sim"); err != nil {
-			return fail(stderr, cmd, err)
-		}
-		defer devs.mirror.Close()
-		// The same simulator, made to run each kernel from the PTX the GPU
+		// The simulator, made to run each kernel from the PTX the GPU
 		// loaded, so that a difference is the executor's, not the compiler's.
 		opts := gpuext.OptionsFromEnv()
 		opts.SimPTX, opts.PTXFrom = true, dev
@@ -104,11 +99,11 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "lesson\tinput\tkernel\tvs CPU reference\tvs Go mirror (simulator)\tGPU vs its PTX (simulator)")
+	fmt.Fprintln(tw, "lesson\tinput\tkernel\tvs CPU reference\tGPU vs its PTX (simulator)")
 	failed := 0
 	for _, r := range all {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.lesson, r.input, r.kernel, r.reference, r.mirror, r.ptx)
-		if r.reference != "ok" || !agrees(r.mirror) || !agrees(r.ptx) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.lesson, r.input, r.kernel, r.reference, r.ptx)
+		if r.reference != "ok" || !agrees(r.ptx) {
 			failed++
 		}
 	}

@@ -85,9 +85,9 @@ func TestCompareF32(t *testing.T) {
 	}
 }
 
-// TestSelftestPTXColumn runs the CG self-test with the PTX column on, with
-// no GPU: the "GPU" is a simulator that also runs the PTX, so every row
-// must come out the same bits, and the code line names the PTX that ran.
+// TestSelftestPTXColumn runs the CG and spmv self-tests with the PTX column
+// on, with no GPU: the "GPU" is a simulator that also runs the PTX, so every
+// row must come out the same bits, and the code line names the PTX that ran.
 func TestSelftestPTXColumn(t *testing.T) {
 	open := func(o gpuext.Options) *gpuext.Device {
 		d, err := gpuext.OpenWith("sim", o)
@@ -97,20 +97,29 @@ func TestSelftestPTXColumn(t *testing.T) {
 		t.Cleanup(func() { d.Close() })
 		return d
 	}
-	devs := selftestDevs{dev: open(gpuext.Options{SimPTX: true}), mirror: open(gpuext.Options{}), ptx: open(gpuext.Options{SimPTX: true})}
-	rows, code, err := selftestCG(context.Background(), devs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(code) != 1 || !strings.Contains(code[0], "nvcc 11.8") || !strings.Contains(code[0], "sm_75") {
-		t.Errorf("code lines %q; want one naming nvcc 11.8 and sm_75", code)
-	}
-	if len(rows) == 0 {
-		t.Fatal("no rows")
-	}
-	for _, r := range rows {
-		if r.ptx != "ok (same bits)" || r.reference != "ok" {
-			t.Errorf("%s: reference %q, PTX %q; want ok and the same bits", r.kernel, r.reference, r.ptx)
+	for _, c := range []struct {
+		name string
+		test selftest
+		rows int
+	}{
+		{"cg", selftestCG, 0},
+		{"spmv", selftestSpMV, 2 * len(spmv.KernelNames())}, // both seed matrices
+	} {
+		devs := selftestDevs{dev: open(gpuext.Options{SimPTX: true}), ptx: open(gpuext.Options{SimPTX: true})}
+		rows, code, err := c.test(context.Background(), devs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(code) != 1 || !strings.Contains(code[0], "nvcc 11.8") || !strings.Contains(code[0], "sm_75") {
+			t.Errorf("%s: code lines %q; want one naming nvcc 11.8 and sm_75", c.name, code)
+		}
+		if len(rows) == 0 || (c.rows > 0 && len(rows) != c.rows) {
+			t.Fatalf("%s: %d rows, want %d", c.name, len(rows), c.rows)
+		}
+		for _, r := range rows {
+			if r.ptx != "ok (same bits)" || r.reference != "ok" {
+				t.Errorf("%s %s: reference %q, PTX %q; want ok and the same bits", c.name, r.kernel, r.reference, r.ptx)
+			}
 		}
 	}
 }
