@@ -34,16 +34,22 @@
 // here is sized from the device (8 blocks per SM); Options.ProbeBlocks = 320
 // brings the seed's grid back, and the text says why it is no floor.
 //
-// # Two forms of each kernel
+// # One form of each kernel
 //
 // spmv.cu holds the CUDA C (embedded, with its PTX from nvcc 11.8 for
-// compute_75); mirrors.go holds the Go mirrors the simulator runs. Module
-// gives gpuext both. The *_unroll1 variants keep the row loop rolled
-// (#pragma unroll 1); for those the simulator's global-load requests and
-// sectors equal Nsight Compute's exactly, on the seed's matrices and on
-// real SuiteSparse matrices. The default kernels are mirrored as nvcc
-// unrolls them (by four, remainder first), which changes which addresses a
-// warp fetches together on rows whose length is not a multiple of 32.
+// compute_75, generated with line information). Module gives gpuext both:
+// a GPU runs the CUDA C (a cubin from a local nvcc) or the PTX, and the
+// simulator executes the PTX, so what it counts follows what the compiler
+// emitted, instruction counts included. There is no Go copy of the kernels.
+// The *_unroll1 variants keep the row loop rolled (#pragma unroll 1); for
+// those the simulator's global-load requests and sectors equal Nsight
+// Compute's exactly, on the seed's matrices and on real SuiteSparse
+// matrices. The default kernels' PTX holds nvcc's unrolling (by four,
+// remainder first), which changes which addresses a warp fetches together
+// where its lanes' trip counts differ. ptxas may
+// restructure such a loop again below the PTX, and then the PTX-level
+// counts and ncu's part (lecture 4's spmvCsrThread does; docs/design-notes.md);
+// on the seed's matrices they agree (TestPTXPathEqualsNCUSeed).
 //
 // Run does it all on a gpuext.Device; Predict gives the prediction alone,
 // without a device; `warplab run spmv` is the command line.
