@@ -19,20 +19,10 @@ var cudaSource string
 //go:embed empty.ptx
 var ptx string
 
-// Module is the empty kernel in both forms.
+// Module is the empty kernel: its CUDA C for a GPU and its PTX, which both
+// a GPU and the simulator run.
 func Module() *gpuext.Module {
-	return &gpuext.Module{
-		Name: "launchbench",
-		CUDA: cudaSource,
-		PTX:  ptx,
-		Mirrors: map[string]gpuext.Mirror{
-			"emptyKernel": func(sim.Args) (*sim.Kernel, error) {
-				k := sim.NewKernel("emptyKernel", false)
-				k.Body = func(*sim.Thread) {}
-				return k, nil
-			},
-		},
-	}
+	return &gpuext.Module{Name: "launchbench", CUDA: cudaSource, PTX: ptx}
 }
 
 // Result is the host time per launch, in microseconds, for n launches of
