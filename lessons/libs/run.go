@@ -47,6 +47,9 @@ type Options struct {
 	// Warmups and Runs are the GPU timing protocol (0: 3 and 10). The
 	// simulator's time is a model: one checked launch gives it.
 	Warmups, Runs int
+	// DumpDir, if set, receives each matrix as WriteCSRFile writes it
+	// (<key>.csr) before it runs: the peer program's input.
+	DumpDir string
 	// Progress, if set, is told each stage as it starts.
 	Progress func(stage string, done, total int)
 }
@@ -364,6 +367,11 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 	st := StatsOf(in.Lengths)
 	mr := MatrixResult{Key: in.Key, Rows: c.Rows, Cols: c.Cols, NNZ: c.NNZ(), Stats: st, Choice: Choose(st),
 		MinBytes: MinBytes(c.Rows, c.Cols, c.NNZ())}
+	if o.DumpDir != "" {
+		if _, err := WriteCSRFile(o.DumpDir, in); err != nil {
+			return err
+		}
+	}
 	d, err := upload(dev, in)
 	if err != nil {
 		return err
