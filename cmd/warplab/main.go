@@ -47,6 +47,7 @@ func lessons() map[string]lessonCommand {
 		"spmv":   spmvCommand,
 		"tiling": tilingCommand,
 		"cg":     cgCommand,
+		"libs":   libsCommand,
 	}
 }
 
