@@ -29,9 +29,15 @@ type SpMVCounters struct {
 	Bound          string  `json:"bound"` // the time model's limiting term
 }
 
-// SiteSectors are one load instruction's counters.
+// SiteSectors are one load instruction's counters. The simulator executes
+// cg.ptx, so a site is one PTX load: Label is the simulator's ("cg.cu:74
+// <the source line> [<the PTX instruction>]"); Where and Instr are its
+// parts, short enough for a table. nvcc unrolls the thread-per-row loop by
+// four, so one source load appears as several sites there.
 type SiteSectors struct {
 	Label          string  `json:"label"`
+	Where          string  `json:"where"` // "cg.cu:74"
+	Instr          string  `json:"instr"` // "ld.global.nc.f64 %fd12, [%rd31]"
 	Bytes          int     `json:"bytes"` // per lane
 	Requests       int64   `json:"requests"`
 	Sectors        int64   `json:"sectors"`
@@ -52,13 +58,52 @@ func ratio(a, b int64) float64 {
 	return float64(a) / float64(b)
 }
 
-// siteBytes is the size of what a site of the CG SpMV kernels loads: the
-// int32 row pointers and columns, the float64 values and vectors.
+// siteBytes is the size one lane of a site loads, read from the PTX
+// instruction at the end of its label ("cg.cu:74 sum = ...;
+// [ld.global.nc.u32 %r15, [%rd48]]" loads 4 bytes): the element type's size
+// times the vector width (.v2, .v4). It is 0 when the label names no PTX
+// load or store, which the caller treats as unknown.
 func siteBytes(label string) int {
-	if strings.HasPrefix(label, "rowPtr") || strings.HasPrefix(label, "cols") {
-		return 4
+	_, in := siteParts(label)
+	f := strings.Fields(in)
+	if len(f) == 0 {
+		return 0
 	}
-	return 8
+	size, vec := 0, 1
+	for _, part := range strings.Split(f[0], ".")[1:] {
+		switch part {
+		case "v2":
+			vec = 2
+		case "v4":
+			vec = 4
+		case "b8", "u8", "s8":
+			size = 1
+		case "b16", "u16", "s16", "f16":
+			size = 2
+		case "b32", "u32", "s32", "f32":
+			size = 4
+		case "b64", "u64", "s64", "f64":
+			size = 8
+		}
+	}
+	return size * vec
+}
+
+// siteParts splits a PTX site label into where it is ("cg.cu:74", the
+// source line's position) and the PTX instruction ("ld.global.nc.u32 %r15,
+// [%rd48]"); the source text between them is left out. A label without a
+// bracketed instruction gives the whole label as where.
+func siteParts(label string) (where, instr string) {
+	where = label
+	if i := strings.IndexByte(label, ' '); i > 0 {
+		where = label[:i]
+	}
+	for _, op := range []string{" [ld.", " [st.", " [atom.", " [red."} {
+		if i := strings.LastIndex(label, op); i >= 0 && strings.HasSuffix(label, "]") {
+			return where, label[i+2 : len(label)-1]
+		}
+	}
+	return label, ""
 }
 
 // idealSectors is Σ over requests of ⌈active·bytes/32⌉, from the site's
@@ -78,13 +123,20 @@ func spmvCounters(st *sim.Stats) SpMVCounters {
 			continue
 		}
 		b := siteBytes(s.Label)
+		if b == 0 {
+			// Not a PTX label: unknown width; count it as 8 bytes, the
+			// widest the CG kernels load (an ideal never above what the
+			// site touched, by the min below).
+			b = 8
+		}
 		// Lanes may share an address (the threads of one row in
 		// spmvCsrSubwarp load the same row pointer; neighbouring rows gather
 		// overlapping x), and then a request needs fewer sectors than its
 		// lanes' bytes: such a site wastes nothing, and its ideal is what it
 		// touched.
 		ideal := min(idealSectors(s.ActiveHist, b), s.Sectors)
-		ss := SiteSectors{Label: s.Label, Bytes: b, Requests: s.Requests, Sectors: s.Sectors, IdealSectors: ideal}
+		where, instr := siteParts(s.Label)
+		ss := SiteSectors{Label: s.Label, Where: where, Instr: instr, Bytes: b, Requests: s.Requests, Sectors: s.Sectors, IdealSectors: ideal}
 		if ss.Sectors > 0 {
 			ss.ExcessiveShare = float64(ss.Sectors-ss.IdealSectors) / float64(ss.Sectors)
 		}

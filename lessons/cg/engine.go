@@ -130,6 +130,20 @@ func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, 
 	return e, nil
 }
 
+// dotThreads is CG_DOT_THREADS in cg.cu: the block size of both ddot passes
+// (and of the fused kernels that end in the same tree) and the size of their
+// shared tree. It is part of the result, because the tree's shape is the
+// order of the additions; the kernels assume it, so every launch uses it.
+const dotThreads = 256
+
+// dotBlocks is the largest grid of ddotPartial. It is a constant, not a
+// multiple of the GPU's SM count, so that a dot product has the same bits on
+// every GPU and on the simulator; 256 blocks × 256 threads cover 65,536
+// elements per grid-stride step, enough to fill an H200 (132 SMs × 2048
+// threads = 270,336 is reached by four steps of the stride loop at 100³).
+// ddotFinal then adds exactly one partial per thread.
+const dotBlocks = 256
+
 // dotGrid is ddotPartial's gridDim.x: enough blocks for one element per
 // thread, at most dotBlocks. It depends on n only, never on the GPU, so a
 // dot product has the same bits on every GPU and on the simulator; capping

@@ -2,11 +2,11 @@ package cg
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
-	"github.com/warplab/warplab/sim"
 )
 
 // TestStencil27MatchesCSR: spmvStencil27, which computes the 27-point rows
@@ -43,10 +43,24 @@ func TestStencil27MatchesCSR(t *testing.T) {
 			if !equalBits(s, cpu) || !equalBits(th, cpu) || !equalBits(w, cpu) {
 				t.Fatalf("stencil %v\nthread per row %v\nsubwarp(1) %v\ncpu %v", s, th, w, cpu)
 			}
-			// 27 load sites of p, one store; the stencil reads no matrix.
+			// One load of p per neighbour offset that some row of the grid
+			// has (27 when every dimension is 2 or more; an offset across
+			// a dimension of 1 is never taken, so its load never runs and
+			// has no site); the stencil reads no matrix.
+			sites := 1
+			for _, d := range []int{g.NX, g.NY, g.NZ} {
+				if d > 1 {
+					sites *= 3
+				}
+			}
 			c := spmvCounters(st)
-			if len(c.Sites) != 27 || c.Requests == 0 {
-				t.Errorf("stencil counters: %d load sites, %d requests", len(c.Sites), c.Requests)
+			if len(c.Sites) != sites || c.Requests < int64(sites) {
+				t.Errorf("stencil counters: %d load sites, %d requests; want %d sites", len(c.Sites), c.Requests, sites)
+			}
+			for _, s := range c.Sites {
+				if s.Bytes != 8 || s.Where == "" || !strings.HasPrefix(s.Instr, "ld.global") {
+					t.Errorf("stencil site %+v: want an 8-byte ld.global at a cg.cu line", s)
+				}
 			}
 		})
 	}
@@ -106,26 +120,6 @@ func TestMatrixFreeMatchesPipelined(t *testing.T) {
 		}
 		if !equalBits(r8tpr.Residuals, full.Residuals) || !equalBits(r8tpr.X, full.X) {
 			t.Errorf("%v: stage 8 with ThreadsPerRow 32 differs from stage 7 with 1", g)
-		}
-	}
-}
-
-// TestStencil27BadArgs: a grid the buffers cannot hold, or with an empty
-// dimension, is an error, not a fault or a silent partial product.
-func TestStencil27BadArgs(t *testing.T) {
-	dev := openSim(t)
-	v := upload(t, dev, "v", make([]float64, 8))
-	short := upload(t, dev, "short", make([]float64, 7))
-	for _, a := range [][]any{
-		{int32(2), int32(2), int32(3), v, v},                   // 12 rows, 8 elements
-		{int32(2), int32(2), int32(2), v, short},               // Ap too short
-		{int32(0), int32(2), int32(2), v, v},                   // empty dimension
-		{int32(2), int32(-1), int32(2), v, v},                  // negative dimension
-		{int32(2), int32(2), int32(2), v},                      // one short
-		{int32(1 << 30), int32(1 << 30), int32(1 << 30), v, v}, // overflow
-	} {
-		if _, err := dev.Launch(Module(), kSpMVStencil27, sim.Dim1(1), sim.Dim1(32), 0, a...); err == nil {
-			t.Errorf("spmvStencil27%v: no error", a)
 		}
 	}
 }
