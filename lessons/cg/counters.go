@@ -90,17 +90,20 @@ func siteBytes(label string) int {
 }
 
 // siteParts splits a PTX site label into where it is ("cg.cu:74", the
-// source line's position) and the PTX instruction ("ld.global.nc.u32 %r15,
-// [%rd48]"); the source text between them is left out. A label without a
-// bracketed instruction gives the whole label as where.
+// source line's position, or "cg.ptx:1012" for PTX without line
+// information) and the PTX instruction ("ld.global.nc.u32 %r15, [%rd48]");
+// the source text between them is left out. Any other label is all where.
 func siteParts(label string) (where, instr string) {
-	where = label
-	if i := strings.IndexByte(label, ' '); i > 0 {
-		where = label[:i]
+	i := strings.IndexByte(label, ' ')
+	if i < 0 {
+		return label, ""
 	}
-	for _, op := range []string{" [ld.", " [st.", " [atom.", " [red."} {
-		if i := strings.LastIndex(label, op); i >= 0 && strings.HasSuffix(label, "]") {
-			return where, label[i+2 : len(label)-1]
+	for _, op := range []string{"ld.", "st.", "atom.", "red."} {
+		if strings.HasPrefix(label[i+1:], op) {
+			return label[:i], label[i+1:] // "cg.ptx:1012 ld.global.f64 ..."
+		}
+		if j := strings.LastIndex(label, " ["+op); j >= 0 && strings.HasSuffix(label, "]") {
+			return label[:i], label[j+2 : len(label)-1]
 		}
 	}
 	return label, ""

@@ -3,7 +3,11 @@ package cg
 import (
 	"math"
 	"runtime"
+	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/testenv"
 )
 
 // Values where a fused multiply-add and a multiply followed by an add differ:
@@ -81,4 +85,61 @@ func TestPlainExpressionFusion(t *testing.T) {
 	}
 	t.Skipf("%s (amd64.v3 = %v): the compiler may fuse plain a*b + c (here it was %s); the kernels use float64() conversions so they never fuse",
 		runtime.GOARCH, goamd64v3, fusedOrNot)
+}
+
+// TestPTXKernelsNeverFuse checks the GPU side of the same guarantee, on the
+// simulator, which executes cg.ptx as a GPU would: cg.cu writes every
+// product and sum with __dmul_rn/__dadd_rn, which nvcc emits as mul.rn.f64
+// and add.rn.f64 and neither nvcc nor ptxas may contract into an FMA. So
+// cg.ptx has no fma or mad on doubles (nvcc's default -fmad=true would emit
+// fma.rn.f64 for a plain a*b + c), and the kernels give the unfused result
+// on values where fusing changes it.
+func TestPTXKernelsNeverFuse(t *testing.T) {
+	for i, line := range strings.Split(Module().PTX, "\n") {
+		if f := strings.Fields(line); len(f) > 0 && (strings.HasPrefix(f[0], "fma.") || strings.HasPrefix(f[0], "mad.")) && strings.HasSuffix(f[0], ".f64") {
+			t.Errorf("cg.ptx:%d: %s fuses a double multiply-add", i+1, strings.TrimSpace(line))
+		}
+	}
+	dev := openSim(t)
+	want := unfused(fmaA, fmaB, fmaC)
+	// waxpby, all three branches, as TestKernelsNeverFuse.
+	for _, tt := range []struct{ alpha, x, beta, y float64 }{
+		{1, fmaC, fmaA, fmaB},
+		{fmaA, fmaB, 1, fmaC},
+		{fmaA, fmaB, -1, 1},
+	} {
+		w := upload(t, dev, "w", []float64{42})
+		launch(t, dev, kWaxpby, 1, 32, int32(1), tt.alpha, upload(t, dev, "x", []float64{tt.x}), tt.beta, upload(t, dev, "y", []float64{tt.y}), w)
+		exp := float64(tt.alpha*tt.x) + float64(tt.beta*tt.y)
+		if tt.alpha == 1 {
+			exp = tt.x + float64(tt.beta*tt.y)
+		}
+		if got := download(t, w)[0]; got != exp {
+			t.Errorf("waxpby(%g, %g, %g, %g) = %g on the simulator, want unfused %g", tt.alpha, tt.x, tt.beta, tt.y, got, exp)
+		}
+	}
+	// The CSR SpMVs and the stencil's arithmetic: one row [1, a] times
+	// x = [c, b].
+	rowPtr := testenv.Must(gpuext.Upload(dev, "rowPtr", []int32{0, 2, 2}))(t)
+	cols := testenv.Must(gpuext.Upload(dev, "cols", []int32{0, 1}))(t)
+	vals := upload(t, dev, "vals", []float64{1, fmaA})
+	x := upload(t, dev, "x", []float64{fmaC, fmaB})
+	for _, k := range []string{kSpMVThreadPerRow, kSpMVThreadPerRowUnroll1, kSpMVSubwarp} {
+		y := upload(t, dev, "y", []float64{42, 42})
+		args := []any{int32(2), rowPtr, cols, vals, x, y}
+		if k == kSpMVSubwarp {
+			args = []any{int32(2), int32(1), rowPtr, cols, vals, x, y}
+		}
+		launch(t, dev, k, 1, 32, args...)
+		if got := download(t, y)[0]; got != want {
+			t.Errorf("%s = %g on the simulator, want unfused %g", k, got, want)
+		}
+	}
+	// updateXRDot: x + alpha·p with x = c, alpha = a, p = b.
+	xu, r := upload(t, dev, "x", []float64{fmaC}), upload(t, dev, "r", []float64{0})
+	launch(t, dev, kUpdateXRDot, 1, dotThreads, int32(1), upload(t, dev, "alpha", []float64{fmaA}),
+		upload(t, dev, "p", []float64{fmaB}), upload(t, dev, "Ap", []float64{0}), xu, r, upload(t, dev, "partial", []float64{0}))
+	if got := download(t, xu)[0]; got != want {
+		t.Errorf("updateXRDot x = %g on the simulator, want unfused %g", got, want)
+	}
 }
