@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: MIT
+//
+// cusparse_peer.cu: the peer of the "How libraries win" lesson
+// (lessons/libs). It times cusparseSpMV on exactly the matrices our kernels
+// ran on, in the same GPU call (scripts/evidence/libs.sh), with the
+// lesson's protocol: CUDA events, 3 warm-ups, then 10 timed runs (mean from
+// one event pair around all 10, min from an event pair around each), and
+// checks cuSPARSE's y against the lesson's CPU reference with the lesson's
+// tolerance (1e-5 of each row's sum of |val*x|).
+//
+// Input: files written by `warplab run libs --dump DIR` (lessons/libs
+// WriteCSR): "WLCSR01\0", rows, cols, nnz (int64), rowPtr, colIdx (int32),
+// val, x, reference y, row scales (float32), little-endian.
+//
+// For each matrix and each of CUSPARSE_SPMV_ALG_DEFAULT and
+// CUSPARSE_SPMV_CSR_ALG2: the one-time preparation (buffer size query,
+// buffer allocation, and cusparseSpMV_preprocess when built with
+// -DWARPLAB_PREPROCESS, CUDA 12.4 and later) is timed on the host's clock
+// apart from the SpMV, as the lesson times its own binning and merge-path
+// partitions. Before the matrices, a cudaMemcpy device to device of
+// --copy-mib MiB (default 256) gives the copy bandwidth reference.
+//
+// Output: one JSON object a line on stdout (lessons/libs PeerRun).
+//
+// Build (on the GPU host): nvcc -O3 -o cusparse_peer cusparse_peer.cu -lcusparse
+// Run:   cusparse_peer [--copy-mib N] DIR/*.csr
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(call)                                                              \
+    do {                                                                      \
+        cudaError_t e_ = (call);                                              \
+        if (e_ != cudaSuccess) {                                              \
+            fprintf(stderr, "cusparse_peer: %s:%d %s: %s\n", __FILE__,        \
+                    __LINE__, #call, cudaGetErrorString(e_));                 \
+            exit(1);                                                          \
+        }                                                                     \
+    } while (0)
+#define CS(call)                                                              \
+    do {                                                                      \
+        cusparseStatus_t s_ = (call);                                         \
+        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                  \
+            fprintf(stderr, "cusparse_peer: %s:%d %s: %s\n", __FILE__,        \
+                    __LINE__, #call, cusparseGetErrorString(s_));             \
+            exit(1);                                                          \
+        }                                                                     \
+    } while (0)
+
+static const int kWarmups = 3, kRuns = 10;
+static const double kTolerance = 1e-5;
+
+struct Csr {
+    int64_t rows = 0, cols = 0, nnz = 0;
+    std::vector<int32_t> rowPtr, colIdx;
+    std::vector<float> val, x, want, scale;
+};
+
+template <typename T>
+static bool readN(FILE* f, std::vector<T>& v, int64_t n) {
+    v.resize((size_t)n);
+    return n == 0 || fread(v.data(), sizeof(T), (size_t)n, f) == (size_t)n;
+}
+
+static bool readCsr(const char* path, Csr& m, std::string& err) {
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        err = std::string("cannot open ") + path;
+        return false;
+    }
+    char magic[8];
+    int64_t dims[3];
+    bool ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, "WLCSR01\0", 8) == 0;
+    if (!ok) {
+        err = std::string(path) + ": not a warplab CSR file (magic)";
+    } else if (fread(dims, sizeof(int64_t), 3, f) != 3 || dims[0] < 0 || dims[1] < 0 || dims[2] < 0 ||
+               dims[2] > INT32_MAX) {
+        ok = false;
+        err = std::string(path) + ": bad header";
+    } else {
+        m.rows = dims[0], m.cols = dims[1], m.nnz = dims[2];
+        ok = readN(f, m.rowPtr, m.rows + 1) && readN(f, m.colIdx, m.nnz) && readN(f, m.val, m.nnz) &&
+             readN(f, m.x, m.cols) && readN(f, m.want, m.rows) && readN(f, m.scale, m.rows);
+        if (!ok) err = std::string(path) + ": truncated";
+        else if (m.rowPtr[0] != 0 || m.rowPtr[m.rows] != m.nnz) {
+            ok = false;
+            err = std::string(path) + ": rowPtr does not run from 0 to nnz";
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+static std::string keyOf(const char* path) {
+    std::string s(path);
+    size_t slash = s.find_last_of('/');
+    if (slash != std::string::npos) s = s.substr(slash + 1);
+    if (s.size() > 4 && s.substr(s.size() - 4) == ".csr") s = s.substr(0, s.size() - 4);
+    return s;
+}
+
+// timeIt: warm-ups, then the mean over kRuns between two events, then the
+// fastest of kRuns each between its own two events.
+template <typename F>
+static void timeIt(F f, double& meanMs, double& minMs) {
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int i = 0; i < kWarmups; ++i) f();
+    CK(cudaDeviceSynchronize());
+    CK(cudaEventRecord(a));
+    for (int i = 0; i < kRuns; ++i) f();
+    CK(cudaEventRecord(b));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    meanMs = ms / kRuns;
+    minMs = 1e30;
+    for (int i = 0; i < kRuns; ++i) {
+        CK(cudaEventRecord(a));
+        f();
+        CK(cudaEventRecord(b));
+        CK(cudaEventSynchronize(b));
+        CK(cudaEventElapsedTime(&ms, a, b));
+        minMs = std::min(minMs, (double)ms);
+    }
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+}
+
+static std::string gpuName;
+static int driverVersion = 0, cusparseVersion = 0;
+
+static void printLine(const std::string& matrix, const char* alg, double meanMs, double minMs, double prepMs,
+                      long long bytes, double maxErr, bool correct) {
+    printf("{\"matrix\":\"%s\",\"alg\":\"%s\",\"mean_ms\":%.6f,\"min_ms\":%.6f,\"prep_ms\":%.6f,\"bytes\":%lld,"
+           "\"max_rel_err\":%.3g,\"correct\":%s,\"gpu\":\"%s\",\"driver\":%d,\"cusparse\":%d}\n",
+           matrix.c_str(), alg, meanMs, minMs, prepMs, bytes, std::isfinite(maxErr) ? maxErr : 1e30,
+           correct ? "true" : "false", gpuName.c_str(), driverVersion, cusparseVersion);
+    fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+    long long copyMiB = 256;
+    int first = 1;
+    if (argc > 2 && strcmp(argv[1], "--copy-mib") == 0) {
+        copyMiB = atoll(argv[2]);
+        first = 3;
+    }
+    if (first >= argc) {
+        fprintf(stderr, "usage: cusparse_peer [--copy-mib N] FILE.csr...\n");
+        return 2;
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    gpuName = prop.name;
+    CK(cudaDriverGetVersion(&driverVersion));
+    cusparseHandle_t h;
+    CS(cusparseCreate(&h));
+    CS(cusparseGetVersion(h, &cusparseVersion));
+
+    if (copyMiB > 0) {
+        size_t bytes = (size_t)copyMiB << 20;
+        void *src, *dst;
+        CK(cudaMalloc(&src, bytes));
+        CK(cudaMalloc(&dst, bytes));
+        CK(cudaMemset(src, 1, bytes));
+        double mean, mn;
+        timeIt([&] { CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0)); }, mean, mn);
+        printLine("", "memcpy", mean, mn, 0, (long long)bytes, 0, true);
+        CK(cudaFree(src));
+        CK(cudaFree(dst));
+    }
+
+    int failures = 0;
+    for (int a = first; a < argc; ++a) {
+        Csr m;
+        std::string err;
+        if (!readCsr(argv[a], m, err)) {
+            fprintf(stderr, "cusparse_peer: %s\n", err.c_str());
+            return 1;
+        }
+        const std::string key = keyOf(argv[a]);
+        int32_t *dRow, *dCol;
+        float *dVal, *dX, *dY;
+        CK(cudaMalloc(&dRow, sizeof(int32_t) * (m.rows + 1)));
+        CK(cudaMalloc(&dCol, sizeof(int32_t) * std::max<int64_t>(m.nnz, 1)));
+        CK(cudaMalloc(&dVal, sizeof(float) * std::max<int64_t>(m.nnz, 1)));
+        CK(cudaMalloc(&dX, sizeof(float) * std::max<int64_t>(m.cols, 1)));
+        CK(cudaMalloc(&dY, sizeof(float) * std::max<int64_t>(m.rows, 1)));
+        CK(cudaMemcpy(dRow, m.rowPtr.data(), sizeof(int32_t) * (m.rows + 1), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dCol, m.colIdx.data(), sizeof(int32_t) * m.nnz, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dVal, m.val.data(), sizeof(float) * m.nnz, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dX, m.x.data(), sizeof(float) * m.cols, cudaMemcpyHostToDevice));
+        cusparseSpMatDescr_t A;
+        cusparseDnVecDescr_t X, Y;
+        CS(cusparseCreateCsr(&A, m.rows, m.cols, m.nnz, dRow, dCol, dVal, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                             CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+        CS(cusparseCreateDnVec(&X, m.cols, dX, CUDA_R_32F));
+        CS(cusparseCreateDnVec(&Y, m.rows, dY, CUDA_R_32F));
+        const float alpha = 1.0f, beta = 0.0f;
+        struct {
+            cusparseSpMVAlg_t alg;
+            const char* name;
+        } algs[] = {{CUSPARSE_SPMV_ALG_DEFAULT, "CUSPARSE_SPMV_ALG_DEFAULT"},
+                    {CUSPARSE_SPMV_CSR_ALG2, "CUSPARSE_SPMV_CSR_ALG2"}};
+        std::vector<float> y(m.rows);
+        for (auto& al : algs) {
+            CK(cudaDeviceSynchronize());
+            auto t0 = std::chrono::steady_clock::now();
+            size_t bufBytes = 0;
+            CS(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
+                                       al.alg, &bufBytes));
+            void* buf = nullptr;
+            CK(cudaMalloc(&buf, std::max<size_t>(bufBytes, 1)));
+#ifdef WARPLAB_PREPROCESS
+            CS(cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
+                                       al.alg, buf));
+#endif
+            CK(cudaDeviceSynchronize());
+            const double prepMs =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            auto spmv = [&] {
+                CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F, al.alg,
+                                buf));
+            };
+            // One checked run; y is NaN first (all bytes 0xff), so a row
+            // never written fails.
+            CK(cudaMemset(dY, 0xff, sizeof(float) * m.rows));
+            spmv();
+            CK(cudaMemcpy(y.data(), dY, sizeof(float) * m.rows, cudaMemcpyDeviceToHost));
+            double maxErr = 0;
+            bool correct = true;
+            for (int64_t r = 0; r < m.rows; ++r) {
+                const double s = m.scale[r] == 0 ? 1.0 : (double)m.scale[r];
+                const double e = std::fabs((double)y[r] - (double)m.want[r]) / s;
+                if (!(e <= kTolerance)) correct = false;
+                maxErr = std::max(maxErr, std::isnan(e) ? INFINITY : e);
+            }
+            if (!correct) ++failures;
+            double mean, mn;
+            timeIt(spmv, mean, mn);
+            printLine(key, al.name, mean, mn, prepMs, 0, maxErr, correct);
+            CK(cudaFree(buf));
+        }
+        CS(cusparseDestroySpMat(A));
+        CS(cusparseDestroyDnVec(X));
+        CS(cusparseDestroyDnVec(Y));
+        CK(cudaFree(dRow));
+        CK(cudaFree(dCol));
+        CK(cudaFree(dVal));
+        CK(cudaFree(dX));
+        CK(cudaFree(dY));
+    }
+    CS(cusparseDestroy(h));
+    if (failures) fprintf(stderr, "cusparse_peer: %d wrong outputs\n", failures);
+    return failures ? 1 : 0;
+}
