@@ -13,7 +13,13 @@ import (
 // when no GPU answers, so an untagged program must never link it.
 type gpuBackend interface {
 	alloc(bytes int64) (uint64, error)
-	free(ptr uint64) error
+	// free releases ptr if it belongs to context generation gen; memory
+	// of an older context went with it (ContextLostError), and its
+	// address may already belong to a new allocation.
+	free(ptr, gen uint64) error
+	// generation counts the contexts the backend has had (it recreates
+	// one after a kernel fault) and says why the last one was lost.
+	generation() (gen uint64, lost string)
 	htod(dst uint64, src unsafe.Pointer, bytes int64) error
 	dtoh(dst unsafe.Pointer, src uint64, bytes int64) error
 	// dtod queues a device-to-device copy on the default stream and

@@ -28,6 +28,7 @@ type bufState struct {
 	bytes int64
 	freed bool         // guarded by dev.mu
 	free  func() error // releases the device memory; nil when there is none
+	gen   uint64       // GPU: the context generation the memory belongs to
 }
 
 func (st *bufState) String() string { return fmt.Sprintf("%s (%s[%d])", st.name, st.typ, st.n) }
@@ -66,16 +67,22 @@ func Alloc[T sim.Elem](d *Device, name string, n int) (*Buffer[T], error) {
 	b := &Buffer[T]{n: n, st: &bufState{dev: d, name: name, typ: typeName[T](), n: n, bytes: bytes}}
 	if d.gpu != nil {
 		if n > 0 {
+			gen, _ := d.gpu.generation()
 			ptr, err := d.gpu.alloc(bytes)
 			if err != nil {
 				return nil, fmt.Errorf("gpuext: %s: %w", call, err)
 			}
-			b.ptr = ptr
-			b.st.free = func() error { return d.gpu.free(ptr) }
+			if g2, _ := d.gpu.generation(); g2 != gen {
+				return nil, fmt.Errorf("gpuext: %s: the GPU context was recreated during the allocation; allocate again", call)
+			}
+			b.ptr, b.st.gen = ptr, gen
+			b.st.free = func() error { return d.gpu.free(ptr, gen) }
 			if err := d.gpu.memsetD32(ptr, 0, bytes/4); err != nil {
-				_ = d.gpu.free(ptr)
+				_ = d.gpu.free(ptr, gen)
 				return nil, fmt.Errorf("gpuext: %s: zeroing: %w", call, err)
 			}
+		} else {
+			b.st.gen, _ = d.gpu.generation()
 		}
 	} else {
 		if free := d.model.MemoryBytes - d.allocatedBytes(); bytes > free {
@@ -132,6 +139,11 @@ func (b *Buffer[T]) use(call string) error {
 		return fmt.Errorf("gpuext: %s on a nil buffer (did Alloc or Upload fail?)", call)
 	}
 	d := b.st.dev
+	var gen uint64
+	var lost string
+	if d.gpu != nil {
+		gen, lost = d.gpu.generation()
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -139,6 +151,9 @@ func (b *Buffer[T]) use(call string) error {
 	}
 	if b.st.freed {
 		return fmt.Errorf("gpuext: %s %s: the buffer was freed", call, b.st)
+	}
+	if d.gpu != nil && b.st.gen != gen {
+		return fmt.Errorf("gpuext: %s %s: %w, destroyed when %s; allocate and upload it again", call, b.st, ErrDiedWithContext, lost)
 	}
 	return nil
 }

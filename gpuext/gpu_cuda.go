@@ -35,6 +35,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -79,6 +80,12 @@ type cudaDev struct {
 	comp     *compiler // nil: load PTX
 	compWhy  string    // why comp is nil
 
+	// gen counts contexts: a kernel fault destroys one and recover makes
+	// the next (ContextLostError); buffers and reads of an older one are
+	// dead. lost says how the last one was lost, for their errors.
+	gen  atomic.Uint64
+	lost atomic.Pointer[string]
+
 	modules    map[[32]byte]*cudaModule
 	byModule   map[*Module]moduleRef // fast path: no hashing on every launch
 	stage      []byte                // pointer-free staging for small copies
@@ -102,6 +109,7 @@ type cudaModule struct {
 	ptxOnce sync.Once
 	ptx     string
 	ptxErr  error
+	ptxText string // the PTX loaded on the PTX path: the module's, or compiled from its CUDA C
 }
 
 type cudaFunc struct {
@@ -234,9 +242,9 @@ func cudaErr(call string, err error) error {
 	case errors.Is(err, cu.OutOfMemory):
 		hint = "the GPU has no room for this allocation; free buffers or use smaller inputs"
 	case errors.Is(err, cu.IllegalAddress), errors.Is(err, cu.MisalignedAddress):
-		hint = "a kernel read or wrote outside its buffers (run it on the simulator, whose fault names the thread and index); the context is now unusable: Close the device and Open it again"
+		hint = "a kernel read or wrote outside its buffers"
 	case errors.Is(err, cu.LaunchFailed), errors.Is(err, cu.IllegalInstruction), errors.Is(err, cu.HardwareStackError), errors.Is(err, cu.Assert):
-		hint = "a kernel failed while running; the context is now unusable: Close the device and Open it again"
+		hint = "a kernel failed while running: a __trap(), a failed assert, or a bad instruction"
 	case errors.Is(err, cu.LaunchOutOfResources):
 		hint = "the kernel needs more registers or shared memory than this block size allows; use fewer threads per block"
 	case errors.Is(err, cu.InvalidPtx), errors.Is(err, cu.InvalidImage):
@@ -251,15 +259,73 @@ func cudaErr(call string, err error) error {
 	return fmt.Errorf("%s: %w", call, err)
 }
 
-// sticky adds the last launch to errors that report an earlier kernel's fault.
+// contextFault reports whether err is a kernel fault that leaves the
+// context unusable (CUDA's "sticky" errors).
+func contextFault(err error) bool {
+	return errors.Is(err, cu.IllegalAddress) || errors.Is(err, cu.MisalignedAddress) ||
+		errors.Is(err, cu.LaunchFailed) || errors.Is(err, cu.IllegalInstruction) ||
+		errors.Is(err, cu.HardwareStackError) || errors.Is(err, cu.Assert) ||
+		errors.Is(err, cu.InvalidAddressSpace) || errors.Is(err, cu.InvalidPc)
+}
+
+// sticky is cudaErr for calls that may be the first to see an earlier
+// kernel's fault: such a fault recreates the context (recoverLocked) and
+// comes back as a *ContextLostError naming the last launch. g.mu is held.
 func (g *cudaDev) sticky(call string, err error) error {
-	e := cudaErr(call, err)
-	if g.lastLaunch.m != nil && (errors.Is(err, cu.IllegalAddress) || errors.Is(err, cu.MisalignedAddress) ||
-		errors.Is(err, cu.LaunchFailed) || errors.Is(err, cu.IllegalInstruction) || errors.Is(err, cu.HardwareStackError) ||
-		errors.Is(err, cu.Assert)) {
-		return fmt.Errorf("%w; the fault came from a kernel launched earlier, the last one being %s", e, g.lastLaunch)
+	if contextFault(err) {
+		return g.recoverLocked(call, err)
 	}
-	return e
+	return cudaErr(call, err)
+}
+
+// recoverLocked replaces the primary context a kernel fault destroyed:
+// cuDevicePrimaryCtxReset frees everything in it (modules, memory, events,
+// pinned blocks), a fresh retain creates the new one, and the reference
+// held from before the reset is released, so the count stays one. Module
+// handles are forgotten (the next launch reloads them); buffers and
+// pending reads of the old generation report ErrDiedWithContext. g.mu is
+// held, with the old context current on this locked thread.
+func (g *cudaDev) recoverLocked(call string, err error) error {
+	lost := &ContextLostError{Device: g.name, Call: call, Err: cudaErr(call, err)}
+	if r := g.lastLaunch; r.m != nil {
+		lost.Module, lost.Kernel, lost.Grid, lost.Block, lost.Shared = r.m.Name, r.name, r.grid, r.block, r.shared
+	}
+	why := fmt.Sprintf("%s reported %v", call, err)
+	if lost.Kernel != "" {
+		why = fmt.Sprintf("kernel %s.%s faulted (%v)", lost.Module, lost.Kernel, err)
+	}
+	g.lost.Store(&why)
+	g.gen.Add(1)
+	g.modules = make(map[[32]byte]*cudaModule)
+	g.byModule = make(map[*Module]moduleRef)
+	g.pinnedAll, g.pinnedFree, g.eventsAll, g.eventsFree = nil, nil, nil, nil
+	g.lastLaunch = launchRef{}
+	if rerr := g.dev.ResetPrimaryCtx(); rerr != nil {
+		lost.RecreateErr = cudaErr("cuDevicePrimaryCtxReset", rerr)
+		return lost
+	}
+	ctx, rerr := g.dev.RetainPrimaryCtx()
+	if rerr != nil {
+		lost.RecreateErr = cudaErr("cuDevicePrimaryCtxRetain", rerr)
+		return lost
+	}
+	if rerr := g.dev.ReleasePrimaryCtx(); rerr != nil {
+		lost.RecreateErr = cudaErr("cuDevicePrimaryCtxRelease", rerr)
+	}
+	g.ctx = ctx
+	if rerr := cu.SetCurrentContext(ctx); rerr != nil && lost.RecreateErr == nil {
+		lost.RecreateErr = cudaErr("cuCtxSetCurrent", rerr)
+	}
+	return lost
+}
+
+// generation implements gpuBackend.
+func (g *cudaDev) generation() (uint64, string) {
+	why := "a kernel faulted"
+	if p := g.lost.Load(); p != nil {
+		why = *p
+	}
+	return g.gen.Load(), why
 }
 
 func (g *cudaDev) alloc(bytes int64) (uint64, error) {
@@ -280,8 +346,11 @@ func (g *cudaDev) alloc(bytes int64) (uint64, error) {
 	return uint64(p), err
 }
 
-func (g *cudaDev) free(ptr uint64) error {
+func (g *cudaDev) free(ptr, gen uint64) error {
 	return g.do(func() error {
+		if gen != g.gen.Load() {
+			return nil // freed with its context; the address may be reused
+		}
 		if err := cu.MemFree(cu.DevicePtr(ptr)); err != nil {
 			return g.sticky("cuMemFree", err)
 		}
@@ -406,7 +475,7 @@ func (g *cudaDev) loadedPTX(m *Module) (string, LoadInfo, error) {
 	}
 	cm.ptxOnce.Do(func() {
 		if cm.info.Path != "cubin" {
-			cm.ptx = m.PTX
+			cm.ptx = cm.ptxText
 			return
 		}
 		text, _, err := g.comp.ptx(m.Name, m.CUDA, cm.info.Arch)
@@ -463,18 +532,33 @@ func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
 			note = "nvcc could not build a cubin (" + first + "), so the embedded PTX was loaded"
 		}
 	}
+	ptxText := m.PTX
+	if image == "" && ptxText == "" && m.CUDA != "" {
+		// CUDA C without PTX (a notebook's Module{CUDA: src}): the PTX
+		// CompileCUDA gives, from the repository's cache, the user's, or
+		// this machine's nvcc.
+		cm, ci, err := CompileOptionsFromEnv().Compile(m.Name, m.CUDA)
+		if err != nil {
+			return nil, fmt.Errorf("module %s has CUDA C and no PTX, and %s; compiling it to PTX: %w", m.Name, note, err)
+		}
+		ptxText = cm.PTX
+		note += "; its PTX: " + ci.String()
+	}
 	if image == "" {
-		if m.PTX == "" {
+		if ptxText == "" {
 			return nil, fmt.Errorf("module %s has no PTX and %s: install the CUDA toolkit so nvcc can compile its CUDA C, or embed PTX made by scripts/cuda/gen-ptx.sh", m.Name, note)
 		}
-		image = m.PTX
+		image = ptxText
 		info.Path = "ptx"
-		if t := ptxTargetRE.FindStringSubmatch(m.PTX); t != nil {
+		if t := ptxTargetRE.FindStringSubmatch(ptxText); t != nil {
 			info.Arch = t[1]
 		}
 		info.Note = note
 	}
 	mod, err := cu.LoadData(image)
+	if err != nil && contextFault(err) {
+		return nil, g.recoverLocked("cuModuleLoadData", err)
+	}
 	if err != nil {
 		e := cudaErr("cuModuleLoadData ("+info.Path+")", err)
 		if info.Path == "ptx" {
@@ -484,7 +568,7 @@ func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
 		}
 		return nil, e
 	}
-	cm := &cudaModule{mod: mod, info: info, funcs: make(map[string]*cudaFunc)}
+	cm := &cudaModule{mod: mod, info: info, funcs: make(map[string]*cudaFunc), ptxText: ptxText}
 	g.modules[key] = cm
 	ref.cm = cm
 	g.byModule[m] = ref
@@ -597,6 +681,7 @@ func (g *cudaDev) launch(m *Module, name string, grid, block sim.Dim3, shared in
 func (g *cudaDev) time(f func() error, warmups, runs int) (Timing, error) {
 	events := make([]cu.Event, runs+1)
 	var start, stop cu.Event
+	gen := g.gen.Load()
 	err := g.do(func() error {
 		var err error
 		if start, err = cu.MakeEvent(cu.DefaultEvent); err != nil {
@@ -614,6 +699,9 @@ func (g *cudaDev) time(f func() error, warmups, runs int) (Timing, error) {
 	})
 	defer func() {
 		_ = g.do(func() error {
+			if g.gen.Load() != gen {
+				return nil // the events went with a context a fault destroyed
+			}
 			for _, e := range append([]cu.Event{start, stop}, events...) {
 				if e != (cu.Event{}) {
 					_ = cu.DestroyEvent(&e)
@@ -757,6 +845,7 @@ func pinnedClass(n int64) int64 {
 // copied into the pinned block ptr, and ev is recorded after the copy.
 type cudaRead struct {
 	g     *cudaDev
+	gen   uint64 // the context generation the pinned block and event belong to
 	ptr   unsafe.Pointer
 	class int64
 	bytes int64
@@ -805,7 +894,7 @@ func (g *cudaDev) readAsync(src uint64, bytes int64) (asyncRead, error) {
 			g.eventsFree = append(g.eventsFree, ev)
 			return g.sticky("cuEventRecord", err)
 		}
-		rd = &cudaRead{g: g, ptr: ptr, class: class, bytes: bytes, ev: ev}
+		rd = &cudaRead{g: g, gen: g.gen.Load(), ptr: ptr, class: class, bytes: bytes, ev: ev}
 		return nil
 	})
 	if err != nil {
@@ -819,6 +908,10 @@ func (g *cudaDev) readAsync(src uint64, bytes int64) (asyncRead, error) {
 func (rd *cudaRead) wait(dst unsafe.Pointer) error {
 	g := rd.g
 	return g.do(func() error {
+		if rd.gen != g.gen.Load() {
+			_, why := g.generation()
+			return fmt.Errorf("the read %w, destroyed when %s; read again from a buffer of the new context", ErrDiedWithContext, why)
+		}
 		err := rd.ev.Synchronize()
 		g.eventsFree = append(g.eventsFree, rd.ev)
 		if err != nil {

@@ -1,0 +1,4 @@
+
+extern "C" __global__ void boom(int lane) {
+    if (threadIdx.x == lane) __trap();
+}
