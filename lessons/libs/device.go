@@ -198,7 +198,7 @@ func runCopy(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Opti
 	if bytes == 0 {
 		bytes = 256 << 20
 		if dev.Kind() != "gpu" {
-			bytes = 4 << 20
+			bytes = 32 << 20
 		}
 	}
 	n := int(bytes / 16 * 4) // whole float4s

@@ -143,21 +143,26 @@ func TestChoose(t *testing.T) {
 	seed := spmv.SeedRowLengths(1<<10, false)
 	skew := spmv.SeedRowLengths(1<<10, true)
 	tests := []struct {
-		name    string
-		lengths []int
-		want    string
+		name     string
+		lengths  []int
+		resident int
+		want     string
 	}{
-		{"even seed: 16 a row", seed, VectorMethod(4, true)},
-		{"skewed seed: 31×3 + 419", skew, MethodMerge},
-		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, VectorMethod(2, false)},
-		{"long even rows", []int{100, 96, 110, 100}, VectorMethod(32, true)},
-		{"spread, no giant", []int{1, 3, 2, 27, 3, 1, 20, 2}, MethodBinned},
-		{"one giant row", append(make([]int, 200), 5000), MethodMerge},
-		{"empty", nil, VectorMethod(2, false)},
+		{"even seed: 16 a row", seed, 0, VectorMethod(4, true)},
+		{"skewed seed: 31×3 + 419", skew, 0, MethodMerge},
+		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, 0, VectorMethod(2, false)},
+		{"long even rows", []int{100, 96, 110, 100}, 0, VectorMethod(32, true)},
+		{"spread, no giant", []int{1, 3, 2, 27, 3, 1, 20, 2}, 0, MethodBinned},
+		{"one giant row", append(make([]int, 200), 5000), 0, MethodMerge},
+		{"empty", nil, 0, VectorMethod(2, false)},
+		// 1024 rows × 4 lanes = 4096 < 16384 resident: widen until full.
+		{"small even seed", seed, 16384, VectorMethod(16, false)},
+		{"small skewed seed", skew, 1 << 20, VectorMethod(32, false)},
+		{"big enough", seed, 4096, VectorMethod(4, true)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Choose(StatsOf(tt.lengths))
+			c := Choose(StatsOf(tt.lengths), tt.resident)
 			if c.Method != tt.want {
 				t.Errorf("Choose = %s (%s), want %s", c.Method, c.Reason, tt.want)
 			}

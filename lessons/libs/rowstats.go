@@ -124,8 +124,14 @@ type Choice struct {
 	Reason string `json:"reason"`
 }
 
-// Choose picks the method for a matrix from its row statistics:
+// Choose picks the method for a matrix from its row statistics and the
+// device's resident threads (SMs × threads per SM; 0 skips the size rule):
 //
+//   - small (rows × WidthFor(mean) lanes would not fill the device once):
+//     one launch of CSR-vector, as wide as filling the device asks (up to
+//     32 lanes a row), because a matrix this small is latency-bound: a
+//     second launch (binning, merge path's fixup) costs more than balance
+//     saves, and wider groups finish each row in fewer dependent steps;
 //   - skewed (the longest row is more than 8× the mean and longer than 64):
 //     merge path, because any rows-to-lanes mapping makes some lanes wait
 //     on the long rows, while merge path gives every thread the same number
@@ -135,11 +141,21 @@ type Choice struct {
 //   - otherwise even: CSR-vector at WidthFor(mean), with 16-byte loads when
 //     the mean row holds at least 8 nonzeros.
 //
-// The rule reads only RowStats, never a matrix's name.
-func Choose(s RowStats) Choice {
-	switch {
-	case s.Rows == 0 || s.NNZ == 0:
+// The rule reads only RowStats and the device's size, never a matrix's name.
+func Choose(s RowStats, residentThreads int) Choice {
+	if s.Rows == 0 || s.NNZ == 0 {
 		return Choice{VectorMethod(2, false), "empty matrix: any kernel only writes zeros"}
+	}
+	if w := WidthFor(s.Mean); residentThreads > 0 && s.Rows*w < residentThreads {
+		for w < WarpSize && s.Rows*w < residentThreads {
+			w *= 2
+		}
+		return Choice{VectorMethod(w, false), fmt.Sprintf(
+			"small: %d rows × %d lanes would not fill the device's %d resident threads once, so the SpMV is latency-bound; "+
+				"one launch, %d lanes a row (%d threads), each row done in the fewest passes.",
+			s.Rows, WidthFor(s.Mean), residentThreads, w, s.Rows*w)}
+	}
+	switch {
 	case s.Max > SkewMinMax && float64(s.Max) > SkewMaxOverMean*s.Mean:
 		return Choice{MethodMerge, fmt.Sprintf(
 			"skewed: longest row %d is %.0f× the mean %.1f; %.0f%% of the nonzeros sit in rows over 4× the mean. "+

@@ -42,7 +42,7 @@ type Options struct {
 	// all. The chooser's pick is always run.
 	Methods []string
 	// CopyBytes is the size of the copy that gives the bandwidth reference:
-	// 0 means 256 MiB on a GPU and 4 MiB on the simulator; negative skips it.
+	// 0 means 256 MiB on a GPU and 32 MiB on the simulator; negative skips it.
 	CopyBytes int64
 	// Warmups and Runs are the GPU timing protocol (0: 3 and 10). The
 	// simulator's time is a model: one checked launch gives it.
@@ -311,6 +311,13 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error)
 	return r, nil
 }
 
+// ResidentThreads is how many threads dev holds at once, the chooser's
+// measure of "small": SMs × threads per SM of its model.
+func ResidentThreads(dev *gpuext.Device) int {
+	m := dev.Model()
+	return m.SMs * m.MaxThreadsPerSM
+}
+
 // RunInputs is Run over inputs already built (NewInput, Inputs), with
 // opts' methods and timing; opts' matrices are ignored and the copy
 // reference is skipped unless opts.CopyBytes is positive.
@@ -365,7 +372,7 @@ func methodsFor(o Options, choice string) []string {
 func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in Input, o Options, r *Result) error {
 	c := in.CSR
 	st := StatsOf(in.Lengths)
-	mr := MatrixResult{Key: in.Key, Rows: c.Rows, Cols: c.Cols, NNZ: c.NNZ(), Stats: st, Choice: Choose(st),
+	mr := MatrixResult{Key: in.Key, Rows: c.Rows, Cols: c.Cols, NNZ: c.NNZ(), Stats: st, Choice: Choose(st, ResidentThreads(dev)),
 		MinBytes: MinBytes(c.Rows, c.Cols, c.NNZ())}
 	if o.DumpDir != "" {
 		if _, err := WriteCSRFile(o.DumpDir, in); err != nil {

@@ -1,0 +1,169 @@
+package plots
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/warplab/warplab/lessons/libs"
+	"github.com/warplab/warplab/lessons/spmv"
+)
+
+// The method families of the libs figure, one bar each per matrix, from
+// the Okabe–Ito palette beside the prediction/modeled/measured colours.
+var libsFamilies = []struct {
+	name  string
+	color color.Color
+	match func(method string) bool
+}{
+	{"CSR-vector, best width", color.RGBA{R: 0x56, G: 0xB4, B: 0xE9, A: 0xFF},
+		func(m string) bool { return strings.HasPrefix(m, "vector") && !strings.HasSuffix(m, "_v4") }},
+	{"CSR-vector float4, best width", color.RGBA{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF},
+		func(m string) bool { return strings.HasPrefix(m, "vector") && strings.HasSuffix(m, "_v4") }},
+	{"binned", color.RGBA{R: 0xE6, G: 0x9F, B: 0x00, A: 0xFF},
+		func(m string) bool { return m == libs.MethodBinned }},
+	{"merge path", color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF},
+		func(m string) bool { return m == libs.MethodMerge }},
+}
+
+// libsData is what the figure draws, apart from the drawing.
+type libsData struct {
+	matrices []string
+	families [][]float64 // [family][matrix] GB/s of the family's fastest correct run; NaN if none
+	chosen   []int       // per matrix, the family index of the chooser's pick
+	cusparse []float64   // per matrix, cuSPARSE's best GB/s over the same minimum bytes; NaN if none
+	copyGBs  float64
+	copyName string
+	title    string
+}
+
+func libsDataOf(res *libs.Result, peer []libs.PeerRun) (libsData, error) {
+	if res == nil || len(res.Matrices) == 0 {
+		return libsData{}, fmt.Errorf("plots: Libs: no result to draw (run the lesson first)")
+	}
+	d := libsData{families: make([][]float64, len(libsFamilies))}
+	for _, m := range res.Matrices {
+		d.matrices = append(d.matrices, m.Key)
+		ch := -1
+		for f, fam := range libsFamilies {
+			best := math.NaN()
+			for _, r := range m.Runs {
+				if fam.match(r.Method) && r.Correct && r.GBs > 0 && !(r.GBs <= best) {
+					best = r.GBs
+				}
+			}
+			d.families[f] = append(d.families[f], best)
+			if fam.match(m.Choice.Method) {
+				ch = f
+			}
+		}
+		d.chosen = append(d.chosen, ch)
+		cs := math.NaN()
+		if p, ok := libs.PeerBest(peer, m.Key); ok && p.MeanMs > 0 {
+			cs = float64(m.MinBytes) / (p.MeanMs * 1e-3) / 1e9
+		}
+		d.cusparse = append(d.cusparse, cs)
+	}
+	d.copyGBs = res.CopyGBs()
+	d.copyName = fmt.Sprintf("copy %.0f GB/s", d.copyGBs)
+	if g := libs.PeerCopyGBs(peer); g > d.copyGBs {
+		d.copyGBs, d.copyName = g, fmt.Sprintf("cudaMemcpy copy %.0f GB/s", g)
+	}
+	if res.Backend == "gpu" {
+		on := &spmv.Result{Driver: res.Driver, Date: res.Date}
+		on.Device.Name = res.Device.Name
+		d.title = fmt.Sprintf("SpMV bandwidth, measured: %s", MeasuredOn(on))
+	} else {
+		d.title = fmt.Sprintf("SpMV bandwidth, modeled (%s)", simLabel(res.Device.Name))
+	}
+	return d, nil
+}
+
+// Libs draws the lesson's figure: per matrix, the GB/s (minimum bytes over
+// time) of each method family's fastest correct run, the chooser's pick
+// marked with a triangle, cuSPARSE's best as a black bar across the group when
+// peer has it, and the copy bandwidth as a dashed line: the ceiling an SpMV
+// that moves its minimum bytes can approach.
+func Libs(res *libs.Result, peer []libs.PeerRun) (*Figure, error) {
+	d, err := libsDataOf(res, peer)
+	if err != nil {
+		return nil, err
+	}
+	p := plot.New()
+	styleForNotebook(p)
+	p.Title.Text = d.title
+	p.Y.Label.Text = "GB/s (minimum bytes / time)"
+	p.NominalX(d.matrices...)
+	var series []barSeries
+	for f, fam := range libsFamilies {
+		series = append(series, barSeries{name: fam.name, values: d.families[f], color: fam.color})
+	}
+	if err := addGroupedBars(p, series, 6.8*vg.Inch, false, nil); err != nil {
+		return nil, err
+	}
+	// The chooser's pick: a triangle at the top of its bar.
+	n := len(libsFamilies)
+	w := 0.8 / float64(n)
+	var stars plotter.XYs
+	for i, f := range d.chosen {
+		if f >= 0 && !math.IsNaN(d.families[f][i]) {
+			stars = append(stars, plotter.XY{X: float64(i) + w*(float64(f)-float64(n-1)/2), Y: d.families[f][i]})
+		}
+	}
+	if len(stars) > 0 {
+		s, err := plotter.NewScatter(stars)
+		if err != nil {
+			return nil, err
+		}
+		s.GlyphStyle.Shape = draw.PyramidGlyph{}
+		s.GlyphStyle.Radius = vg.Points(5)
+		s.GlyphStyle.Color = color.Black
+		p.Add(s)
+		p.Legend.Add("chosen", s)
+	}
+	var added bool
+	for i, v := range d.cusparse {
+		if math.IsNaN(v) {
+			continue
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: float64(i) - 0.45, Y: v}, {X: float64(i) + 0.45, Y: v}})
+		if err != nil {
+			return nil, err
+		}
+		l.Color, l.Width = color.Black, vg.Points(2.5)
+		p.Add(l)
+		if !added {
+			p.Legend.Add("cuSPARSE, best algorithm", l)
+			added = true
+		}
+	}
+	if d.copyGBs > 0 {
+		if err := referenceLine(p, d.copyGBs, len(d.matrices), d.copyName); err != nil {
+			return nil, err
+		}
+	}
+	// Room above the copy line for the legend, top right, where the small
+	// matrices' short bars leave space.
+	top := d.copyGBs
+	for _, f := range d.families {
+		for _, v := range f {
+			if !math.IsNaN(v) {
+				top = math.Max(top, v)
+			}
+		}
+	}
+	for _, v := range d.cusparse {
+		if !math.IsNaN(v) {
+			top = math.Max(top, v)
+		}
+	}
+	p.Y.Min, p.Y.Max = 0, 1.08*top
+	p.Legend.Top = true
+	return &Figure{Panels: []*plot.Plot{p}}, nil
+}
