@@ -598,7 +598,7 @@ func TestTimeModel(t *testing.T) {
 		if tm.Kind != "modeled" || !(tm.Seconds >= m.LaunchOverhead) || tm.Seconds > 1 {
 			t.Errorf("%s: time %+v, want a modeled time of at least the launch overhead", m.Key, tm)
 		}
-		if !slices.Contains([]string{"dram", "l2", "l1", "issue", "latency"}, tm.Bound) {
+		if !slices.Contains([]string{"dram", "l2", "l1", "issue", "latency", "launch"}, tm.Bound) {
 			t.Errorf("%s: bound %q is not a term of the model", m.Key, tm.Bound)
 		}
 		if st.Model != m.Key {

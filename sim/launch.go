@@ -313,6 +313,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 			ls.l2HitShare = max(0, 1-float64(uniq[ls.buf])/float64(t))
 		}
 	}
+	s.tmCollect(l, workers)
 	l.d.model.estimate(s)
 	return s
 }

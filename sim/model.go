@@ -6,10 +6,13 @@ import (
 )
 
 // Model describes one GPU to the simulator: the limits a launch must respect
-// and the peak rates the time model divides by. The numbers are the vendors'
-// published specifications (FP32 and TF32 peaks for the A100 PCIe and H100
-// SXM are the ones lecture 4 uses); the L2 bandwidth and issue rate are
-// estimates, documented in timemodel.go.
+// and the peak rates the time model divides by. The limits and peaks are the
+// vendors' published specifications (FP32 and TF32 peaks for the A100 PCIe
+// and H100 SXM are the ones lecture 4 uses). The time model's constants
+// (latencies, achievable bandwidths, fixed costs) are set once per model,
+// never per kernel: TimeConstants lists each with its value and where it
+// comes from (a recorded H200 measurement, or a published figure, which
+// the T4's all are), and docs/timemodel.md explains them.
 type Model struct {
 	Key, Name          string
 	CCMajor, CCMinor   int
@@ -28,7 +31,13 @@ type Model struct {
 	TF32Flops          float64 // flop/s, dense tensor-core peak (0: none)
 	ClockHz            float64 // boost clock
 	IssuePerSMCycle    float64 // warp instructions issued per SM per cycle (4 schedulers)
-	LaunchOverhead     float64 // seconds per kernel launch
+	LaunchOverhead     float64 // seconds: the GPU's own fixed cost of a kernel, added to every launch
+	L1Latency          float64 // seconds: a dependent load that hits L1
+	L2Latency          float64 // seconds: a dependent load that misses L1 and hits L2
+	DRAMLatency        float64 // seconds: a dependent load that misses L2
+	WarpCPI            float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
+	DRAMAchievable     float64 // bytes/s a streaming kernel reaches (below DRAMBandwidth, the peak)
+	TimedLaunch        float64 // seconds: least time per launch between CUDA events when launches come back to back from Go (the host's launch rate)
 	PCIeBandwidth      float64 // bytes/s host<->device, achievable
 	PCIeLatency        float64 // seconds per copy call
 }
@@ -42,7 +51,7 @@ const (
 // Models returns the GPUs the simulator knows, slowest first. It returns a
 // fresh slice each call, so callers may modify what they get.
 func Models() []Model {
-	return []Model{
+	ms := []Model{
 		{
 			Key: "t4", Name: "Tesla T4", CCMajor: 7, CCMinor: 5,
 			SMs: 40, MaxThreadsPerSM: 1024, MaxWarpsPerSM: 32, MaxThreadsPerBlock: 1024, MaxBlocksPerSM: 16,
@@ -51,6 +60,8 @@ func Models() []Model {
 			DRAMBandwidth: 320e9, L2Bandwidth: 1.3e12,
 			FP32Flops: 8.1e12, TF32Flops: 0, ClockHz: 1.59e9, IssuePerSMCycle: 4,
 			LaunchOverhead: 3e-6, PCIeBandwidth: 12e9, PCIeLatency: 10e-6,
+			L1Latency: 32 / 1.59e9, L2Latency: 188 / 1.59e9, DRAMLatency: 500e-9, WarpCPI: 4,
+			DRAMAchievable: 0.8 * 320e9, TimedLaunch: 3.92e-6,
 		},
 		{
 			Key: "a100", Name: "NVIDIA A100 80GB PCIe", CCMajor: 8, CCMinor: 0,
@@ -60,6 +71,8 @@ func Models() []Model {
 			DRAMBandwidth: 1935e9, L2Bandwidth: 5.5e12,
 			FP32Flops: 19.5e12, TF32Flops: 156e12, ClockHz: 1.41e9, IssuePerSMCycle: 4,
 			LaunchOverhead: 2.5e-6, PCIeBandwidth: 24e9, PCIeLatency: 8e-6,
+			L1Latency: 40e-9, L2Latency: 300e-9, DRAMLatency: 700e-9, WarpCPI: 4,
+			DRAMAchievable: 0.85 * 1935e9, TimedLaunch: 3.92e-6,
 		},
 		{
 			Key: "h100", Name: "NVIDIA H100 SXM", CCMajor: 9, CCMinor: 0,
@@ -69,6 +82,8 @@ func Models() []Model {
 			DRAMBandwidth: 3.35e12, L2Bandwidth: 10e12,
 			FP32Flops: 67e12, TF32Flops: 494.7e12, ClockHz: 1.98e9, IssuePerSMCycle: 4,
 			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
+			L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4,
+			DRAMAchievable: 0.75 * 3.35e12, TimedLaunch: 3.92e-6,
 		},
 		{
 			Key: "h200", Name: "NVIDIA H200", CCMajor: 9, CCMinor: 0,
@@ -78,8 +93,16 @@ func Models() []Model {
 			DRAMBandwidth: 4.8e12, L2Bandwidth: 10e12,
 			FP32Flops: 67e12, TF32Flops: 494.7e12, ClockHz: 1.98e9, IssuePerSMCycle: 4,
 			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
+			L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4,
+			DRAMAchievable: 3.59e12, TimedLaunch: 3.92e-6,
 		},
 	}
+	// A recorded microbenchmark run, where one is embedded, replaces the
+	// constants above that it measures (timemodel_calib.go).
+	for i := range ms {
+		ms[i] = calibrate(ms[i])
+	}
+	return ms
 }
 
 // ModelByKey finds a model by its short key ("t4", "a100", "h100", "h200"),

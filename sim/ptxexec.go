@@ -59,6 +59,7 @@ type pwarp struct {
 	waiting bool   // at bar.sync
 	instr   int64
 	local   []byte // 32 lanes × localBytes
+	tm      warpTM // load rounds for the time model (timemodel_ptx.go)
 
 	// pbits caches each predicate register's lanes as a mask, valid while
 	// pvalid says so: every write of a register goes through
@@ -356,6 +357,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 			}
 		}
 		if waiting == 0 {
+			e.tmEndBlock(b)
 			return nil
 		}
 		w.sh.barrier()
@@ -558,8 +560,12 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 			case ptx.OpMembar:
 			default:
 				if exec != 0 {
+					miss := e.t.w.tmMiss
 					if f := e.exec(wp, x, exec); f != nil {
 						return f
+					}
+					if x.tmRound != tmNoLoad {
+						e.tmLoad(wp, x.tmRound, e.t.w.tmMiss != miss)
 					}
 				}
 			}

@@ -82,6 +82,8 @@ type xin struct {
 	op    ptx.Opcode
 	fast  uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
 	class uint8 // instruction class for Stats.InstrMix
+	// tmRound marks global loads for the time model (timemodel_ptx.go)
+	tmRound uint8
 
 	cmpFlip, cmpMask uint64 // integer setp (setpTable)
 	cmpTbl           uint8
@@ -139,6 +141,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 		}
 	}
 	pk.clearRegs = pk.maybeUndefined()
+	pk.markLoadRounds()
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {

@@ -100,6 +100,7 @@ type Stats struct {
 	uniqueRead   int64
 	missRequests int64
 	loadSites    []loadSite
+	tm           launchTM // per-block records of a PTX launch (timemodel_ptx.go)
 }
 
 // loadSite is what the latency term needs of one global load site.
@@ -120,9 +121,35 @@ func (s *Stats) Site(label string) (SiteStats, bool) {
 }
 
 // Modeled is a time the simulator predicts, never a measurement: Kind is
-// always "modeled", and Bound names the term of the model that set it.
+// always "modeled", and Bound names the term of the model that set it
+// ("dram", "l2", "l1", "issue", "latency", or "launch" when the host's
+// launch rate sets a timed launch's time).
+//
+// Seconds is what the lessons compare with their CUDA-event time per call
+// (launches back to back); KernelSeconds is the kernel alone, what Nsight
+// Compute's gpu__time_duration measures.
 type Modeled struct {
-	Seconds float64 `json:"seconds"`
-	Bound   string  `json:"bound"`
-	Kind    string  `json:"kind"`
+	Seconds       float64 `json:"seconds"`
+	KernelSeconds float64 `json:"kernel_seconds"`
+	Bound         string  `json:"bound"`
+	Kind          string  `json:"kind"`
+	// Terms are the model's terms in seconds, before the launch's fixed
+	// cost: the bound is the largest.
+	Terms TimeTerms `json:"terms"`
 }
+
+// TimeTerms are the time model's terms of one launch, in seconds
+// (timemodel.go says what each is).
+type TimeTerms struct {
+	DRAM    float64 `json:"dram"`
+	L2      float64 `json:"l2"`
+	L1      float64 `json:"l1"`
+	Issue   float64 `json:"issue"`
+	Latency float64 `json:"latency"`
+}
+
+// LoadRounds is the launch's load rounds over all warps, counted from the
+// executed PTX (0 for Go kernels): groups of global loads a warp issues
+// before it uses one of their results. GlobalLoad.Requests / LoadRounds
+// is the loads a warp keeps in flight.
+func (s *Stats) LoadRounds() int64 { return s.tm.rounds }

@@ -2,42 +2,55 @@ package sim
 
 import "math"
 
-// The time model turns a launch's counters into a modeled time: the slowest
-// of the rates below, plus the launch overhead. Every input is a counter the
-// simulator computed; the constants are documented estimates, set once
-// against the H200 measurements in DESIGN.md and not per kernel. Lessons
-// print the modeled time beside measured ones so its error stays visible.
+// The time model turns a launch's counters into a modeled time. Every input
+// is a counter the simulator computed from the kernel it ran (on the PTX
+// path, from the executed instruction stream); the constants are set once
+// per device model (Model, TimeConstants), never per kernel.
+// docs/timemodel.md explains it with the check against the H200.
+//
+// The kernel's own time is the slowest of five terms plus the GPU's fixed
+// cost of a launch (LaunchOverhead):
 //
 //	dram     DRAM bytes / achievable bandwidth, where the achievable bandwidth
-//	         is the lower of dramEfficiency × peak and what the resident warps
-//	         can keep in flight (Little's law: resident warps × memParallel
-//	         × bytes per missing request / missLatency)
+//	         is the lower of DRAMAchievable and what the resident warps can
+//	         keep in flight (Little's law: resident warps × loads per round
+//	         × bytes per missing request / miss latency). Loads per round is
+//	         the launch's global load requests over its load rounds: how
+//	         many loads the compiled loop issues before it uses one
 //	l2       L2 sectors × 32 / L2Bandwidth
-//	l1       L1 wavefronts / (active SMs × clock), where active SMs is the
-//	         smaller of the SM count and the grid's blocks: the L1 data
-//	         stage serves one wavefront per cycle (Stats.L1Wavefronts)
-//	issue    warp instructions / (active SMs × IssuePerSMCycle × clock × efficiency),
-//	         where efficiency is issueEfficiency when an SM holds at least
-//	         half its warp slots and falls in proportion below that: with
-//	         few warps a scheduler has no other warp to issue from while
-//	         one waits
-//	latency  per warp, its load requests that hit the L1 model × hitLatency,
-//	         plus those that miss: × l2Latency for the share of the buffer's
-//	         L2 sectors that are re-reads (the buffer's sectors were fetched
-//	         before), × missLatency for first touches; divided by
-//	         memParallel, times the number of waves of warps the SMs hold
+//	l1       L1 wavefronts / (active SMs × clock): the L1 data stage serves
+//	         one wavefront per cycle (Stats.L1Wavefronts)
+//	issue    the warp instructions of the SM that received the most /
+//	         (IssuePerSMCycle × clock × efficiency); efficiency is
+//	         issueEfficiency when an SM holds at least half its warp slots,
+//	         less in proportion below that
+//	latency  the critical path: blocks, in order, take the block slot that
+//	         frees first (blocks per SM from the occupancy limits), and each
+//	         holds it for its slowest warp's time: instructions × WarpCPI
+//	         cycles plus its load rounds, each an L1 hit (L1Latency) or a
+//	         miss (L2Latency for the share of the launch's L1 misses that
+//	         are re-reads of sectors already fetched, DRAMLatency for the
+//	         rest). The slowest warp, not the average one: a few long rows
+//	         hold a launch up
+//
+// What the lessons time is a CUDA-event time per call with launches back to
+// back, so the modeled time is the kernel's time or the host's launch
+// interval (TimedLaunch), whichever is longer; Bound is then "launch".
 //
 // DRAM bytes come from the L2 model: each distinct sector a launch reads or
 // writes is fetched once; when the footprint exceeds the model's L2, the
 // re-reads the per-block L1 model sent to L2 are refetched in proportion to
 // how far the footprint overflows it.
+//
+// Go kernels (Kernel) have no per-warp record: their latency term is the
+// 2026-11-29 model's average chain (all warps' load requests × latency /
+// warps / goMemParallel, times the waves of resident warps).
 const (
-	dramEfficiency  = 0.85
+	// issueEfficiency is the one fitted parameter (docs/timemodel.md).
 	issueEfficiency = 0.5
-	hitLatency      = 40e-9
-	l2Latency       = 300e-9
-	missLatency     = 700e-9
-	memParallel     = 2.0
+	// goMemParallel is the loads in flight per warp assumed for Go kernels,
+	// which have no compiled loop to read it from.
+	goMemParallel = 2.0
 )
 
 func (m Model) estimate(s *Stats) {
@@ -62,19 +75,46 @@ func (m Model) estimate(s *Stats) {
 	}
 	slots := int64(m.SMs * m.MaxWarpsPerSM)
 	resident := min(s.Warps, slots)
-	waves := float64(1)
-	if s.Warps > 0 {
-		waves = math.Ceil(float64(s.Warps) / float64(slots))
-	}
+	loads := s.GlobalLoad.Requests
 
-	dramBW := m.DRAMBandwidth * dramEfficiency
+	// The miss latency: the share of L1 misses that hit L2, over the launch.
+	var missW, l2W float64
+	for _, ls := range s.loadSites {
+		missW += float64(ls.miss)
+		l2W += float64(ls.miss) * ls.l2HitShare
+	}
+	l2Share := 0.0
+	if missW > 0 {
+		l2Share = l2W / missW
+	}
+	missLat := l2Share*m.L2Latency + (1-l2Share)*m.DRAMLatency
+
+	perRound := goMemParallel
+	if s.tm.rounds > 0 {
+		perRound = max(1, float64(loads)/float64(s.tm.rounds))
+	}
+	dramBW := m.DRAMAchievable
 	if s.missRequests > 0 && resident > 0 {
 		perMiss := float64(l2LoadSectors*32) / float64(s.missRequests)
-		inflight := float64(resident) * memParallel * perMiss / missLatency
+		inflight := float64(resident) * perRound * perMiss / missLat
 		dramBW = min(dramBW, inflight)
 	}
-	loads := s.GlobalLoad.Requests
-	hits := loads - s.missRequests
+	issueRate := m.IssuePerSMCycle * clock * issueEff(s, m, active)
+	issue := float64(s.WarpInstructions) / (active * issueRate)
+	var latency float64
+	if len(s.tm.blocks) > 0 {
+		var smInstr int64
+		latency, smInstr = m.schedule(&s.tm, missLat)
+		issue = float64(smInstr) / issueRate
+	} else if s.Warps > 0 {
+		hits := loads - s.missRequests
+		chain := float64(hits) * m.L1Latency
+		for _, ls := range s.loadSites {
+			chain += float64(ls.miss) * (ls.l2HitShare*m.L2Latency + (1-ls.l2HitShare)*m.DRAMLatency)
+		}
+		waves := math.Ceil(float64(s.Warps) / float64(slots))
+		latency = chain / float64(s.Warps) / goMemParallel * waves
+	}
 	terms := []struct {
 		name string
 		sec  float64
@@ -82,18 +122,8 @@ func (m Model) estimate(s *Stats) {
 		{"dram", float64(s.DRAMReadBytes+s.DRAMWriteBytes) / dramBW},
 		{"l2", float64(s.L2Sectors*32) / m.L2Bandwidth},
 		{"l1", float64(s.L1Wavefronts) / (active * clock)},
-		{"issue", float64(s.WarpInstructions) / (active * m.IssuePerSMCycle * clock * issueEff(s, m, active))},
-	}
-	if s.Warps > 0 {
-		chain := float64(hits) * hitLatency
-		for _, ls := range s.loadSites {
-			chain += float64(ls.miss) * (ls.l2HitShare*l2Latency + (1-ls.l2HitShare)*missLatency)
-		}
-		chain = chain / float64(s.Warps) / memParallel
-		terms = append(terms, struct {
-			name string
-			sec  float64
-		}{"latency", chain * waves})
+		{"issue", issue},
+		{"latency", latency},
 	}
 	best := terms[0]
 	for _, t := range terms[1:] {
@@ -101,7 +131,12 @@ func (m Model) estimate(s *Stats) {
 			best = t
 		}
 	}
-	s.Time = Modeled{Seconds: best.sec + m.LaunchOverhead, Bound: best.name, Kind: "modeled"}
+	all := TimeTerms{DRAM: terms[0].sec, L2: terms[1].sec, L1: terms[2].sec, Issue: terms[3].sec, Latency: terms[4].sec}
+	kernel := best.sec + m.LaunchOverhead
+	s.Time = Modeled{Seconds: kernel, KernelSeconds: kernel, Bound: best.name, Kind: "modeled", Terms: all}
+	if m.TimedLaunch > kernel {
+		s.Time.Seconds, s.Time.Bound = m.TimedLaunch, "launch"
+	}
 }
 
 // issueEff is the share of the schedulers' issue slots a launch can use:

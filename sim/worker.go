@@ -92,8 +92,14 @@ type worker struct {
 	l1recent [1024]uint64
 
 	warpInstr int64
-	fault     *Fault
-	faultBlk  int
+
+	// the time model's per-block records of a PTX launch (timemodel_ptx.go)
+	tmMiss   int64 // load requests that missed the L1 model, so far
+	tmRounds int64
+	tmBlocks []blockTM
+
+	fault    *Fault
+	faultBlk int
 
 	// shared memory of the current block
 	sh sharedState
@@ -479,6 +485,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	agg.l2Sectors += misses
 	if misses > 0 && load {
 		agg.missRequests++
+		w.tmMiss++
 	}
 }
 

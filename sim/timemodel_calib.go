@@ -1,0 +1,267 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// calibFS holds the recorded microbenchmark runs the models take their
+// time constants from (calibration/README.md).
+//
+//go:embed calibration
+var calibFS embed.FS
+
+// MicrobenchRow is one line of scripts/evidence/timemodel/microbench.cu's
+// CSV: a measurement's name, parameter, value and unit.
+type MicrobenchRow struct {
+	Name, Param string
+	Value       float64
+	Unit, Note  string
+}
+
+// ParseMicrobench reads the microbenchmark CSV (header
+// name,param,value,unit,note; '#' lines are comments, kept in comments).
+// A malformed line is an error naming its line number.
+func ParseMicrobench(data []byte) (rows []MicrobenchRow, comments []string, err error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	line := 0
+	header := false
+	for sc.Scan() {
+		line++
+		t := strings.TrimSpace(sc.Text())
+		switch {
+		case t == "":
+			continue
+		case strings.HasPrefix(t, "#"):
+			comments = append(comments, strings.TrimSpace(strings.TrimPrefix(t, "#")))
+			continue
+		case !header:
+			if t != "name,param,value,unit,note" {
+				return nil, nil, fmt.Errorf("microbench line %d: header %q, want name,param,value,unit,note", line, t)
+			}
+			header = true
+			continue
+		}
+		f := strings.SplitN(t, ",", 5)
+		if len(f) < 4 {
+			return nil, nil, fmt.Errorf("microbench line %d: %d fields, want 5", line, len(f))
+		}
+		v, perr := strconv.ParseFloat(f[2], 64)
+		if perr != nil {
+			return nil, nil, fmt.Errorf("microbench line %d: value %q: %v", line, f[2], perr)
+		}
+		r := MicrobenchRow{Name: f[0], Param: f[1], Value: v, Unit: f[3]}
+		if len(f) == 5 {
+			r.Note = f[4]
+		}
+		rows = append(rows, r)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, err
+	}
+	if !header {
+		return nil, nil, fmt.Errorf("microbench: no header line")
+	}
+	return rows, comments, nil
+}
+
+// A calibRule maps one microbenchmark row to one constant of a Model.
+type calibRule struct {
+	constant    string // the Model field
+	name, param string // the row (param "" matches any; the first match wins)
+	unit        string
+	set         func(m *Model, v float64) bool // reports false for an implausible value
+}
+
+func positive(v float64) bool { return v > 0 && v < 1e30 }
+
+// calibRules says which measurement sets which constant; TimeConstants and
+// docs/timemodel.md list the same.
+var calibRules = []calibRule{
+	{"ClockHz", "clock", "", "Hz", func(m *Model, v float64) bool { m.ClockHz = v; return v > 1e8 && v < 1e10 }},
+	{"L1Latency", "chase_l1", "", "ns", func(m *Model, v float64) bool { m.L1Latency = v * 1e-9; return positive(v) }},
+	{"L2Latency", "chase_l2", "", "ns", func(m *Model, v float64) bool { m.L2Latency = v * 1e-9; return positive(v) }},
+	{"DRAMLatency", "chase_dram", "1073741824B/stride128", "ns", func(m *Model, v float64) bool { m.DRAMLatency = v * 1e-9; return positive(v) }},
+	{"LaunchOverhead", "launch_gpu_grid", "", "us", func(m *Model, v float64) bool { m.LaunchOverhead = v * 1e-6; return positive(v) }},
+	{"IssuePerSMCycle", "issue_ffma8", "", "warp_instr/SM/cycle", func(m *Model, v float64) bool { m.IssuePerSMCycle = v; return v > 0.1 && v <= 8 }},
+	{"WarpCPI", "issue_ffma1", "1 warps/SM", "warp_instr/SM/cycle", func(m *Model, v float64) bool { m.WarpCPI = 1 / v; return v > 0.01 && v <= 4 }},
+	{"DRAMAchievable", "dram_copy", "", "B/s", func(m *Model, v float64) bool { m.DRAMAchievable = v; return v > 1e9 }},
+	{"L2Bandwidth", "l2_read", "", "B/s", func(m *Model, v float64) bool { m.L2Bandwidth = v; return v > 1e9 }},
+}
+
+// calibration is a model's recorded microbenchmark, parsed.
+type calibration struct {
+	file     string
+	device   string // the CSV's first comment (GPU, SMs, driver API)
+	rows     []MicrobenchRow
+	err      error
+	applied  map[string]MicrobenchRow // constant -> the row that set it
+	rejected map[string]string        // constant -> why its row was not used
+}
+
+// calibrations parses calibration/*.csv once; the result is never changed
+// after, so sharing it is safe.
+var calibrations = sync.OnceValue(func() map[string]*calibration {
+	out := map[string]*calibration{}
+	ents, _ := calibFS.ReadDir("calibration")
+	for _, e := range ents {
+		key, ok := strings.CutSuffix(e.Name(), ".csv")
+		if !ok {
+			continue
+		}
+		c := &calibration{file: "sim/calibration/" + e.Name()}
+		data, err := calibFS.ReadFile("calibration/" + e.Name())
+		if err == nil {
+			var comments []string
+			c.rows, comments, err = ParseMicrobench(data)
+			if len(comments) > 0 {
+				c.device = comments[0]
+			}
+		}
+		c.err = err
+		out[key] = c
+	}
+	return out
+})
+
+// calibrate returns m with the constants its recorded microbenchmark sets.
+func calibrate(m Model) Model {
+	c := calibrations()[m.Key]
+	if c == nil || c.err != nil {
+		return m
+	}
+	for _, r := range calibRules {
+		for _, row := range c.rows {
+			if row.Name != r.name || (r.param != "" && row.Param != r.param) || row.Unit != r.unit {
+				continue
+			}
+			saved := m
+			if !r.set(&m, row.Value) {
+				m = saved
+			}
+			break
+		}
+	}
+	return m
+}
+
+// TimeConstant is one constant of the time model with where it comes from.
+type TimeConstant struct {
+	Name   string  `json:"name"`
+	Value  float64 `json:"value"`
+	Unit   string  `json:"unit"`
+	Source string  `json:"source"`
+}
+
+// TimeConstants lists the time model's constants of m with their sources:
+// a row of the model's recorded microbenchmark where one set it, else the
+// documented source of the value in model.go.
+func TimeConstants(m Model) []TimeConstant {
+	c := calibrations()[m.Key]
+	measured := func(constant string) (string, bool) {
+		if c == nil || c.err != nil {
+			return "", false
+		}
+		for _, r := range calibRules {
+			if r.constant != constant {
+				continue
+			}
+			for _, row := range c.rows {
+				if row.Name == r.name && (r.param == "" || row.Param == r.param) && row.Unit == r.unit {
+					probe := m
+					if !r.set(&probe, row.Value) {
+						return "", false
+					}
+					return fmt.Sprintf("measured: %s %s = %g %s (%s; %s)", row.Name, row.Param, row.Value, row.Unit, c.file, c.device), true
+				}
+			}
+		}
+		return "", false
+	}
+	src := func(constant string) string {
+		if s, ok := measured(constant); ok {
+			return s
+		}
+		return defaultSources[m.Key][constant]
+	}
+	return []TimeConstant{
+		{"ClockHz", m.ClockHz, "Hz", src("ClockHz")},
+		{"L1Latency", m.L1Latency, "s", src("L1Latency")},
+		{"L2Latency", m.L2Latency, "s", src("L2Latency")},
+		{"DRAMLatency", m.DRAMLatency, "s", src("DRAMLatency")},
+		{"WarpCPI", m.WarpCPI, "cycles", src("WarpCPI")},
+		{"IssuePerSMCycle", m.IssuePerSMCycle, "warp instr/SM/cycle", src("IssuePerSMCycle")},
+		{"DRAMAchievable", m.DRAMAchievable, "B/s", src("DRAMAchievable")},
+		{"L2Bandwidth", m.L2Bandwidth, "B/s", src("L2Bandwidth")},
+		{"LaunchOverhead", m.LaunchOverhead, "s", src("LaunchOverhead")},
+		{"TimedLaunch", m.TimedLaunch, "s", src("TimedLaunch")},
+		{"IssueEfficiency", issueEfficiency, "", "fitted on the training half of the recorded H200 runs (docs/timemodel.md); the same for every model"},
+	}
+}
+
+// CalibrationFile is the embedded microbenchmark copy behind model key's
+// constants ("" when it has none).
+func CalibrationFile(key string) string {
+	if c := calibrations()[key]; c != nil && c.err == nil {
+		return c.file
+	}
+	return ""
+}
+
+// defaultSources documents the values in model.go, used until (or where)
+// a recorded microbenchmark replaces them.
+var defaultSources = map[string]map[string]string{
+	"h200": {
+		"ClockHz":         "published boost clock (1,980 MHz)",
+		"L1Latency":       "estimate of the 2026-11-29 time model (40 ns), fitted then against the H200 runs in evidence/spmv-2p19-h200-2026-11-29; replaced by chase_l1 once recorded",
+		"L2Latency":       "estimate of the 2026-11-29 time model (300 ns), as L1Latency; replaced by chase_l2 once recorded",
+		"DRAMLatency":     "estimate of the 2026-11-29 time model (700 ns, a loaded latency), as L1Latency; replaced by chase_dram once recorded",
+		"WarpCPI":         "published: dependent FP32/INT32 arithmetic takes 4 cycles on Volta and later SMs (Jia et al., Dissecting the NVIDIA Volta/Turing GPU architectures via microbenchmarking, 2018/2019); replaced by issue_ffma1 once recorded",
+		"IssuePerSMCycle": "published: 4 schedulers per SM, one warp instruction each per cycle",
+		"DRAMAchievable":  "measured: CG's copy kernel, 3,587-3,591 GB/s (evidence/cg-50-h200-2026-11-30, bandwidth.copy_gbps); replaced by dram_copy once recorded",
+		"L2Bandwidth":     "estimate of the 2026-11-29 time model (10 TB/s); replaced by l2_read once recorded",
+		"LaunchOverhead":  "estimate of the 2026-11-29 time model (2 µs of GPU time per kernel); replaced by launch_gpu_grid once recorded",
+		"TimedLaunch":     "measured: 20,000 back-to-back launches from Go through gpuext, 3.92 µs each (evidence/launch-overhead-h200-2026-11-29)",
+	},
+	"h100": {
+		"ClockHz":         "published boost clock",
+		"L1Latency":       "the H200's value (same SM)",
+		"L2Latency":       "the H200's value (same SM and L2)",
+		"DRAMLatency":     "the H200's value (HBM3 instead of HBM3e: assumed equal)",
+		"WarpCPI":         "the H200's value (same SM)",
+		"IssuePerSMCycle": "published: 4 schedulers per SM",
+		"DRAMAchievable":  "assumed 75% of the published 3.35 TB/s (the H200 reaches 75% of its 4.8 TB/s)",
+		"L2Bandwidth":     "the H200's estimate",
+		"LaunchOverhead":  "the H200's estimate",
+		"TimedLaunch":     "the H200 host's measured Go launch interval, assumed",
+	},
+	"a100": {
+		"ClockHz":         "published boost clock",
+		"L1Latency":       "the H200's estimate, assumed",
+		"L2Latency":       "the H200's estimate, assumed",
+		"DRAMLatency":     "the H200's estimate, assumed",
+		"WarpCPI":         "published: 4-cycle dependent arithmetic",
+		"IssuePerSMCycle": "published: 4 schedulers per SM",
+		"DRAMAchievable":  "assumed 85% of the published 1,935 GB/s",
+		"L2Bandwidth":     "estimate (5.5 TB/s)",
+		"LaunchOverhead":  "estimate (2.5 µs)",
+		"TimedLaunch":     "the H200 host's measured Go launch interval, assumed",
+	},
+	"t4": {
+		"ClockHz":         "published boost clock (1,590 MHz); not measured here (no T4 to measure)",
+		"L1Latency":       "published microbenchmark figure: about 32 cycles (Jia et al., Dissecting the NVidia Turing T4 GPU via Microbenchmarking, arXiv:1903.07486, 2019); not measured here",
+		"L2Latency":       "published microbenchmark figure: about 188 cycles (Jia et al. 2019, as L1Latency); not measured here",
+		"DRAMLatency":     "assumed 500 ns: GDDR6 latency of the order Jia et al. 2019 report; not measured here",
+		"WarpCPI":         "published: 4-cycle dependent arithmetic on Turing (Jia et al. 2019)",
+		"IssuePerSMCycle": "published: 4 schedulers per SM",
+		"DRAMAchievable":  "assumed 80% of the published 320 GB/s; not measured here",
+		"L2Bandwidth":     "estimate (1.3 TB/s); not measured here",
+		"LaunchOverhead":  "estimate (3 µs); not measured here",
+		"TimedLaunch":     "the H200 host's measured Go launch interval (evidence/launch-overhead-h200-2026-11-29), assumed for Colab's host",
+	},
+}

@@ -1,0 +1,258 @@
+package sim
+
+import (
+	"container/heap"
+	"sort"
+
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// What the time model takes from the executed PTX (issue 13): per warp,
+// the instructions it issued and its load rounds, and per block the warp
+// that finishes last. A load round is a group of global loads a warp issues
+// before it uses any of their results: the loads of one round are in flight
+// together, and the warp waits one memory latency per round. Which loads
+// start a round is read off the compiled loop once per kernel
+// (markLoadRounds): an unrolled body that issues four loads before their
+// first use is one round, a `#pragma unroll 1` body one round per
+// dependent load. A round waits for an L1 hit when none of its loads'
+// requests missed the block's L1 model, else for a miss (L2 or DRAM).
+
+// Values of xin.tmRound.
+const (
+	tmNoLoad     uint8 = iota // not a global load
+	tmRoundStart              // a global load that starts a round
+	tmRoundJoin               // a global load issued into the open round
+)
+
+// markLoadRounds sets tmRound of every global load: walking each basic
+// block in order, a load joins the open round unless the round's results
+// were used since it opened (by any instruction, the load's own address
+// included), in which case it starts the next one. A round never spans a
+// basic block boundary.
+func (pk *PTXKernel) markLoadRounds() {
+	pending := make(map[int32]bool)
+	for _, b := range pk.k.Blocks() {
+		clear(pending)
+		for i := b.Start; i <= b.End && i < len(pk.code); i++ {
+			x := &pk.code[i]
+			used := false
+			read := func(r int32) {
+				if r >= 0 && pending[r] {
+					used = true
+				}
+			}
+			for _, o := range x.src {
+				switch o.kind {
+				case oReg:
+					read(o.idx)
+				case oVec:
+					for _, r := range o.vec {
+						read(r)
+					}
+				}
+			}
+			read(x.abase)
+			if x.op == ptx.OpSt || x.op == ptx.OpAtom || x.op == ptx.OpRed {
+				// a store's value may sit in dst-less operands only
+				for _, o := range x.dst {
+					if o.kind == oReg {
+						read(o.idx)
+					}
+				}
+			}
+			if used {
+				clear(pending)
+			}
+			if x.op != ptx.OpLd || (x.space != ptx.SpaceGlobal && x.space != ptx.SpaceGeneric) {
+				continue
+			}
+			x.tmRound = tmRoundJoin
+			if len(pending) == 0 {
+				x.tmRound = tmRoundStart
+			}
+			for _, o := range x.dst {
+				switch o.kind {
+				case oReg:
+					pending[o.idx] = true
+				case oVec:
+					for _, r := range o.vec {
+						if r >= 0 {
+							pending[r] = true
+						}
+					}
+				}
+			}
+			// A load with no register destination still occupies the round.
+			if len(pending) == 0 {
+				pending[-2] = true
+			}
+		}
+	}
+}
+
+// warpTM is one warp's round state within a block.
+type warpTM struct {
+	hit, miss    int32 // closed rounds that hit the L1 / missed it
+	open, missed bool  // a round is open; one of its loads missed
+}
+
+func (t *warpTM) close() {
+	if t.open {
+		if t.missed {
+			t.miss++
+		} else {
+			t.hit++
+		}
+	}
+	t.open, t.missed = false, false
+}
+
+// tmLoad notes one executed global load of warp wp: kind is its tmRound,
+// missed whether its request had a sector the block's L1 model lacked.
+func (e *ptxWorker) tmLoad(wp *pwarp, kind uint8, missed bool) {
+	t := &wp.tm
+	if kind == tmRoundStart || !t.open {
+		t.close()
+		t.open = true
+	}
+	t.missed = t.missed || missed
+}
+
+// blockTM is what the model keeps of one block: its index, the warp that
+// the model expects to finish last (its instructions and rounds), and the
+// block's instructions over all its warps.
+type blockTM struct {
+	b         int64
+	instr     int32
+	hit, miss int32
+	sum       int64
+}
+
+// tmEndBlock closes the rounds of the block's warps and keeps the block's
+// slowest warp, judged with the model's latencies (DRAM latency for a
+// miss: which misses hit L2 is only known once the launch is done).
+func (e *ptxWorker) tmEndBlock(b int) {
+	w := e.t.w
+	m := w.l.d.model
+	cpi := m.WarpCPI / m.ClockHz
+	rec := blockTM{b: int64(b)}
+	best := -1.0
+	for i := range e.warps {
+		wp := &e.warps[i]
+		t := &wp.tm
+		t.close()
+		cost := float64(wp.instr)*cpi + float64(t.hit)*m.L1Latency + float64(t.miss)*m.DRAMLatency
+		if cost > best {
+			best = cost
+			rec.instr = int32(min(wp.instr, 1<<31-1))
+			rec.hit, rec.miss = t.hit, t.miss
+		}
+		rec.sum += wp.instr
+		w.tmRounds += int64(t.hit) + int64(t.miss)
+		*t = warpTM{}
+	}
+	w.tmBlocks = append(w.tmBlocks, rec)
+}
+
+// launchTM is what Stats keeps for the model from a PTX launch.
+type launchTM struct {
+	blocks        []blockTM // by block index
+	rounds        int64     // load rounds over all warps
+	blocksPerSM   int       // resident blocks an SM holds (occupancy)
+	warpsPerBlock int
+}
+
+// tmCollect merges the workers' block records in block order and works out
+// the occupancy the list schedule uses: blocks per SM limited by the
+// model's block, warp, thread and shared-memory limits (registers are not
+// modeled).
+func (s *Stats) tmCollect(l *launch, workers []*worker) {
+	if l.px == nil {
+		return
+	}
+	n := 0
+	for _, w := range workers {
+		n += len(w.tmBlocks)
+		s.tm.rounds += w.tmRounds
+	}
+	s.tm.blocks = make([]blockTM, 0, n)
+	for _, w := range workers {
+		s.tm.blocks = append(s.tm.blocks, w.tmBlocks...)
+	}
+	sort.Slice(s.tm.blocks, func(i, j int) bool { return s.tm.blocks[i].b < s.tm.blocks[j].b })
+	m := l.d.model
+	s.tm.warpsPerBlock = l.nWarps
+	per := m.MaxBlocksPerSM
+	per = min(per, m.MaxWarpsPerSM/max(1, l.nWarps), m.MaxThreadsPerSM/max(1, l.nThreads))
+	if sh := l.px.shBytes; sh > 0 {
+		per = min(per, m.SharedPerSM/sh)
+	}
+	s.tm.blocksPerSM = max(1, per)
+}
+
+// slotHeap orders block slots by the time they free up, then by slot
+// number (slot k sits on SM k mod SMs, so ties spread over the SMs).
+type slotHeap struct {
+	free []float64
+	idx  []int
+}
+
+func (h *slotHeap) Len() int { return len(h.idx) }
+func (h *slotHeap) Less(i, j int) bool {
+	a, b := h.idx[i], h.idx[j]
+	if h.free[a] != h.free[b] {
+		return h.free[a] < h.free[b]
+	}
+	return a < b
+}
+func (h *slotHeap) Swap(i, j int) { h.idx[i], h.idx[j] = h.idx[j], h.idx[i] }
+func (h *slotHeap) Push(x any)    { h.idx = append(h.idx, x.(int)) }
+func (h *slotHeap) Pop() any {
+	n := len(h.idx)
+	x := h.idx[n-1]
+	h.idx = h.idx[:n-1]
+	return x
+}
+
+// schedule places blocks, in index order, on the slot that frees first
+// (blocks reach the SMs in waves), each holding its slot for its slowest
+// warp's time: instructions × WarpCPI cycles plus its rounds' latencies.
+// It returns when the last block finishes (the critical path) and the
+// most warp instructions any one SM received (for its issue term).
+func (m Model) schedule(t *launchTM, missLat float64) (finish float64, maxSMInstr int64) {
+	if len(t.blocks) == 0 {
+		return 0, 0
+	}
+	cpi := m.WarpCPI / m.ClockHz
+	dur := func(b *blockTM) float64 {
+		return float64(b.instr)*cpi + float64(b.hit)*m.L1Latency + float64(b.miss)*missLat
+	}
+	slots := m.SMs * t.blocksPerSM
+	perSM := make([]int64, m.SMs)
+	if len(t.blocks) <= slots {
+		for i := range t.blocks {
+			b := &t.blocks[i]
+			finish = max(finish, dur(b))
+			perSM[i%m.SMs] += b.sum
+		}
+	} else {
+		h := &slotHeap{free: make([]float64, slots), idx: make([]int, slots)}
+		for i := range h.idx {
+			h.idx[i] = i
+		}
+		heap.Init(h)
+		for i := range t.blocks {
+			b := &t.blocks[i]
+			k := h.idx[0]
+			h.free[k] += dur(b)
+			finish = max(finish, h.free[k])
+			perSM[k%m.SMs] += b.sum
+			heap.Fix(h, 0)
+		}
+	}
+	for _, n := range perSM {
+		maxSMInstr = max(maxSMInstr, n)
+	}
+	return finish, maxSMInstr
+}
