@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+
+	"github.com/warplab/warplab/internal/timecheck"
+	"github.com/warplab/warplab/sim"
+)
+
+// runTimeModel is `warplab timemodel check|constants|calibrate`.
+//
+//	check      modeled against measured for every recorded run (issue 13)
+//	constants  the model's time constants with their sources
+//	calibrate  copy the newest recorded microbenchmark run into
+//	           sim/calibration/<model>.csv, where the model reads it
+func runTimeModel(args []string, stdout, stderr io.Writer) int {
+	const cmd = "warplab timemodel"
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(stderr, "usage: warplab timemodel check|constants|calibrate [flags]\n")
+		return exitUsage
+	}
+	switch args[0] {
+	case "check":
+		return runTimeModelCheck(args[1:], stdout, stderr)
+	case "constants":
+		return runTimeModelConstants(args[1:], stdout, stderr)
+	case "calibrate":
+		return runTimeModelCalibrate(args[1:], stdout, stderr)
+	}
+	return fail(stderr, cmd, usageErrorf("unknown subcommand %q (check, constants, calibrate)", args[0]))
+}
+
+func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
+	const cmd = "warplab timemodel check"
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	root := fs.String("root", ".", "the repository root (its evidence/ holds the recorded runs)")
+	model := fs.String("model", "h200", "the simulated device (the runs were recorded on the H200)")
+	matrices := fs.String("matrices", defaultMatrices(), "folder of the SuiteSparse .mtx files the recorded spmv runs used")
+	only := fs.String("only", "", "simulate only runs whose \"lesson input\" contains this text (e.g. \"spmv even\"); the rest are listed unmodeled")
+	from := fs.String("from", "", "take modeled times from this earlier --json report instead of simulating")
+	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return fail(stderr, cmd, usageErrorf("%v", err))
+	}
+	if fs.NArg() > 0 {
+		return fail(stderr, cmd, usageErrorf("unexpected argument %q", fs.Arg(0)))
+	}
+	runs, err := timecheck.Recorded(*root)
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	if len(runs) == 0 {
+		return fail(stderr, cmd, fmt.Errorf("no recorded runs under %s", filepath.Join(*root, "evidence")))
+	}
+	if *from != "" {
+		f, err := os.Open(*from)
+		if err != nil {
+			return fail(stderr, cmd, err)
+		}
+		prev, err := timecheck.ReadReport(f)
+		f.Close()
+		if err != nil {
+			return fail(stderr, cmd, err)
+		}
+		timecheck.TakeModeled(runs, prev.Runs)
+	} else {
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		o := timecheck.SimOptions{Model: *model, Matrices: *matrices}
+		if *only != "" {
+			o.Only = func(r timecheck.Run) bool { return strings.Contains(r.Lesson+" "+r.Input, *only) }
+		}
+		if isTerminal(stderr) {
+			o.Progress = func(what string) { fmt.Fprintf(stderr, "\r\033[Ksimulating %s ...", what) }
+		}
+		err := timecheck.Simulate(ctx, runs, o)
+		if isTerminal(stderr) {
+			fmt.Fprint(stderr, "\r\033[K")
+		}
+		if err != nil {
+			return fail(stderr, cmd, err)
+		}
+	}
+	rep, err := timecheck.NewReport(*model, runs)
+	if err != nil {
+		return fail(stderr, cmd, usageErrorf("%v", err))
+	}
+	if err := rep.WriteTable(stdout); err != nil {
+		return fail(stderr, cmd, err)
+	}
+	if *jsonPath != "" {
+		if err := writeFileAtomic(*jsonPath, rep.WriteJSON); err != nil {
+			return fail(stderr, cmd, fmt.Errorf("--json: %w", err))
+		}
+	}
+	if stale := timecheck.StaleCalibration(*root); stale != "" {
+		fmt.Fprintf(stdout, "\nnote: %s\n", stale)
+	}
+	return exitOK
+}
+
+func runTimeModelConstants(args []string, stdout, stderr io.Writer) int {
+	const cmd = "warplab timemodel constants"
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "h200", "the device model: t4, a100, h100 or h200")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return fail(stderr, cmd, usageErrorf("%v", err))
+	}
+	m, err := sim.ModelByKey(*model)
+	if err != nil {
+		return fail(stderr, cmd, usageErrorf("%v", err))
+	}
+	rep := &timecheck.Report{Model: m.Key, Constants: sim.TimeConstants(m)}
+	fmt.Fprintf(stdout, "time-model constants of %s (%s)\n", m.Name, m.Key)
+	if err := rep.WriteConstants(stdout); err != nil {
+		return fail(stderr, cmd, err)
+	}
+	return exitOK
+}
+
+func runTimeModelCalibrate(args []string, stdout, stderr io.Writer) int {
+	const cmd = "warplab timemodel calibrate"
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	root := fs.String("root", ".", "the repository root")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return fail(stderr, cmd, usageErrorf("%v", err))
+	}
+	src, dst, err := timecheck.Calibrate(*root)
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	fmt.Fprintf(stdout, "copied %s to %s; rebuild for the model to read it\n", src, dst)
+	return exitOK
+}
+
+// defaultMatrices is where the recorded SuiteSparse matrices are looked
+// for: $WARPLAB_MATRICES, else the shared folder of the development
+// machine.
+func defaultMatrices() string {
+	if d := os.Getenv("WARPLAB_MATRICES"); d != "" {
+		return d
+	}
+	return "/work/shared/matrices"
+}

@@ -1,0 +1,182 @@
+package timecheck
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
+
+// TestRecordedFixture reads the small evidence tree in testdata/repo: two
+// spmv files of one configuration (averaged), an ncu CSV beside one, a
+// simulator JSON (ignored), two cg.json of one grid (the newer counts, and
+// only its GPU-timed kernels), a launch-overhead run, and a JSON that is
+// not a lesson's.
+func TestRecordedFixture(t *testing.T) {
+	runs, err := Recorded(filepath.Join("testdata", "repo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		key      string
+		measured float64
+		ncu      float64
+		half     string
+		sources  int
+	}{
+		{"spmv|even 2^19|unroll 4, probe 320 blocks|thread_per_row", 45e-6, 39e-6, "train", 2},
+		{"spmv|even 2^19|unroll 4, probe 320 blocks|warp_per_row", 95e-6, 88e-6, "train", 2},
+		{"cg|20³|stage 1|stage 1 spmv", 10e-6, 0, "test", 1},
+		{"launch|empty kernel|Go, back to back (host clock)|emptyKernel", 3.92e-6, 0, "calibration", 1},
+	}
+	if len(runs) != len(want) {
+		for _, r := range runs {
+			t.Logf("got %s", r.Key())
+		}
+		t.Fatalf("%d runs, want %d", len(runs), len(want))
+	}
+	for i, w := range want {
+		r := runs[i]
+		if r.Key() != w.key || !near(r.Measured, w.measured) || !near(r.NCU, w.ncu) || r.Half != w.half || len(r.Sources) != w.sources {
+			t.Errorf("run %d: %s measured %g ncu %g half %s sources %v; want %s %g %g %s (%d sources)",
+				i, r.Key(), r.Measured, r.NCU, r.Half, r.Sources, w.key, w.measured, w.ncu, w.half, w.sources)
+		}
+	}
+	if g := runs[0].Group; g != runs[1].Group || g == runs[2].Group {
+		t.Errorf("groups %q %q %q: the two spmv kernels pair, cg does not", runs[0].Group, runs[1].Group, runs[2].Group)
+	}
+}
+
+// TestRecordedBadJSON: a lesson JSON that does not parse is an error that
+// names its file, not a silently shorter table.
+func TestRecordedBadJSON(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "evidence", "spmv-x-h200-2026-01-01")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "spmv.json"), []byte(`{"lesson": "spmv", "runs": [`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Recorded(root)
+	if err == nil || !strings.Contains(err.Error(), "evidence/spmv-x-h200-2026-01-01/spmv.json") {
+		t.Fatalf("err %v, want one naming the file", err)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	runs := []Run{
+		// pair A: right order, both within 25%
+		{Group: "A", Half: "train", Measured: 10, Modeled: 11},
+		{Group: "A", Half: "train", Measured: 20, Modeled: 16},
+		// pair B: wrong order; one outside (ratio 2)
+		{Group: "B", Half: "test", Measured: 10, Modeled: 20},
+		{Group: "B", Half: "test", Measured: 15, Modeled: 14},
+		// a measured tie (within 1%) counts as right either way
+		{Group: "C", Half: "test", Measured: 100, Modeled: 90},
+		{Group: "C", Half: "test", Measured: 100.5, Modeled: 80},
+		// not modeled, and a calibration run: both left out
+		{Group: "C", Half: "test", Measured: 5},
+		{Group: "launch", Half: "calibration", Measured: 4, Modeled: 40},
+	}
+	s := Summarize(runs)
+	// errors: .1 .2 1 .0667 .1 .204; within: all but the 1.0
+	if s.Runs != 6 || s.Within != 5 || !near(s.ShareWithin, 5.0/6) {
+		t.Errorf("runs %d within %d share %g, want 6, 5, 5/6", s.Runs, s.Within, s.ShareWithin)
+	}
+	if want := (0.1 + 0.2) / 2; !near(s.MedianAbsErr, want) {
+		t.Errorf("median |error| %g, want %g", s.MedianAbsErr, want)
+	}
+	if s.Pairs != 3 || s.PairsRight != 2 {
+		t.Errorf("pairs %d right %d, want 3 and 2", s.Pairs, s.PairsRight)
+	}
+	if s.Goal() {
+		t.Error("goal met with 83% within 25% and 67% of pairs right")
+	}
+	good := Summarize(runs[:2])
+	if !good.Goal() {
+		t.Errorf("goal not met by %+v", good)
+	}
+}
+
+// TestReportTableAndJSON: the table marks runs outside the band and names
+// unmodeled ones; the JSON reads back to the same figures.
+func TestReportTableAndJSON(t *testing.T) {
+	runs := []Run{
+		{Lesson: "spmv", Input: "even 2^19", Kernel: "a", Group: "g", Half: "train", Measured: 10e-6, Modeled: 30e-6, Bound: "dram"},
+		{Lesson: "spmv", Input: "even 2^19", Kernel: "b", Group: "g", Half: "train", Measured: 20e-6, Modeled: 21e-6, Bound: "latency"},
+		{Lesson: "cg", Input: "20³", Kernel: "c", Group: "h", Half: "test", Measured: 5e-6, Skipped: "matrix x.mtx not found"},
+	}
+	rep, err := NewReport("h200", runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"3.00 *", "1.05 ", "not modeled: matrix x.mtx not found", "all        2 runs:   1 within 25% (50%)", "goal (≥90% within 25%, median ≤15%, ≥90% of pairs right): not met"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	b.Reset()
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadReport(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.All != rep.All || len(back.Runs) != 3 || back.Runs[0].Modeled != 30e-6 {
+		t.Errorf("read back %+v, want %+v", back.All, rep.All)
+	}
+	if _, err := NewReport("nosuch", runs); err == nil {
+		t.Error("NewReport accepted an unknown model")
+	}
+}
+
+func TestCalibrateAndStale(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "evidence", "timemodel-microbench-h200-2026-12-01")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "sim", "calibration"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	csv := "# device: x\nname,param,value,unit,note\nchase_l1,16384B/stride128,35,ns,n\n"
+	if err := os.WriteFile(filepath.Join(dir, "microbench.csv"), []byte(csv), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s := StaleCalibration(root); !strings.Contains(s, "sim/calibration/h200.csv") {
+		t.Errorf("stale %q, want a note naming sim/calibration/h200.csv", s)
+	}
+	src, dst, err := Calibrate(root)
+	if err != nil || src != "evidence/timemodel-microbench-h200-2026-12-01/microbench.csv" || dst != "sim/calibration/h200.csv" {
+		t.Fatalf("Calibrate: %s %s %v", src, dst, err)
+	}
+	if s := StaleCalibration(root); s != "" {
+		t.Errorf("stale after Calibrate: %q", s)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "microbench.csv"), []byte("name,param\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Calibrate(root); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("Calibrate of a bad CSV: %v, want an error naming line 1", err)
+	}
+}
+
+// TestRepositoryCalibrationCurrent: the simulator's calibration copy is the
+// newest recorded microbenchmark run (none recorded: nothing to hold).
+func TestRepositoryCalibrationCurrent(t *testing.T) {
+	root := filepath.Join("..", "..")
+	if s := StaleCalibration(root); s != "" {
+		t.Error(s)
+	}
+}
