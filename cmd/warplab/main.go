@@ -69,6 +69,8 @@ func usage(w io.Writer) {
   warplab selftest [--backend gpu|sim] run every lesson kernel and check it against
                                        the CPU reference (and, on a GPU, the simulator)
   warplab bench launch [--backend gpu] host cost of one kernel launch from Go
+  warplab timemodel check|constants|calibrate
+                                       the time model against every recorded GPU run
   warplab help                         this text
 
 'warplab run LESSON -h' lists a lesson's flags.
@@ -103,6 +105,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runSelftest(args[1:], stdout, stderr)
 	case "bench":
 		return runBench(args[1:], stdout, stderr)
+	case "timemodel":
+		return runTimeModel(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "warplab: unknown command %q\n\n", args[0])
 	usage(stderr)
