@@ -90,8 +90,18 @@
 // # Running the stages
 //
 // RunStage runs one stage on a gpuext.Device: a GPU (CUDA C from cg.cu,
-// compiled by nvcc or loaded from cg.ptx) or the simulator (the Go mirrors in
-// mirrors.go, which follow cg.cu line by line). All GPU stages run one loop,
+// compiled by nvcc or loaded from cg.ptx) or the simulator, which executes
+// cg.ptx itself (sim.LaunchPTX; the lesson has no Go mirrors). One kernel
+// source serves both backends, so the simulator's counters follow what nvcc
+// emitted: its memory sites are PTX loads named by cg.cu line (nvcc unrolls
+// the thread-per-row row loop by four, so that loop's loads are several
+// sites), and its instruction counts, which feed the time model, are the
+// executed PTX's. On the simulator the outputs are the H200's bit for bit
+// (tested against the recorded 20³ run and, at 8³, by `warplab selftest`
+// on every GPU), and the CSR SpMVs' load requests and sectors at 100³ are
+// Nsight Compute's (the subwarp kernel exactly, thread per row within
+// 0.61%, where the sm_90 code pairs a few lanes' unrolled iterations
+// differently). All GPU stages run one loop,
 // cgLoop, HPCCG's; the stage only decides where each line runs (see RunStage
 // for the table). On a GPU, per-kernel times are CUDA events from replaying
 // each kernel after the solve, copies are host-timed, and the wall time is
