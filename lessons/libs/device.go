@@ -117,7 +117,7 @@ func (d *devMatrix) prepare(dev *gpuext.Device, method string) (*Prep, error) {
 		if d.tileNz, err = gpuext.Upload(dev, "tileNz", tz); err != nil {
 			return nil, err
 		}
-		n := d.mergeBlk * ThreadsPerBlock
+		n := d.mergeBlk
 		if d.carryRow, err = gpuext.Alloc[int32](dev, "carryRow", n); err != nil {
 			return nil, err
 		}
@@ -180,7 +180,7 @@ func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.
 			d.carryRow, d.carryVal, int32(d.rows), int32(d.nnz)); err != nil {
 			return ls, names, err
 		}
-		n := d.mergeBlk * ThreadsPerBlock
+		n := d.mergeBlk
 		err := add(KernelMergeFixup, blocksFor(n), d.carryRow, d.carryVal, d.y, int32(n), int32(d.rows))
 		return ls, names, err
 	}

@@ -239,12 +239,16 @@ __global__ void spmvBinBlock(const int* __restrict__ rowPtr,
 // tileNz, nBlocks + 1 entries. The block then stages its tile in shared
 // memory with coalesced loads, as CUB does: the products val[j] * x[col[j]]
 // of its nonzeros, and its row ends. Each thread searches its own diagonal
-// there and walks its MERGE_ITEMS steps out of shared memory. A row that
-// straddles two threads is finished by the later one; the earlier one's
-// partial sum is its carry (carryRow, carryVal), which spmvMergeFixup adds.
+// there and walks its MERGE_ITEMS steps out of shared memory, adding each
+// part of a row it holds (whole, or the piece before or after a thread
+// boundary) into the tile's row sums in shared memory (shared atomics: a
+// long row gets parts from many threads). The block then stores the sums of
+// the rows whose end lies in its tile, coalesced. The one row that runs on
+// into the next tile leaves the block as its carry (carryRow, carryVal: one
+// entry per block), which spmvMergeFixup adds after every block has stored.
 //
 // Launch: 256 threads a block, ceil((nRows + nnz) / MERGE_TILE) blocks;
-// carryRow and carryVal hold one entry per thread.
+// carryRow and carryVal hold one entry per block.
 __global__ void spmvMergePath(const int* __restrict__ rowPtr,
                               const int* __restrict__ colIdx,
                               const float* __restrict__ val,
@@ -257,6 +261,8 @@ __global__ void spmvMergePath(const int* __restrict__ rowPtr,
                               int nnz) {
     __shared__ float prod[MERGE_TILE];
     __shared__ int rowEnds[MERGE_TILE + 1];
+    __shared__ float rowSums[MERGE_TILE];
+    __shared__ float blockCarry;
     __shared__ int startRow[LIBS_BLOCK + 1];
     __shared__ int startNz[LIBS_BLOCK + 1];
     const int t = threadIdx.x;
@@ -271,6 +277,12 @@ __global__ void spmvMergePath(const int* __restrict__ rowPtr,
     }
     for (int k = t; k < nzHi - nzLo; k += LIBS_BLOCK) {
         prod[k] = val[nzLo + k] * x[colIdx[nzLo + k]];
+    }
+    for (int k = t; k < rowHi - rowLo; k += LIBS_BLOCK) {
+        rowSums[k] = 0.0f;
+    }
+    if (t == 0) {
+        blockCarry = 0.0f;
     }
     __syncthreads();
     int d = b * MERGE_TILE + t * MERGE_ITEMS;
@@ -305,22 +317,33 @@ __global__ void spmvMergePath(const int* __restrict__ rowPtr,
             acc += prod[j - nzLo];
             ++j;
         } else {
-            y[row] = acc;
+            atomicAdd(&rowSums[row - rowLo], acc);
             acc = 0.0f;
             ++row;
             rowEnd = row < nRows ? rowEnds[row - rowLo] : nnz;
         }
     }
-    const int gid = b * LIBS_BLOCK + t;
-    carryRow[gid] = row;
-    carryVal[gid] = acc;
+    // The piece of a row this thread stopped inside: its end is later in
+    // this tile (row < rowHi), or in a later tile (row == rowHi).
+    if (acc != 0.0f) {
+        atomicAdd(row < rowHi ? &rowSums[row - rowLo] : &blockCarry, acc);
+    }
+    __syncthreads();
+    for (int k = t; k < rowHi - rowLo; k += LIBS_BLOCK) {
+        y[rowLo + k] = rowSums[k];
+    }
+    if (t == 0) {
+        carryRow[b] = rowHi;
+        carryVal[b] = blockCarry;
+    }
 }
 
-// The carries: a thread that stopped inside a row adds its partial sum to
-// that row's y, after the thread that finished the row stored its own part
-// (the previous launch). Several threads may carry into one long row, so
-// the adds are atomic; their order varies, which is one reason y differs
-// from a sequential sum in the last bits. Launch: one thread per carry.
+// The carries: a block whose tile ended inside a row adds its part of that
+// row to y, after the block that holds the row's end stored its own part
+// (the previous launch). A row longer than a tile gets carries from several
+// blocks, so the adds are atomic; their order varies, which is one reason y
+// differs from a sequential sum in the last bits (the shared-memory adds in
+// spmvMergePath are another). Launch: one thread per block of the walk.
 __global__ void spmvMergeFixup(const int* __restrict__ carryRow,
                                const float* __restrict__ carryVal,
                                float* __restrict__ y, int nCarry, int nRows) {
