@@ -19,7 +19,7 @@ import (
 // every kernel's output; the final x is compared too, through its error and
 // true residual. cg.cu has no float atomics or .approx (the check reads the
 // PTX that ran and says so if that changes); no tolerance is stated, so such
-// a change fails the row. The row leaves the old mirror column empty.
+// a change fails the row.
 func selftestCG(ctx context.Context, devs selftestDevs) ([]selftestRow, []string, error) {
 	p, err := cg.Generate(cg.Cube(8), cg.GenOptions{})
 	if err != nil {
