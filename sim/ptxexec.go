@@ -558,6 +558,11 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				wp.waiting = true
 				return nil
 			case ptx.OpMembar:
+			case ptx.OpTrap:
+				if exec != 0 {
+					return e.fault(wp, bits.TrailingZeros32(exec), x, "trap",
+						"the thread executed trap (__trap()); on a GPU the kernel fails with CUDA_ERROR_LAUNCH_FAILED and the context is lost")
+				}
 			default:
 				if exec != 0 {
 					miss := e.t.w.tmMiss

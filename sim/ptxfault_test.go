@@ -99,3 +99,49 @@ func TestSourceName(t *testing.T) {
 		}
 	}
 }
+
+// boomPTX is nvcc 11.8's PTX of `if (threadIdx.x == lane) __trap();`.
+const boomPTX = `
+.version 7.8
+.target sm_75
+.address_size 64
+
+.visible .entry boom(
+	.param .u32 boom_param_0
+)
+{
+	.reg .pred 	%p<2>;
+	.reg .b32 	%r<3>;
+
+	ld.param.u32 	%r1, [boom_param_0];
+	mov.u32 	%r2, %tid.x;
+	setp.ne.s32 	%p1, %r2, %r1;
+	@%p1 bra 	$L__BB0_2;
+	trap;
+$L__BB0_2:
+	ret;
+}
+`
+
+// TestPTXTrap: __trap() stops the launch with a "trap" fault naming the
+// thread that executed it; a launch where no thread reaches it runs.
+func TestPTXTrap(t *testing.T) {
+	mod, err := ptx.Parse("boom.ptx", boomPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewPTXKernel(mod, "boom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := ModelByKey("t4")
+	d := NewDevice(m)
+	_, err = d.LaunchPTX(context.Background(), k, Dim1(2), Dim1(64), 0, int32(37))
+	var f *Fault
+	if !errors.As(err, &f) || f.Kind != "trap" || f.Thread != (Dim3{X: 37}) || f.Block != (Dim3{}) || !strings.Contains(f.Site, "trap") {
+		t.Fatalf("trap: %v", err)
+	}
+	if _, err := d.LaunchPTX(context.Background(), k, Dim1(2), Dim1(64), 0, int32(64)); err != nil {
+		t.Fatalf("no thread traps: %v", err)
+	}
+}

@@ -87,6 +87,7 @@ const (
 	OpVote
 	OpAtom
 	OpRed
+	OpTrap   // trap (__trap()): the thread stops the kernel with an error
 	OpMembar // membar and fence: no effect in a simulator that runs memory in order; also bar.warp.sync (__syncwarp: Sync set, Src[0] the member mask), as a warp's lanes run in step
 )
 

@@ -18,6 +18,7 @@ var opNames = map[string]Opcode{
 	"selp": OpSelp, "bra": OpBra, "ret": OpRet, "exit": OpExit,
 	"bar": OpBar, "barrier": OpBar, "shfl": OpShfl, "vote": OpVote,
 	"atom": OpAtom, "red": OpRed, "membar": OpMembar, "fence": OpMembar,
+	"trap": OpTrap,
 }
 
 // opText spells each Opcode (the base name; OpBar as "bar", OpMembar as "membar").
@@ -126,7 +127,7 @@ func decodeOpcode(in *Instr, text string) string {
 		return fmt.Sprintf("%s in %q", msg, text)
 	}
 	switch in.Op {
-	case OpLd, OpSt, OpCvta, OpBra, OpRet, OpExit, OpBar, OpShfl, OpVote, OpAtom, OpRed, OpMembar:
+	case OpLd, OpSt, OpCvta, OpBra, OpRet, OpExit, OpBar, OpShfl, OpVote, OpAtom, OpRed, OpMembar, OpTrap:
 		// The executor implements these itself.
 	default:
 		// Per-lane arithmetic runs through Eval (alu.go): refuse here, with
@@ -300,7 +301,7 @@ func checkTypes(in *Instr, types []Type) string {
 	switch in.Op {
 	case OpCvt:
 		want = 2
-	case OpBra, OpRet, OpExit, OpBar, OpMembar:
+	case OpBra, OpRet, OpExit, OpBar, OpMembar, OpTrap:
 		want = 0
 	}
 	if len(types) != want {
