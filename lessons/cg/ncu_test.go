@@ -12,6 +12,78 @@ import (
 	"github.com/warplab/warplab/sim"
 )
 
+// ncuCase is one SpMV launch at 100³ held to one recorded ncu launch.
+type ncuCase struct {
+	kernel         string
+	csv            string  // under evidence/
+	reqTol, secTol float64 // relative; 0 is exact
+	stores         bool    // also compare global store requests and sectors
+}
+
+// spmvAt100 runs each case's kernel once at 100³ on a simulated H200, from
+// cg.ptx, and compares its global-load (and store) requests and sectors
+// with the first launch in the case's CSV.
+func spmvAt100(t *testing.T, cases []ncuCase) {
+	p, err := Generate(Cube(100), GenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := testenv.Must(gpuext.Open("sim:h200"))(t)
+	defer dev.Close()
+	n := p.A.N
+	rowPtr := testenv.Must(gpuext.Upload(dev, "rowPtr", p.A.RowPtr))(t)
+	cols := testenv.Must(gpuext.Upload(dev, "cols", p.A.Cols))(t)
+	vals := testenv.Must(gpuext.Upload(dev, "vals", p.A.Vals))(t)
+	x := testenv.Must(gpuext.Upload(dev, "x", p.B))(t)
+	y := testenv.Must(gpuext.Alloc[float64](dev, "y", n))(t)
+	off := func(a int64, b float64) float64 { return (float64(a) - b) / b }
+	for _, c := range cases {
+		launches, err := ncu.ReadFile(filepath.Join("../../evidence", c.csv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hw := launches[0]
+		if hw.Kernel != c.kernel {
+			t.Fatalf("%s: first launch is %s, want %s", c.csv, hw.Kernel, c.kernel)
+		}
+		threads, args := n, []any{int32(n), rowPtr, cols, vals, x, y}
+		switch c.kernel {
+		case kSpMVSubwarp:
+			threads, args = 8*n, []any{int32(n), int32(8), rowPtr, cols, vals, x, y}
+		case kSpMVStencil27:
+			args = []any{int32(100), int32(100), int32(100), x, y}
+		}
+		l, err := dev.Launch(Module(), c.kernel, sim.Dim1((threads+255)/256), sim.Dim1(256), 0, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		type pair struct {
+			what         string
+			got          sim.Traffic
+			req, sec     string
+			reqTol, secT float64
+		}
+		pairs := []pair{{"loads", l.Stats.GlobalLoad, ncu.LoadRequests, ncu.LoadSectors, c.reqTol, c.secTol}}
+		if c.stores {
+			pairs = append(pairs, pair{"stores", l.Stats.GlobalStore, ncu.StoreRequests, ncu.StoreSectors, 0, 0})
+		}
+		for _, pr := range pairs {
+			req, ok1 := hw.Metric(pr.req)
+			sec, ok2 := hw.Metric(pr.sec)
+			if !ok1 || !ok2 {
+				t.Fatalf("%s: no %s or %s", c.csv, pr.req, pr.sec)
+			}
+			t.Logf("%s %s (PTX: %s): simulator %d requests / %d sectors; ncu %d / %d: requests %+.3f%%, sectors %+.4f%%",
+				c.kernel, pr.what, l.PTX, pr.got.Requests, pr.got.Sectors, int64(req), int64(sec),
+				100*off(pr.got.Requests, req), 100*off(pr.got.Sectors, sec))
+			if math.Abs(off(pr.got.Requests, req)) > pr.reqTol || math.Abs(off(pr.got.Sectors, sec)) > pr.secT {
+				t.Errorf("%s %s: simulator %d requests / %d sectors, ncu %d / %d (tolerance %g / %g)",
+					c.kernel, pr.what, pr.got.Requests, pr.got.Sectors, int64(req), int64(sec), pr.reqTol, pr.secT)
+			}
+		}
+	}
+}
+
 // TestSpMVEqualsNCUAt100 holds the simulator's global-load counters of the
 // two CSR SpMVs at 100³, run from cg.ptx, to Nsight Compute's on the H200
 // (evidence/cg-ncu-100-h200-2026-11-29/ncu.csv: the first launch of stage
@@ -25,63 +97,41 @@ func TestSpMVEqualsNCUAt100(t *testing.T) {
 	if os.Getenv("WARPLAB_LONG") == "" {
 		t.Skip("set WARPLAB_LONG=1 to compare the 100³ SpMVs with ncu")
 	}
-	p, err := Generate(Cube(100), GenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dev := testenv.Must(gpuext.Open("sim:h200"))(t)
-	defer dev.Close()
-	n := p.A.N
-	rowPtr := testenv.Must(gpuext.Upload(dev, "rowPtr", p.A.RowPtr))(t)
-	cols := testenv.Must(gpuext.Upload(dev, "cols", p.A.Cols))(t)
-	vals := testenv.Must(gpuext.Upload(dev, "vals", p.A.Vals))(t)
-	x := testenv.Must(gpuext.Upload(dev, "x", p.B))(t)
-	y := testenv.Must(gpuext.Alloc[float64](dev, "y", n))(t)
-	cases := []struct {
-		kernel         string
-		csv            string
-		tpr            int
-		reqTol, secTol float64 // relative
-	}{
+	spmvAt100(t, []ncuCase{
 		// Measured: simulator 2,562,142 requests / 60,656,006 sectors, ncu
 		// 2,577,814 / 60,660,710: requests −0.61%, sectors −0.008%.
 		// nvcc 11.8's PTX unrolls the row loop by four, remainder first;
 		// the sm_90 code ncu ran pairs a few more lanes' iterations
 		// apart (the rows' trip counts differ only at the grid's faces).
 		// The Go mirror the PTX replaced gave the same two numbers.
-		{kSpMVThreadPerRow, "cg-ncu-100-h200-2026-11-29/ncu.csv", 1, 0.007, 0.0001},
+		{kernel: kSpMVThreadPerRow, csv: "cg-ncu-100-h200-2026-11-29/ncu.csv", reqTol: 0.007, secTol: 0.0001},
 		// Measured: 3,470,000 requests / 23,944,077 sectors, equal to
 		// ncu's: the loop is kept rolled (#pragma unroll 1), so the SASS
 		// follows the PTX's control flow.
-		{kSpMVSubwarp, "cg-ncu-before-after-100-h200-2026-11-29/ncu-after.csv", 8, 0, 0},
+		{kernel: kSpMVSubwarp, csv: "cg-ncu-before-after-100-h200-2026-11-29/ncu-after.csv"},
+	})
+}
+
+// ncuPTXRun is the folder scripts/evidence/cg-ncu-ptx.sh's run is recorded
+// in: ncu with the driver JIT-loading cg.ptx itself (WARPLAB_PTX_ONLY=1).
+const ncuPTXRun = "cg-ncu-ptx-100-h200-2026-12-01"
+
+// TestSpMVEqualsNCUPTXAt100 holds the simulator to ncu on the same PTX: the
+// four SpMVs at 100³, loads and stores. Where the compiled code follows the
+// PTX's control flow (the loops kept rolled, the stencil's straight-line
+// code) the counts must be equal; the unrolled thread-per-row loop keeps the
+// cubin's tolerance. It skips until the run is recorded under evidence/.
+func TestSpMVEqualsNCUPTXAt100(t *testing.T) {
+	if os.Getenv("WARPLAB_LONG") == "" {
+		t.Skip("set WARPLAB_LONG=1 to compare the 100³ SpMVs with ncu on the embedded PTX")
 	}
-	for _, c := range cases {
-		launches, err := ncu.ReadFile(filepath.Join("../../evidence", c.csv))
-		if err != nil {
-			t.Fatal(err)
-		}
-		hw := launches[0]
-		if hw.Kernel != c.kernel {
-			t.Fatalf("%s: first launch is %s", c.csv, hw.Kernel)
-		}
-		args := []any{int32(n), rowPtr, cols, vals, x, y}
-		if c.kernel == kSpMVSubwarp {
-			args = []any{int32(n), int32(c.tpr), rowPtr, cols, vals, x, y}
-		}
-		l, err := dev.Launch(Module(), c.kernel, sim.Dim1((n*c.tpr+255)/256), sim.Dim1(256), 0, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st := l.Stats
-		req, _ := hw.Metric(ncu.LoadRequests)
-		sec, _ := hw.Metric(ncu.LoadSectors)
-		off := func(a int64, b float64) float64 { return (float64(a) - b) / b }
-		t.Logf("%s (PTX: %s): simulator %d requests / %d sectors; ncu %d / %d: requests %+.3f%%, sectors %+.4f%%",
-			c.kernel, l.PTX, st.GlobalLoad.Requests, st.GlobalLoad.Sectors, int64(req), int64(sec),
-			100*off(st.GlobalLoad.Requests, req), 100*off(st.GlobalLoad.Sectors, sec))
-		if math.Abs(off(st.GlobalLoad.Requests, req)) > c.reqTol || math.Abs(off(st.GlobalLoad.Sectors, sec)) > c.secTol {
-			t.Errorf("%s: simulator %d requests / %d sectors, ncu %d / %d (tolerance %g / %g)",
-				c.kernel, st.GlobalLoad.Requests, st.GlobalLoad.Sectors, int64(req), int64(sec), c.reqTol, c.secTol)
-		}
+	if _, err := os.Stat(filepath.Join("../../evidence", ncuPTXRun)); err != nil {
+		t.Skipf("evidence/%s is not recorded yet (scripts/evidence/cg-ncu-ptx.sh)", ncuPTXRun)
 	}
+	spmvAt100(t, []ncuCase{
+		{kernel: kSpMVThreadPerRow, csv: ncuPTXRun + "/ncu-thread-per-row.csv", reqTol: 0.007, secTol: 0.0001},
+		{kernel: kSpMVThreadPerRowUnroll1, csv: ncuPTXRun + "/ncu-thread-per-row-unroll1.csv", stores: true},
+		{kernel: kSpMVSubwarp, csv: ncuPTXRun + "/ncu-subwarp8.csv", stores: true},
+		{kernel: kSpMVStencil27, csv: ncuPTXRun + "/ncu-stencil27.csv", stores: true},
+	})
 }
