@@ -251,13 +251,14 @@ func (r *Result) WriteText(w io.Writer) error {
 		b.WriteString("\n")
 	}
 	if r.OK() {
-		fmt.Fprintf(&b, "all checks passed: %d method runs on %d matrices\n", countRuns(r), len(r.Matrices))
+		fmt.Fprintf(&b, "all checks passed: %d method runs on %d matrices\n", r.RunCount(), len(r.Matrices))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func countRuns(r *Result) int {
+// RunCount is how many method runs the result holds.
+func (r *Result) RunCount() int {
 	n := 0
 	for _, m := range r.Matrices {
 		n += len(m.Runs)
