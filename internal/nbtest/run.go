@@ -12,6 +12,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/warplab/warplab/internal/browser"
 )
 
 // Default time bounds; a notebook may set its own in metadata.warplab.
@@ -48,17 +50,7 @@ func (r *Runner) FindJupyter() (string, error) {
 
 // FindChromium returns the path of a Chromium binary, or an error that says
 // how to get it.
-func (r *Runner) FindChromium() (string, error) {
-	if r.Chromium != "" {
-		return r.Chromium, nil
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
-		}
-	}
-	return "", errors.New("chromium not found in PATH: run scripts/setup.sh --browser (it installs Debian's chromium)")
-}
+func (r *Runner) FindChromium() (string, error) { return browser.Find(r.Chromium) }
 
 // Timeouts returns the bounds for nb: the Runner's override, else the
 // notebook's metadata, else the defaults.
@@ -133,75 +125,48 @@ func (r *Runner) RenderHTML(ctx context.Context, executed, outDir string) (strin
 }
 
 // Screenshot opens page in headless Chromium at the given window size and
-// writes a PNG of the window to png. Chromium gets a fresh profile directory
-// and no network, GPU or sandbox (so it runs as root in CI).
+// writes a PNG of the window to png. The browser is driven through
+// internal/browser (chromedp), the driver the JupyterLab tests use too: a
+// fresh profile, no network, GPU or sandbox (so it runs as root in CI).
 func (r *Runner) Screenshot(ctx context.Context, page, png string, width, height int) error {
-	chr, err := r.FindChromium()
-	if err != nil {
-		return err
-	}
 	abs, err := filepath.Abs(page)
 	if err != nil {
 		return err
 	}
-	absPNG, err := filepath.Abs(png)
+	_ = os.Remove(png)
+	b, err := browser.Screenshot(ctx, r.browserOptions(width, height), "file://"+abs, 90*time.Second)
 	if err != nil {
-		return err
+		return fmt.Errorf("chromium wrote no screenshot of %s: %w", page, err)
 	}
-	profile, err := os.MkdirTemp("", "warplab-chromium-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(profile)
-	_ = os.Remove(absPNG)
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--hide-scrollbars", "--virtual-time-budget=10000", "--user-data-dir=" + profile,
-		"--screenshot=" + absPNG, fmt.Sprintf("--window-size=%d,%d", width, height),
-		"file://" + abs}
-	log, err := r.run(ctx, chr, args)
-	if _, statErr := os.Stat(absPNG); statErr != nil {
-		return fmt.Errorf("chromium wrote no screenshot of %s (%v): %v\n%s", page, err, statErr, tail(log, 2000))
-	}
-	return nil
+	return os.WriteFile(png, b, 0o644)
 }
 
 // DumpDOM opens page in headless Chromium at the given window size, lets
-// its scripts run, and returns the DOM as serialized HTML (--dump-dom), which
-// is how the test reads what LookPage's script measured.
+// its scripts run until LookPage's report is in the page, and returns the
+// DOM as serialized HTML, which is how the test reads what LookPage's
+// script measured. A page without lookScript is returned after its load.
 func (r *Runner) DumpDOM(ctx context.Context, page string, width, height int) (string, error) {
-	chr, err := r.FindChromium()
-	if err != nil {
-		return "", err
-	}
 	abs, err := filepath.Abs(page)
 	if err != nil {
 		return "", err
 	}
-	profile, err := os.MkdirTemp("", "warplab-chromium-")
+	src, err := os.ReadFile(abs)
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(profile)
-	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-	chrome := exec.CommandContext(ctx, chr, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--virtual-time-budget=10000", "--user-data-dir="+profile,
-		fmt.Sprintf("--window-size=%d,%d", width, height), "--dump-dom", "file://"+abs)
-	chrome.Env = append(os.Environ(), r.Env...)
-	// Chromium forks helpers: on timeout kill its whole process group.
-	chrome.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	chrome.Cancel = func() error { return syscall.Kill(-chrome.Process.Pid, syscall.SIGKILL) }
-	chrome.WaitDelay = 10 * time.Second
-	var stdout, stderr bytes.Buffer
-	chrome.Stdout, chrome.Stderr = &stdout, &stderr
-	if err := chrome.Run(); err != nil {
-		return "", fmt.Errorf("chromium --dump-dom %s: %v\n%s", page, err, tail(stderr.Bytes(), 2000))
+	ready := ""
+	if strings.Contains(string(src), "warplab-look-script") {
+		ready = "#" + lookID
 	}
-	return stdout.String(), nil
+	dom, err := browser.DumpDOM(ctx, r.browserOptions(width, height), "file://"+abs, ready, 90*time.Second)
+	if err != nil {
+		return "", fmt.Errorf("chromium on %s: %w", page, err)
+	}
+	return dom, nil
+}
+
+func (r *Runner) browserOptions(width, height int) browser.Options {
+	return browser.Options{Exec: r.Chromium, Width: width, Height: height, Env: r.Env}
 }
 
 // run runs prog and returns its combined output. On timeout it kills prog
