@@ -9,6 +9,7 @@ import (
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/cusrc"
 	"github.com/warplab/warplab/internal/table"
+	"github.com/warplab/warplab/sim"
 )
 
 // The notebook's sizes. NotebookN keeps every simulated cell (every kernel,
@@ -53,6 +54,27 @@ func SimulateOn(model string, opts Options) (*Result, error) {
 		return nil, errors.New(strings.Join(res.Failures, "; "))
 	}
 	return res, nil
+}
+
+// SimulateModels runs the lesson with opts on every simulated device model
+// (sim.Models): res on the H200, the notebook's device, and others on the
+// rest, in sim.Models order, for a roofline panel per model.
+func SimulateModels(opts Options) (res *Result, others []*Result, err error) {
+	for _, m := range sim.Models() {
+		r, err := SimulateOn(m.Key, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("tiling: on the simulated %s: %w", m.Name, err)
+		}
+		if m.Key == "h200" {
+			res = r
+		} else {
+			others = append(others, r)
+		}
+	}
+	if res == nil {
+		return nil, nil, errors.New("tiling: the simulator has no h200 model")
+	}
+	return res, others, nil
 }
 
 // MeasuredOrRecorded is the notebook's one rule for GPU numbers: when this

@@ -2,8 +2,11 @@ package tiling
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/sim"
 )
 
 func TestKernelSource(t *testing.T) {
@@ -107,5 +110,33 @@ func TestSimulateOn(t *testing.T) {
 	}
 	if _, err := SimulateOn("nosuch", Options{}); err == nil {
 		t.Error("SimulateOn(nosuch): want an error")
+	}
+}
+
+// SimulateModels gives the H200 run first and one run per other model, each
+// on its own model.
+func TestSimulateModels(t *testing.T) {
+	res, others, err := SimulateModels(Options{N: 32, Tile: 8, Coarse: 4, NoSweep: true, NoDemos: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Device.Model != "h200" {
+		t.Errorf("res on %q, want h200", res.Device.Model)
+	}
+	var got []string
+	for _, r := range others {
+		got = append(got, r.Device.Model)
+	}
+	var want []string
+	for _, m := range sim.Models() {
+		if m.Key != "h200" {
+			want = append(want, m.Key)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("others on %v, want %v", got, want)
+	}
+	if _, _, err := SimulateModels(Options{N: 30}); err == nil {
+		t.Error("bad options: no error")
 	}
 }
