@@ -85,6 +85,10 @@ func TestFaultOnSimulator(t *testing.T) {
 	if !errors.As(err, &f) || f.Kind != "out of bounds" || !strings.Contains(f.Site, "poke.cu:3") || f.Thread != (sim.Dim3{}) {
 		t.Fatalf("poke on the simulator: %v", err)
 	}
+	_, err = d.Launch(mods["boom"], "boom", sim.Dim1(2), sim.Dim1(32), 0, int32(5))
+	if !errors.As(err, &f) || f.Kind != "trap" || !strings.Contains(f.Site, "boom.cu:3") || f.Thread != (sim.Dim3{X: 5}) {
+		t.Fatalf("boom on the simulator: %v", err)
+	}
 	x, err := Upload(d, "x", []float32{1, 2})
 	if err != nil {
 		t.Fatal(err)

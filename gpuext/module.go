@@ -20,7 +20,8 @@ type Mirror func(args sim.Args) (*sim.Kernel, error)
 // Module is a lesson's kernels in both forms: the CUDA C students read, the
 // PTX generated from it, and a Go mirror per kernel. Kernels must be declared
 // extern "C" so that their names are not C++-mangled. A student's module may
-// leave PTX empty; it then needs nvcc on a GPU host.
+// leave PTX empty: the simulator, and a GPU loading PTX, then compile its CUDA
+// C by CompileCUDA's rules (the repository's cache, the user's, or nvcc).
 type Module struct {
 	Name    string
 	CUDA    string            // CUDA C source (embedded .cu)
