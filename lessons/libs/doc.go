@@ -26,5 +26,5 @@
 // The peer, cusparseSpMV timed with CUDA events in the same GPU call, is
 // scripts/evidence/libs/cusparse_peer.cu, run by scripts/evidence/libs.sh,
 // which reads the matrices WriteCSR writes (`warplab run libs --dump`).
-// Recorded H200 numbers are read by Recorded from evidence/.
+// LoadRecorded and FindRecorded read the recorded H200 run from evidence/.
 package libs
