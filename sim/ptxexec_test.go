@@ -473,6 +473,9 @@ func TestPTXFaults(t *testing.T) {
 		}, "out of bounds", []string{"basic.cu:12", "in[40]", "thread (20,0,0)"}},
 		{"race", "race", 64, func(d *Device) []any { return []any{mustUpload(t, d, "o", make([]int32, 1))} },
 			"shared race", []string{"race_s"}},
+		// The writer is one of several readers: the report names another.
+		{"write after many reads", "readrace", 64, func(d *Device) []any { return nil },
+			"shared race", []string{"thread (0,0,0)", "several threads (e.g. (1,0,0))"}},
 		{"divergent barrier", "divbar", 32, func(d *Device) []any { return nil }, "divergent barrier", []string{"basic.cu:50"}},
 		{"bad shuffle", "badshfl", 32, func(d *Device) []any { return []any{mustUpload(t, d, "o", make([]int32, 32))} },
 			"shuffle from inactive lane", []string{"lane 0 reads lane 16"}},

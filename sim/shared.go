@@ -45,7 +45,10 @@ type sharedState struct {
 	writer     []int32
 	reader     []int32 // thread id, or -2 for several
 	readerWarp []int32 // warp of reader, -1 for several warps
-	words      int
+	// With reader -2, two distinct threads that read the word, so that a
+	// race report can name a reader other than the writing thread.
+	firstReader, secondReader []int32
+	words                     int
 }
 
 func (s *sharedState) reset(w *worker, dyn int) {
@@ -84,6 +87,7 @@ func (s *sharedState) ensureWords(n int) {
 	grow32 := func(a []int32) []int32 { b := make([]int32, n); copy(b, a); return b }
 	s.wEp, s.rEp, s.wWarpEp, s.rWarpEp = grow(s.wEp), grow(s.rEp), grow(s.wWarpEp), grow(s.rWarpEp)
 	s.writer, s.reader, s.readerWarp = grow32(s.writer), grow32(s.reader), grow32(s.readerWarp)
+	s.firstReader, s.secondReader = grow32(s.firstReader), grow32(s.secondReader)
 	s.words = n
 }
 
@@ -246,7 +250,7 @@ func (s *sharedState) check(t *Thread, wd int, write bool, name string, idx int)
 			r := s.reader[wd]
 			switch {
 			case r == -2 && (s.readerWarp[wd] != warp || s.rWarpEp[wd] == wep):
-				race("this thread writes a word that several threads (e.g. %v) read", s.writerOrSelf(wd, me))
+				race("this thread writes a word that several threads (e.g. %v) read", s.otherReader(wd, me))
 			case r >= 0 && conflicts(r, s.readerWarp[wd], s.rWarpEp[wd]):
 				race("thread %v read this word, which this thread writes", r)
 			}
@@ -258,7 +262,10 @@ func (s *sharedState) check(t *Thread, wd int, write bool, name string, idx int)
 		s.rEp[wd], s.reader[wd], s.readerWarp[wd], s.rWarpEp[wd] = s.epoch, me, warp, wep
 		return
 	}
-	if s.reader[wd] != me {
+	if r := s.reader[wd]; r != me {
+		if r >= 0 {
+			s.firstReader[wd], s.secondReader[wd] = r, me
+		}
 		s.reader[wd] = -2
 		if s.readerWarp[wd] != warp {
 			s.readerWarp[wd] = -1
@@ -267,11 +274,13 @@ func (s *sharedState) check(t *Thread, wd int, write bool, name string, idx int)
 	s.rWarpEp[wd] = wep
 }
 
-func (s *sharedState) writerOrSelf(wd int, me int32) int32 {
-	if s.wEp[wd] == s.epoch {
-		return s.writer[wd]
+// otherReader names one of a word's several readers that is not me: of
+// two distinct readers at least one is another thread.
+func (s *sharedState) otherReader(wd int, me int32) int32 {
+	if r := s.firstReader[wd]; r != me {
+		return r
 	}
-	return me
+	return s.secondReader[wd]
 }
 
 func (s *sharedState) lenOf(name string) int {
