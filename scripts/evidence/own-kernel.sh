@@ -16,8 +16,9 @@
 # none):
 #   source scripts/cuda/env.sh 13.0
 #   CGO_ENABLED=1 go test -tags cuda -c -ldflags='-s -w' -o .cache/device/gpuext.test ./gpuext
-#   { echo "built from $(git rev-parse HEAD) ($(git status --short | wc -l) paths changed)"; go version;
-#     scripts/cuda/header.sh; } >.cache/device/gpuext.BUILD.txt
+#   { echo "built from $(git rev-parse HEAD); working-tree changes in the packages linked:" \
+#       "$(git status --short gpuext sim notebooks/ptxcache | tr '\n' ';')"; go version;
+#     scripts/cuda/header.sh; date -u; } >.cache/device/gpuext.BUILD.txt
 # Run from the repository root:
 #   bash scripts/evidence/own-kernel.sh .cache/device "$OUT/own-kernel"
 # Writes env.txt, notebook-kernels.txt, fault-recovery.txt and summary.txt
