@@ -230,39 +230,28 @@ func (r *Result) Find(matrix, kernel string) (KernelRun, bool) {
 	return KernelRun{}, false
 }
 
-// SitesTable lists one simulated run's global loads, one row per load
-// instruction of the PTX that ran (rowPtr, colIdx, val, the gather from x;
-// an unrolled loop has a copy of each per unrolled step), with the .cu
-// line it came from, its requests and sectors, so that the average sectors
-// per request that a profiler reports can be taken apart: which loads touch
-// a sector per lane and which are coalesced. It is empty for a GPU run,
-// which has no per-site counters.
+// SitesTable lists one simulated run's global loads by array and source
+// line (LoadSites): rowPtr, colIdx, val, the gather from x, with how many
+// PTX load instructions made them (an unrolled loop has a copy per step),
+// their requests and sectors, so that the average sectors per request that
+// a profiler reports can be taken apart: which loads touch a sector per
+// lane and which are coalesced. It is empty for a GPU run, which has no
+// per-site counters, and says so in its caption when the loads cannot be
+// attributed.
 func SitesTable(run KernelRun) table.Table {
 	t := table.Table{
-		Caption: fmt.Sprintf("%s on the %s matrix, %s rows: global loads by PTX instruction (simulator counts)", KernelLabel(run.Kernel), run.Matrix, thousands(int64(run.Rows))),
-		Header:  []string{"source line", "PTX load", "requests", "sectors", "sectors/request"},
+		Caption: fmt.Sprintf("%s on the %s matrix, %s rows: global loads by array (simulator counts)", KernelLabel(run.Kernel), run.Matrix, thousands(int64(run.Rows))),
+		Header:  []string{"load", "source line", "PTX loads", "requests", "sectors", "sectors/request"},
 	}
-	if run.Stats == nil {
+	sites, err := LoadSites(run)
+	if err != nil {
+		t.Caption += ": " + err.Error()
 		return t
 	}
-	for _, s := range run.Stats.Sites {
-		if s.Space != "global" || s.Op != "ld" || s.Requests == 0 {
-			continue
-		}
-		src, instr := splitSiteLabel(s.Label)
-		t.Add(src, instr, thousands(s.Requests), thousands(s.Sectors), fmt.Sprintf("%.2f", float64(s.Sectors)/float64(s.Requests)))
+	for _, s := range sites {
+		t.Add(s.Array, s.Source, fmt.Sprint(s.Instructions), thousands(s.Requests), thousands(s.Sectors), fmt.Sprintf("%.2f", float64(s.Sectors)/float64(s.Requests)))
 	}
 	return t
-}
-
-// splitSiteLabel splits a PTX site's label, "spmv.cu:66 acc += ...; [ld.global.nc.f32 %f1, [%rd2]]",
-// into its source line and its PTX instruction; a label without the
-// instruction comes back whole, with "" for it.
-func splitSiteLabel(label string) (src, instr string) {
-	if i := strings.LastIndex(label, " [ld"); i >= 0 && strings.HasSuffix(label, "]") {
-		return label[:i], label[i+2 : len(label)-1]
-	}
-	return label, ""
 }
 
 func optThousands(p *int64) string {

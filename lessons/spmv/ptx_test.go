@@ -260,15 +260,6 @@ func expectTraffic(m *Matrix, kernel string, probeBlocks int) traffic {
 	return tr
 }
 
-// kernelParams is how many parameters each kernel of spmv.cu takes: every
-// warp loads each once (ld.param).
-func kernelParams(kernel string) int64 {
-	if kernel == KernelProbe {
-		return 5
-	}
-	return 6
-}
-
 // TestPTXPathOutputs: every kernel, from PTX, gives the CPU reference's
 // bits on the seed matrices and an irregular one (the probe: its partial
 // sums add up to the reference's total exactly), and the simulator says it
@@ -374,9 +365,11 @@ func TestPTXPathCounters(t *testing.T) {
 			if mix != st.WarpInstructions || mix == 0 {
 				t.Errorf("%s on %s: instruction classes add up to %d, warp instructions %d", k, m.Name, mix, st.WarpInstructions)
 			}
-			if mem := want.ldReq + want.stReq + kernelParams(k)*st.Warps; st.InstrMix["memory"] != mem {
+			// Every warp loads each kernel parameter once (ld.param).
+			params := int64(len(kernelParams(k)))
+			if mem := want.ldReq + want.stReq + params*st.Warps; st.InstrMix["memory"] != mem {
 				t.Errorf("%s on %s: %d memory instructions executed, want %d requests + %d params × %d warps = %d",
-					k, m.Name, st.InstrMix["memory"], want.ldReq+want.stReq, kernelParams(k), st.Warps, mem)
+					k, m.Name, st.InstrMix["memory"], want.ldReq+want.stReq, params, st.Warps, mem)
 			}
 			fmt.Fprintf(&report, "%-10s %-28s %9d %9d %9d %9d %11d  %v\n", m.Name, k, st.GlobalLoad.Requests, st.GlobalLoad.Sectors,
 				st.GlobalStore.Requests, got.loopReq, st.WarpInstructions, st.InstrMix)
