@@ -64,10 +64,14 @@
 // counts every warp-level instruction issued, predicated-off ones included
 // (ncu's smsp__inst_executed), instead of the mirrors' Ops estimates.
 // Faults name the .cu line (else the PTX line) of the faulting
-// instruction; a runaway is "runaway warp" (PTXKernel.MaxInstructions
-// bounds each warp's issued instructions), a shuffle reading a lane that is
-// not executing it "shuffle from inactive lane", a misaligned access
-// "misaligned address".
+// instruction; a runaway is "runaway warp" (PTXKernel.MaxInstructions, or
+// PTXOptions.MaxInstructions for one launch, bounds each warp's issued
+// instructions), a shuffle reading a lane that is not executing it
+// "shuffle from inactive lane", a misaligned access "misaligned address",
+// __trap() "trap". A shared race names the array as the .cu declares it.
+// LaunchPTXWith can also trace chosen warps: every global and shared
+// instruction's lanes and addresses (trace.go), for the pictures of which
+// lane touched which sector or bank.
 //
 // # Counter rules
 //
