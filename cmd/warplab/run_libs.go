@@ -47,7 +47,7 @@ func parseLibsFlags(args []string, stderr io.Writer) (libsFlags, libs.Options, e
 	fs.StringVar(&f.methods, "methods", "", "methods to run, comma-separated (default all; the chooser's pick always runs)")
 	fs.IntVar(&f.warmups, "warmups", 3, "GPU warm-up runs per method")
 	fs.IntVar(&f.runs, "runs", 10, "GPU timed runs per method")
-	fs.IntVar(&f.copyMiB, "copy-mib", 0, "size of the copy reference in MiB (default 256 on a GPU, 32 on the simulator; -1 skips it)")
+	fs.IntVar(&f.copyMiB, "copy-mib", 0, "size of the copy reference in MiB (default 256 on a GPU; on the simulator, as many bytes read plus written as the largest seed SpMV's minimum; -1 skips it)")
 	fs.StringVar(&f.dump, "dump", "", "write each matrix to DIR/<matrix>.csr for scripts/evidence/libs/cusparse_peer.cu")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file")
 	fs.StringVar(&f.peer, "peer", "", "the peer program's JSON lines: print ours against cuSPARSE")

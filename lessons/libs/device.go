@@ -187,6 +187,22 @@ func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.
 	return nil, nil, errors.New("libs: unknown method " + method)
 }
 
+// simCopyBytes sizes the simulator's copy reference like the largest seed
+// matrix: a copy that reads and writes as many bytes as that SpMV's minimum,
+// so the two sit in the same regime of the model (a bigger copy spills the
+// modeled L2 and reads slower per byte than the SpMV it is set beside).
+// 1 MiB at least, 4 MiB without seed matrices.
+func simCopyBytes(seedRows []int) int64 {
+	b := int64(0)
+	for _, r := range seedRows {
+		b = max(b, MinBytes(r, r, r*16)/2)
+	}
+	if b == 0 {
+		return 4 << 20
+	}
+	return max(b, 1<<20)
+}
+
 // runCopy measures the bandwidth reference: on a GPU the driver's
 // device-to-device copy and the copyFloat4 kernel, on the simulator the
 // kernel alone (its copies have no modeled time).
@@ -198,7 +214,7 @@ func runCopy(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Opti
 	if bytes == 0 {
 		bytes = 256 << 20
 		if dev.Kind() != "gpu" {
-			bytes = 32 << 20
+			bytes = simCopyBytes(o.SeedRows)
 		}
 	}
 	n := int(bytes / 16 * 4) // whole float4s

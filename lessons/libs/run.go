@@ -42,7 +42,8 @@ type Options struct {
 	// all. The chooser's pick is always run.
 	Methods []string
 	// CopyBytes is the size of the copy that gives the bandwidth reference:
-	// 0 means 256 MiB on a GPU and 32 MiB on the simulator; negative skips it.
+	// 0 means 256 MiB on a GPU and, on the simulator, half the largest seed
+	// matrix's minimum bytes (read plus write = that SpMV's); negative skips it.
 	CopyBytes int64
 	// Warmups and Runs are the GPU timing protocol (0: 3 and 10). The
 	// simulator's time is a model: one checked launch gives it.
