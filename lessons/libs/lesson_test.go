@@ -2,6 +2,8 @@ package libs
 
 import (
 	"context"
+	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -267,6 +269,29 @@ func TestKernelSource(t *testing.T) {
 		src, err := KernelSource(name)
 		if err != nil || !strings.Contains(src, name+"(") {
 			t.Errorf("KernelSource(%s) = %q, %v", name, src, err)
+		}
+	}
+}
+
+// TestMaxRelErr: a row never written (NaN) fails and still encodes as JSON.
+func TestMaxRelErr(t *testing.T) {
+	nan := float32(math.NaN())
+	for _, tt := range []struct {
+		got  []float32
+		ok   bool
+		want float64
+	}{
+		{[]float32{1, 2}, true, 0},
+		{[]float32{1, 2.00001}, true, 5e-6},
+		{[]float32{1, 2.001}, false, 5e-4},
+		{[]float32{nan, 2}, false, 1e30},
+	} {
+		e, ok := maxRelErr(tt.got, []float32{1, 2}, []float32{1, 2})
+		if ok != tt.ok || math.Abs(e-tt.want) > 1e-6*max(1, tt.want) {
+			t.Errorf("maxRelErr(%v) = %g, %v; want %g, %v", tt.got, e, ok, tt.want, tt.ok)
+		}
+		if _, err := json.Marshal(KernelRun{MaxErr: e}); err != nil {
+			t.Errorf("JSON: %v", err)
 		}
 	}
 }
