@@ -1,6 +1,9 @@
 package cg
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func benchProblem(b *testing.B, n int) *Problem {
 	b.Helper()
@@ -60,3 +63,31 @@ func BenchmarkSpMV_100(b *testing.B) { benchSpMV(b, 100) }
 
 // BenchmarkSpMV_20 is one SpMV at 20³.
 func BenchmarkSpMV_20(b *testing.B) { benchSpMV(b, 20) }
+
+// BenchmarkSimStages_16 runs stages 1–8 at 16³ on the simulator (every
+// kernel from cg.ptx) and reports its speed as a ratio to the CPU baseline
+// in the same run: sim-vs-cpu is the simulator's wall time for all eight
+// stages over stage 0's (HPCCG's serial Go solve at 16³). Absolute seconds
+// vary by machine and load; the ratio is what to compare across changes.
+// Run it with -benchtime 1x: one pass takes tens of seconds.
+func BenchmarkSimStages_16(b *testing.B) {
+	p := benchProblem(b, 16)
+	dev := openSim(b)
+	var simSec, cpuSec float64
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := SolveCPU(p, SolveOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		cpuSec += time.Since(t0).Seconds()
+		t1 := time.Now()
+		for s := 1; s < Stages; s++ {
+			if _, err := RunStage(dev, p, s, RunOptions{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		simSec += time.Since(t1).Seconds()
+	}
+	b.ReportMetric(simSec/cpuSec, "sim-vs-cpu")
+	b.ReportMetric(simSec/float64(b.N), "sim-s/op")
+}
