@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -98,13 +99,17 @@ func Libs(res *libs.Result, peer []libs.PeerRun) (*Figure, error) {
 	p := plot.New()
 	styleForNotebook(p)
 	p.Title.Text = d.title
-	p.Y.Label.Text = "GB/s (minimum bytes / time)"
+	p.Y.Label.Text = "GB/s (minimum bytes / time, log scale)"
+	// Log scale: the SuiteSparse matrices move a megabyte and the 2^23-row
+	// pair a gigabyte; on a linear axis the small ones would not show.
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = niceLogTicks{}
 	p.NominalX(d.matrices...)
 	var series []barSeries
 	for f, fam := range libsFamilies {
 		series = append(series, barSeries{name: fam.name, values: d.families[f], color: fam.color})
 	}
-	if err := addGroupedBars(p, series, 6.8*vg.Inch, false, nil); err != nil {
+	if err := addGroupedBars(p, series, 6.8*vg.Inch, true, nil); err != nil {
 		return nil, err
 	}
 	// The chooser's pick: a triangle at the top of its bar.
@@ -148,22 +153,19 @@ func Libs(res *libs.Result, peer []libs.PeerRun) (*Figure, error) {
 			return nil, err
 		}
 	}
-	// Room above the copy line for the legend, top right, where the small
-	// matrices' short bars leave space.
-	top := d.copyGBs
-	for _, f := range d.families {
-		for _, v := range f {
-			if !math.IsNaN(v) {
-				top = math.Max(top, v)
+	// Room above the copy line for the legend, top right.
+	lo, hi := math.Inf(1), d.copyGBs
+	for _, vs := range append(slices.Clone(d.families), d.cusparse) {
+		for _, v := range vs {
+			if v > 0 {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
 		}
 	}
-	for _, v := range d.cusparse {
-		if !math.IsNaN(v) {
-			top = math.Max(top, v)
-		}
+	if math.IsInf(lo, 1) {
+		return nil, fmt.Errorf("plots: Libs: no positive bandwidth to draw")
 	}
-	p.Y.Min, p.Y.Max = 0, 1.08*top
+	p.Y.Min, p.Y.Max = lo/2, hi*4
 	p.Legend.Top = true
 	return &Figure{Panels: []*plot.Plot{p}}, nil
 }
