@@ -32,7 +32,9 @@
 //   dram_*       DRAM bandwidth: read (float4, grid-stride) and copy over
 //                1 GiB, and read at 1..64 warps per SM with one load in
 //                flight per thread (Little's law: bytes in flight / latency);
-//   l2_read      L2 bandwidth: a 16 MiB buffer read 40 times with .cg.
+//   l2_read      L2 bandwidth: a 16 MiB buffer read 40 times with .cg;
+//   l2_capacity_read  8..72 MiB read 10 times a launch: where L2 stops
+//                serving a re-read footprint.
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
@@ -380,6 +382,18 @@ int main() {
         const int reps = 40;
         double ms = eventTime([&] { readKernelCG<<<sms * 8, 256>>>(a, l2n, reps, sink); });
         row("l2_read", "16MiB x40", (double)l2b * reps / (ms * 1e-3), "B/s", "ld.global.cg, 8 blocks of 256 per SM");
+    }
+    // Where L2 stops holding a re-read footprint: read it 10 times per
+    // launch (.cg); the bandwidth falls toward DRAM's past the capacity
+    // that serves hits (the model takes a footprint up to half the L2 as
+    // resident across timed launches).
+    for (int mib = 8; mib <= 72; mib += 8) {
+        const size_t fb = (size_t)mib << 20, fn = fb / 16;
+        const int reps = 10;
+        double ms = eventTime([&] { readKernelCG<<<sms * 8, 256>>>(a, fn, reps, sink); });
+        char p[32];
+        std::snprintf(p, sizeof p, "%dMiB x%d", mib, reps);
+        row("l2_capacity_read", p, (double)fb * reps / (ms * 1e-3), "B/s", "ld.global.cg, 8 blocks of 256 per SM");
     }
     for (int w = 1; w <= 64; w *= 2) {
         int blocks = sms * (w >= 8 ? w / 8 : 1), threads = 32 * (w >= 8 ? 8 : w);
