@@ -49,7 +49,9 @@
 // where its lanes' trip counts differ. ptxas may
 // restructure such a loop again below the PTX, and then the PTX-level
 // counts and ncu's part (lecture 4's spmvCsrThread does; docs/design-notes.md);
-// on the seed's matrices they agree (TestPTXPathEqualsNCUSeed).
+// on the seed's matrices they agree (TestPTXPathEqualsNCUSeed). Since
+// one source line reads colIdx, val and x, LoadSites tells the loads apart
+// by the pointer parameter each address derives from in the PTX.
 //
 // Run does it all on a gpuext.Device; Predict gives the prediction alone,
 // without a device; `warplab run spmv` is the command line.
