@@ -42,7 +42,7 @@ func parseLibsFlags(args []string, stderr io.Writer) (libsFlags, libs.Options, e
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.backend, "backend", "auto", "where kernels run: auto, sim or gpu")
 	fs.StringVar(&f.model, "model", "", "the GPU the simulator models: t4, a100, h100 or h200 (default h200)")
-	fs.StringVar(&f.rows, "rows", "16384", `sizes of the seed pair (even, skewed), comma-separated multiples of 32 from 448; "none" for no seed matrices`)
+	fs.StringVar(&f.rows, "rows", "131072", `sizes of the seed pair (even, skewed), comma-separated multiples of 32 from 448; "none" for no seed matrices (default 2^17, the notebook's)`)
 	fs.StringVar(&f.matrix, "matrix", "", "Matrix Market files to run after the seed pair, comma-separated")
 	fs.StringVar(&f.methods, "methods", "", "methods to run, comma-separated (default all; the chooser's pick always runs)")
 	fs.IntVar(&f.warmups, "warmups", 3, "GPU warm-up runs per method")
