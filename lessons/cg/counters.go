@@ -32,13 +32,15 @@ type SpMVCounters struct {
 // SiteSectors are one load instruction's counters. The simulator executes
 // cg.ptx, so a site is one PTX load: Label is the simulator's ("cg.cu:74
 // <the source line> [<the PTX instruction>]"); Where and Instr are its
-// parts, short enough for a table. nvcc unrolls the thread-per-row loop by
-// four, so one source load appears as several sites there.
+// parts, short enough for a table, and Array the kernel parameter its
+// address derives from. nvcc unrolls the thread-per-row loop by four, so
+// one source load appears as several sites there.
 type SiteSectors struct {
 	Label          string  `json:"label"`
-	Where          string  `json:"where"` // "cg.cu:74"
-	Instr          string  `json:"instr"` // "ld.global.nc.f64 %fd12, [%rd31]"
-	Bytes          int     `json:"bytes"` // per lane
+	Where          string  `json:"where"`           // "cg.cu:74"
+	Instr          string  `json:"instr"`           // "ld.global.nc.f64 %fd12, [%rd31]"
+	Array          string  `json:"array,omitempty"` // the pointer parameter the load reads ("vals"; see arrays.go)
+	Bytes          int     `json:"bytes"`           // per lane
 	Requests       int64   `json:"requests"`
 	Sectors        int64   `json:"sectors"`
 	IdealSectors   int64   `json:"ideal_sectors"`
@@ -66,6 +68,9 @@ func ratio(a, b int64) float64 {
 func siteBytes(label string) int {
 	_, in := siteParts(label)
 	f := strings.Fields(in)
+	if len(f) > 0 && strings.HasPrefix(f[0], "@") {
+		f = f[1:]
+	}
 	if len(f) == 0 {
 		return 0
 	}
@@ -91,22 +96,49 @@ func siteBytes(label string) int {
 
 // siteParts splits a PTX site label into where it is ("cg.cu:74", the
 // source line's position, or "cg.ptx:1012" for PTX without line
-// information) and the PTX instruction ("ld.global.nc.u32 %r15, [%rd48]");
-// the source text between them is left out. Any other label is all where.
+// information) and the PTX instruction ("ld.global.nc.u32 %r15, [%rd48]",
+// with its guard if it has one, "@%p1 ld..."); the source text between them
+// is left out. Any other label is all where.
 func siteParts(label string) (where, instr string) {
 	i := strings.IndexByte(label, ' ')
 	if i < 0 {
 		return label, ""
 	}
-	for _, op := range []string{"ld.", "st.", "atom.", "red."} {
-		if strings.HasPrefix(label[i+1:], op) {
-			return label[:i], label[i+1:] // "cg.ptx:1012 ld.global.f64 ..."
-		}
-		if j := strings.LastIndex(label, " ["+op); j >= 0 && strings.HasSuffix(label, "]") {
-			return label[:i], label[j+2 : len(label)-1]
+	if isMemInstr(label[i+1:]) {
+		return label[:i], label[i+1:] // "cg.ptx:1012 ld.global.f64 ..."
+	}
+	if strings.HasSuffix(label, "]") {
+		// The instruction is the last bracket that holds one; its own
+		// address operand is a bracket too, so look from the end.
+		for j := len(label); j > i; {
+			j = strings.LastIndex(label[:j], " [")
+			if j <= i {
+				break
+			}
+			if c := label[j+2 : len(label)-1]; isMemInstr(c) {
+				return label[:i], c
+			}
 		}
 	}
 	return label, ""
+}
+
+// isMemInstr reports whether s starts with a PTX memory instruction,
+// after an optional guard predicate.
+func isMemInstr(s string) bool {
+	if strings.HasPrefix(s, "@") {
+		k := strings.IndexByte(s, ' ')
+		if k < 0 {
+			return false
+		}
+		s = s[k+1:]
+	}
+	for _, op := range []string{"ld.", "st.", "atom.", "red."} {
+		if strings.HasPrefix(s, op) {
+			return true
+		}
+	}
+	return false
 }
 
 // idealSectors is Σ over requests of ⌈active·bytes/32⌉, from the site's
@@ -121,6 +153,9 @@ func idealSectors(hist [33]int64, bytes int) int64 {
 
 func spmvCounters(st *sim.Stats) SpMVCounters {
 	c := SpMVCounters{Kernel: st.Kernel, ModeledSeconds: st.Time.Seconds, Bound: st.Time.Bound}
+	// Every CG kernel's loads have a name (TestLoadArrays); a kernel not in
+	// cg.ptx has none, and its sites keep Array empty.
+	arrays, _ := loadArrays(st.Kernel)
 	for _, s := range st.Sites {
 		if s.Space != "global" || s.Op != "ld" {
 			continue
@@ -139,7 +174,7 @@ func spmvCounters(st *sim.Stats) SpMVCounters {
 		// touched.
 		ideal := min(idealSectors(s.ActiveHist, b), s.Sectors)
 		where, instr := siteParts(s.Label)
-		ss := SiteSectors{Label: s.Label, Where: where, Instr: instr, Bytes: b, Requests: s.Requests, Sectors: s.Sectors, IdealSectors: ideal}
+		ss := SiteSectors{Label: s.Label, Where: where, Instr: instr, Array: arrays[instr], Bytes: b, Requests: s.Requests, Sectors: s.Sectors, IdealSectors: ideal}
 		if ss.Sectors > 0 {
 			ss.ExcessiveShare = float64(ss.Sectors-ss.IdealSectors) / float64(ss.Sectors)
 		}

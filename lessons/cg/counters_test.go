@@ -1,6 +1,12 @@
 package cg
 
-import "testing"
+import (
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
 
 // TestSiteBytes: a site's width per lane comes from its PTX instruction's
 // type and vector width, whatever the source line says, and a label without
@@ -18,6 +24,8 @@ func TestSiteBytes(t *testing.T) {
 		{"k.cu:3 c[i] = 1; [st.global.u8 [%rd2], %rs1]", "k.cu:3", "st.global.u8 [%rd2], %rs1", 1},
 		{"k.ptx:40 ld.global.f64 %fd1, [%rd4]", "k.ptx:40", "ld.global.f64 %fd1, [%rd4]", 8}, // no line information
 		{"k.ptx:41 st.shared.f32 [%r4], %f1", "k.ptx:41", "st.shared.f32 [%r4], %f1", 4},
+		{"k.cu:5 if (ok) v = a[i]; [@%p1 ld.global.nc.f32 %f1, [%rd7]]", "k.cu:5", "@%p1 ld.global.nc.f32 %f1, [%rd7]", 4},
+		{"k.cu:5 v = a[b[i]]; [x]", "k.cu:5 v = a[b[i]]; [x]", "", 0},
 		{"vals[j]", "vals[j]", "", 0},
 	} {
 		where, instr := siteParts(c.label)
@@ -25,4 +33,52 @@ func TestSiteBytes(t *testing.T) {
 			t.Errorf("%q: where %q, instr %q, %d bytes; want %q, %q, %d", c.label, where, instr, siteBytes(c.label), c.where, c.instr, c.bytes)
 		}
 	}
+}
+
+// TestLoadArrays: every global load of every cg.cu kernel is traced back to
+// exactly one pointer parameter, named as cg.cu names it, and the SpMVs'
+// loads read the arrays their source says.
+func TestLoadArrays(t *testing.T) {
+	want := map[string][]string{
+		kSpMVThreadPerRow:        {"cols", "rowPtr", "vals", "x"},
+		kSpMVThreadPerRowUnroll1: {"cols", "rowPtr", "vals", "x"},
+		kSpMVSubwarp:             {"cols", "rowPtr", "vals", "x"},
+		kSpMVStencil27:           {"p"},
+		kWaxpby:                  {"x", "y"},
+		kDdotPartial:             {"x", "y"},
+		kUpdateXRDotTo:           {"Ap", "alpha", "p", "rIn", "xIn"},
+		kCgDivide:                {"den", "num"},
+	}
+	loads := regexp.MustCompile(`(?m)^\s*(ld\.global[^;]*;)`)
+	for _, k := range regexp.MustCompile(`\.entry (\w+)\(`).FindAllStringSubmatch(Module().PTX, -1) {
+		arrays, err := loadArrays(k[1])
+		if err != nil {
+			t.Fatalf("%s: %v", k[1], err)
+		}
+		// Every ld.global of the kernel has a name.
+		body := Module().PTX[strings.Index(Module().PTX, k[0]):]
+		if e := strings.Index(body[1:], ".entry "); e > 0 {
+			body = body[:e+1]
+		}
+		if n := len(loads.FindAllString(body, -1)); n != len(arrays) {
+			t.Errorf("%s: %d global loads, %d with an array", k[1], n, len(arrays))
+		}
+		if w, ok := want[k[1]]; ok {
+			names := slices.Sorted(maps.Keys(setOf(slices.Collect(maps.Values(arrays)))))
+			if !slices.Equal(names, w) {
+				t.Errorf("%s reads %v, want %v", k[1], names, w)
+			}
+		}
+	}
+	if _, err := loadArrays("noSuchKernel"); err == nil {
+		t.Error("loadArrays of a kernel cg.ptx lacks: no error")
+	}
+}
+
+func setOf(v []string) map[string]bool {
+	m := map[string]bool{}
+	for _, s := range v {
+		m[s] = true
+	}
+	return m
 }

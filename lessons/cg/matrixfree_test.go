@@ -58,8 +58,8 @@ func TestStencil27MatchesCSR(t *testing.T) {
 				t.Errorf("stencil counters: %d load sites, %d requests; want %d sites", len(c.Sites), c.Requests, sites)
 			}
 			for _, s := range c.Sites {
-				if s.Bytes != 8 || s.Where == "" || !strings.HasPrefix(s.Instr, "ld.global") {
-					t.Errorf("stencil site %+v: want an 8-byte ld.global at a cg.cu line", s)
+				if s.Bytes != 8 || s.Array != "p" || !strings.HasPrefix(s.Where, "cg.cu:") || !strings.HasPrefix(s.Instr, "ld.global") {
+					t.Errorf("stencil site %+v: want an 8-byte ld.global of p at a cg.cu line", s)
 				}
 			}
 		})

@@ -230,6 +230,15 @@ func TestStagesOnSimulator(t *testing.T) {
 	if before.Kernel != kSpMVThreadPerRow || after.Kernel != kSpMVSubwarp || before.ExcessiveShare < 0.6 || after.ExcessiveShare > before.ExcessiveShare/2 {
 		t.Errorf("excessive sectors: %s %.3f, %s %.3f", before.Kernel, before.ExcessiveShare, after.Kernel, after.ExcessiveShare)
 	}
+	// Each load site names its array; cols and rowPtr are 4-byte loads.
+	for _, c := range []*SpMVCounters{before, after} {
+		for _, site := range c.Sites {
+			wantBytes := map[string]int{"rowPtr": 4, "cols": 4, "vals": 8, "x": 8}[site.Array]
+			if wantBytes == 0 || site.Bytes != wantBytes {
+				t.Errorf("%s site %q: array %q, %d bytes", c.Kernel, site.Label, site.Array, site.Bytes)
+			}
+		}
+	}
 	// The resident stages move almost nothing over PCIe.
 	if res[4].Transfers.Seconds >= res[2].Transfers.Seconds/10 || res[3].Transfers.D2DCalls != res[4].Transfers.D2DCalls+148 {
 		t.Errorf("modeled copy time: stage 2 %v, stage 4 %v", res[2].Transfers.Seconds, res[4].Transfers.Seconds)
