@@ -106,6 +106,7 @@ type Result struct {
 	Backend     string       `json:"backend"` // "sim" | "gpu"
 	Device      Device       `json:"device"`
 	Driver      string       `json:"driver,omitempty"` // CUDA driver, on a GPU
+	Code        string       `json:"code,omitempty"`   // which code of the kernels ran: the PTX the simulator executed (compiler, target), or the GPU's cubin or PTX
 	Date        string       `json:"date"`             // when it ran, RFC 3339
 	ProbeBlocks int          `json:"probe_blocks"`
 	Unroll      int          `json:"unroll"`
@@ -283,11 +284,18 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error)
 	if n := probeNote(dev.SMs(), r.ProbeBlocks); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
+	// Load before anything runs, so that the header can say which code the
+	// timings come from.
+	mod := Module()
+	li, err := dev.Load(mod)
+	if err != nil {
+		return nil, err
+	}
+	r.Code = codeText(li)
 	if o.Predicted != nil {
 		o.Predicted(r)
 	}
 
-	mod := Module()
 	kernels := kernelsFor(o.Unroll)
 	for _, m := range ms {
 		if err := ctx.Err(); err != nil {
@@ -310,6 +318,21 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error)
 			"printed %d rows, expected %d; the lesson's table and this program disagree", len(r.Runs), want))
 	}
 	return r, nil
+}
+
+// codeText says which code of spmv.cu a device runs: on the simulator the
+// PTX it executes, with its compiler and target; on a GPU the cubin's
+// architecture or the embedded PTX it JIT-compiled.
+func codeText(li gpuext.LoadInfo) string {
+	switch {
+	case li.PTX != "":
+		return "spmv.ptx, " + li.PTX + ", executed by the simulator"
+	case li.Path == "cubin":
+		return "cubin for " + li.Arch + " from spmv.cu"
+	case li.Path == "ptx":
+		return "spmv.ptx (.target " + li.Arch + "), JIT-compiled by the driver"
+	}
+	return li.Path
 }
 
 // kernelsFor returns the CUDA names of thread per row and warp per row.

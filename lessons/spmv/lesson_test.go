@@ -295,7 +295,10 @@ func TestRunQuickSim(t *testing.T) {
 		if err := r.WriteText(&text); err != nil {
 			t.Fatal(err)
 		}
-		for _, s := range []string{"Part 1: two matrices, 4096 rows, 65536 nonzeros each", "Lane-slots issued", "model (ms)",
+		if !strings.Contains(r.Code, "nvcc 11.8") || !strings.Contains(r.Code, "sm_75") || predicted.Code != r.Code {
+			t.Errorf("code %q (at prediction %q); want the embedded nvcc 11.8 sm_75 PTX, named before any kernel ran", r.Code, predicted.Code)
+		}
+		for _, s := range []string{"Code: spmv.ptx, nvcc 11.8", "Part 1: two matrices, 4096 rows, 65536 nonzeros each", "Lane-slots issued", "model (ms)",
 			"stream probe (floor)", "All six rows above ran the same 131072 flops"} {
 			if !strings.Contains(text.String(), s) {
 				t.Errorf("text lacks %q:\n%s", s, text.String())

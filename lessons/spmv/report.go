@@ -64,6 +64,9 @@ func (r *Result) writeHeader(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "GPU: %s (compute capability %s, %d SMs)\n", r.Device.Name, r.Device.CC, r.Device.SMs)
+	if r.Code != "" {
+		fmt.Fprintf(w, "Code: %s\n", r.Code)
+	}
 }
 
 func (r *Result) writePrediction(w io.Writer) {
