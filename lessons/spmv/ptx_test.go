@@ -2,6 +2,7 @@ package spmv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/sparse"
 )
 
@@ -417,6 +419,34 @@ func TestPTXSeedKernelsSites(t *testing.T) {
 	for _, want := range []string{"spmv.cu:88 acc += val[j] * x[colIdx[j]];", "spmv.cu:90 y[row] = acc;"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("sites %q lack %s", labels, want)
+		}
+	}
+}
+
+// TestPTXPathBadLaunch: with no binder to check the arguments first, an
+// nRows larger than the matrix is what it is on a GPU, a read past rowPtr's
+// end; the simulator reports it as an out-of-bounds fault naming the buffer,
+// the index and the spmv.cu line, for every kernel that reads rowPtr.
+func TestPTXPathBadLaunch(t *testing.T) {
+	seeds, err := SeedMatrices(512)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := openSim(t)
+	d, err := uploadMatrix(dev, seeds[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.free()
+	for _, k := range []string{KernelThreadPerRow, KernelWarpPerRow, KernelThreadPerRowUnroll1, KernelWarpPerRowUnroll1} {
+		const rows = 512 + 32 // rowPtr holds 513 entries
+		_, err := launchRowKernel(context.Background(), dev, Module(), k, d, rows)
+		var f *sim.Fault
+		if !errors.As(err, &f) {
+			t.Fatalf("%s with nRows %d: %v, want a *sim.Fault", k, rows, err)
+		}
+		if f.Kind != "out of bounds" || f.Buffer != "rowPtr" || f.Index <= 512 || f.Len != 513 || !strings.Contains(f.Site, "spmv.cu:") || !strings.Contains(f.Site, "rowPtr[row") {
+			t.Errorf("%s with nRows %d: %+v", k, rows, f)
 		}
 	}
 }
