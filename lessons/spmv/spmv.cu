@@ -19,8 +19,8 @@
 // simulator's counting rules match Nsight Compute exactly (DESIGN.md).
 //
 // Every kernel is extern "C" so the driver API finds it by this exact name
-// (cuModuleGetFunction), with no C++ mangling. The Go mirrors in mirrors.go
-// follow these bodies line by line for the simulator.
+// (cuModuleGetFunction), with no C++ mangling. The simulator executes their
+// PTX (spmv.ptx), so these bodies are the only copy of the kernels.
 //
 // PTX: scripts/cuda/gen-ptx.sh (nvcc 11.8, -ptx -arch=compute_75 -O3) writes
 // spmv.ptx beside this file; its first line records this file's sha256.
