@@ -258,12 +258,18 @@
 //
 // Models lists the GPUs (ModelByKey("t4"), "a100", "h100", "h200") with
 // their SM counts, limits, L2 size, DRAM bandwidth and FP32/TF32 peaks. The
-// time model (timemodel.go) takes the slowest of DRAM bytes over achievable
-// bandwidth, L2 sectors over L2 bandwidth, L1 wavefronts over the L1's line
-// rate, warp instructions over the issue rate and a memory-latency chain,
-// plus the launch overhead; Stats.Time carries the result with Kind
-// "modeled" and Bound naming the term that set it. It is a
-// prediction to compare with a measurement, not a measurement.
+// time model (timemodel.go, docs/timemodel.md) takes the slowest of DRAM
+// bytes over achievable bandwidth, L2 sectors over L2 bandwidth, L1
+// wavefronts over the L1's rate, the busiest SM's warp instructions over
+// the issue rate, and the critical path: on the PTX path, each warp's
+// instructions and load rounds (loads issued before one is used, read off
+// the compiled loop) list-scheduled onto the SMs' warp slots, so the
+// slowest warp and the waves of blocks show. The GPU's fixed cost is added,
+// and a timed launch takes at least the host's launch interval.
+// Stats.Time carries the result with Kind "modeled" and Bound naming the
+// term that set it; TimeConstants lists each model's constants with their
+// sources. It is a prediction to compare with a measurement, not a
+// measurement.
 //
 // # Determinism
 //

@@ -126,15 +126,19 @@ func (s *Stats) Site(label string) (SiteStats, bool) {
 // launch rate sets a timed launch's time).
 //
 // Seconds is what the lessons compare with their CUDA-event time per call
-// (launches back to back); KernelSeconds is the kernel alone, what Nsight
-// Compute's gpu__time_duration measures.
+// (launches back to back after warm-ups): GPUSeconds, or the host's launch
+// interval when that is longer. GPUSeconds is the GPU's time per launch in
+// that protocol (data that fits in L2 is found there). KernelSeconds is
+// one launch on cold caches, what Nsight Compute's gpu__time_duration
+// measures (it flushes the caches before each replay).
 type Modeled struct {
 	Seconds       float64 `json:"seconds"`
+	GPUSeconds    float64 `json:"gpu_seconds"`
 	KernelSeconds float64 `json:"kernel_seconds"`
 	Bound         string  `json:"bound"`
 	Kind          string  `json:"kind"`
-	// Terms are the model's terms in seconds, before the launch's fixed
-	// cost: the bound is the largest.
+	// Terms are the model's terms in seconds behind GPUSeconds, before the
+	// launch's fixed cost: the bound is the largest.
 	Terms TimeTerms `json:"terms"`
 }
 

@@ -86,7 +86,7 @@ var calibRules = []calibRule{
 	{"ClockHz", "clock", "", "Hz", func(m *Model, v float64) bool { m.ClockHz = v; return v > 1e8 && v < 1e10 }},
 	{"L1Latency", "chase_l1", "", "ns", func(m *Model, v float64) bool { m.L1Latency = v * 1e-9; return positive(v) }},
 	{"L2Latency", "chase_l2", "", "ns", func(m *Model, v float64) bool { m.L2Latency = v * 1e-9; return positive(v) }},
-	{"DRAMLatency", "chase_dram", "1073741824B/stride128", "ns", func(m *Model, v float64) bool { m.DRAMLatency = v * 1e-9; return positive(v) }},
+	{"DRAMLatency", "chase_dram", "268435456B/stride128", "ns", func(m *Model, v float64) bool { m.DRAMLatency = v * 1e-9; return positive(v) }},
 	{"LaunchOverhead", "launch_gpu_grid", "", "us", func(m *Model, v float64) bool { m.LaunchOverhead = v * 1e-6; return positive(v) }},
 	{"IssuePerSMCycle", "issue_ffma8", "", "warp_instr/SM/cycle", func(m *Model, v float64) bool { m.IssuePerSMCycle = v; return v > 0.1 && v <= 8 }},
 	{"WarpCPI", "issue_ffma1", "1 warps/SM", "warp_instr/SM/cycle", func(m *Model, v float64) bool { m.WarpCPI = 1 / v; return v > 0.01 && v <= 4 }},
@@ -200,7 +200,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"L2Bandwidth", m.L2Bandwidth, "B/s", src("L2Bandwidth")},
 		{"LaunchOverhead", m.LaunchOverhead, "s", src("LaunchOverhead")},
 		{"TimedLaunch", m.TimedLaunch, "s", src("TimedLaunch")},
-		{"IssueEfficiency", issueEfficiency, "", "fitted on the training half of the recorded H200 runs (docs/timemodel.md); the same for every model"},
+		{"IssueEfficiency", issueEfficiency, "", "1: the issue term uses the measured (or published) issue rate as it is; a warp's own stalls are in the latency term (docs/timemodel.md)"},
 	}
 }
 
@@ -226,7 +226,7 @@ var defaultSources = map[string]map[string]string{
 		"DRAMAchievable":  "measured: CG's copy kernel, 3,587-3,591 GB/s (evidence/cg-50-h200-2026-11-30, bandwidth.copy_gbps); replaced by dram_copy once recorded",
 		"L2Bandwidth":     "estimate of the 2026-11-29 time model (10 TB/s); replaced by l2_read once recorded",
 		"LaunchOverhead":  "estimate of the 2026-11-29 time model (2 µs of GPU time per kernel); replaced by launch_gpu_grid once recorded",
-		"TimedLaunch":     "measured: 20,000 back-to-back launches from Go through gpuext, 3.92 µs each (evidence/launch-overhead-h200-2026-11-29)",
+		"TimedLaunch":     "fitted on the training half of the recorded H200 runs (internal/timecheck.FitTimedLaunch): the median CUDA-event time per call of the training runs whose modeled GPU time is below the Go empty-kernel launch interval (3.92 µs, evidence/launch-overhead-h200-2026-11-29), 5.27 µs; a lesson's launch passes arguments and costs the host more than the empty kernel",
 	},
 	"h100": {
 		"ClockHz":         "published boost clock",
@@ -238,7 +238,7 @@ var defaultSources = map[string]map[string]string{
 		"DRAMAchievable":  "assumed 75% of the published 3.35 TB/s (the H200 reaches 75% of its 4.8 TB/s)",
 		"L2Bandwidth":     "the H200's estimate",
 		"LaunchOverhead":  "the H200's estimate",
-		"TimedLaunch":     "the H200 host's measured Go launch interval, assumed",
+		"TimedLaunch":     "the H200's fitted value (a property of the host and gpuext, not of the GPU), assumed",
 	},
 	"a100": {
 		"ClockHz":         "published boost clock",
@@ -250,7 +250,7 @@ var defaultSources = map[string]map[string]string{
 		"DRAMAchievable":  "assumed 85% of the published 1,935 GB/s",
 		"L2Bandwidth":     "estimate (5.5 TB/s)",
 		"LaunchOverhead":  "estimate (2.5 µs)",
-		"TimedLaunch":     "the H200 host's measured Go launch interval, assumed",
+		"TimedLaunch":     "the H200's fitted value (a property of the host and gpuext, not of the GPU), assumed",
 	},
 	"t4": {
 		"ClockHz":         "published boost clock (1,590 MHz); not measured here (no T4 to measure)",
@@ -262,6 +262,6 @@ var defaultSources = map[string]map[string]string{
 		"DRAMAchievable":  "assumed 80% of the published 320 GB/s; not measured here",
 		"L2Bandwidth":     "estimate (1.3 TB/s); not measured here",
 		"LaunchOverhead":  "estimate (3 µs); not measured here",
-		"TimedLaunch":     "the H200 host's measured Go launch interval (evidence/launch-overhead-h200-2026-11-29), assumed for Colab's host",
+		"TimedLaunch":     "the H200's fitted value (a property of the host and gpuext), assumed for Colab's host; not measured here",
 	},
 }

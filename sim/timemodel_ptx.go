@@ -121,12 +121,13 @@ func (e *ptxWorker) tmLoad(wp *pwarp, kind uint8, missed bool) {
 
 // blockTM is what the model keeps of one block: its index, the warp that
 // the model expects to finish last (its instructions and rounds), and the
-// block's instructions over all its warps.
+// sums over all its warps.
 type blockTM struct {
 	b         int64
 	instr     int32
 	hit, miss int32
-	sum       int64
+	warps     int32
+	sum       int64 // instructions
 }
 
 // tmEndBlock closes the rounds of the block's warps and keeps the block's
@@ -136,7 +137,7 @@ func (e *ptxWorker) tmEndBlock(b int) {
 	w := e.t.w
 	m := w.l.d.model
 	cpi := m.WarpCPI / m.ClockHz
-	rec := blockTM{b: int64(b)}
+	rec := blockTM{b: int64(b), warps: int32(len(e.warps))}
 	best := -1.0
 	for i := range e.warps {
 		wp := &e.warps[i]
@@ -191,7 +192,7 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	s.tm.blocksPerSM = max(1, per)
 }
 
-// slotHeap orders block slots by the time they free up, then by slot
+// slotHeap orders warp slots by the time they free up, then by slot
 // number (slot k sits on SM k mod SMs, so ties spread over the SMs).
 type slotHeap struct {
 	free []float64
@@ -215,44 +216,43 @@ func (h *slotHeap) Pop() any {
 	return x
 }
 
-// schedule places blocks, in index order, on the slot that frees first
-// (blocks reach the SMs in waves), each holding its slot for its slowest
-// warp's time: instructions × WarpCPI cycles plus its rounds' latencies.
-// It returns when the last block finishes (the critical path) and the
-// most warp instructions any one SM received (for its issue term).
+// schedule places blocks in index order on the SMs' warp slots (as many
+// per SM as the occupancy allows): each of a block's warps takes the slot
+// that frees first and holds it until the block's slowest warp is done
+// (an SM releases a block's resources when the whole block ends), that
+// warp's time being instructions × WarpCPI cycles plus its rounds'
+// latencies. Blocks thus reach the SMs in waves, and the slowest warp, not
+// the average one, sets the end. It returns when the last block finishes
+// (the critical path) and the most warp instructions any one SM received
+// (for its issue term). Holding a block's slots (this) against freeing a
+// warp's slot when it ends was chosen on the training half
+// (docs/timemodel.md).
 func (m Model) schedule(t *launchTM, missLat float64) (finish float64, maxSMInstr int64) {
 	if len(t.blocks) == 0 {
 		return 0, 0
 	}
 	cpi := m.WarpCPI / m.ClockHz
-	dur := func(b *blockTM) float64 {
-		return float64(b.instr)*cpi + float64(b.hit)*m.L1Latency + float64(b.miss)*missLat
+	slots := m.SMs * t.blocksPerSM * max(1, t.warpsPerBlock)
+	perSM := make([]float64, m.SMs)
+	h := &slotHeap{free: make([]float64, slots), idx: make([]int, slots)}
+	for i := range h.idx {
+		h.idx[i] = i
 	}
-	slots := m.SMs * t.blocksPerSM
-	perSM := make([]int64, m.SMs)
-	if len(t.blocks) <= slots {
-		for i := range t.blocks {
-			b := &t.blocks[i]
-			finish = max(finish, dur(b))
-			perSM[i%m.SMs] += b.sum
-		}
-	} else {
-		h := &slotHeap{free: make([]float64, slots), idx: make([]int, slots)}
-		for i := range h.idx {
-			h.idx[i] = i
-		}
-		heap.Init(h)
-		for i := range t.blocks {
-			b := &t.blocks[i]
+	heap.Init(h)
+	for i := range t.blocks {
+		b := &t.blocks[i]
+		d := float64(b.instr)*cpi + float64(b.hit)*m.L1Latency + float64(b.miss)*missLat
+		per := float64(b.sum) / float64(max(1, b.warps))
+		for range max(1, b.warps) {
 			k := h.idx[0]
-			h.free[k] += dur(b)
+			h.free[k] += d
 			finish = max(finish, h.free[k])
-			perSM[k%m.SMs] += b.sum
+			perSM[k%m.SMs] += per
 			heap.Fix(h, 0)
 		}
 	}
 	for _, n := range perSM {
-		maxSMInstr = max(maxSMInstr, n)
+		maxSMInstr = max(maxSMInstr, int64(n))
 	}
 	return finish, maxSMInstr
 }
