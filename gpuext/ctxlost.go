@@ -9,10 +9,15 @@ import (
 
 // A kernel that faults on a GPU (an illegal address, a __trap(), a failed
 // assert) leaves its CUDA context unusable: every later call in it returns
-// the same error. A notebook should not have to be restarted for that, so
-// the GPU backend recreates the context (cuDevicePrimaryCtxReset, then a
-// fresh retain) when a call reports such a fault, and returns a
-// *ContextLostError naming the kernel. Modules are reloaded on the next
+// the same error. The GPU backend tries to recreate the context
+// (cuDevicePrimaryCtxReset, then a fresh retain) when a call reports such a
+// fault, and returns a *ContextLostError naming the kernel. NVIDIA documents
+// these faults as needing a new process, and on the H200 (driver 580) the
+// retain after the reset fails with the same fault
+// (evidence/own-kernel-h200-2026-12-01): then the device stays dead for the
+// rest of the program and every call returns the same *ContextLostError at
+// once. A notebook is not stuck by it: GoNB runs each cell as a new
+// process, so the next cell's first launch gets a fresh context. Modules are reloaded on the next
 // launch; buffers cannot be, since their memory went with the context, so
 // each says so when used (ErrDiedWithContext). The simulator has no such
 // state: the error points the student there to find the faulting line.
@@ -49,7 +54,8 @@ func (e *ContextLostError) Error() string {
 	}
 	s := fmt.Sprintf("%s faulted on %s (%v). The fault left the CUDA context unusable", what, e.Device, e.Err)
 	if e.RecreateErr != nil {
-		s += fmt.Sprintf(", and recreating it failed (%v): close the device and open it again", e.RecreateErr)
+		s += fmt.Sprintf(", and the driver would not give this process a new one (%v): CUDA keeps such a fault for the rest of the process, "+
+			"so every GPU call of this program now fails; run it again (in a notebook, run the cell again: each GoNB cell is a new process, with a fresh context)", e.RecreateErr)
 	} else {
 		s += ", so it was recreated: buffers allocated before it are gone (allocate and upload them again), modules are reloaded, and the next launch runs"
 	}

@@ -85,6 +85,12 @@ type cudaDev struct {
 	// dead. lost says how the last one was lost, for their errors.
 	gen  atomic.Uint64
 	lost atomic.Pointer[string]
+	// dead is the fault whose context could not be recreated: the driver
+	// keeps reporting it on every call in this process (NVIDIA documents
+	// illegal-address and trap faults as needing a new process; measured
+	// on the H200 with driver 580: cuDevicePrimaryCtxRetain after the reset
+	// returns IllegalAddress). Every later call returns it at once.
+	dead *ContextLostError
 
 	modules    map[[32]byte]*cudaModule
 	byModule   map[*Module]moduleRef // fast path: no hashing on every launch
@@ -226,6 +232,9 @@ func (g *cudaDev) do(f func() error) error {
 	if g.closed {
 		return errors.New("the GPU context was released (device closed)")
 	}
+	if g.dead != nil {
+		return g.dead
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cu.SetCurrentContext(g.ctx); err != nil {
@@ -286,6 +295,9 @@ func (g *cudaDev) sticky(call string, err error) error {
 // pending reads of the old generation report ErrDiedWithContext. g.mu is
 // held, with the old context current on this locked thread.
 func (g *cudaDev) recoverLocked(call string, err error) error {
+	if g.dead != nil {
+		return g.dead
+	}
 	lost := &ContextLostError{Device: g.name, Call: call, Err: cudaErr(call, err)}
 	if r := g.lastLaunch; r.m != nil {
 		lost.Module, lost.Kernel, lost.Grid, lost.Block, lost.Shared = r.m.Name, r.name, r.grid, r.block, r.shared
@@ -302,11 +314,13 @@ func (g *cudaDev) recoverLocked(call string, err error) error {
 	g.lastLaunch = launchRef{}
 	if rerr := g.dev.ResetPrimaryCtx(); rerr != nil {
 		lost.RecreateErr = cudaErr("cuDevicePrimaryCtxReset", rerr)
+		g.dead = lost
 		return lost
 	}
 	ctx, rerr := g.dev.RetainPrimaryCtx()
 	if rerr != nil {
 		lost.RecreateErr = cudaErr("cuDevicePrimaryCtxRetain", rerr)
+		g.dead = lost
 		return lost
 	}
 	if rerr := g.dev.ReleasePrimaryCtx(); rerr != nil {
@@ -816,18 +830,29 @@ func (g *cudaDev) close() error {
 		g.byModule = nil
 		return nil
 	})
-	if err != nil {
-		errs = append(errs, err)
-	}
 	g.mu.Lock()
+	var dead *ContextLostError
+	if err != nil && !(errors.As(err, &dead) && dead == g.dead) {
+		errs = append(errs, err) // a dead context has nothing left to free
+	}
 	if !g.closed {
 		g.closed = true
-		if err := g.dev.ReleasePrimaryCtx(); err != nil {
+		// A dead context has nothing to release: the driver refuses every call.
+		if err := g.releaseLocked(); err != nil {
 			errs = append(errs, cudaErr("cuDevicePrimaryCtxRelease", err))
 		}
 	}
 	g.mu.Unlock()
 	return errors.Join(errs...)
+}
+
+// releaseLocked drops the primary context's reference, unless a fault
+// killed it for good. g.mu is held.
+func (g *cudaDev) releaseLocked() error {
+	if g.dead != nil {
+		return nil
+	}
+	return g.dev.ReleasePrimaryCtx()
 }
 
 // pinnedClass is the size of the pinned block that holds a copy of n
