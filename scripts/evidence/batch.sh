@@ -5,8 +5,10 @@
 # Usage: scripts/evidence/batch.sh BINDIR OUT NAME...
 # runs scripts/evidence/NAME.sh BINDIR OUT/NAME for each NAME in order, each
 # bounded by WARPLAB_BATCH_LIMIT seconds (default 300), logs its output to
-# OUT/NAME.log, and prints one line per script with its exit status and
-# seconds, so a failing script does not cost the others their run.
+# OUT/NAME/batch.log, packs OUT/NAME into OUT/NAME.tar.gz (the device tool
+# returns at most 8 files a call), and prints one line per script with its
+# exit status and seconds, so a failing script does not cost the others
+# their run.
 set -u
 bindir=$1 out=$2
 shift 2
@@ -20,8 +22,10 @@ mkdir -p "$out"
 for name in "$@"; do
 	start=$(date +%s)
 	mkdir -p "$out/$name"
-	timeout -k 10 "$limit" bash "$here/$name.sh" "$bindir" "$out/$name" >"$out/$name.log" 2>&1
+	timeout -k 10 "$limit" bash "$here/$name.sh" "$bindir" "$out/$name" >"$out/$name.batch.log" 2>&1
 	rc=$?
+	mv "$out/$name.batch.log" "$out/$name/batch.log"
 	echo "batch: $name exit $rc in $(($(date +%s) - start)) s" | tee -a "$out/batch-env.txt"
-	tail -5 "$out/$name.log"
+	tail -5 "$out/$name/batch.log"
+	tar -C "$out" -czf "$out/$name.tar.gz" "$name" && rm -rf "${out:?}/$name"
 done
