@@ -361,9 +361,13 @@ func (g *cudaDev) alloc(bytes int64) (uint64, error) {
 }
 
 func (g *cudaDev) free(ptr, gen uint64) error {
+	// Checked before do, which refuses every call on a dead device.
+	if gen != g.gen.Load() {
+		return nil // freed with its context; the address may be reused
+	}
 	return g.do(func() error {
 		if gen != g.gen.Load() {
-			return nil // freed with its context; the address may be reused
+			return nil
 		}
 		if err := cu.MemFree(cu.DevicePtr(ptr)); err != nil {
 			return g.sticky("cuMemFree", err)
@@ -932,10 +936,16 @@ func (g *cudaDev) readAsync(src uint64, bytes int64) (asyncRead, error) {
 // pinned block and the event to their pools.
 func (rd *cudaRead) wait(dst unsafe.Pointer) error {
 	g := rd.g
+	died := func() error {
+		_, why := g.generation()
+		return fmt.Errorf("the read %w, destroyed when %s; read again from a buffer of the new context", ErrDiedWithContext, why)
+	}
+	if rd.gen != g.gen.Load() { // before do, which refuses every call on a dead device
+		return died()
+	}
 	return g.do(func() error {
 		if rd.gen != g.gen.Load() {
-			_, why := g.generation()
-			return fmt.Errorf("the read %w, destroyed when %s; read again from a buffer of the new context", ErrDiedWithContext, why)
+			return died()
 		}
 		err := rd.ev.Synchronize()
 		g.eventsFree = append(g.eventsFree, rd.ev)
