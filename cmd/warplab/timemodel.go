@@ -46,6 +46,7 @@ func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
 	model := fs.String("model", "h200", "the simulated device (the runs were recorded on the H200)")
 	matrices := fs.String("matrices", defaultMatrices(), "folder of the SuiteSparse .mtx files the recorded spmv runs used")
 	only := fs.String("only", "", "simulate only runs whose \"lesson input\" contains this text (e.g. \"spmv even\"); the rest are listed unmodeled")
+	half := fs.String("half", "", "simulate only the runs of this half (train or test)")
 	from := fs.String("from", "", "take modeled times from this earlier --json report instead of simulating")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	if err := fs.Parse(args); err != nil {
@@ -79,8 +80,13 @@ func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		o := timecheck.SimOptions{Model: *model, Matrices: *matrices}
-		if *only != "" {
-			o.Only = func(r timecheck.Run) bool { return strings.Contains(r.Lesson+" "+r.Input, *only) }
+		if *half != "" && *half != "train" && *half != "test" {
+			return fail(stderr, cmd, usageErrorf("--half %q: want train or test", *half))
+		}
+		if *only != "" || *half != "" {
+			o.Only = func(r timecheck.Run) bool {
+				return strings.Contains(r.Lesson+" "+r.Input, *only) && (*half == "" || r.Half == *half)
+			}
 		}
 		if isTerminal(stderr) {
 			o.Progress = func(what string) { fmt.Fprintf(stderr, "\r\033[Ksimulating %s ...", what) }

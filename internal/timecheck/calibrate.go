@@ -97,6 +97,6 @@ func TakeModeled(runs, prev []Run) {
 			runs[i].Skipped = "not in the earlier report"
 			continue
 		}
-		runs[i].Modeled, runs[i].ModeledKernel, runs[i].Bound, runs[i].Skipped = p.Modeled, p.ModeledKernel, p.Bound, p.Skipped
+		runs[i].Modeled, runs[i].ModeledKernel, runs[i].ModeledGPU, runs[i].Bound, runs[i].Skipped = p.Modeled, p.ModeledKernel, p.ModeledGPU, p.Bound, p.Skipped
 	}
 }

@@ -98,6 +98,38 @@ type Report struct {
 	Test      Summary            `json:"test"`
 	ByLesson  map[string]Summary `json:"by_lesson"`
 	Constants []sim.TimeConstant `json:"constants"`
+	Fitted    []Fitted           `json:"fitted"`
+}
+
+// Fitted is a constant the check fits on the training half.
+type Fitted struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"` // fitted
+	Model float64 `json:"model"` // what the model uses
+	Runs  int     `json:"runs"`  // training runs it was fitted on
+	Rule  string  `json:"rule"`
+}
+
+// FitTimedLaunch fits the host's interval per timed launch (the model's
+// TimedLaunch) on the training half: the median measured time of the
+// training runs that the model puts below the host's launch interval for
+// an empty kernel (the calibration run, Go back to back), that is, the
+// runs whose time the host's launch rate sets. It reports how many runs
+// that was (0: none, and no value).
+func FitTimedLaunch(runs []Run) (float64, int) {
+	floor := 0.0
+	for _, r := range runs {
+		if r.Lesson == "launch" {
+			floor = r.Measured
+		}
+	}
+	var t []float64
+	for _, r := range runs {
+		if r.Half == "train" && r.ModeledGPU > 0 && r.ModeledGPU < floor {
+			t = append(t, r.Measured)
+		}
+	}
+	return median(t), len(t)
 }
 
 // NewReport summarizes runs for model key.
@@ -114,6 +146,9 @@ func NewReport(model string, runs []Run) (*Report, error) {
 	for _, l := range []string{"spmv", "tiling", "cg"} {
 		r.ByLesson[l] = Summarize(filter(runs, func(x Run) bool { return x.Lesson == l }))
 	}
+	v, n := FitTimedLaunch(runs)
+	r.Fitted = append(r.Fitted, Fitted{Name: "TimedLaunch", Value: v, Model: m.TimedLaunch, Runs: n,
+		Rule: "median measured time of the training runs whose modeled GPU time is below the Go empty-kernel launch interval"})
 	return r, nil
 }
 
@@ -165,6 +200,9 @@ func (r *Report) WriteTable(w io.Writer) error {
 	line("test", r.Test)
 	for _, l := range []string{"spmv", "tiling", "cg"} {
 		line(l, r.ByLesson[l])
+	}
+	for _, f := range r.Fitted {
+		fmt.Fprintf(w, "fitted on the training half: %s = %.3g (the model uses %.3g), from %d runs: %s\n", f.Name, f.Value, f.Model, f.Runs, f.Rule)
 	}
 	goal := "not met"
 	if r.All.Goal() {

@@ -2,6 +2,7 @@ package timecheck
 
 import (
 	"bytes"
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -178,5 +179,141 @@ func TestRepositoryCalibrationCurrent(t *testing.T) {
 	root := filepath.Join("..", "..")
 	if s := StaleCalibration(root); s != "" {
 		t.Error(s)
+	}
+}
+
+// TestEmbeddedMeasuredCurrent: the embedded report (what the lessons'
+// figure draws) holds every recorded run with the measured time evidence/
+// gives today, so a run recorded since, or a change in how runs are read,
+// regenerates it.
+func TestEmbeddedMeasuredCurrent(t *testing.T) {
+	rep, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := Recorded(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Run{}
+	for _, r := range rep.Runs {
+		got[r.Key()] = r
+	}
+	for _, r := range runs {
+		e, ok := got[r.Key()]
+		if !ok || !near(e.Measured, r.Measured) || !near(e.NCU, r.NCU) {
+			t.Errorf("%s: embedded measured %g ncu %g, evidence/ gives %g and %g; regenerate with `go run ./cmd/warplab timemodel check --json internal/timecheck/recorded/check-h200.json`",
+				r.Key(), e.Measured, e.NCU, r.Measured, r.NCU)
+		}
+	}
+	if len(rep.Runs) != len(runs) {
+		t.Errorf("embedded report has %d runs, evidence/ %d", len(rep.Runs), len(runs))
+	}
+	if rep.All != Summarize(rep.Runs) {
+		t.Errorf("embedded summary %+v is not its runs' %+v", rep.All, Summarize(rep.Runs))
+	}
+}
+
+// TestEmbeddedModeledCurrent (WARPLAB_LONG=1, minutes): the Day-37 seed
+// pair at 2^19 simulated now gives the embedded modeled times, so the
+// figure shows today's model.
+func TestEmbeddedModeledCurrent(t *testing.T) {
+	if os.Getenv("WARPLAB_LONG") != "1" {
+		t.Skip("WARPLAB_LONG=1 runs the simulator on the seed pair (minutes)")
+	}
+	rep, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := Recorded(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = Simulate(context.Background(), runs, SimOptions{Only: func(r Run) bool {
+		return r.Lesson == "spmv" && strings.HasSuffix(r.Input, " 2^19") && strings.Contains(r.Config, "unroll 4, probe 320")
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Run{}
+	for _, r := range rep.Runs {
+		want[r.Key()] = r
+	}
+	n := 0
+	for _, r := range runs {
+		if r.Modeled == 0 {
+			continue
+		}
+		n++
+		if w := want[r.Key()]; !near(w.Modeled, r.Modeled) {
+			t.Errorf("%s: modeled now %g, embedded %g: regenerate the report", r.Key(), r.Modeled, w.Modeled)
+		}
+	}
+	if n != 6 {
+		t.Errorf("%d runs simulated, want the six Day-37 kernels", n)
+	}
+}
+
+func TestFitTimedLaunch(t *testing.T) {
+	runs := []Run{
+		{Lesson: "launch", Half: "calibration", Measured: 4e-6},
+		{Half: "train", ModeledGPU: 2e-6, Measured: 5e-6},
+		{Half: "train", ModeledGPU: 3e-6, Measured: 7e-6},
+		{Half: "train", ModeledGPU: 1e-6, Measured: 6e-6},
+		{Half: "train", ModeledGPU: 9e-6, Measured: 9e-6}, // the GPU's time: not the host's
+		{Half: "test", ModeledGPU: 1e-6, Measured: 50e-6}, // test half: never fitted on
+		{Half: "train", Measured: 5e-6},                   // CG: no GPU time
+	}
+	v, n := FitTimedLaunch(runs)
+	if n != 3 || !near(v, 6e-6) {
+		t.Errorf("fit %g from %d runs, want 6e-6 from 3", v, n)
+	}
+}
+
+// TestEmbeddedPromise holds what is left of issue 11's promise on the
+// recorded check (today's model, TestEmbeddedModeledCurrent): lecture 4 at
+// N=512 within 25% for at least 7 of its 11 kernels, and the Day-37
+// kernels at 2^19 rows with the seed's 320-block probe within 25% except
+// the skewed matrix's thread-per-row and warp-per-row, which the PTX-fed
+// model misses (1.61 and 2.12 on 2026-12-01; docs/timemodel.md says why:
+// ptxas unrolls the thread-per-row loop to 16 loads a pass below the PTX's
+// 4, and a block's slowest warp holds its slots). They are logged, so a
+// model that brings them back shows. It also holds the model's
+// TimedLaunch to the value the check fits.
+func TestEmbeddedPromise(t *testing.T) {
+	rep, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{"skewed 2^19 thread_per_row": true, "skewed 2^19 warp_per_row": true}
+	day37, tiling, tilingIn := 0, 0, 0
+	for _, r := range rep.Runs {
+		in := r.Ratio() > 0 && math.Abs(r.Ratio()-1) <= Within
+		switch {
+		case r.Lesson == "spmv" && strings.HasSuffix(r.Input, " 2^19") && r.Config == "unroll 4, probe 320 blocks":
+			day37++
+			switch {
+			case known[r.Input+" "+r.Kernel]:
+				t.Logf("Day-37 %s %s: modeled/measured %.2f (a known miss)", r.Input, r.Kernel, r.Ratio())
+			case !in:
+				t.Errorf("Day-37 %s %s: modeled/measured %.2f, outside 25%%", r.Input, r.Kernel, r.Ratio())
+			}
+		case r.Lesson == "tiling" && r.Input == "N=512":
+			tiling++
+			if in {
+				tilingIn++
+			}
+		}
+	}
+	if day37 != 6 {
+		t.Errorf("%d Day-37 runs in the report, want 6", day37)
+	}
+	if tiling != 11 || tilingIn < 7 {
+		t.Errorf("lecture 4 at N=512: %d of %d within 25%%, want at least 7 of 11", tilingIn, tiling)
+	}
+	for _, f := range rep.Fitted {
+		if f.Name == "TimedLaunch" && (f.Runs == 0 || math.Abs(f.Value/f.Model-1) > 0.02) {
+			t.Errorf("TimedLaunch: the model uses %g, the check fits %g on %d runs", f.Model, f.Value, f.Runs)
+		}
 	}
 }

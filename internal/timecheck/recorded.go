@@ -34,7 +34,11 @@ type Run struct {
 	Sources  []string `json:"sources"`         // evidence files, relative to the repository
 
 	Modeled       float64 `json:"modeled_s,omitempty"`        // the simulator's time per call (what the lesson prints)
-	ModeledKernel float64 `json:"modeled_kernel_s,omitempty"` // the kernel alone (to compare with NCU)
+	ModeledKernel float64 `json:"modeled_kernel_s,omitempty"` // the kernel alone, cold caches (to compare with NCU)
+	// ModeledGPU is the GPU's modeled time per launch in the timed protocol,
+	// before the host's launch interval is applied (spmv and tiling runs;
+	// 0 for CG, whose per-call times sum several launches).
+	ModeledGPU float64 `json:"modeled_gpu_s,omitempty"`
 	Bound         string  `json:"bound,omitempty"`
 	Skipped       string  `json:"skipped,omitempty"` // why no modeled time
 }

@@ -140,7 +140,7 @@ func simSpMV(ctx context.Context, dev *gpuext.Device, runs []Run, idx []int, o S
 		matrix := strings.Fields(r.Input)[0]
 		for _, k := range res.Runs {
 			if k.Matrix == matrix && k.Kernel == r.Kernel && k.Stats != nil {
-				r.Modeled, r.ModeledKernel, r.Bound = k.Stats.Time.Seconds, k.Stats.Time.KernelSeconds, k.Stats.Time.Bound
+				r.Modeled, r.ModeledKernel, r.ModeledGPU, r.Bound = k.Stats.Time.Seconds, k.Stats.Time.KernelSeconds, k.Stats.Time.GPUSeconds, k.Stats.Time.Bound
 			}
 		}
 		if r.Modeled == 0 {
@@ -177,7 +177,7 @@ func simTiling(ctx context.Context, dev *gpuext.Device, runs []Run, idx []int) e
 		r := &runs[i]
 		for _, k := range res.Runs {
 			if k.Kernel == r.Kernel && k.Stats != nil {
-				r.Modeled, r.ModeledKernel, r.Bound = k.Stats.Time.Seconds, k.Stats.Time.KernelSeconds, k.Stats.Time.Bound
+				r.Modeled, r.ModeledKernel, r.ModeledGPU, r.Bound = k.Stats.Time.Seconds, k.Stats.Time.KernelSeconds, k.Stats.Time.GPUSeconds, k.Stats.Time.Bound
 			}
 		}
 		if r.Modeled == 0 {
