@@ -57,3 +57,5 @@ func TestGoldenTilingRooflines(t *testing.T) {
 func TestGoldenStrideSectors(t *testing.T) {
 	cmpimg.CheckPlot(ExampleStrideSectors, t, "stride_sectors.png")
 }
+
+func TestGoldenTimeModel(t *testing.T) { cmpimg.CheckPlot(ExampleTimeModel, t, "timemodel.png") }
