@@ -39,8 +39,8 @@ type Run struct {
 	// before the host's launch interval is applied (spmv and tiling runs;
 	// 0 for CG, whose per-call times sum several launches).
 	ModeledGPU float64 `json:"modeled_gpu_s,omitempty"`
-	Bound         string  `json:"bound,omitempty"`
-	Skipped       string  `json:"skipped,omitempty"` // why no modeled time
+	Bound      string  `json:"bound,omitempty"`
+	Skipped    string  `json:"skipped,omitempty"` // why no modeled time
 }
 
 // Key identifies a run: lesson, input, configuration and kernel.
