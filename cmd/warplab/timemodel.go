@@ -58,6 +58,9 @@ func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return fail(stderr, cmd, usageErrorf("unexpected argument %q", fs.Arg(0)))
 	}
+	if *half != "" && *half != "train" && *half != "test" {
+		return fail(stderr, cmd, usageErrorf("--half %q: want train or test", *half))
+	}
 	runs, err := timecheck.Recorded(*root)
 	if err != nil {
 		return fail(stderr, cmd, err)
@@ -80,9 +83,6 @@ func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
 		o := timecheck.SimOptions{Model: *model, Matrices: *matrices}
-		if *half != "" && *half != "train" && *half != "test" {
-			return fail(stderr, cmd, usageErrorf("--half %q: want train or test", *half))
-		}
 		if *only != "" || *half != "" {
 			o.Only = func(r timecheck.Run) bool {
 				return strings.Contains(r.Lesson+" "+r.Input, *only) && (*half == "" || r.Half == *half)
