@@ -119,7 +119,13 @@ static void runChase(const char* name, size_t bytes, size_t stride, int steps, b
     unsigned long long r[2] = {0, 0};
     double best = 1e30;
     const int w = warm ? (int)(bytes / stride) : 0;
+    // For a DRAM chase, write 256 MiB elsewhere first, so the lines the
+    // copy above left in L2 are evicted.
+    void* flush = nullptr;
+    const size_t flushBytes = (size_t)256 << 20;
+    if (!warm) check(cudaMalloc(&flush, flushBytes), "cudaMalloc flush");
     for (int rep = 0; rep < 3; ++rep) {
+        if (flush) check(cudaMemset(flush, rep, flushBytes), "flush");
         // Each repetition starts where the cycle stands after the previous
         // ones' steps, so a DRAM chase never re-reads a line.
         uint32_t s0 = start;
@@ -140,6 +146,7 @@ static void runChase(const char* name, size_t bytes, size_t stride, int steps, b
     row(name, param, best / cyclesPerNs, "ns", "cycles / measured SM clock");
     check(cudaFree(d), "free");
     check(cudaFree(out), "free");
+    if (flush) check(cudaFree(flush), "free");
 }
 
 // ---- launches ----------------------------------------------------------
