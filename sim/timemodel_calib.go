@@ -96,12 +96,10 @@ var calibRules = []calibRule{
 
 // calibration is a model's recorded microbenchmark, parsed.
 type calibration struct {
-	file     string
-	device   string // the CSV's first comment (GPU, SMs, driver API)
-	rows     []MicrobenchRow
-	err      error
-	applied  map[string]MicrobenchRow // constant -> the row that set it
-	rejected map[string]string        // constant -> why its row was not used
+	file   string
+	device string // the CSV's first comment (GPU, SMs, driver API)
+	rows   []MicrobenchRow
+	err    error
 }
 
 // calibrations parses calibration/*.csv once; the result is never changed
@@ -135,8 +133,15 @@ func calibrate(m Model) Model {
 	if c == nil || c.err != nil {
 		return m
 	}
+	return applyCalibration(m, c.rows)
+}
+
+// applyCalibration sets each constant a rule names from the first row that
+// matches it; a value outside the rule's plausible range leaves the
+// constant as it was.
+func applyCalibration(m Model, rows []MicrobenchRow) Model {
 	for _, r := range calibRules {
-		for _, row := range c.rows {
+		for _, row := range rows {
 			if row.Name != r.name || (r.param != "" && row.Param != r.param) || row.Unit != r.unit {
 				continue
 			}

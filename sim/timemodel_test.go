@@ -1,0 +1,183 @@
+package sim
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// roundsPTX has two kernels over a[i], a[i+1], a[i+2], a[i+3]:
+// together issues the four loads before adding them (one round a warp);
+// chained loads b = a[a[i]] (two rounds a warp: the second load's address
+// is the first one's result).
+const roundsPTX = `
+.version 7.8
+.target sm_75
+.address_size 64
+
+.visible .entry together(.param .u64 p_a, .param .u64 p_y)
+{
+	.reg .f32 	%f<8>;
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<8>;
+	ld.param.u64 	%rd1, [p_a];
+	ld.param.u64 	%rd2, [p_y];
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %tid.x;
+	mad.lo.s32 	%r3, %r1, 128, %r2;
+	mul.wide.s32 	%rd3, %r3, 16;
+	add.s64 	%rd4, %rd1, %rd3;
+	ld.global.f32 	%f1, [%rd4];
+	ld.global.f32 	%f2, [%rd4+4];
+	ld.global.f32 	%f3, [%rd4+8];
+	ld.global.f32 	%f4, [%rd4+12];
+	add.f32 	%f5, %f1, %f2;
+	add.f32 	%f6, %f3, %f4;
+	add.f32 	%f7, %f5, %f6;
+	mul.wide.s32 	%rd5, %r3, 4;
+	add.s64 	%rd6, %rd2, %rd5;
+	st.global.f32 	[%rd6], %f7;
+	ret;
+}
+
+.visible .entry chained(.param .u64 p_a, .param .u64 p_y)
+{
+	.reg .b32 	%r<8>;
+	.reg .b64 	%rd<10>;
+	ld.param.u64 	%rd1, [p_a];
+	ld.param.u64 	%rd2, [p_y];
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %tid.x;
+	mad.lo.s32 	%r3, %r1, 128, %r2;
+	mul.wide.s32 	%rd3, %r3, 4;
+	add.s64 	%rd4, %rd1, %rd3;
+	ld.global.u32 	%r4, [%rd4];
+	mul.wide.u32 	%rd5, %r4, 4;
+	add.s64 	%rd6, %rd1, %rd5;
+	ld.global.u32 	%r5, [%rd6];
+	add.s64 	%rd7, %rd2, %rd3;
+	st.global.u32 	[%rd7], %r5;
+	ret;
+}
+`
+
+func roundsKernel(t *testing.T, name string) *PTXKernel {
+	t.Helper()
+	mod, err := ptx.Parse("rounds.ptx", roundsPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewPTXKernel(mod, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// TestLoadRounds: which loads start a round is read off the PTX, and a
+// launch counts one round per round-starting load each warp executes.
+func TestLoadRounds(t *testing.T) {
+	for _, tc := range []struct {
+		kernel       string
+		starts, join int
+		perWarp      int64
+	}{
+		{"together", 1, 3, 1},
+		{"chained", 2, 0, 2},
+	} {
+		k := roundsKernel(t, tc.kernel)
+		starts, joins := 0, 0
+		for _, x := range k.code {
+			switch x.tmRound {
+			case tmRoundStart:
+				starts++
+			case tmRoundJoin:
+				joins++
+			}
+		}
+		if starts != tc.starts || joins != tc.join {
+			t.Errorf("%s: %d round starts and %d joins, want %d and %d", tc.kernel, starts, joins, tc.starts, tc.join)
+		}
+		m, _ := ModelByKey("h200")
+		d := NewDevice(m)
+		const n = 4 * 128 * 8
+		a, err := Alloc[uint32](d, "a", n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		y, err := Alloc[uint32](d, "y", n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := d.LaunchPTX(context.Background(), k, Dim1(8), Dim1(128), 0, a, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := st.LoadRounds(); got != tc.perWarp*st.Warps {
+			t.Errorf("%s: %d load rounds over %d warps, want %d a warp", tc.kernel, got, st.Warps, tc.perWarp)
+		}
+		if st.Time.Seconds < st.Time.GPUSeconds || st.Time.GPUSeconds < m.LaunchOverhead || st.Time.KernelSeconds < st.Time.GPUSeconds {
+			t.Errorf("%s: time %+v: want seconds >= GPU >= overhead, and the cold kernel no faster than the warm one", tc.kernel, st.Time)
+		}
+	}
+}
+
+// TestCriticalPathSlowWarp: the latency term follows the slowest warp, so
+// one block whose warp waits many rounds takes longer than the same rounds
+// spread over many warps would suggest. A warp with r rounds that miss
+// waits at least r × the L2 latency (a small warm footprint).
+func TestCriticalPathSlowWarp(t *testing.T) {
+	m, _ := ModelByKey("h200")
+	tm := &launchTM{blocksPerSM: 8, warpsPerBlock: 8}
+	for b := range 1000 {
+		rec := blockTM{b: int64(b), instr: 10, hit: 0, miss: 2, warps: 8, sum: 80}
+		if b == 500 {
+			rec.miss = 400
+		}
+		tm.blocks = append(tm.blocks, rec)
+	}
+	finish, _ := m.schedule(tm, m.L2Latency)
+	if want := 400 * m.L2Latency; finish < want {
+		t.Errorf("critical path %g s, want at least the slow warp's %g s", finish, want)
+	}
+	// Without the slow warp, 1000 blocks fit in one wave of 132 × 8 slots.
+	tm.blocks[500].miss = 2
+	even, _ := m.schedule(tm, m.L2Latency)
+	if want := 10*m.WarpCPI/m.ClockHz + 2*m.L2Latency; even < want*0.999 || even > want*1.001 {
+		t.Errorf("one wave: %g s, want one block's %g s", even, want)
+	}
+	// Twice the blocks: two waves.
+	tm.blocks = append(tm.blocks, tm.blocks...)
+	two, _ := m.schedule(tm, m.L2Latency)
+	if two < 1.999*even {
+		t.Errorf("two waves: %g s, want twice one wave's %g s", two, even)
+	}
+}
+
+func TestParseMicrobench(t *testing.T) {
+	good := "# device: NVIDIA H200, 132 SMs\nname,param,value,unit,note\nchase_l2,8388608B/stride128,160.5,ns,n\nclock,20ms spin,1.98e+09,Hz,x\n"
+	rows, comments, err := ParseMicrobench([]byte(good))
+	if err != nil || len(rows) != 2 || rows[0].Value != 160.5 || comments[0] != "device: NVIDIA H200, 132 SMs" {
+		t.Fatalf("rows %+v comments %q err %v", rows, comments, err)
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"name,param\n", "line 1"},
+		{"name,param,value,unit,note\nclock,x,fast,Hz,n\n", "line 2"},
+		{"name,param,value,unit,note\nclock\n", "line 2"},
+		{"# only a comment\n", "no header"},
+	} {
+		if _, _, err := ParseMicrobench([]byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want one naming %q", tc.in, err, tc.want)
+		}
+	}
+	// Rows set the constants the rules name; an implausible one is ignored.
+	m, _ := ModelByKey("h200")
+	rows, _, _ = ParseMicrobench([]byte(good + "issue_ffma1,1 warps/SM,0.25,warp_instr/SM/cycle,n\nissue_ffma8,64 warps/SM,40,warp_instr/SM/cycle,n\n"))
+	c := applyCalibration(m, rows)
+	if math.Abs(c.L2Latency-160.5e-9) > 1e-15 || c.ClockHz != 1.98e9 || c.WarpCPI != 4 || c.IssuePerSMCycle != m.IssuePerSMCycle {
+		t.Errorf("calibrated %+v", c)
+	}
+}
