@@ -317,3 +317,27 @@ func TestEmbeddedPromise(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchRunNewest: a timemodel run's launch-go.txt, dated later,
+// replaces the launch-overhead run as the calibration run.
+func TestLaunchRunNewest(t *testing.T) {
+	root := t.TempDir()
+	text := "launch overhead on NVIDIA H200, 20000 launches of an empty kernel (host clock, measured)\n  back to back, one sync at the end:     %s us per launch\n"
+	for dir, us := range map[string]string{"launch-overhead-h200-2026-11-29": "3.92", "timemodel-microbench-h200-2026-12-01": "4.10"} {
+		d := filepath.Join(root, "evidence", dir)
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		name := "launch-overhead.txt"
+		if strings.HasPrefix(dir, "timemodel") {
+			name = "launch-go.txt"
+		}
+		if err := os.WriteFile(filepath.Join(d, name), []byte(strings.Replace(text, "%s", us, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := launchRun(root)
+	if err != nil || r == nil || !near(r.Measured, 4.10e-6) || r.Sources[0] != "evidence/timemodel-microbench-h200-2026-12-01/launch-go.txt" {
+		t.Fatalf("launch run %+v, %v; want 4.10 µs from the 2026-12-01 run", r, err)
+	}
+}

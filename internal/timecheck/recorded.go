@@ -301,16 +301,27 @@ func lessonRank(l string) int {
 
 var launchLine = regexp.MustCompile(`(?m)^launch overhead on .*\n\s*back to back, one sync at the end:\s*([0-9.]+) us per launch`)
 
-// launchRun reads evidence/launch-overhead-*/launch-overhead.txt (the
-// newest): Go's back-to-back launch of an empty kernel. It is what the
-// model's TimedLaunch is set from, so it is listed as a calibration run and
-// left out of the summaries.
+// launchRun reads the newest record of Go's back-to-back launch of an
+// empty kernel (`warplab bench launch`): evidence/launch-overhead-*/
+// launch-overhead.txt or a timemodel run's launch-go.txt, newest by the
+// date that ends the folder's name. The fit of TimedLaunch takes it as its
+// threshold, so it is listed as a calibration run and left out of the
+// summaries.
 func launchRun(root string) (*Run, error) {
-	files, _ := filepath.Glob(filepath.Join(root, "evidence", "launch-overhead-*", "launch-overhead.txt"))
+	a, _ := filepath.Glob(filepath.Join(root, "evidence", "launch-overhead-*", "launch-overhead.txt"))
+	b, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go.txt"))
+	files := append(a, b...)
 	if len(files) == 0 {
 		return nil, nil
 	}
-	sort.Strings(files)
+	date := func(f string) string {
+		d := filepath.Base(filepath.Dir(f))
+		if len(d) >= 10 {
+			return d[len(d)-10:]
+		}
+		return d
+	}
+	sort.SliceStable(files, func(i, j int) bool { return date(files[i]) < date(files[j]) })
 	f := files[len(files)-1]
 	data, err := os.ReadFile(f)
 	if err != nil {
