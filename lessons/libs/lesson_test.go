@@ -141,7 +141,17 @@ func TestMethodsOnSimulator(t *testing.T) {
 	}
 }
 
+// fill is n rows of length l.
+func fill(n, l int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = l
+	}
+	return out
+}
+
 func TestChoose(t *testing.T) {
+	const h200 = 132 * 2048
 	seed := spmv.SeedRowLengths(1<<10, false)
 	skew := spmv.SeedRowLengths(1<<10, true)
 	tests := []struct {
@@ -151,7 +161,19 @@ func TestChoose(t *testing.T) {
 		want     string
 	}{
 		{"even seed: 16 a row", seed, 0, VectorMethod(4, true)},
-		{"skewed seed: 31×3 + 419", skew, 0, MethodMerge},
+		{"skewed seed, device size unknown", skew, 0, MethodMerge},
+		// 13.1 passes of the 419-long row's warp against 2 × 31.0
+		// nonzeros a resident thread: the long rows balance.
+		{"skewed seed 2^19 on an H200", spmv.SeedRowLengths(1<<19, true), h200, MethodBinned},
+		// 13.1 against 2 × 7.76: still binned (the simulator's modeled
+		// times agree at 2^17).
+		{"skewed seed 2^17 on an H200", spmv.SeedRowLengths(1<<17, true), h200, MethodBinned},
+		// A block of 256 does 3,906 nonzeros a lane on the giant row,
+		// against 2 × 5.6 balanced: merge path.
+		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, MethodMerge},
+		// 4,003 rows (not small on 2,000 threads); the 2,000-long row is 7.8
+		// passes of a block against 2 × 3.05 balanced: merge path.
+		{"few long rows, small device", append(fill(4000, 1), 2000, 40, 60), 2000, MethodMerge},
 		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, 0, VectorMethod(2, false)},
 		{"long even rows", []int{100, 96, 110, 100}, 0, VectorMethod(32, true)},
 		{"spread, no giant", []int{1, 3, 2, 27, 3, 1, 20, 2}, 0, MethodBinned},

@@ -104,6 +104,38 @@ const (
 	lanesPerRowWork = 4.0 // each lane of a group should get about 4 nonzeros
 )
 
+// MergeCost is merge path's time per SpMV over the fastest streaming
+// kernel's on a matrix that needs no balancing, the price of its searches,
+// shared-memory staging and second launch. It is fitted on one half of the
+// recorded H200 run (evidence/libs-spmv-h200-2026-12-01, the seed pair):
+// on the even seed matrix merge path took 0.0482 ms against vector4's
+// 0.0236 ms at 2^19 rows (2.04×) and 0.5433 against 0.2977 ms at 2^23
+// (1.83×); rounded to 2. The four SuiteSparse matrices of the same run
+// were left out of the fit, to check the rule on.
+const MergeCost = 2.0
+
+// LongestRowPasses is how many nonzeros one lane of binning's group for the
+// longest row must do one after another: the row's length over its lanes
+// (BinWidth's group, or a ThreadsPerBlock-thread block past BlockRowMin).
+// It is binning's critical path: no schedule finishes that row sooner.
+func LongestRowPasses(s RowStats) float64 {
+	lanes := BinWidth(s.Max)
+	if lanes == 0 {
+		lanes = ThreadsPerBlock
+	}
+	return float64(s.Max) / float64(lanes)
+}
+
+// BalancedShare is how many nonzeros each of the device's resident threads
+// gets when the work is spread evenly: the length of a perfectly balanced
+// SpMV in the same units as LongestRowPasses.
+func BalancedShare(s RowStats, residentThreads int) float64 {
+	if residentThreads <= 0 {
+		return 0
+	}
+	return float64(s.NNZ) / float64(residentThreads)
+}
+
 // WidthFor is the sub-warp width for rows of mean length mean: the power of
 // two nearest above mean/4, from 2 to 32, so a lane gets about four
 // nonzeros (four passes of scalar loads, or one float4). Narrower groups
@@ -125,19 +157,24 @@ type Choice struct {
 }
 
 // Choose picks the method for a matrix from its row statistics and the
-// device's resident threads (SMs × threads per SM; 0 skips the size rule):
+// device's resident threads (SMs × threads per SM; 0 for a device of
+// unknown size, which skips the size rule and the balance test):
 //
 //   - small (rows × WidthFor(mean) lanes would not fill the device once):
 //     one launch of CSR-vector, as wide as filling the device asks (up to
 //     32 lanes a row), because a matrix this small is latency-bound: a
 //     second launch (binning, merge path's fixup) costs more than balance
 //     saves, and wider groups finish each row in fewer dependent steps;
-//   - skewed (the longest row is more than 8× the mean and longer than 64):
-//     merge path, because any rows-to-lanes mapping makes some lanes wait
-//     on the long rows, while merge path gives every thread the same number
-//     of row ends plus nonzeros;
-//   - spread (coefficient of variation above 0.5, no giant rows): binned,
-//     each length bin with its own width;
+//   - uneven (the longest row is more than 8× the mean and longer than 64,
+//     or the lengths' coefficient of variation is above 0.5): the rows need
+//     balancing, by binning or by merge path. Binning gives each row a group
+//     sized to it, and its critical path is the longest row
+//     (LongestRowPasses); merge path splits even that row but costs about
+//     MergeCost× a streaming kernel (measured). So merge path only when the
+//     longest row's passes exceed MergeCost × BalancedShare — a few rows so
+//     long that binning's widest group cannot finish them in the time the
+//     whole device streams the rest — and binned otherwise. On a device of
+//     unknown size a skewed matrix gets merge path, which no skew unbalances;
 //   - otherwise even: CSR-vector at WidthFor(mean), with 16-byte loads when
 //     the mean row holds at least 8 nonzeros.
 //
@@ -155,16 +192,8 @@ func Choose(s RowStats, residentThreads int) Choice {
 				"one launch, %d lanes a row (%d threads), each row done in the fewest passes.",
 			s.Rows, WidthFor(s.Mean), residentThreads, w, s.Rows*w)}
 	}
-	switch {
-	case s.Max > SkewMinMax && float64(s.Max) > SkewMaxOverMean*s.Mean:
-		return Choice{MethodMerge, fmt.Sprintf(
-			"skewed: longest row %d is %.0f× the mean %.1f; %.0f%% of the nonzeros sit in rows over 4× the mean. "+
-				"Merge path gives every thread %d row ends plus nonzeros, so no lane waits on a long row.",
-			s.Max, float64(s.Max)/s.Mean, s.Mean, 100*s.LongShare, MergeItems)}
-	case s.CV > SpreadCV:
-		return Choice{MethodBinned, fmt.Sprintf(
-			"spread: row lengths %d to %d, coefficient of variation %.2f > %.1f but no giant row; "+
-				"binning gives each length class its own group width.", s.Min, s.Max, s.CV, SpreadCV)}
+	if skewed, spread := shape(s); skewed || spread {
+		return chooseUneven(s, residentThreads, skewed)
 	}
 	w := WidthFor(s.Mean)
 	v4 := s.Mean >= V4MinMean
@@ -176,4 +205,40 @@ func Choose(s RowStats, residentThreads int) Choice {
 		why += ", rows too short for float4 loads to pay"
 	}
 	return Choice{VectorMethod(w, v4), why + "."}
+}
+
+// shape says whether rows need balancing: skewed (the longest row over
+// SkewMaxOverMean× the mean and over SkewMinMax) or spread (CV over
+// SpreadCV).
+func shape(s RowStats) (skewed, spread bool) {
+	return s.Max > SkewMinMax && float64(s.Max) > SkewMaxOverMean*s.Mean, s.CV > SpreadCV
+}
+
+// chooseUneven is Choose's choice between binning and merge path for a
+// matrix whose rows need balancing (see Choose).
+func chooseUneven(s RowStats, residentThreads int, skewed bool) Choice {
+	shape := fmt.Sprintf("skewed: longest row %d is %.0f× the mean %.1f, %.0f%% of the nonzeros in rows over 4× the mean",
+		s.Max, float64(s.Max)/s.Mean, s.Mean, 100*s.LongShare)
+	if !skewed {
+		shape = fmt.Sprintf("spread: row lengths %d to %d, coefficient of variation %.2f > %.1f",
+			s.Min, s.Max, s.CV, SpreadCV)
+	}
+	passes := LongestRowPasses(s)
+	if residentThreads <= 0 {
+		if skewed {
+			return Choice{MethodMerge, shape + "; device size unknown, so merge path, which no skew can unbalance."}
+		}
+		return Choice{MethodBinned, shape + "; binning gives each length class its own group width."}
+	}
+	share := BalancedShare(s, residentThreads)
+	if passes > MergeCost*share {
+		return Choice{MethodMerge, fmt.Sprintf("%s. Binning's group for the longest row does %.1f nonzeros a lane in a row, "+
+			"more than %.0f× the %.1f each of the %d resident threads gets when balanced: that row would be the critical path, "+
+			"so merge path, which splits it (%d row ends plus nonzeros a thread).",
+			shape, passes, MergeCost, share, residentThreads, MergeItems)}
+	}
+	return Choice{MethodBinned, fmt.Sprintf("%s. Binning's group for the longest row does %.1f nonzeros a lane in a row, "+
+		"within %.0f× the %.1f each of the %d resident threads gets when balanced, so the long rows balance across the device "+
+		"and binning beats merge path's %.0f× cost.",
+		shape, passes, MergeCost, share, residentThreads, MergeCost)}
 }
