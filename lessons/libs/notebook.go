@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/warplab/warplab/internal/table"
 	"github.com/warplab/warplab/lessons/spmv"
@@ -121,7 +123,7 @@ func Findings(r *Result) []string {
 func RecordedLines(rec *Recorded) []string {
 	o := rec.Ours
 	out := []string{fmt.Sprintf("recorded on %s, driver %s, %s (%s): %d warm-ups + %d timed runs, CUDA events, measured",
-		o.Device.Name, o.Driver, dateOf(o.Date), filepath.Base(rec.Dir), o.Warmups, o.TimedRuns)}
+		o.Device.Name, strings.TrimPrefix(o.Driver, "driver "), dateOf(o.Date), filepath.Base(rec.Dir), o.Warmups, o.TimedRuns)}
 	copyGBs := max(o.CopyGBs(), PeerCopyGBs(rec.Peer))
 	for _, m := range o.Matrices {
 		c := m.Run(m.Choice.Method)
@@ -138,6 +140,25 @@ func RecordedLines(rec *Recorded) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// RecordedOrNote is FindRecorded for a notebook cell: when no run is
+// recorded it writes one line saying so to w and returns nil and no error,
+// so that the cell shows no GPU number rather than failing.
+func RecordedOrNote(w io.Writer) (*Recorded, error) {
+	rec, err := FindRecorded()
+	if errors.Is(err, ErrNotRecorded) {
+		_, err = fmt.Fprintln(w, "No H200 run is recorded yet: evidence/"+RecordedName+" does not exist, so there is no measured number to show.")
+		return nil, err
+	}
+	return rec, err
+}
+
+// ModelCheckOptions run, on the simulator, the seed pair at the recorded
+// run's smaller size (2^19 rows) with the methods the binned-or-merge
+// question turns on and the even matrix's fastest: for ModelCheckTable.
+func ModelCheckOptions() Options {
+	return Options{SeedRows: []int{1 << 19}, Methods: []string{VectorMethod(4, false), MethodBinned, MethodMerge}, CopyBytes: -1}
 }
 
 // notebookResultPath is where the notebook's run cell leaves its result

@@ -161,8 +161,18 @@ func LoadRecorded(dir string) (*Recorded, error) {
 }
 
 // FindRecorded looks for evidence/RecordedName in the working directory
-// and the directories above it (a notebook runs in notebooks/).
+// and the directories above it (a notebook runs in notebooks/); where there
+// is none, the folder the environment variable WARPLAB_LIBS_RECORDED names
+// (a device call's output not yet recorded), if set.
 func FindRecorded() (*Recorded, error) {
+	rec, err := findRecorded()
+	if dir := os.Getenv("WARPLAB_LIBS_RECORDED"); errors.Is(err, ErrNotRecorded) && dir != "" {
+		return LoadRecorded(dir)
+	}
+	return rec, err
+}
+
+func findRecorded() (*Recorded, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err

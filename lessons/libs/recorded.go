@@ -246,3 +246,18 @@ func PaybackTable(rec *Recorded) table.Table {
 	}
 	return t
 }
+
+// MergeCostLines are merge path's recorded time over the fastest method on
+// each even seed matrix of rec, where nothing needs balancing: the numbers
+// MergeCost is fitted on.
+func MergeCostLines(rec *Recorded) []string {
+	var out []string
+	for _, m := range rec.Ours.Matrices {
+		g, b := m.Run(MethodMerge), m.Best()
+		if !strings.HasPrefix(m.Key, "even-") || g.TimeMs <= 0 || b.TimeMs <= 0 {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: merge path %.4f ms = %.2f× the fastest (%s %.4f ms)", m.Key, g.TimeMs, g.TimeMs/b.TimeMs, b.Method, b.TimeMs))
+	}
+	return append(out, fmt.Sprintf("MergeCost = %.0f", MergeCost))
+}

@@ -16,7 +16,7 @@ import (
 func (r *Result) timeWord() string {
 	if r.Backend == "gpu" {
 		return fmt.Sprintf("measured on %s (driver %s, %s), CUDA events, mean of %d runs after %d warm-ups",
-			r.Device.Name, r.Driver, dateOf(r.Date), r.TimedRuns, r.Warmups)
+			r.Device.Name, strings.TrimPrefix(r.Driver, "driver "), dateOf(r.Date), r.TimedRuns, r.Warmups)
 	}
 	return fmt.Sprintf("modeled by the simulator (%s), from the PTX", r.Device.Name)
 }

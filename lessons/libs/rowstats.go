@@ -110,7 +110,7 @@ const (
 // recorded H200 run (evidence/libs-spmv-h200-2026-12-01, the seed pair):
 // on the even seed matrix merge path took 0.0482 ms against vector4's
 // 0.0236 ms at 2^19 rows (2.04×) and 0.5433 against 0.2977 ms at 2^23
-// (1.83×); rounded to 2. The four SuiteSparse matrices of the same run
+// (1.82×); rounded to 2. The four SuiteSparse matrices of the same run
 // were left out of the fit, to check the rule on.
 const MergeCost = 2.0
 
