@@ -5,10 +5,13 @@
 # tests switched on (WARPLAB_NOTEBOOK_TESTS=1): every notebook in notebooks/ is
 # executed with the GoNB kernel and checked, its lesson page rendered, looked at
 # in headless Chromium (every figure laid out with a size, no error shown) and
-# screenshotted whole (screenshots in artifacts/screenshots/).
+# screenshotted whole (screenshots in artifacts/screenshots/); and the JupyterLab image tests
+# (internal/labtest: the images built from docker/ with buildah, a lesson run in JupyterLab,
+# the access checks on the image and the hub).
 #
 # Usage: scripts/test.sh [extra go test flags, e.g. -run TestNotebooks -v]
-# Env:   WARPLAB_BROWSER_TESTS=0 skips the screenshots (and the chromium install).
+# Env:   WARPLAB_BROWSER_TESTS=0 skips the screenshots (and the chromium install);
+#        WARPLAB_LAB_TESTS=0 skips the image builds and the JupyterLab tests.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -42,6 +45,18 @@ for v in 11.8 12.4; do
 		go build -tags cuda -o /dev/null ./...
 	)
 done
+# The JupyterLab image tests (internal/labtest): the simulator and hub images are built from
+# docker/Dockerfile* with buildah before go test, so the build does not run beside the notebook
+# tests (scripts/lab/build.sh: a Debian trixie base from mmdebstrap, then the Dockerfile's steps;
+# layers cached outside the checkout in ${XDG_CACHE_HOME:-~/.cache}/warplab/lab). Then
+# TestLabNotebook runs a lesson in JupyterLab through Chromium and TestAccess checks that no one
+# gets into a server that is not theirs. WARPLAB_LAB_TESTS=0 skips them (and the builds).
+if [ "${WARPLAB_LAB_TESTS:-1}" != 0 ] && [ "${WARPLAB_BROWSER_TESTS:-1}" != 0 ]; then
+	step "images for the JupyterLab tests (scripts/lab/build.sh sim, hub)"
+	scripts/lab/build.sh sim
+	scripts/lab/build.sh hub
+	export WARPLAB_LAB_TESTS=1
+fi
 step "go test ./... (notebook and browser tests on)"
 # The notebook tests run every notebook (each bounded by its own time limit):
 # allow well past go test's default 10 minutes.
