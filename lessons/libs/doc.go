@@ -15,9 +15,12 @@
 //     row ends plus nonzeros, which no skew can unbalance.
 //
 // Choose reads only row statistics (mean, longest, coefficient of
-// variation) and says why it picks a method; Predict gives each method's
-// lane-slots from the row lengths before anything runs, and on the
-// simulator Run sets them beside the executed counts and sectors. Every
+// variation) and the device's resident threads, and says why it picks a
+// method: merge path only when binning's longest row would be its critical
+// path (MergeCost, fitted on the seed pair of the recorded H200 run).
+// Predict gives each method's lane-slots from the row lengths before
+// anything runs, and on the simulator Run sets them beside the executed
+// counts and sectors. Every
 // output is checked against a float64 CPU reference (Tolerance says why
 // float32 outputs are not bit-exact). Preparation (bins, merge-path
 // partitions) is timed apart from the per-SpMV time, as cuSPARSE's analysis
@@ -26,5 +29,9 @@
 // The peer, cusparseSpMV timed with CUDA events in the same GPU call, is
 // scripts/evidence/libs/cusparse_peer.cu, run by scripts/evidence/libs.sh,
 // which reads the matrices WriteCSR writes (`warplab run libs --dump`).
-// LoadRecorded and FindRecorded read the recorded H200 run from evidence/.
+// LoadRecorded and FindRecorded read the recorded H200 run from evidence/;
+// Repicks reads it again with today's chooser (the run timed every method,
+// so a changed rule's picks have recorded times), PaybackTable weighs each
+// preparation against the SpMVs it serves, and ModelCheckTable sets the
+// simulator's modeled times beside the recorded ones.
 package libs
