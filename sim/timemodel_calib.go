@@ -47,17 +47,9 @@ func ParseMicrobench(data []byte) (rows []MicrobenchRow, comments []string, err 
 			header = true
 			continue
 		}
-		f := strings.SplitN(t, ",", 5)
-		if len(f) < 4 {
-			return nil, nil, fmt.Errorf("microbench line %d: %d fields, want 5", line, len(f))
-		}
-		v, perr := strconv.ParseFloat(f[2], 64)
-		if perr != nil {
-			return nil, nil, fmt.Errorf("microbench line %d: value %q: %v", line, f[2], perr)
-		}
-		r := MicrobenchRow{Name: f[0], Param: f[1], Value: v, Unit: f[3]}
-		if len(f) == 5 {
-			r.Note = f[4]
+		r, ferr := microbenchRow(strings.Split(t, ","))
+		if ferr != nil {
+			return nil, nil, fmt.Errorf("microbench line %d: %v", line, ferr)
 		}
 		rows = append(rows, r)
 	}
@@ -68,6 +60,26 @@ func ParseMicrobench(data []byte) (rows []MicrobenchRow, comments []string, err 
 		return nil, nil, fmt.Errorf("microbench: no header line")
 	}
 	return rows, comments, nil
+}
+
+// microbenchRow reads one row's fields. The recorded 2026-12-01 run wrote
+// some params with a comma in them, unquoted ("3 warm-ups, 10 runs"), and a
+// recorded file is never edited, so the value is the first field after the
+// name and param that parses as a number and has a unit after it; the
+// fields between the name and the value are the param, and those after the
+// unit the note.
+func microbenchRow(f []string) (MicrobenchRow, error) {
+	if len(f) < 4 {
+		return MicrobenchRow{}, fmt.Errorf("%d fields, want 5", len(f))
+	}
+	for i := 2; i+1 < len(f); i++ {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			continue
+		}
+		return MicrobenchRow{Name: f[0], Param: strings.Join(f[1:i], ","), Value: v, Unit: f[i+1], Note: strings.Join(f[i+2:], ",")}, nil
+	}
+	return MicrobenchRow{}, fmt.Errorf("value %q (field 3) is not a number, nor is any later field followed by a unit", f[2])
 }
 
 // A calibRule maps one microbenchmark row to one constant of a Model.

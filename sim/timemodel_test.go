@@ -163,6 +163,11 @@ func TestParseMicrobench(t *testing.T) {
 	if err != nil || len(rows) != 2 || rows[0].Value != 160.5 || comments[0] != "device: NVIDIA H200, 132 SMs" {
 		t.Fatalf("rows %+v comments %q err %v", rows, comments, err)
 	}
+	// The recorded 2026-12-01 run has params and notes with commas in them.
+	rows, _, err = ParseMicrobench([]byte("name,param,value,unit,note\nlaunch_event_empty_grid,3 warm-ups, 10 runs,4.064,us,a, b\ndevice_sms,,132,count,H200\n"))
+	if err != nil || len(rows) != 2 || rows[0].Param != "3 warm-ups, 10 runs" || rows[0].Value != 4.064 || rows[0].Unit != "us" || rows[0].Note != "a, b" || rows[1].Param != "" || rows[1].Value != 132 {
+		t.Fatalf("rows with commas: %+v err %v", rows, err)
+	}
 	for _, tc := range []struct{ in, want string }{
 		{"name,param\n", "line 1"},
 		{"name,param,value,unit,note\nclock,x,fast,Hz,n\n", "line 2"},
