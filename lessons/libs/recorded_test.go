@@ -3,6 +3,8 @@ package libs
 import (
 	"errors"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -60,5 +62,29 @@ func TestRecordedFit(t *testing.T) {
 		if p.Half == Half("even-") && (!p.HasPeer || p.NowOverPeer > 1) {
 			t.Errorf("%s: today's pick %s is %.2f× cuSPARSE's best", p.Key, p.Now.Method, p.NowOverPeer)
 		}
+	}
+}
+
+// TestRecordedOrNote: with no evidence folder above the working directory
+// and no WARPLAB_LIBS_RECORDED, a notebook cell gets nil, no error, and the
+// line saying nothing is recorded.
+func TestRecordedOrNote(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("WARPLAB_LIBS_RECORDED", "")
+	var b strings.Builder
+	rec, err := RecordedOrNote(&b)
+	if rec != nil || err != nil {
+		t.Fatalf("RecordedOrNote = %v, %v; want nil, nil", rec, err)
+	}
+	if !strings.Contains(b.String(), "No H200 run is recorded yet") {
+		t.Errorf("note %q", b.String())
+	}
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "libs.json"), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("WARPLAB_LIBS_RECORDED", bad)
+	if _, err := RecordedOrNote(&b); err == nil {
+		t.Error("malformed libs.json: no error")
 	}
 }
