@@ -58,6 +58,12 @@ var Copies = []Copy{
 		What: "`tiling.HardwareCounters()`: Nsight Compute's global requests and sectors, shared wavefronts and bank conflicts of every launch at N = 256"},
 	{Lesson: "cg", As: "cg-100-h200-2026-11-30.json", Run: "cg-100-h200-2026-11-30", File: "cg.json",
 		What: "`cg.Recorded()` stages 0–8: `warplab run cg --backend gpu --grid 100 --stage all`, stage 3's r·r copy by cuMemcpyDtoD, the binary built against CUDA 13.0's cuda.h"},
+	{Lesson: "cg", As: "cg-occupancy-100-h200-2026-12-01-ncu-stage4.csv", Run: "cg-occupancy-100-h200-2026-12-01", File: "ncu-stage4.csv",
+		What: "`cg.RecordedOccupancy()`: Nsight Compute's achieved occupancy and eligible warps per scheduler cycle, the first 12 solver launches of stage 4 at 100³"},
+	{Lesson: "cg", As: "cg-occupancy-100-h200-2026-12-01-ncu-stage5.csv", Run: "cg-occupancy-100-h200-2026-12-01", File: "ncu-stage5.csv",
+		What: "`cg.RecordedOccupancy()`: Nsight Compute's achieved occupancy and eligible warps per scheduler cycle, the first 12 solver launches of stage 5 at 100³"},
+	{Lesson: "cg", As: "cg-occupancy-100-h200-2026-12-01-ncu-stage8.csv", Run: "cg-occupancy-100-h200-2026-12-01", File: "ncu-stage8.csv",
+		What: "`cg.RecordedOccupancy()`: Nsight Compute's achieved occupancy and eligible warps per scheduler cycle, the first 12 solver launches of stage 8 at 100³"},
 }
 
 // Lessons returns the lessons that embed recorded files, sorted.
