@@ -350,10 +350,16 @@ func TestWriteIndex(t *testing.T) {
 		`SAXPY &amp; strides`,
 		`href="notebooks/00-first.ipynb"`,
 		`Broken <span class="failed">`,
+		`<img src="timemodel.svg"`,
+		`within 25%`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("index.html lacks %q:\n%s", want, got)
 		}
+	}
+	// The all-lessons time-model figure sits beside the page.
+	if svg, err := os.ReadFile(filepath.Join(filepath.Dir(path), "timemodel.svg")); err != nil || !strings.Contains(string(svg), "<svg") {
+		t.Errorf("timemodel.svg beside index.html: %v", err)
 	}
 }
 

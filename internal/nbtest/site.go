@@ -11,6 +11,10 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/warplab/warplab/internal/timecheck"
+	"github.com/warplab/warplab/plots"
+	"github.com/warplab/warplab/sim"
 )
 
 // Lesson is one notebook's result in a site build.
@@ -121,24 +125,79 @@ footer { margin-top: 3em; font-size: 0.85em; color: #666; }
 <h1>warplab lessons</h1>
 <p>GPU programming from Go notebooks. Each page is a notebook executed headless; numbers from the simulator are <em>modeled</em>.</p>
 <ol>
-{{- range .}}
+{{- range .Lessons}}
 <li>{{if .Page}}<a href="{{.Page}}">{{.Title}}</a>{{else}}{{.Title}}{{end}}
 {{- if .Summary}} — <span class="summary">{{.Summary}}</span>{{end}}
 {{- if .Notebook}} (<a href="{{.Notebook}}">executed notebook</a>){{end}}
 {{- if .Problems}} <span class="failed">— failed its checks</span>{{end}}</li>
 {{- end}}
 </ol>
+{{- with .TimeModel}}
+<h2>Modeled against measured, every lesson</h2>
+<figure>
+{{- if .Image}}
+<img src="{{.Image}}" alt="modeled time against measured time for every recorded kernel run of the lessons" style="max-width: 100%">
+{{- end}}
+<figcaption>{{.Caption}}</figcaption>
+</figure>
+{{- end}}
 <footer>Built by scripts/site.sh.</footer>
 </body>
 </html>
 `))
 
+// indexTimeModel is the index page's time-model figure: the image's
+// file name beside index.html and its caption.
+type indexTimeModel struct{ Image, Caption string }
+
+// timeModelImage is the all-lessons figure's file beside index.html.
+const timeModelImage = "timemodel.svg"
+
+// writeTimeModel writes the simulator's modeled time against the measured
+// one for every recorded H200 kernel run of every lesson (the embedded
+// check, plots.TimeModelFigure("")) into dir, so the index shows how far
+// the lessons' modeled times can be trusted (issue 13). The check's
+// figures go in the caption, read from the same report.
+func writeTimeModel(dir string) (*indexTimeModel, error) {
+	rep, err := timecheck.Embedded()
+	if err != nil {
+		return nil, err
+	}
+	p, err := plots.TimeModel(rep, "")
+	if err != nil {
+		return nil, err
+	}
+	if err := plots.WriteFile(filepath.Join(dir, timeModelImage), p, plots.DefaultWidth, plots.DefaultHeight); err != nil {
+		return nil, err
+	}
+	gpu := rep.Model
+	if m, err := sim.ModelByKey(rep.Model); err == nil {
+		gpu = m.Name
+	}
+	a := rep.All
+	return &indexTimeModel{Image: timeModelImage, Caption: fmt.Sprintf(
+		"Each point is one kernel run a lesson timed on the %s and recorded under evidence/, against the simulator's modeled time for the same run (model %s, checked %s). "+
+			"%d of %d runs are within 25%% (the band), the median error is %.0f%%, and the model picks the faster kernel of %d of %d pairs. docs/timemodel.md says what the model gets wrong.",
+		gpu, rep.Model, rep.Date, a.Within, a.Runs, 100*a.MedianAbsErr, a.PairsRight, a.Pairs)}, nil
+}
+
+// writeIndex writes the index page; the time-model figure is left out
+// (with the reason in the page) when it cannot be drawn.
 func writeIndex(path string, lessons []Lesson) error {
+	data := struct {
+		Lessons   []Lesson
+		TimeModel *indexTimeModel
+	}{Lessons: lessons}
+	tm, err := writeTimeModel(filepath.Dir(path))
+	if err != nil {
+		tm = &indexTimeModel{Caption: "the time-model figure could not be drawn: " + err.Error()}
+	}
+	data.TimeModel = tm
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := indexTmpl.Execute(f, lessons); err != nil {
+	if err := indexTmpl.Execute(f, data); err != nil {
 		f.Close()
 		return err
 	}
