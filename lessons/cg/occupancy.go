@@ -174,3 +174,10 @@ func WriteOccupancy(w io.Writer, rows []Occupancy) error {
 	}
 	return nil
 }
+
+// OccupancyTable is WriteOccupancy's table as a string, for a notebook cell.
+func OccupancyTable(rows []Occupancy) string {
+	var b strings.Builder
+	_ = WriteOccupancy(&b, rows) // a strings.Builder does not fail
+	return b.String()
+}
