@@ -18,6 +18,10 @@ import (
 	"os"
 	"sort"
 	"strings"
+
+	"github.com/warplab/warplab/lessons/cg"
+	"github.com/warplab/warplab/lessons/spmv"
+	"github.com/warplab/warplab/lessons/tiling"
 )
 
 func main() {
@@ -31,9 +35,11 @@ const (
 	exitUsage = 2
 )
 
-// A lessonCommand runs one lesson from `warplab run NAME ARGS...`. Each
-// lesson's command lives in its own file (run_spmv.go, ...); adding a lesson
-// adds that file and one line to lessons below.
+// A lessonCommand runs one lesson from `warplab run NAME ARGS...`. A lesson
+// that implements the lesson contract (package lessons/lesson) is one entry
+// made by contractCommand: its package's constructor and, if it has a
+// figure, the function that draws it. libs still has its own command
+// (run_libs.go) until it implements the contract.
 type lessonCommand struct {
 	summary string
 	run     func(args []string, stdout, stderr io.Writer) int
@@ -44,9 +50,9 @@ type lessonCommand struct {
 // nothing can change it behind a caller's back.
 func lessons() map[string]lessonCommand {
 	return map[string]lessonCommand{
-		"spmv":   spmvCommand,
-		"tiling": tilingCommand,
-		"cg":     cgCommand,
+		"spmv":   contractCommand(spmv.Lesson, writeSpMVFigure),
+		"tiling": contractCommand(tiling.Lesson, nil),
+		"cg":     contractCommand(cg.Lesson, nil),
 		"libs":   libsCommand,
 	}
 }
@@ -151,6 +157,10 @@ func progressLine(stderr io.Writer) (update func(stage string, done, total int),
 		return nil, func() {}
 	}
 	update = func(stage string, done, total int) {
+		if total <= 0 {
+			fmt.Fprintf(stderr, "\r\033[K[%d] %s ...", done+1, stage)
+			return
+		}
 		fmt.Fprintf(stderr, "\r\033[K[%d/%d] %s ...", done+1, total, stage)
 	}
 	clear = func() { fmt.Fprint(stderr, "\r\033[K") }

@@ -1,18 +1,20 @@
 package cg
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lessons/lesson"
 )
 
 // Default grids of the command line: the article's 100³ on a GPU; on the
@@ -29,19 +31,20 @@ const (
 // per stage, 100³ most of an hour. Larger grids belong on a GPU.
 const MaxSimRows = 64 * 64 * 64
 
-// Options is what Command parsed: the whole run, for callers that want to
-// run it without the flag syntax.
+// Options is one run of the lesson: the grid, the stages and how each
+// stage runs. The zero Grid means DefaultGPUGrid on a GPU and
+// DefaultSimGrid on the simulator; no Stages means all of them.
 type Options struct {
-	Backend string // gpuext.Open spec: auto, sim, gpu, gpu:N
-	Model   string // simulator model key (t4, a100, h100, h200); "" = h200
-	Grid    Grid   // zero: DefaultGPUGrid or DefaultSimGrid by backend
-	Stages  []int  // which stages, in order
-	JSON    string // file to write the results to ("" none, "-" stdout)
-	Run     RunOptions
+	Grid   Grid  // zero: DefaultGPUGrid or DefaultSimGrid by device
+	Stages []int // which stages, in order; nil: 0 to Stages-1
+	Run    RunOptions
+	// Progress, if set, is told each stage as it starts, with the stages
+	// done and the total.
+	Progress func(stage string, done, total int)
 }
 
-// Report is what `warplab run cg --json` writes: the run and one entry per
-// stage.
+// Report is the lesson's result, what `warplab run cg --json` writes: the
+// run and one entry per stage.
 type Report struct {
 	Lesson  string         `json:"lesson"`
 	Backend string         `json:"backend"`
@@ -49,111 +52,33 @@ type Report struct {
 	Grid    [3]int         `json:"grid"`
 	Date    string         `json:"date"`
 	Stages  []*StageResult `json:"stages"`
+	// Failures are the stages whose residual history left stage 0's
+	// tolerance (see ResidualComparison).
+	Failures []string `json:"failures"`
+	// Header is the line naming the problem, first in WriteText.
+	Header string `json:"-"`
 }
 
-// Command implements `warplab run cg [--backend auto|sim|gpu] [--model KEY]
-// [--grid NX[,NY,NZ]] [--stage 0..8|all] [--json FILE]`: it runs the
-// stages, prints an HPCCG-like report for each and a summary table, and
-// writes the JSON report. It returns the process exit status: 0, 1 for a
-// failed run, 2 for bad usage. Bad inputs (a grid of 0, a negative or
-// too-big grid, an unknown stage or model) are reported before anything is
-// allocated.
-func Command(args []string, stdout, stderr io.Writer) int {
-	opt, err := ParseArgs(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "warplab run cg: %v\n", err)
-		return 2
-	}
-	rep, err := Run(opt, stdout)
-	if err != nil {
-		fmt.Fprintf(stderr, "warplab run cg: %v\n", err)
-		return 1
-	}
-	if opt.JSON != "" {
-		if err := writeJSON(opt.JSON, rep, stdout); err != nil {
-			fmt.Fprintf(stderr, "warplab run cg: %v\n", err)
-			return 1
+// Validate checks o without a device: the stages, the grid's size and the
+// per-stage options.
+func (o Options) Validate() error {
+	for _, s := range o.Stages {
+		if s < 0 || s >= Stages {
+			return fmt.Errorf("cg: stage %d: want 0 to %d", s, Stages-1)
 		}
 	}
-	return 0
+	if o.Grid != (Grid{}) {
+		if _, err := EstimateBytes(o.Grid); err != nil {
+			return err
+		}
+	}
+	_, err := o.Run.withDefaults()
+	return err
 }
 
-// ParseArgs parses Command's flags and checks every value it can without a
-// device.
-func ParseArgs(args []string, stderr io.Writer) (Options, error) {
-	fs := flag.NewFlagSet("warplab run cg", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	backend := fs.String("backend", "auto", "where stages 1-8 run: auto, sim, gpu or gpu:N")
-	model := fs.String("model", "", "simulated GPU for --backend sim: t4, a100, h100, h200 (default h200)")
-	grid := fs.String("grid", "", fmt.Sprintf("grid N or NX,NY,NZ (default %d on a GPU, %d on the simulator)", DefaultGPUGrid, DefaultSimGrid))
-	stage := fs.String("stage", "all", "stage 0..8, a list such as 0,3,5, or all")
-	jsonOut := fs.String("json", "", "write the results as JSON to this file (- for stdout)")
-	tpr := fs.Int("threads-per-row", DefaultThreadsPerRow, "stages 5 and 6: threads per matrix row (1, 2, 4, 8, 16 or 32)")
-	unroll1 := fs.Bool("unroll1", false, "stages 1-4: use the SpMV compiled with #pragma unroll 1")
-	maxIter := fs.Int("max-iter", DefaultMaxIter, "HPCCG's max_iter (the loop runs max_iter-1 iterations)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: warplab run cg [--backend auto|sim|gpu] [--model KEY] [--grid NX[,NY,NZ]] [--stage 0..8|all] [--json FILE]")
-		fmt.Fprintln(stderr, "Runs HPCCG's CG solver in the lesson's stages, from the CPU baseline to the GPU-resident, coalesced port.")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return Options{}, err
-	}
-	if fs.NArg() > 0 {
-		return Options{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	opt := Options{Backend: *backend, Model: *model, JSON: *jsonOut,
-		Run: RunOptions{ThreadsPerRow: *tpr, Unroll1: *unroll1, MaxIter: *maxIter}}
-	if *maxIter < 1 {
-		return opt, fmt.Errorf("--max-iter %d: want at least 1", *maxIter)
-	}
-	if _, err := opt.Run.withDefaults(); err != nil {
-		return opt, err
-	}
-	switch b := opt.Backend; {
-	case b == "auto" || b == "sim" || b == "gpu" || strings.HasPrefix(b, "gpu:"):
-	default:
-		return opt, fmt.Errorf("--backend %q: want auto, sim, gpu or gpu:N", b)
-	}
-	if opt.Model != "" {
-		if opt.Backend == "gpu" || strings.HasPrefix(opt.Backend, "gpu:") {
-			return opt, fmt.Errorf("--model %s is for the simulator; the GPU is what it is", opt.Model)
-		}
-		if _, err := gpuextModel(opt.Model); err != nil {
-			return opt, err
-		}
-	}
-	if *grid != "" {
-		g, err := ParseGrid(*grid)
-		if err != nil {
-			return opt, err
-		}
-		if _, err := EstimateBytes(g); err != nil {
-			return opt, err
-		}
-		opt.Grid = g
-	}
-	st, err := parseStages(*stage)
-	if err != nil {
-		return opt, err
-	}
-	opt.Stages = st
-	return opt, nil
-}
-
-func gpuextModel(key string) (string, error) {
-	for _, k := range []string{"t4", "a100", "h100", "h200"} {
-		if strings.EqualFold(k, key) {
-			return "sim:" + k, nil
-		}
-	}
-	return "", fmt.Errorf("--model %q: want t4, a100, h100 or h200", key)
-}
-
-func parseStages(s string) ([]int, error) {
+// ParseStages reads --stage: one stage 0..8, a comma-separated list (each
+// stage once, in the order given), or "all".
+func ParseStages(s string) ([]int, error) {
 	if strings.TrimSpace(s) == "all" {
 		all := make([]int, Stages)
 		for i := range all {
@@ -176,41 +101,34 @@ func parseStages(s string) ([]int, error) {
 	return out, nil
 }
 
-// Run executes opt: it opens the device (only when a GPU stage is asked
-// for), generates the problem, runs stage 0 as the reference whenever
-// another stage runs, and prints each stage's report and the summary to w.
-func Run(opt Options, w io.Writer) (*Report, error) {
-	var dev *gpuext.Device
+// Run runs the stages of opts on dev (dev may be nil when only stage 0, the
+// CPU, runs): it generates the problem and runs stage 0 as the reference
+// whenever another stage runs. ctx is checked between stages; a stage once
+// started runs to its end.
+func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	stages := opts.Stages
+	if len(stages) == 0 {
+		stages, _ = ParseStages("all")
+	}
 	needDev := false
-	for _, s := range opt.Stages {
+	for _, s := range stages {
 		needDev = needDev || s > 0
 	}
-	spec := opt.Backend
-	if opt.Model != "" {
-		m, err := gpuextModel(opt.Model)
-		if err != nil {
-			return nil, err
-		}
-		spec = m
+	if needDev && dev == nil {
+		return nil, errors.New("cg: Run: stages 1 and up need a device (open one with gpuext.Open)")
 	}
-	g := opt.Grid
-	if needDev {
-		var err error
-		if dev, err = gpuext.Open(spec); err != nil {
-			return nil, err
-		}
-		defer dev.Close()
-		if dev.Reason() != "" {
-			fmt.Fprintf(w, "backend: %s (%s)\n", dev.Name(), dev.Reason())
-		}
-	}
+	onSim := dev == nil || dev.Kind() == "sim"
+	g := opts.Grid
 	if g == (Grid{}) {
 		g = Cube(DefaultGPUGrid)
-		if dev == nil || dev.Kind() == "sim" {
+		if onSim {
 			g = Cube(DefaultSimGrid)
 		}
 	}
-	if dev != nil && dev.Kind() == "sim" {
+	if needDev && onSim {
 		if rows, err := g.Rows(); err == nil && rows > MaxSimRows {
 			return nil, fmt.Errorf("grid %v has %d rows; the simulator takes at most %d (64³) from the command line — it runs every thread in Go and would take many minutes per stage. Use a smaller --grid or --backend gpu", g, rows, MaxSimRows)
 		}
@@ -219,25 +137,35 @@ func Run(opt Options, w io.Writer) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Lesson: "cg", Backend: "cpu", Device: "cpu", Grid: g.Dims(), Date: time.Now().UTC().Format(time.RFC3339)}
+	rep := &Report{Lesson: "cg", Backend: "cpu", Device: "cpu", Grid: g.Dims(), Date: time.Now().UTC().Format(time.RFC3339), Failures: []string{}}
 	if dev != nil {
 		rep.Backend, rep.Device = dev.Kind(), dev.Name()
 	}
-	fmt.Fprintf(w, "HPCCG CG on a %v grid: %d rows, %d nonzeros, ‖b‖ = %.17g\n\n", g, p.A.N, p.A.NNZ(), p.NormB())
+	rep.Header = fmt.Sprintf("HPCCG CG on a %v grid: %d rows, %d nonzeros, ‖b‖ = %.17g", g, p.A.N, p.A.NNZ(), p.NormB())
+	progress := func(string, int, int) {}
+	if opts.Progress != nil {
+		progress = opts.Progress
+	}
 
 	var ref *StageResult
-	stages := opt.Stages
+	total := len(stages)
 	if needDev && stages[0] != 0 {
 		// Stage 0 is the reference every other stage's residuals are
 		// compared with; run it even when it is not printed.
-		r, err := RunStage(nil, p, 0, opt.Run)
+		total++
+		progress(fmt.Sprintf("stage 0 (%s), the reference", StageName(0)), 0, total)
+		r, err := RunStage(nil, p, 0, opts.Run)
 		if err != nil {
 			return nil, err
 		}
 		ref = r
 	}
-	for _, s := range stages {
-		r, err := RunStage(dev, p, s, opt.Run)
+	for i, s := range stages {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		progress(fmt.Sprintf("stage %d (%s)", s, StageName(s)), total-len(stages)+i, total)
+		r, err := RunStage(dev, p, s, opts.Run)
 		if err != nil {
 			return nil, err
 		}
@@ -246,26 +174,123 @@ func Run(opt Options, w io.Writer) (*Report, error) {
 		} else if ref != nil {
 			c := CompareResiduals(ref, r)
 			r.VsStage0 = &c
+			if !c.WithinTolerance {
+				rep.Failures = append(rep.Failures, fmt.Sprintf("stage %d (%s): residual history outside stage 0's tolerance: %s", s, r.Name, c.String()))
+			}
 		}
 		rep.Stages = append(rep.Stages, r)
-		WriteStageReport(w, r)
-		fmt.Fprintln(w)
 	}
-	WriteSummary(w, rep.Stages)
 	return rep, nil
 }
 
-func writeJSON(path string, rep *Report, stdout io.Writer) error {
+// WriteText writes the header, each stage's report and the summary table.
+func (rep *Report) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if rep.Header != "" {
+		fmt.Fprintf(bw, "%s\n\n", rep.Header)
+	}
+	for _, r := range rep.Stages {
+		WriteStageReport(bw, r)
+		fmt.Fprintln(bw)
+	}
+	WriteSummary(bw, rep.Stages)
+	return bw.Flush()
+}
+
+// WriteJSON writes the report as indented JSON.
+func (rep *Report) WriteJSON(w io.Writer) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	if path == "-" {
-		_, err = stdout.Write(b)
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// OK reports whether every stage's residuals stayed within stage 0's
+// tolerance.
+func (rep *Report) OK() bool { return len(rep.Failures) == 0 }
+
+// WriteFailures writes one line per failed stage; nothing when OK.
+func (rep *Report) WriteFailures(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	for _, f := range rep.Failures {
+		fmt.Fprintf(bw, "FAILED: %s\n", f)
+	}
+	return bw.Flush()
+}
+
+// Summary is the lesson's one line, in `warplab help` and its usage.
+const Summary = "Porting a CG solver to the GPU, one step at a time (HPCCG's 27-point stencil, stages 0–8)"
+
+// Lesson returns the lesson as `warplab run cg` runs it (see package
+// lesson): --grid, --stage, --threads-per-row, --unroll and --max-iter
+// bound to an Options.
+func Lesson() lesson.Lesson {
+	return &cliLesson{grid: "", stage: "all", unroll: 4,
+		opts: Options{Run: RunOptions{ThreadsPerRow: DefaultThreadsPerRow, MaxIter: DefaultMaxIter}}}
+}
+
+type cliLesson struct {
+	opts          Options
+	grid, stage   string
+	unroll        int
+	unroll1Legacy bool
+}
+
+func (*cliLesson) Name() string    { return "cg" }
+func (*cliLesson) Summary() string { return Summary }
+
+func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&l.grid, "grid", "", fmt.Sprintf("grid N or NX,NY,NZ (default %d on a GPU, %d on the simulator)", DefaultGPUGrid, DefaultSimGrid))
+	fs.StringVar(&l.stage, "stage", "all", "stage 0..8, a list such as 0,3,5, or all")
+	fs.IntVar(&l.opts.Run.ThreadsPerRow, "threads-per-row", DefaultThreadsPerRow, "stages 5 and 6: threads per matrix row (1, 2, 4, 8, 16 or 32)")
+	fs.IntVar(&l.unroll, "unroll", 4, "stages 1-4: 4, the SpMV as nvcc unrolls it; 1, its #pragma unroll 1 variant")
+	fs.BoolVar(&l.unroll1Legacy, "unroll1", false, "deprecated: --unroll 1")
+	fs.IntVar(&l.opts.Run.MaxIter, "max-iter", DefaultMaxIter, "HPCCG's max_iter (the loop runs max_iter-1 iterations)")
+}
+
+// Validate parses --grid and --stage and checks every value it can
+// without a device.
+func (l *cliLesson) Validate() error {
+	if l.unroll != 1 && l.unroll != 4 {
+		return fmt.Errorf("--unroll %d: want 1 or 4", l.unroll)
+	}
+	l.opts.Run.Unroll1 = l.unroll == 1 || l.unroll1Legacy
+	if l.opts.Run.MaxIter < 1 {
+		return fmt.Errorf("--max-iter %d: want at least 1", l.opts.Run.MaxIter)
+	}
+	if l.opts.Run.ThreadsPerRow < 1 {
+		return fmt.Errorf("--threads-per-row %d: want a power of two from 1 to 32", l.opts.Run.ThreadsPerRow)
+	}
+	l.opts.Grid = Grid{}
+	if l.grid != "" {
+		g, err := ParseGrid(l.grid)
+		if err != nil {
+			return err
+		}
+		// Checked here: a zero Grid in Options means the default.
+		if _, err := EstimateBytes(g); err != nil {
+			return err
+		}
+		l.opts.Grid = g
+	}
+	st, err := ParseStages(l.stage)
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, b, 0o644)
+	l.opts.Stages = st
+	return l.opts.Validate()
+}
+
+func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progress) (lesson.Result, error) {
+	o := l.opts
+	o.Progress = p.Stage
+	rep, err := Run(ctx, dev, o)
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
 }
 
 // WriteStageReport prints one stage the way HPCCG reports a run (iterations,

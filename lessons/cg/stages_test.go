@@ -2,13 +2,13 @@ package cg
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
 )
 
@@ -303,64 +303,80 @@ func TestStageMaxIter(t *testing.T) {
 	}
 }
 
-func TestCommandBadInput(t *testing.T) {
+func TestOptionsValidate(t *testing.T) {
 	tests := []struct {
-		args []string
-		code int
-		msg  string
+		o   Options
+		msg string
 	}{
-		{[]string{"--grid", "0"}, 2, "at least 1"},
-		{[]string{"--grid", "-4"}, 2, "at least 1"},
-		{[]string{"--grid", "4,4"}, 2, "NX,NY,NZ"},
-		{[]string{"--grid", "abc"}, 2, "not an integer"},
-		{[]string{"--grid", "3000000000"}, 2, "overflows"},
-		{[]string{"--stage", "9"}, 2, "0 to 8"},
-		{[]string{"--stage", "x"}, 2, "0 to 8"},
-		{[]string{"--backend", "tpu"}, 2, "auto, sim, gpu"},
-		{[]string{"--backend", "sim", "--model", "v100"}, 2, "t4, a100"},
-		{[]string{"--backend", "gpu", "--model", "t4"}, 2, "simulator"},
-		{[]string{"--threads-per-row", "3"}, 2, "power of two"},
-		{[]string{"--max-iter", "0"}, 2, "at least 1"},
-		{[]string{"extra"}, 2, "unexpected"},
-		{[]string{"--backend", "sim", "--grid", "65"}, 1, "simulator takes at most"},
-		{[]string{"--stage", "0", "--grid", "2000"}, 1, "over the limit"},
+		{Options{Stages: []int{9}}, "stage 9"},
+		{Options{Stages: []int{-1}}, "stage -1"},
+		{Options{Grid: Grid{NX: -1, NY: 4, NZ: 4}}, "at least 1"},
+		{Options{Run: RunOptions{ThreadsPerRow: 3}}, "power of two"},
+		{Options{Run: RunOptions{MaxIter: -1}}, "negative"},
 	}
 	for _, tt := range tests {
-		var out, errb bytes.Buffer
-		code := Command(tt.args, &out, &errb)
-		if code != tt.code || !strings.Contains(errb.String(), tt.msg) {
-			t.Errorf("%v: exit %d, stderr %q; want %d and %q", tt.args, code, errb.String(), tt.code, tt.msg)
+		err := tt.o.Validate()
+		if err == nil || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%+v: %v; want an error containing %q", tt.o, err, tt.msg)
 		}
+		if _, err := Run(context.Background(), nil, tt.o); err == nil {
+			t.Errorf("%+v: Run ran", tt.o)
+		}
+	}
+	if _, err := Run(context.Background(), nil, Options{Grid: Cube(4), Stages: []int{0, 1}}); err == nil || !strings.Contains(err.Error(), "need a device") {
+		t.Errorf("stage 1 without a device: %v", err)
+	}
+	if err := (Options{Grid: Cube(8), Stages: []int{0, 5}}).Validate(); err != nil {
+		t.Errorf("valid options: %v", err)
 	}
 }
 
-func TestCommandJSON(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cg.json")
-	var out, errb bytes.Buffer
-	if code := Command([]string{"--backend", "sim", "--grid", "4,5,6", "--stage", "all", "--json", path}, &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
+func TestRunReportJSON(t *testing.T) {
+	dev := testenv.Must(gpuext.Open("sim"))(t)
+	defer dev.Close()
+	var stages []string
+	rep, err := Run(context.Background(), dev, Options{Grid: Grid{4, 5, 6},
+		Progress: func(stage string, done, total int) {
+			stages = append(stages, stage)
+			if total != Stages || done != len(stages)-1 {
+				t.Errorf("progress %q %d/%d", stage, done, total)
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, want := range []string{"== Stage 0 (cpu-serial)", "== Stage 5 (coalesced-spmv)", "Summary", "bit-identical", "excessive", "modeled"} {
+	if len(stages) != Stages {
+		t.Errorf("progress told %d stages, want %d", len(stages), Stages)
+	}
+	if !rep.OK() {
+		t.Errorf("failures: %v", rep.Failures)
+	}
+	var out bytes.Buffer
+	if err := rep.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"HPCCG CG on a", "== Stage 0 (cpu-serial)", "== Stage 5 (coalesced-spmv)", "Summary", "bit-identical", "excessive", "modeled"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q", want)
 		}
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	var rep struct {
-		Lesson string `json:"lesson"`
-		Grid   [3]int `json:"grid"`
-		Stages []map[string]any
+	var doc struct {
+		Lesson   string `json:"lesson"`
+		Grid     [3]int `json:"grid"`
+		Stages   []map[string]any
+		Failures []string `json:"failures"`
 	}
-	if err := json.Unmarshal(b, &rep); err != nil {
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if rep.Lesson != "cg" || rep.Grid != [3]int{4, 5, 6} || len(rep.Stages) != Stages {
-		t.Fatalf("report %+v", rep)
+	if doc.Lesson != "cg" || doc.Grid != [3]int{4, 5, 6} || len(doc.Stages) != Stages || doc.Failures == nil {
+		t.Fatalf("report %+v", doc)
 	}
-	for i, s := range rep.Stages {
+	for i, s := range doc.Stages {
 		for _, k := range []string{"kernels", "transfers", "iterations", "final_residual", "true_residual", "launches", "wall_seconds", "time_kind"} {
 			if _, ok := s[k]; !ok {
 				t.Errorf("stage %d lacks %q", i, k)

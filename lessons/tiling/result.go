@@ -143,8 +143,12 @@ func ratio(a, b *int64) string {
 	return fmt.Sprintf("%.2f", float64(*a)/float64(*b))
 }
 
-// WriteText writes the lesson's tables.
-func (r *Result) WriteText(w io.Writer) error {
+// WriteText writes the lesson's tables, and the failed checks, if any.
+func (r *Result) WriteText(w io.Writer) error { return r.writeText(w, true) }
+
+// writeText writes the tables, and the failed checks when failures is set
+// (the command line writes those to stderr instead).
+func (r *Result) writeText(w io.Writer, failures bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Lecture 4: tiling, coalescing, bank conflicts on %s (%s backend)\n", r.Device.Name, r.Backend)
 	fmt.Fprintf(&b, "N = %d, TILE = %d, COARSE = %d; load sweep at N = %d\n\n", r.Options.N, r.Options.Tile, r.Options.Coarse, r.Options.SweepN)
@@ -192,7 +196,7 @@ func (r *Result) WriteText(w io.Writer) error {
 			fmt.Fprintf(&b, "  %s (%s, N=%d, TILE=%d): %s\n    %s\n", d.Name, d.Kernel, d.N, d.Tile, d.Where, d.Fault)
 		}
 	}
-	if len(r.Failures) > 0 {
+	if failures && len(r.Failures) > 0 {
 		b.WriteString("\nFAILURES\n")
 		for _, f := range r.Failures {
 			fmt.Fprintf(&b, "  %s\n", f)

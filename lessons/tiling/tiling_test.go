@@ -420,25 +420,6 @@ func TestRunJSON(t *testing.T) {
 	}
 }
 
-func TestCommand(t *testing.T) {
-	var out, errb bytes.Buffer
-	if code := Command([]string{"--backend", "sim", "--model", "t4", "--n", "64", "--tile", "8", "--coarse", "2", "--no-sweep"}, &out, &errb); code != 0 {
-		t.Fatalf("exit %d: %s", code, errb.String())
-	}
-	for _, w := range []string{"Tesla T4", "matmulTiledCoarse2", "transposeSharedPadded", "spmvCsrWarpShfl", "shared race", "out of bounds"} {
-		if !strings.Contains(out.String(), w) {
-			t.Errorf("output lacks %q", w)
-		}
-	}
-	for _, bad := range [][]string{{"--tile", "3"}, {"--n", "0"}, {"--backend", "tpu"}, {"--bogus"}, {"extra"}} {
-		out.Reset()
-		errb.Reset()
-		if code := Command(bad, &out, &errb); code != 2 || errb.Len() == 0 {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", bad, code, errb.String())
-		}
-	}
-}
-
 // BenchmarkLesson runs the whole lesson at N = 512 on the simulator and
 // reports simulated warp instructions per second.
 func BenchmarkLesson(b *testing.B) {
