@@ -121,7 +121,9 @@
 // drift apart by factors of order one as the recursive residual sinks below
 // rounding (CompareResiduals; see EarlyFloor for why).
 //
-// Command implements `warplab run cg`; TimeBars, Convergence and
+// Run(ctx, dev, Options) runs the stages on a device the caller opened;
+// Lesson is the lesson as `warplab run cg` runs it (package lessons/lesson:
+// --grid, --stage, --threads-per-row, --unroll 1|4, --max-iter); TimeBars, Convergence and
 // TransfersHTML give the lesson's figure data and table from results, never
 // from a device, so recorded GPU runs draw like live ones; package plots
 // draws the figures (plots.CGTime, plots.CGConvergence).

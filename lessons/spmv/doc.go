@@ -54,5 +54,6 @@
 // by the pointer parameter each address derives from in the PTX.
 //
 // Run does it all on a gpuext.Device; Predict gives the prediction alone,
-// without a device; `warplab run spmv` is the command line.
+// without a device; Lesson is the lesson as `warplab run spmv` runs it
+// (package lessons/lesson: --rows, --matrix, --probe-blocks, --unroll 1|4).
 package spmv

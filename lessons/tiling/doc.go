@@ -52,5 +52,7 @@
 // difference is measured and shown (TestSimulatorEqualsNCU, the notebook's
 // counter table), not corrected.
 //
-// Command is `warplab run tiling`.
+// Lesson is the lesson as `warplab run tiling` runs it (package
+// lessons/lesson: --n, --tile, --coarse, --sweep-n, --transpose-tile,
+// --no-sweep, --no-demos).
 package tiling
