@@ -19,31 +19,44 @@ type COO struct {
 // NNZ returns the number of stored entries, explicit zeros included.
 func (c *COO) NNZ() int { return len(c.Val) }
 
-// CSR is a sparse matrix in compressed sparse row form, with int32 row
-// pointers and column indices and float32 values: exactly the three arrays
-// the CUDA kernels take (see the package documentation for why int32).
+// Float is the value type of a CSR matrix: float32 for the SpMV lessons'
+// kernels, float64 for CG's.
+type Float interface{ ~float32 | ~float64 }
+
+// CSROf is a sparse matrix in compressed sparse row form, with int32 row
+// pointers and column indices and values of type T: exactly the three
+// arrays the CUDA kernels take (see the package documentation for why
+// int32). It is the one CSR type of the lessons: CSR (float32) in spmv,
+// libs and tiling, CSR64 in cg.
 //
 // Row r owns ColIdx[RowPtr[r]:RowPtr[r+1]] and the same range of Val, so
-// len(RowPtr) == Rows+1, RowPtr[0] == 0 and RowPtr[Rows] == NNZ().
-type CSR struct {
+// len(RowPtr) == Rows+1, RowPtr[0] == 0 and RowPtr[Rows] == NNZ(). Cols is
+// the column count, never a column index.
+type CSROf[T Float] struct {
 	Rows, Cols int
 	RowPtr     []int32
 	ColIdx     []int32
-	Val        []float32
+	Val        []T
 }
 
+// CSR is the float32 matrix the SpMV kernels take; ReadCSR returns one.
+type CSR = CSROf[float32]
+
+// CSR64 is the float64 matrix of the CG lesson.
+type CSR64 = CSROf[float64]
+
 // NNZ returns the number of stored entries, explicit zeros included.
-func (c *CSR) NNZ() int { return len(c.Val) }
+func (c *CSROf[T]) NNZ() int { return len(c.Val) }
 
 // RowLen returns the number of entries stored in row r. The row length is
 // the quantity SpMV load balance depends on: a thread-per-row warp runs
 // until its longest row is done. It panics if r is out of range, like a
 // slice index.
-func (c *CSR) RowLen(r int) int { return int(c.RowPtr[r+1] - c.RowPtr[r]) }
+func (c *CSROf[T]) RowLen(r int) int { return int(c.RowPtr[r+1] - c.RowPtr[r]) }
 
 // RowLengths returns every row's length, for histograms and lane-slot
 // arithmetic.
-func (c *CSR) RowLengths() []int {
+func (c *CSROf[T]) RowLengths() []int {
 	out := make([]int, c.Rows)
 	for r := range out {
 		out[r] = c.RowLen(r)
@@ -60,7 +73,7 @@ type RowStats struct {
 
 // Stats returns the row-length summary. A matrix with no rows has all zero
 // stats.
-func (c *CSR) Stats() RowStats {
+func (c *CSROf[T]) Stats() RowStats {
 	if c.Rows == 0 {
 		return RowStats{}
 	}
@@ -142,7 +155,7 @@ func ToCSR(coo *COO) (*CSR, error) {
 // [0, Cols), and sizes that fit int32. A kernel handed a CSR that breaks one
 // of these reads out of bounds; the error names the first bad row or entry
 // so the fault can be found in the data, not in the kernel.
-func (c *CSR) Validate() error {
+func (c *CSROf[T]) Validate() error {
 	if len(c.ColIdx) != len(c.Val) {
 		return fmt.Errorf("sparse: CSR has %d column indices but %d values", len(c.ColIdx), len(c.Val))
 	}
@@ -178,14 +191,14 @@ func (c *CSR) Validate() error {
 }
 
 // rowSorter sorts one row's columns and moves the values with them.
-type rowSorter struct {
+type rowSorter[T Float] struct {
 	col []int32
-	val []float32
+	val []T
 }
 
-func (s rowSorter) Len() int           { return len(s.col) }
-func (s rowSorter) Less(i, j int) bool { return s.col[i] < s.col[j] }
-func (s rowSorter) Swap(i, j int) {
+func (s rowSorter[T]) Len() int           { return len(s.col) }
+func (s rowSorter[T]) Less(i, j int) bool { return s.col[i] < s.col[j] }
+func (s rowSorter[T]) Swap(i, j int) {
 	s.col[i], s.col[j] = s.col[j], s.col[i]
 	s.val[i], s.val[j] = s.val[j], s.val[i]
 }
@@ -195,10 +208,10 @@ func (s rowSorter) Swap(i, j int) {
 // and they are the layout the recorded ncu measurements used. The sort is
 // stable, so duplicate columns (if any) keep their order. Rows already in
 // order are only scanned.
-func (c *CSR) SortRows() {
+func (c *CSROf[T]) SortRows() {
 	for r := 0; r < c.Rows; r++ {
 		lo, hi := c.RowPtr[r], c.RowPtr[r+1]
-		s := rowSorter{col: c.ColIdx[lo:hi], val: c.Val[lo:hi]}
+		s := rowSorter[T]{col: c.ColIdx[lo:hi], val: c.Val[lo:hi]}
 		if !sort.IsSorted(s) {
 			sort.Stable(s)
 		}
@@ -206,23 +219,24 @@ func (c *CSR) SortRows() {
 }
 
 // MulVec64 returns y = A x computed on the CPU with float64 accumulation, as
-// the seed's spmvCsrCpu does: y[r] = float32(sum over the row of
-// float64(val) * float64(x[col])), summed in storage order. It is the
+// the seed's spmvCsrCpu does: y[r] = T(sum over the row of
+// float64(val) * float64(x[col])), summed in storage order (for CSR64 that
+// is plain float64 arithmetic). It is the
 // reference the GPU and simulator results are checked against; accumulating
 // in float64 keeps its own rounding far below the float32 kernels'.
 //
 // It panics if len(x) != Cols, the way a dimension mismatch panics in gonum.
-func (c *CSR) MulVec64(x []float32) []float32 {
+func (c *CSROf[T]) MulVec64(x []T) []T {
 	if len(x) != c.Cols {
 		panic(fmt.Sprintf("sparse: MulVec64: len(x) = %d, want Cols = %d", len(x), c.Cols))
 	}
-	y := make([]float32, c.Rows)
+	y := make([]T, c.Rows)
 	for r := 0; r < c.Rows; r++ {
 		var sum float64
 		for j := c.RowPtr[r]; j < c.RowPtr[r+1]; j++ {
 			sum += float64(c.Val[j]) * float64(x[c.ColIdx[j]])
 		}
-		y[r] = float32(sum)
+		y[r] = T(sum)
 	}
 	return y
 }

@@ -292,3 +292,28 @@ func BenchmarkToCSR(b *testing.B) {
 		}
 	}
 }
+
+// The float64 instance of the one CSR type: the same checks and the same
+// row sort, with values that float32 would round.
+func TestCSR64(t *testing.T) {
+	third := 1.0 / 3
+	c := &CSR64{Rows: 2, Cols: 3, RowPtr: []int32{0, 2, 3}, ColIdx: []int32{2, 0, 1}, Val: []float64{third, 2, 1e-300}}
+	if err := c.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	c.SortRows()
+	if !slices.Equal(c.ColIdx, []int32{0, 2, 1}) || !slices.Equal(c.Val, []float64{2, third, 1e-300}) {
+		t.Errorf("sorted: cols %v vals %v", c.ColIdx, c.Val)
+	}
+	y := c.MulVec64([]float64{1, 1e300, 3})
+	if want := []float64{2 + third*3, 1e300 * 1e-300}; !slices.Equal(y, want) {
+		t.Errorf("y = %v, want %v (float64 throughout)", y, want)
+	}
+	if c.NNZ() != 3 || c.RowLen(0) != 2 || c.Stats().Max != 2 {
+		t.Errorf("nnz %d, row 0 length %d, stats %+v", c.NNZ(), c.RowLen(0), c.Stats())
+	}
+	bad := &CSR64{Rows: 1, Cols: 1, RowPtr: []int32{0, 1}, ColIdx: []int32{1}, Val: []float64{1}}
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "out of range") {
+		t.Errorf("column 1 of 1: %v", err)
+	}
+}
