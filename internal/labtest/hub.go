@@ -204,14 +204,25 @@ func procUIDRSS(pid int) (uid int, rss int64, ok bool) {
 	return uid, rss, uid >= 0
 }
 
+// PIDNamespace returns the PID namespace of process pid (as /proc shows it),
+// or "" when it cannot be read.
+func PIDNamespace(pid int) string {
+	ns, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(pid), "ns", "pid"))
+	return ns
+}
+
 // RSSByUID returns the summed resident memory of the processes of each uid
-// in uids, now.
-func RSSByUID(uids map[int]bool) map[int]int64 {
+// in uids, now, counting only processes in the PID namespace ns (when not
+// ""): a uid inside the image's root may belong to someone else on the host.
+func RSSByUID(uids map[int]bool, ns string) map[int]int64 {
 	out := map[int]int64{}
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
+			continue
+		}
+		if ns != "" && PIDNamespace(pid) != ns {
 			continue
 		}
 		if u, rss, ok := procUIDRSS(pid); ok && uids[u] {

@@ -153,10 +153,15 @@ func classRun(t *testing.T, img string, n int, limit time.Duration, nbJSON []byt
 	minAvail := memAvailable()
 	var hubPeak int64
 	sampled := make(chan struct{})
+	// The hub's children (not the unshare wrapper) are in the image's PID namespace.
+	hubNS := ""
+	if kids := descendants(hub.cmd.Process.Pid); len(kids) > 0 {
+		hubNS = PIDNamespace(kids[len(kids)-1])
+	}
 	go func() {
 		defer close(sampled)
 		for {
-			rss := RSSByUID(uids)
+			rss := RSSByUID(uids, hubNS)
 			a := memAvailable()
 			h := treeRSS(hub.cmd.Process.Pid)
 			mu.Lock()
@@ -273,14 +278,17 @@ func treeRSS(pid int) int64 {
 }
 
 // LoadTable renders the runs as the Markdown table docs/classroom.md and
-// README.platform.md quote.
+// README.platform.md quote. "ran" counts notebooks whose every cell ran with
+// no error output; "unmet checks" counts those of them with a problem from
+// nbtest.Check (a promised number not found); "errors" counts the runs that
+// did not complete, each with its reason in the JSON.
 func LoadTable(runs []ClassRun) string {
 	var b strings.Builder
-	b.WriteString("| students | finished | failed | server ready (median / max) | first cell (median / max) | finished (median / max) | peak RSS per student (median / max) | hub + proxy RSS | lowest MemAvailable | load avg at end |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| students | ran | unmet checks | errors | server ready (median / max) | first cell (median / max) | last cell (median / max) | peak RSS per student (median / max) | hub + proxy RSS | lowest MemAvailable | load avg at end |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, c := range runs {
 		var ready, first, fin, rss []float64
-		failed := 0
+		ran, unmet, errs := 0, 0, 0
 		for _, r := range c.Runs {
 			if r.ServerReady > 0 {
 				ready = append(ready, r.ServerReady)
@@ -288,18 +296,78 @@ func LoadTable(runs []ClassRun) string {
 			if r.FirstCell > 0 {
 				first = append(first, r.FirstCell)
 			}
-			if r.Finish > 0 && r.Err == "" && len(r.Problems) == 0 {
+			switch {
+			case r.Err != "" || r.Finish == 0:
+				errs++
+			default:
+				ran++
 				fin = append(fin, r.Finish)
-			} else {
-				failed++
+				if hasErrorProblem(r.Problems) {
+					errs++
+					ran--
+				} else if len(r.Problems) > 0 {
+					unmet++
+				}
 			}
 			rss = append(rss, float64(r.PeakRSS)/(1<<20))
 		}
-		fmt.Fprintf(&b, "| %d | %d | %d | %s | %s | %s | %s MiB | %.0f MiB | %.1f GiB | %s |\n", c.Students, len(fin), failed,
-			medMax(ready, "s"), medMax(first, "s"), medMax(fin, "s"), medMax(rss, ""),
+		fmt.Fprintf(&b, "| %d | %d | %d | %d | %s | %s | %s | %s MiB | %.0f MiB | %.1f GiB | %s |\n", c.Students, ran, unmet, errs,
+			medMax(ready, " s"), medMax(first, " s"), medMax(fin, " s"), medMax(rss, ""),
 			float64(c.HubRSS)/(1<<20), float64(c.MinAvailable)/(1<<30), fmtLoad(c.Load))
 	}
 	return b.String()
+}
+
+// hasErrorProblem reports whether a check found an error output (a cell
+// that failed), as opposed to a promised number not found.
+func hasErrorProblem(problems []string) bool {
+	for _, p := range problems {
+		if strings.Contains(p, ": error: ") || strings.HasPrefix(p, "error: ") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestLoadTableFromJSON rewrites loadtest.md from a recorded loadtest.json
+// (WARPLAB_LOADTEST_JSON), so the table can change shape without rerunning
+// the class.
+func TestLoadTableFromJSON(t *testing.T) {
+	p := os.Getenv("WARPLAB_LOADTEST_JSON")
+	if p == "" {
+		t.Skip("set WARPLAB_LOADTEST_JSON to a loadtest.json to rewrite its loadtest.md")
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var runs []ClassRun
+	if err := json.Unmarshal(b, &runs); err != nil {
+		t.Fatal(err)
+	}
+	md := LoadTable(runs)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(p), "loadtest.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + md)
+}
+
+// TestLoadTable: the table counts a run with an unmet check apart from one
+// that did not complete or had an error output.
+func TestLoadTable(t *testing.T) {
+	runs := []ClassRun{{Students: 3, Runs: []StudentRun{
+		{Name: "a", ServerReady: 10, FirstCell: 20, Finish: 100, PeakRSS: 500 << 20},
+		{Name: "b", ServerReady: 12, FirstCell: 25, Finish: 120, PeakRSS: 600 << 20, Problems: []string{`promised output "x" not found`}},
+		{Name: "c", ServerReady: 14, Err: "stopped at the class's time limit", PeakRSS: 400 << 20},
+	}, HubRSS: 100 << 20, MinAvailable: 10 << 30, Load: []float64{1, 2, 3}}}
+	got := LoadTable(runs)
+	want := "| 3 | 2 | 1 | 1 | 12 s / 14 s | 25 s / 25 s | 120 s / 120 s | 500 / 600 MiB | 100 MiB | 10.0 GiB | 1.0 2.0 3.0 |"
+	if !strings.Contains(got, want) {
+		t.Errorf("LoadTable:\n%s\nwant the row\n%s", got, want)
+	}
+	if hasErrorProblem([]string{`promised output "x" not found`}) || !hasErrorProblem([]string{"cell 3: error: exit status 1"}) {
+		t.Error("hasErrorProblem confuses an unmet promise with an error output")
+	}
 }
 
 func medMax(v []float64, unit string) string {

@@ -63,8 +63,8 @@ days=${WARPLAB_LAB_BASE_DAYS:-7}
 stamp="$cache/base.stamp"
 if ! lab_buildah inspect --type image "$base" >/dev/null 2>&1 || [ -z "$(find "$stamp" -mtime "-$days" 2>/dev/null)" ]; then
 	# The mirror apt on this machine uses (deb822 or one-line sources), else Debian's own.
-	mirror=$(sed -n 's/^URIs: *\(http[^ ]*\/debian\)\/*$/\1/p; s/^deb \(http[^ ]*\/debian\)\/* .*/\1/p' \
-		/etc/apt/sources.list.d/* /etc/apt/sources.list 2>/dev/null | head -1)
+	mirror=$({ cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list.d/*.list /etc/apt/sources.list 2>/dev/null || true; } |
+		sed -n 's/^URIs: *\(http[^ ]*\/debian\)\/*$/\1/p; s/^deb \(http[^ ]*\/debian\)\/* .*/\1/p' | head -1)
 	mirror=${mirror:-http://deb.debian.org/debian}
 	say "base: mmdebstrap --variant=apt trixie from $mirror"
 	t0=$(date +%s)
