@@ -260,7 +260,7 @@ func (e *engine) spmvBefore() (*SpMVCounters, error) {
 	}
 	a := e.p.A
 	l, err := e.dev.Launch(e.mod, kSpMVThreadPerRow, sim.Dim1(e.grid), sim.Dim1(e.opt.BlockSize), 0,
-		int32(a.N), e.dRowPtr, e.dCols, e.dVals, e.dv[vP], e.dv[vAp])
+		int32(a.Rows), e.dRowPtr, e.dCols, e.dVals, e.dv[vP], e.dv[vAp])
 	if err != nil || l.Stats == nil {
 		return nil, err
 	}

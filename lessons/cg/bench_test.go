@@ -47,12 +47,12 @@ func BenchmarkStage0_20(b *testing.B) { benchSolve(b, 20, 1) }
 
 func benchSpMV(b *testing.B, n int) {
 	p := benchProblem(b, n)
-	x := make([]float64, p.A.N)
+	x := make([]float64, p.A.Rows)
 	for i := range x {
 		x[i] = 1
 	}
-	y := make([]float64, p.A.N)
-	b.SetBytes(int64(12*p.A.NNZ() + 4*(p.A.N+1) + 16*p.A.N)) // matrix, x once, y
+	y := make([]float64, p.A.Rows)
+	b.SetBytes(int64(12*p.A.NNZ() + 4*(p.A.Rows+1) + 16*p.A.Rows)) // matrix, x once, y
 	for b.Loop() {
 		spmv(p.A, x, y)
 	}

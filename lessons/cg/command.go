@@ -141,7 +141,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error)
 	if dev != nil {
 		rep.Backend, rep.Device = dev.Kind(), dev.Name()
 	}
-	rep.Header = fmt.Sprintf("HPCCG CG on a %v grid: %d rows, %d nonzeros, ‖b‖ = %.17g", g, p.A.N, p.A.NNZ(), p.NormB())
+	rep.Header = fmt.Sprintf("HPCCG CG on a %v grid: %d rows, %d nonzeros, ‖b‖ = %.17g", g, p.A.Rows, p.A.NNZ(), p.NormB())
 	progress := func(string, int, int) {}
 	if opts.Progress != nil {
 		progress = opts.Progress

@@ -98,7 +98,7 @@ func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, 
 		spmvKernel: kSpMVThreadPerRow,
 		ops:        map[string]*opStat{},
 		kernels:    map[string]*kernelRec{},
-		n:          p.A.N,
+		n:          p.A.Rows,
 	}
 	if opt.Unroll1 {
 		e.spmvKernel = kSpMVThreadPerRowUnroll1
@@ -207,13 +207,13 @@ func (e *engine) uploadMatrix() error {
 	if e.dRowPtr, err = e.uploadI32("rowPtr", a.RowPtr); err != nil {
 		return err
 	}
-	if e.dCols, err = e.uploadI32("cols", a.Cols); err != nil {
+	if e.dCols, err = e.uploadI32("cols", a.ColIdx); err != nil {
 		return err
 	}
-	if e.dVals, err = gpuext.Upload(e.dev, "vals", a.Vals); err != nil {
+	if e.dVals, err = gpuext.Upload(e.dev, "vals", a.Val); err != nil {
 		return err
 	}
-	e.countH2D(int64(8*len(a.Vals)), 0)
+	e.countH2D(int64(8*len(a.Val)), 0)
 	return nil
 }
 
@@ -390,10 +390,10 @@ func (e *engine) launchSpMV(x, y *gpuext.Buffer[float64]) {
 		return
 	}
 	if e.spmvKernel == kSpMVSubwarp {
-		e.launch(KernelSpMV, kSpMVSubwarp, e.spmvGrid, e.opt.BlockSize, int32(a.N), int32(e.opt.ThreadsPerRow),
+		e.launch(KernelSpMV, kSpMVSubwarp, e.spmvGrid, e.opt.BlockSize, int32(a.Rows), int32(e.opt.ThreadsPerRow),
 			e.dRowPtr, e.dCols, e.dVals, x, y)
 	} else {
-		e.launch(KernelSpMV, e.spmvKernel, e.spmvGrid, e.opt.BlockSize, int32(a.N), e.dRowPtr, e.dCols, e.dVals, x, y)
+		e.launch(KernelSpMV, e.spmvKernel, e.spmvGrid, e.opt.BlockSize, int32(a.Rows), e.dRowPtr, e.dCols, e.dVals, x, y)
 	}
 }
 

@@ -35,7 +35,7 @@ func TestKernelsNeverFuse(t *testing.T) {
 		t.Errorf("ddot = %g, want unfused %g", got, want)
 	}
 	// SpMV: one row [1, a] times x = [c, b].
-	a := &CSR{N: 2, RowPtr: []int32{0, 2, 2}, Cols: []int32{0, 1}, Vals: []float64{1, fmaA}}
+	a := &CSR{Rows: 2, Cols: 2, RowPtr: []int32{0, 2, 2}, ColIdx: []int32{0, 1}, Val: []float64{1, fmaA}}
 	y := make([]float64, 2)
 	spmv(a, []float64{fmaC, fmaB}, y)
 	if y[0] != want {

@@ -14,7 +14,7 @@ package cg
 // HPC_sparsemv does: each row's sum starts from 0.0 and adds the products in
 // stored (ascending column) order.
 func spmvRows(a *CSR, x, y []float64, lo, hi int) {
-	rp, cols, vals := a.RowPtr, a.Cols, a.Vals
+	rp, cols, vals := a.RowPtr, a.ColIdx, a.Val
 	for i := lo; i < hi; i++ {
 		cs := cols[rp[i]:rp[i+1]]
 		vs := vals[rp[i]:rp[i+1]]
@@ -28,7 +28,7 @@ func spmvRows(a *CSR, x, y []float64, lo, hi int) {
 }
 
 // spmv computes y = A·x over all rows, serially.
-func spmv(a *CSR, x, y []float64) { spmvRows(a, x, y, 0, a.N) }
+func spmv(a *CSR, x, y []float64) { spmvRows(a, x, y, 0, a.Rows) }
 
 // ddot returns x·y summed sequentially from 0.0, as HPCCG's ddot does (it
 // has a separate x == y branch computing x[i]*x[i], which gives the same

@@ -8,10 +8,10 @@ import (
 // smallCSR is [[2, 0, 1], [0, 3, 0], [4, 5, 6]].
 func smallCSR() *CSR {
 	return &CSR{
-		N:      3,
+		Rows: 3, Cols: 3,
 		RowPtr: []int32{0, 2, 3, 6},
-		Cols:   []int32{0, 2, 1, 0, 1, 2},
-		Vals:   []float64{2, 1, 3, 4, 5, 6},
+		ColIdx: []int32{0, 2, 1, 0, 1, 2},
+		Val:    []float64{2, 1, 3, 4, 5, 6},
 	}
 }
 
@@ -27,7 +27,7 @@ func TestSpMVSmall(t *testing.T) {
 // (1e16 + 1) − 1e16 is 0 in float64 (1e16 + 1 rounds to 1e16), while any
 // other order that adds the +1 last gives 1.
 func TestSpMVStoredOrder(t *testing.T) {
-	a := &CSR{N: 3, RowPtr: []int32{0, 3, 3, 3}, Cols: []int32{0, 1, 2}, Vals: []float64{1, 1, 1}}
+	a := &CSR{Rows: 3, Cols: 3, RowPtr: []int32{0, 3, 3, 3}, ColIdx: []int32{0, 1, 2}, Val: []float64{1, 1, 1}}
 	y := make([]float64, 3)
 	spmv(a, []float64{1e16, 1, -1e16}, y)
 	if y[0] != 0 {

@@ -23,15 +23,15 @@ func TestStencil27MatchesCSR(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, n := p.A, p.A.N
+			a, n := p.A, p.A.Rows
 			x := randVec(r, n)
 			cpu := make([]float64, n)
 			spmv(a, x, cpu)
 
 			dx := upload(t, dev, "p", x)
 			rowPtr := testenv.Must(gpuext.Upload(dev, "rowPtr", a.RowPtr))(t)
-			cols := testenv.Must(gpuext.Upload(dev, "cols", a.Cols))(t)
-			vals := upload(t, dev, "vals", a.Vals)
+			cols := testenv.Must(gpuext.Upload(dev, "cols", a.ColIdx))(t)
+			vals := upload(t, dev, "vals", a.Val)
 			yS := upload(t, dev, "ApStencil", make([]float64, n))
 			yT := upload(t, dev, "ApThread", make([]float64, n))
 			yW := upload(t, dev, "ApSubwarp1", make([]float64, n))
@@ -109,7 +109,7 @@ func TestMatrixFreeMatchesPipelined(t *testing.T) {
 			if r8.Launches != r7.Launches || r8.Transfers.D2HCalls != r7.Transfers.D2HCalls || r8.Transfers.H2DCalls != r7.Transfers.H2DCalls {
 				t.Errorf("%v: launches %d, transfers %+v; stage 7 %d, %+v", g, r8.Launches, r8.Transfers, r7.Launches, r7.Transfers)
 			}
-			n, nnz := int64(p.A.N), int64(p.A.NNZ())
+			n, nnz := int64(p.A.Rows), int64(p.A.NNZ())
 			if s7, s8 := r7.Setup, r8.Setup; s8.H2DCalls != 2 || s8.H2DBytes != 16*n || s7.H2DBytes-s8.H2DBytes != 4*(n+1)+12*nnz {
 				t.Errorf("%v: setup %+v, stage 7 %+v: want b and x0 only", g, s8, s7)
 			}

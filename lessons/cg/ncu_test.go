@@ -30,10 +30,10 @@ func spmvAt100(t *testing.T, cases []ncuCase) {
 	}
 	dev := testenv.Must(gpuext.Open("sim:h200"))(t)
 	defer dev.Close()
-	n := p.A.N
+	n := p.A.Rows
 	rowPtr := testenv.Must(gpuext.Upload(dev, "rowPtr", p.A.RowPtr))(t)
-	cols := testenv.Must(gpuext.Upload(dev, "cols", p.A.Cols))(t)
-	vals := testenv.Must(gpuext.Upload(dev, "vals", p.A.Vals))(t)
+	cols := testenv.Must(gpuext.Upload(dev, "cols", p.A.ColIdx))(t)
+	vals := testenv.Must(gpuext.Upload(dev, "vals", p.A.Val))(t)
 	x := testenv.Must(gpuext.Upload(dev, "x", p.B))(t)
 	y := testenv.Must(gpuext.Alloc[float64](dev, "y", n))(t)
 	off := func(a int64, b float64) float64 { return (float64(a) - b) / b }

@@ -55,7 +55,7 @@ func (k parallelKernels) each(n int, f func(c, lo, hi int)) {
 }
 
 func (k parallelKernels) spmv(a *CSR, x, y []float64) {
-	k.each(a.N, func(_, lo, hi int) { spmvRows(a, x, y, lo, hi) })
+	k.each(a.Rows, func(_, lo, hi int) { spmvRows(a, x, y, lo, hi) })
 }
 
 func (k parallelKernels) dot(x, y []float64) float64 {

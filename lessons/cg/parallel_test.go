@@ -15,7 +15,7 @@ func TestParallelKernels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := p.A.N
+	n := p.A.Rows
 	x := make([]float64, n)
 	y := make([]float64, n)
 	for i := range x {

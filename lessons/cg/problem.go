@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/warplab/warplab/sparse"
 )
 
 // Grid is the size of HPCCG's structured 3D grid: one matrix row per grid
@@ -52,20 +54,15 @@ func ParseGrid(s string) (Grid, error) {
 // directly and the GPU stages upload these three arrays unchanged.
 //
 // Row i owns Cols and Vals over the half-open range [RowPtr[i], RowPtr[i+1]),
-// columns ascending. RowPtr and Cols are int32 because that is what the CUDA
+// columns ascending. RowPtr and ColIdx are int32 because that is what the CUDA
 // kernels in cg.cu take (and cuSPARSE's 32-bit path): it halves the index
 // bytes the SpMV streams, and it caps a matrix at 2^31−1 nonzeros, which
 // Generate checks. HPCCG itself keeps per-row pointers into one array; the
 // article's first porting step flattens them into exactly this layout.
-type CSR struct {
-	N      int       // rows (and columns)
-	RowPtr []int32   // N+1 offsets into Cols and Vals
-	Cols   []int32   // column of each stored entry
-	Vals   []float64 // value of each stored entry
-}
-
-// NNZ returns the number of stored entries.
-func (a *CSR) NNZ() int { return len(a.Vals) }
+//
+// It is the lessons' one CSR type, sparse.CSROf, in float64: Rows (= Cols,
+// the column count) rows, RowPtr, ColIdx and Val.
+type CSR = sparse.CSR64
 
 // Problem is one HPCCG linear system A·x = b. The exact solution is all ones
 // and CG starts from x0 = 0, so neither is stored.
@@ -236,17 +233,17 @@ func Generate(g Grid, opt GenOptions) (*Problem, error) {
 	nx, ny, nz := g.NX, g.NY, g.NZ
 	n, nnz := int(n64), int(nnz64)
 	a := &CSR{
-		N:      n,
+		Rows: n, Cols: n,
 		RowPtr: make([]int32, n+1),
-		Cols:   make([]int32, 0, nnz),
-		Vals:   make([]float64, 0, nnz),
+		ColIdx: make([]int32, 0, nnz),
+		Val:    make([]float64, 0, nnz),
 	}
 	b := make([]float64, n)
 	for iz := 0; iz < nz; iz++ {
 		for iy := 0; iy < ny; iy++ {
 			for ix := 0; ix < nx; ix++ {
 				row := iz*nx*ny + iy*nx + ix
-				start := len(a.Cols)
+				start := len(a.ColIdx)
 				for sz := -1; sz <= 1; sz++ {
 					for sy := -1; sy <= 1; sy++ {
 						for sx := -1; sx <= 1; sx++ {
@@ -256,20 +253,20 @@ func Generate(g Grid, opt GenOptions) (*Problem, error) {
 								if col == row {
 									v = 27.0
 								}
-								a.Cols = append(a.Cols, int32(col))
-								a.Vals = append(a.Vals, v)
+								a.ColIdx = append(a.ColIdx, int32(col))
+								a.Val = append(a.Val, v)
 							}
 						}
 					}
 				}
-				nnzRow := len(a.Cols) - start
+				nnzRow := len(a.ColIdx) - start
 				b[row] = 27.0 - float64(nnzRow-1)
-				a.RowPtr[row+1] = int32(len(a.Cols))
+				a.RowPtr[row+1] = int32(len(a.ColIdx))
 			}
 		}
 	}
-	if len(a.Cols) != nnz {
-		return nil, fmt.Errorf("cg: internal error: grid %v generated %d nonzeros, the formula says %d", g, len(a.Cols), nnz)
+	if len(a.ColIdx) != nnz {
+		return nil, fmt.Errorf("cg: internal error: grid %v generated %d nonzeros, the formula says %d", g, len(a.ColIdx), nnz)
 	}
 	return &Problem{Grid: g, A: a, B: b}, nil
 }

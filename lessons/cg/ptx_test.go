@@ -106,13 +106,13 @@ func TestKernelsMatchCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, n := p.A, p.A.N
+	a, n := p.A, p.A.Rows
 	// Random values in the stencil's pattern, so sums really depend on order.
 	vals := randVec(r, a.NNZ())
-	ar := &CSR{N: n, RowPtr: a.RowPtr, Cols: a.Cols, Vals: vals}
+	ar := &CSR{Rows: n, Cols: n, RowPtr: a.RowPtr, ColIdx: a.ColIdx, Val: vals}
 	x := randVec(r, n)
 	dRow := testenv.Must(gpuext.Upload(dev, "rowPtr", a.RowPtr))(t)
-	dCols := testenv.Must(gpuext.Upload(dev, "cols", a.Cols))(t)
+	dCols := testenv.Must(gpuext.Upload(dev, "cols", a.ColIdx))(t)
 	dVals := upload(t, dev, "vals", vals)
 	dx := upload(t, dev, "x", x)
 	want := make([]float64, n)
@@ -139,7 +139,7 @@ func TestKernelsMatchCPU(t *testing.T) {
 				part := make([]float64, tpr)
 				for g := range tpr {
 					for j := lo + g; j < hi; j += tpr {
-						part[g] += float64(vals[j] * x[a.Cols[j]])
+						part[g] += float64(vals[j] * x[a.ColIdx[j]])
 					}
 				}
 				for off := tpr / 2; off > 0; off /= 2 {

@@ -51,7 +51,7 @@ func SolveCPU(p *Problem, opt SolveOptions) (*StageResult, error) {
 	var ks kernels = serialKernels{}
 	res := &StageResult{Name: "cpu-serial", Device: fmt.Sprintf("Go %s/%s, 1 goroutine", runtime.GOOS, runtime.GOARCH)}
 	if opt.Workers > 1 {
-		c := min(opt.Workers, p.A.N)
+		c := min(opt.Workers, p.A.Rows)
 		ks = parallelKernels{chunks: c}
 		res.Name = "cpu-parallel"
 		res.Workers = c
@@ -60,7 +60,7 @@ func SolveCPU(p *Problem, opt SolveOptions) (*StageResult, error) {
 	res.Stage = 0
 	res.Backend = "cpu"
 	res.Grid = p.Grid.Dims()
-	res.Rows = p.A.N
+	res.Rows = p.A.Rows
 	res.NNZ = p.A.NNZ()
 	res.TimeKind = TimeMeasured
 	runCG(p, ks, maxIter, opt.Tolerance, res)
@@ -71,10 +71,10 @@ func checkProblem(p *Problem) error {
 	switch {
 	case p == nil || p.A == nil:
 		return fmt.Errorf("cg: nil problem")
-	case p.A.N <= 0 || len(p.A.RowPtr) != p.A.N+1 || len(p.B) != p.A.N:
-		return fmt.Errorf("cg: malformed problem: %d rows, %d row pointers, %d entries in b", p.A.N, len(p.A.RowPtr), len(p.B))
-	case len(p.A.Cols) != len(p.A.Vals) || int(p.A.RowPtr[p.A.N]) != len(p.A.Vals):
-		return fmt.Errorf("cg: malformed CSR: %d columns, %d values, last row pointer %d", len(p.A.Cols), len(p.A.Vals), p.A.RowPtr[p.A.N])
+	case p.A.Rows <= 0 || len(p.A.RowPtr) != p.A.Rows+1 || len(p.B) != p.A.Rows:
+		return fmt.Errorf("cg: malformed problem: %d rows, %d row pointers, %d entries in b", p.A.Rows, len(p.A.RowPtr), len(p.B))
+	case len(p.A.ColIdx) != len(p.A.Val) || int(p.A.RowPtr[p.A.Rows]) != len(p.A.Val):
+		return fmt.Errorf("cg: malformed CSR: %d columns, %d values, last row pointer %d", len(p.A.ColIdx), len(p.A.Val), p.A.RowPtr[p.A.Rows])
 	}
 	return nil
 }
@@ -91,7 +91,7 @@ func (t *timer) since(t0 time.Time) { t.d += time.Since(t0); t.calls++ }
 // fills res's numeric and timing fields.
 func runCG(p *Problem, ks kernels, maxIter int, tol float64, res *StageResult) {
 	a, b := p.A, p.B
-	n := a.N
+	n := a.Rows
 	x := make([]float64, n) // x0 = 0
 	r := make([]float64, n)
 	pv := make([]float64, n)
@@ -188,7 +188,7 @@ func kernelStat(name string, t timer, flops float64) KernelStat {
 // checkSolution returns ‖b − A·x‖ (computed serially, whatever produced x)
 // and max |x_i − 1|.
 func checkSolution(p *Problem, x []float64) (trueResidual, maxErr float64) {
-	ax := make([]float64, p.A.N)
+	ax := make([]float64, p.A.Rows)
 	spmv(p.A, x, ax)
 	waxpby(1.0, p.B, -1.0, ax, ax)
 	for _, xi := range x {

@@ -120,7 +120,7 @@ func TestStage0Report(t *testing.T) {
 		g := tt.g
 		t.Run(g.String(), func(t *testing.T) {
 			p, r := solve(t, g, SolveOptions{})
-			n := p.A.N
+			n := p.A.Rows
 			if r.Stage != 0 || r.Backend != "cpu" || r.Name != "cpu-serial" || r.Grid != g.Dims() || r.Rows != n || r.NNZ != p.A.NNZ() {
 				t.Errorf("header %+v", r)
 			}
@@ -270,7 +270,7 @@ func TestSolveBadInput(t *testing.T) {
 	broken := *p
 	broken.B = broken.B[:5]
 	badCSR := *p.A
-	badCSR.Vals = badCSR.Vals[:10]
+	badCSR.Val = badCSR.Val[:10]
 	tests := []struct {
 		name string
 		p    *Problem

@@ -182,7 +182,7 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	defer e.free()
 	res := &StageResult{
 		Stage: s, Name: StageName(s), Backend: dev.Kind(), Device: dev.Name(),
-		Grid: p.Grid.Dims(), Rows: p.A.N, NNZ: p.A.NNZ(),
+		Grid: p.Grid.Dims(), Rows: p.A.Rows, NNZ: p.A.NNZ(),
 	}
 	if err := e.setup(); err != nil {
 		return nil, err
@@ -213,7 +213,7 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	if res.SpMVBefore, err = e.spmvBefore(); err != nil {
 		return nil, fmt.Errorf("cg: stage %d on %s: thread-per-row counters: %w", s, dev.Name(), err)
 	}
-	n := p.A.N
+	n := p.A.Rows
 	fs, fw, fd := HPCCGFlops(n, res.Iterations)
 	flops := map[string]float64{KernelSpMV: fs, KernelWaxpby: fw, KernelDdot: fd}
 	res.TotalFlops = fs + fw + fd
@@ -233,7 +233,7 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 // scalars; stages 7 and 8 (pipelined) hold a second x, r and p and five
 // more scalars.
 func deviceBytes(p *Problem, s int) int64 {
-	n, nnz := int64(p.A.N), int64(p.A.NNZ())
+	n, nnz := int64(p.A.Rows), int64(p.A.NNZ())
 	matrix := 4*(n+1) + 12*nnz
 	if s >= 8 {
 		matrix = 0

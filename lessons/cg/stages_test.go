@@ -76,7 +76,7 @@ func TestStagesOnSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, nnz := p.A.N, p.A.NNZ()
+	n, nnz := p.A.Rows, p.A.NNZ()
 	ref, err := RunStage(nil, p, 0, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +295,7 @@ func TestStageMaxIter(t *testing.T) {
 			t.Errorf("max_iter %d: %d iterations, not a prefix", mi, r.Iterations)
 		}
 		if mi > 1 {
-			w := expectedCounts(4, p.A.N, p.A.NNZ(), mi-1)
+			w := expectedCounts(4, p.A.Rows, p.A.NNZ(), mi-1)
 			if r.Launches != w.launches || r.Transfers.D2HCalls != w.d2hCalls {
 				t.Errorf("max_iter %d: launches %d, D2H %d; want %d, %d", mi, r.Launches, r.Transfers.D2HCalls, w.launches, w.d2hCalls)
 			}

@@ -383,7 +383,7 @@ func (r *runner) sparse() error {
 	n := r.o.N
 	M := randomSparse(n, n, r.o.Density, r.o.Seed+3)
 	want := refDenseToCSR(M, n, n)
-	nnz := len(want.Data)
+	nnz := len(want.Val)
 	x := randomMatrix(n, r.o.Seed+4)
 
 	dM, err := gpuext.Upload(r.dev, "M", M)
@@ -449,8 +449,8 @@ func (r *runner) sparse() error {
 			if err := dData.Download(vals); err != nil {
 				return false, false, err
 			}
-			ok := total == nnz && slices.Equal(rowPtr, want.RowPtr) && slices.Equal(cols[:total], want.ColIndex) &&
-				slices.Equal(vals[:total], want.Data)
+			ok := total == nnz && slices.Equal(rowPtr, want.RowPtr) && slices.Equal(cols[:total], want.ColIdx) &&
+				slices.Equal(vals[:total], want.Val)
 			return ok, ok, nil
 		}); err != nil {
 		return err

@@ -1,6 +1,10 @@
 package tiling
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/warplab/warplab/sparse"
+)
 
 // CPU references. Each computes what its kernel computes, in the kernel's
 // order of operations, so that a result can be compared bit for bit; every
@@ -34,14 +38,9 @@ func refTranspose(a []float32, m int) []float32 {
 	return c
 }
 
-// CSR is a compressed sparse row matrix: RowPtr has rows+1 offsets, ColIndex
-// and Data the nonzeros of each row in ascending column order.
-type CSR struct {
-	Rows, Cols int
-	RowPtr     []int32
-	ColIndex   []int32
-	Data       []float32
-}
+// CSR is the lessons' one CSR type (sparse.CSROf), float32 here; the
+// device kernels' output is compared with it array by array.
+type CSR = sparse.CSR
 
 // refDenseToCSR converts a dense rows x cols matrix, keeping entries != 0.
 func refDenseToCSR(M []float32, rows, cols int) CSR {
@@ -49,11 +48,11 @@ func refDenseToCSR(M []float32, rows, cols int) CSR {
 	for r := 0; r < rows; r++ {
 		for j := 0; j < cols; j++ {
 			if v := M[r*cols+j]; v != 0 {
-				c.ColIndex = append(c.ColIndex, int32(j))
-				c.Data = append(c.Data, v)
+				c.ColIdx = append(c.ColIdx, int32(j))
+				c.Val = append(c.Val, v)
 			}
 		}
-		c.RowPtr[r+1] = int32(len(c.Data))
+		c.RowPtr[r+1] = int32(len(c.Val))
 	}
 	return c
 }
@@ -64,7 +63,7 @@ func refSpMVRow(a CSR, x []float32) []float32 {
 	for r := 0; r < a.Rows; r++ {
 		var dot float32
 		for e := a.RowPtr[r]; e < a.RowPtr[r+1]; e++ {
-			dot += float32(x[a.ColIndex[e]] * a.Data[e])
+			dot += float32(x[a.ColIdx[e]] * a.Val[e])
 		}
 		y[r] = 0 + dot
 	}
@@ -80,7 +79,7 @@ func refSpMVWarp(a CSR, x []float32) []float32 {
 		var part [32]float32
 		for lane := range part {
 			for e := int(a.RowPtr[r]) + lane; e < int(a.RowPtr[r+1]); e += 32 {
-				part[lane] += float32(x[a.ColIndex[e]] * a.Data[e])
+				part[lane] += float32(x[a.ColIdx[e]] * a.Val[e])
 			}
 		}
 		for s := 16; s > 0; s /= 2 {
