@@ -177,3 +177,17 @@ func TestCGUnrollAlias(t *testing.T) {
 		}
 	}
 }
+
+// Every lesson in the table except libs (its own command line still) is
+// covered by the tests above.
+func TestEveryContractLessonTested(t *testing.T) {
+	tested := map[string]bool{"libs": true}
+	for _, l := range contractLessons {
+		tested[l.name] = true
+	}
+	for _, name := range lessonNames() {
+		if !tested[name] {
+			t.Errorf("lesson %q is not in contractLessons", name)
+		}
+	}
+}
