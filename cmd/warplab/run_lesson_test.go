@@ -1,13 +1,22 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
+	"github.com/warplab/warplab/lessons/cg"
+	"github.com/warplab/warplab/lessons/lesson"
+	"github.com/warplab/warplab/lessons/spmv"
+	"github.com/warplab/warplab/lessons/tiling"
 )
 
 // contractLessons are the lessons driven through the lesson contract, with
@@ -188,6 +197,34 @@ func TestEveryContractLessonTested(t *testing.T) {
 	for _, name := range lessonNames() {
 		if !tested[name] {
 			t.Errorf("lesson %q is not in contractLessons", name)
+		}
+	}
+}
+
+// Through the contract itself: a cancelled context (Ctrl-C) stops every
+// lesson with ctx's error, not a result.
+func TestLessonRunCancelled(t *testing.T) {
+	dev := testenv.Must(gpuext.Open("sim:t4"))(t)
+	defer dev.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i, newLesson := range []func() lesson.Lesson{spmv.Lesson, tiling.Lesson, cg.Lesson} {
+		l := newLesson()
+		if l.Name() != contractLessons[i].name {
+			t.Fatalf("lesson %d is %q", i, l.Name())
+		}
+		fs := flag.NewFlagSet(l.Name(), flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		l.RegisterFlags(fs)
+		if err := fs.Parse(contractLessons[i].quick); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Validate(); err != nil {
+			t.Fatalf("%s: %v", l.Name(), err)
+		}
+		res, err := l.Run(ctx, dev, lesson.Progress{})
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Errorf("%s on a cancelled context: result %v, error %v; want context.Canceled", l.Name(), res, err)
 		}
 	}
 }
