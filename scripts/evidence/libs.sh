@@ -92,8 +92,12 @@ peer = [json.loads(l) for l in open(os.path.join(e, "cusparse.jsonl")) if l.stri
 copy = max([c["gb_s"] for c in ours.get("copy", [])] + [0])
 pcopy = [2 * p["bytes"] / (p["mean_ms"] * 1e-3) / 1e9 for p in peer if p["alg"] == "memcpy" and p["mean_ms"] > 0]
 out = []
-out.append("GPU %s, driver %s, %s; %d warm-ups + %d timed runs, CUDA events, mean per SpMV (preparation excluded on both sides)." % (
-    ours["device"]["name"], ours.get("driver", "?"), ours["date"], ours["warmups"], ours["timed_runs"]))
+# ours["driver"] already starts with "driver" ("driver 580.159.04, CUDA 13.0 driver API").
+drv = ours.get("driver", "?")
+if not drv.startswith("driver "):
+    drv = "driver " + drv
+out.append("GPU %s, %s, %s; %d warm-ups + %d timed runs, CUDA events, mean per SpMV (preparation excluded on both sides)." % (
+    ours["device"]["name"], drv, ours["date"], ours["warmups"], ours["timed_runs"]))
 if peer:
     out.append("cuSPARSE version %s, CUDA driver API %s." % (peer[0]["cusparse"], peer[0]["driver"]))
 for c in ours.get("copy", []):
