@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -139,16 +140,47 @@ func RecordedLines(rec *Recorded) []string {
 		}
 		out = append(out, s)
 	}
-	return out
+	return append(out, AgainstPeerLine(rec))
+}
+
+// AgainstPeerLine is issue 14's goal read off a recorded run in one line:
+// on how many matrices the recorded pick is at or under cuSPARSE's best, of
+// those with a correct cuSPARSE run, and the range of chosen / cuSPARSE.
+func AgainstPeerLine(rec *Recorded) string {
+	n, of := 0, 0
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, m := range rec.Ours.Matrices {
+		c := m.Run(m.Choice.Method)
+		p, ok := PeerBest(rec.Peer, m.Key)
+		if !ok || c.TimeMs <= 0 || p.MeanMs <= 0 {
+			continue
+		}
+		of++
+		x := c.TimeMs / p.MeanMs
+		if x <= 1 {
+			n++
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	if of == 0 {
+		return "chosen against cuSPARSE's best: no matrix has both a recorded pick and a correct cuSPARSE run"
+	}
+	return fmt.Sprintf("chosen at or under cuSPARSE's best on %d of %d matrices (chosen / cuSPARSE %.2f×–%.2f×)", n, of, lo, hi)
 }
 
 // RecordedOrNote is FindRecorded for a notebook cell: when no run is
 // recorded it writes one line saying so to w and returns nil and no error,
 // so that the cell shows no GPU number rather than failing.
-func RecordedOrNote(w io.Writer) (*Recorded, error) {
-	rec, err := FindRecorded()
+func RecordedOrNote(w io.Writer) (*Recorded, error) { return orNote(w, RecordedName, FindRecorded) }
+
+// ChosenOrNote is RecordedOrNote for the run of the refitted chooser
+// (FindChosen, evidence/ChosenName).
+func ChosenOrNote(w io.Writer) (*Recorded, error) { return orNote(w, ChosenName, FindChosen) }
+
+func orNote(w io.Writer, name string, find func() (*Recorded, error)) (*Recorded, error) {
+	rec, err := find()
 	if errors.Is(err, ErrNotRecorded) {
-		_, err = fmt.Fprintln(w, "No H200 run is recorded yet: evidence/"+RecordedName+" does not exist, so there is no measured number to show.")
+		_, err = fmt.Fprintln(w, "No H200 run is recorded yet: evidence/"+name+" does not exist, so there is no measured number to show.")
 		return nil, err
 	}
 	return rec, err

@@ -122,8 +122,17 @@ type Recorded struct {
 	README string
 }
 
-// RecordedName is the evidence folder the lead records the H200 run into.
+// RecordedName is the evidence folder of the first H200 run (03:17 UTC):
+// every method timed on every matrix with the chooser of the time, the run
+// MergeCost was fitted on. The notebook's fit, repick, model-check and
+// preparation sections read it.
 const RecordedName = "libs-spmv-h200-2026-12-01"
+
+// ChosenName is the evidence folder of the H200 run of the refitted
+// chooser (04:04 UTC, same script): the run the notebook's "ours against
+// cuSPARSE" table reads, because its picks are today's and were timed, not
+// re-read off the first run.
+const ChosenName = "libs-spmv-chosen-h200-2026-12-01"
 
 // ErrNotRecorded says the H200 run has not been recorded yet.
 var ErrNotRecorded = errors.New("libs: no recorded GPU run in evidence/ yet (scripts/evidence/libs.sh has not been recorded)")
@@ -172,13 +181,22 @@ func FindRecorded() (*Recorded, error) {
 	return rec, err
 }
 
-func findRecorded() (*Recorded, error) {
+func findRecorded() (*Recorded, error) { return findEvidence(RecordedName) }
+
+// FindChosen looks for evidence/ChosenName in the working directory and the
+// directories above it, as FindRecorded does (without an environment
+// fallback: the run is recorded).
+func FindChosen() (*Recorded, error) { return findEvidence(ChosenName) }
+
+// findEvidence loads evidence/name from the nearest directory at or above
+// the working directory that has it; none is ErrNotRecorded.
+func findEvidence(name string) (*Recorded, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
 	for {
-		cand := filepath.Join(dir, "evidence", RecordedName)
+		cand := filepath.Join(dir, "evidence", name)
 		if st, err := os.Stat(cand); err == nil && st.IsDir() {
 			return LoadRecorded(cand)
 		}
