@@ -29,7 +29,9 @@
 // The peer, cusparseSpMV timed with CUDA events in the same GPU call, is
 // scripts/evidence/libs/cusparse_peer.cu, run by scripts/evidence/libs.sh,
 // which reads the matrices WriteCSR writes (`warplab run libs --dump`).
-// LoadRecorded and FindRecorded read the recorded H200 run from evidence/;
+// LoadRecorded and FindRecorded read the first recorded H200 run (the one
+// MergeCost was fitted on) from evidence/, FindChosen the run of the
+// refitted chooser that the notebook's ours-against-cuSPARSE table shows;
 // Repicks reads it again with today's chooser (the run timed every method,
 // so a changed rule's picks have recorded times), PaybackTable weighs each
 // preparation against the SpMVs it serves, and ModelCheckTable sets the
