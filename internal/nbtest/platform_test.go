@@ -19,27 +19,32 @@ func readRepoFile(t *testing.T, rel string) string {
 	return string(b)
 }
 
-// TestDockerfilesRunSetup checks that both images are set up by the script CI
-// tests (they cannot be built here: no image registry).
+// TestDockerfilesRunSetup checks that the images are set up by the script CI
+// tests: the simulator image is Debian trixie with the checkout, the CUDA
+// and hub images build on it (scripts/lab/build.sh builds all three; the
+// JupyterLab tests in internal/labtest run the first two).
 func TestDockerfilesRunSetup(t *testing.T) {
 	runsSetup := regexp.MustCompile(`(?m)^(RUN|CMD)\b.*scripts/setup\.sh`)
-	for _, tc := range []struct{ file, from string }{
-		{"docker/Dockerfile", "debian:bookworm"},
-		{"docker/Dockerfile.cuda", "nvidia/cuda:11.8"},
+	for _, tc := range []struct {
+		file, from string
+		want       []string
+	}{
+		{"docker/Dockerfile", "debian:trixie", []string{"COPY . .", "jupyterlab", "8888"}},
+		{"docker/Dockerfile.cuda", "${BASE}", []string{"ARG BASE=", "nvidia-cuda-toolkit", "-tags cuda", "8888"}},
+		{"docker/Dockerfile.hub", "${BASE}", []string{"ARG BASE=", "jupyterhub"}},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			df := readRepoFile(t, tc.file)
 			if !regexp.MustCompile(`(?m)^FROM\s+` + regexp.QuoteMeta(tc.from)).MatchString(df) {
 				t.Errorf("does not start FROM %s", tc.from)
 			}
-			if !strings.Contains(df, "COPY . .") {
-				t.Errorf("does not copy the checkout (COPY . .)")
+			for _, w := range tc.want {
+				if !strings.Contains(df, w) {
+					t.Errorf("does not mention %q", w)
+				}
 			}
-			if !runsSetup.MatchString(df) {
+			if tc.file != "docker/Dockerfile.hub" && !runsSetup.MatchString(df) {
 				t.Errorf("no RUN or CMD line calls scripts/setup.sh")
-			}
-			if !strings.Contains(df, "8888") {
-				t.Errorf("does not serve Jupyter on port 8888")
 			}
 		})
 	}
@@ -58,8 +63,8 @@ func TestPlatformDocs(t *testing.T) {
 		doc, text string
 		want      []string
 	}{
-		{"README", readme, []string{"scripts/site.sh", "scripts/test.sh", "docker/Dockerfile", "docker/Dockerfile.cuda", "docs/colab.md"}},
-		{"docker/README.md", readRepoFile(t, "docker/README.md"), []string{"scripts/setup.sh", "-p 8888:8888", "--gpus all", "-v "}},
+		{"README", readme, []string{"scripts/site.sh", "scripts/test.sh", "docker/README.md", "docs/classroom.md", "docs/colab.md"}},
+		{"docker/README.md", readRepoFile(t, "docker/README.md"), []string{"docker/Dockerfile", "docker/Dockerfile.cuda", "docker/Dockerfile.hub", "scripts/lab/build.sh", "8888:8888", "--gpus all", "-v "}},
 		{"docs/colab.md", readRepoFile(t, "docs/colab.md"), []string{"scripts/setup.sh", "T4", "compute_75", "Go (gonb)", "not been executed"}},
 	} {
 		for _, w := range tc.want {
