@@ -12,15 +12,11 @@ import (
 // spmv.ptx and names each memory site by its .cu line and PTX instruction;
 // the row loop reads colIdx, val and x on one line, and nvcc unrolls it into
 // four copies of each, so neither the line nor the order of the loads says
-// which array one reads. What does is where its address comes from: nvcc
-// computes every address from the pointer parameter it indexes (ld.param,
-// cvta.to.global, then 64-bit arithmetic), so following a load's address
-// register back through the 64-bit registers that define it reaches exactly
-// one pointer parameter. An index loaded from memory (colIdx[j] in
-// x[colIdx[j]]) enters as a 32-bit register widened by mul.wide, where the
-// walk stops. A load whose address reaches none or several parameters is an
-// error, never guessed. (lessons/tiling/loads.go splits the matmul's loads
-// between A and B the same way.)
+// which array one reads. Where its address comes from does: the PTX package
+// follows each load's address back to the one pointer parameter it derives
+// from (ptx.Module.LoadParams, which says how), and a load whose address
+// reaches none or several parameters is an error, never guessed.
+// (lessons/tiling and lessons/cg name their loads the same way.)
 
 // kernelParams are the parameter names of spmv.cu's kernels, in order:
 // the four SpMV kernels share theirs. TestKernelParamsMatchSource holds
@@ -32,13 +28,11 @@ func kernelParams(kernel string) []string {
 	return []string{"rowPtr", "colIdx", "val", "x", "y", "nRows"}
 }
 
-// loadArrays maps each global load of kernel in spmv.ptx, by its
-// instruction text as site labels end with it, to the index of the pointer
-// parameter its address derives from; loads that reach none or several are
-// in bad, with why.
+// loadArrays holds the global loads of kernel in spmv.ptx, each with the
+// pointer parameter its address derives from (ptx.Module.LoadParams); loads
+// that reach none or several carry why.
 type loadArrays struct {
-	param map[string]int
-	bad   map[string]string
+	loads []ptx.LoadParam
 }
 
 func parseLoadArrays(kernel string) (*loadArrays, error) {
@@ -46,112 +40,28 @@ func parseLoadArrays(kernel string) (*loadArrays, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spmv: the PTX: %w", err)
 	}
-	var k *ptx.Kernel
-	for _, x := range mod.Kernels {
-		if x.Name == kernel {
-			k = x
-		}
-	}
-	if k == nil {
+	if _, err := mod.Kernel(kernel); err != nil {
 		return nil, fmt.Errorf("spmv: no kernel %q in spmv.ptx", kernel)
 	}
-	defs := map[int32][]*ptx.Instr{}
-	for i := range k.Instrs {
-		in := &k.Instrs[i]
-		for d := range int(in.NDst) {
-			if in.Dst[d].Kind == ptx.OpdReg {
-				defs[in.Dst[d].Reg] = append(defs[in.Dst[d].Reg], in)
-			}
-		}
+	loads, err := mod.LoadParams(kernel)
+	if err != nil {
+		return nil, fmt.Errorf("spmv: %w", err)
 	}
-	la := &loadArrays{param: map[string]int{}, bad: map[string]string{}}
-	for i := range k.Instrs {
-		in := &k.Instrs[i]
-		if in.Op != ptx.OpLd || in.Space != ptx.SpaceGlobal {
-			continue
-		}
-		text := instrText(in)
-		ps := pointerParams(k, defs, in.Src[0])
-		if len(ps) != 1 {
-			la.bad[text] = fmt.Sprintf("spmv.ptx:%d %s: its address derives from %d pointer parameters %v, not one", in.Line, text, len(ps), ps)
-			continue
-		}
-		la.param[text] = ps[0]
-	}
-	return la, nil
+	return &loadArrays{loads: loads}, nil
 }
 
-// pointerParams follows addr's base register back through every
-// instruction that writes it, and through their 64-bit register sources, to
-// the 64-bit parameters loaded by ld.param, and returns their indices in
-// order.
-func pointerParams(k *ptx.Kernel, defs map[int32][]*ptx.Instr, addr ptx.Operand) []int {
-	if addr.Kind != ptx.OpdAddr || addr.Reg < 0 {
-		return nil
-	}
-	found := map[int]bool{}
-	seen := map[int32]bool{addr.Reg: true}
-	work := []int32{addr.Reg}
-	for len(work) > 0 {
-		r := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, in := range defs[r] {
-			if in.Op == ptx.OpLd && in.Space == ptx.SpaceParam {
-				if p := in.Src[0].Param; p >= 0 && is64(k.Params[p].Type) {
-					found[int(p)] = true
-				}
-				continue
-			}
-			for s := range int(in.NSrc) {
-				o := in.Src[s]
-				if o.Kind == ptx.OpdReg && is64(k.Regs[o.Reg].Type) && !seen[o.Reg] {
-					seen[o.Reg] = true
-					work = append(work, o.Reg)
-				}
-			}
-		}
-	}
-	var ps []int
-	for p := range len(k.Params) {
-		if found[p] {
-			ps = append(ps, p)
-		}
-	}
-	return ps
-}
-
-func is64(t ptx.Type) bool { return t == ptx.U64 || t == ptx.S64 || t == ptx.B64 }
-
-// instrText is the instruction as the simulator's site labels end with it:
-// its text on one line, without the semicolon.
-func instrText(in *ptx.Instr) string {
-	return strings.TrimSuffix(strings.Join(strings.Fields(in.Text), " "), ";")
-}
-
-// array names the array the global load at site reads. The label ends with
-// the instruction's text (bracketed after the source line's text); the
-// longest text that ends it is the instruction, so "@%p1 ld..." is not
-// taken for a plain "ld..." with the same operands.
+// array names the array the global load at site reads: the load whose text
+// ends the site's label (ptx.LoadForLabel), named by kernelParams.
 func (la *loadArrays) array(kernel string, site sim.SiteStats) (string, error) {
-	ends := func(text string) bool {
-		return strings.HasSuffix(site.Label, "["+text+"]") || strings.HasSuffix(site.Label, " "+text)
-	}
-	best := ""
-	for text := range la.param {
-		if ends(text) && len(text) > len(best) {
-			best = text
-		}
-	}
-	for text, why := range la.bad {
-		if ends(text) && len(text) > len(best) {
-			return "", fmt.Errorf("spmv: %s: %s", kernel, why)
-		}
-	}
-	if best == "" {
+	ld, ok := ptx.LoadForLabel(la.loads, site.Label)
+	if !ok {
 		return "", fmt.Errorf("spmv: %s: site %q is no global load of spmv.ptx", kernel, site.Label)
 	}
+	if ld.Err != nil {
+		return "", fmt.Errorf("spmv: %s: %v", kernel, ld.Err)
+	}
 	names := kernelParams(kernel)
-	p := la.param[best]
+	p := ld.Param
 	if p >= len(names) {
 		return "", fmt.Errorf("spmv: %s: site %q reads parameter %d of %d", kernel, site.Label, p, len(names))
 	}
