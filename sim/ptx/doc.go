@@ -77,6 +77,14 @@
 // endless loop) have no post-dominator; their branches reconverge at
 // len(Instrs), i.e. only when lanes leave.
 //
+// # Which array a load reads
+//
+// Module.LoadParams follows each global load's address back through the
+// kernel's registers to the pointer parameter it derives from, so that a
+// lesson can name a load by its array (rowPtr, val, x) rather than by its PTX
+// text; a load whose address mixes parameters, or comes from none, is an
+// error with its line. LoadForLabel finds the load a counter site names.
+//
 // # What is refused
 //
 // Everything the executor does not implement is an error with the PTX line:
