@@ -48,7 +48,8 @@ func (g Graph) AddDependencies(from, to []Node) error {
 }
 
 // AddEmptyNode creates an empty node and edds it to the graph. An empty node is a node that performs no operations during execution. It can be used for transitive ordering.
-//  For example, a phased execution graph with 2 groups of n nodes with a barrier between them can be represented using an empty node and 2*n dependency edges, rather than no empty node and n^2 dependency edges.
+//
+//	For example, a phased execution graph with 2 groups of n nodes with a barrier between them can be represented using an empty node and 2*n dependency edges, rather than no empty node and n^2 dependency edges.
 func (g Graph) AddEmptyNode(children []Node) (Node, error) {
 	ptr, numDependencies := unsplatNodes(children)
 	var retVal Node
