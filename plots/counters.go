@@ -1,6 +1,8 @@
 package plots
 
 import (
+	"github.com/warplab/warplab/plots/chart"
+
 	"fmt"
 	"math"
 	"strconv"
@@ -84,9 +86,9 @@ func SimVsHardwarePlot(source string, rows []CounterRow) (*plot.Plot, error) {
 	p.Y.Label.Text = "32-byte sectors per global-load request"
 	p.NominalX(cats...)
 	label := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-	if err := addGroupedBars(p, []barSeries{
-		{name: "simulator (modeled counters)", values: simS, color: colorModeled},
-		{name: source, values: hwS, color: colorMeasured},
+	if err := chart.AddGroupedBars(p, []chart.Series{
+		{Name: "simulator (modeled counters)", Values: simS, Color: chart.Modeled.Color()},
+		{Name: source, Values: hwS, Color: chart.Measured.Color()},
 	}, 6.8*vg.Inch, false, label); err != nil {
 		return nil, err
 	}

@@ -28,12 +28,6 @@ func TestGoldenFont(t *testing.T) {
 	}
 }
 
-func TestGoldenCGTime(t *testing.T) { cmpimg.CheckPlot(ExampleCGTime, t, "cg_time.png") }
-
-func TestGoldenCGConvergence(t *testing.T) {
-	cmpimg.CheckPlot(ExampleCGConvergence, t, "cg_convergence.png")
-}
-
 func TestGoldenSpMV(t *testing.T) { cmpimg.CheckPlot(ExampleSpMV, t, "spmv.png") }
 
 func TestGoldenSimVsHardwarePlot(t *testing.T) {

@@ -1,6 +1,8 @@
 package plots
 
 import (
+	"github.com/warplab/warplab/plots/chart"
+
 	"fmt"
 	"image/color"
 	"math"
@@ -105,11 +107,11 @@ func Libs(res *libs.Result, peer []libs.PeerRun) (*Figure, error) {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = niceLogTicks{}
 	p.NominalX(d.matrices...)
-	var series []barSeries
+	var series []chart.Series
 	for f, fam := range libsFamilies {
-		series = append(series, barSeries{name: fam.name, values: d.families[f], color: fam.color})
+		series = append(series, chart.Series{Name: fam.name, Values: d.families[f], Color: fam.color})
 	}
-	if err := addGroupedBars(p, series, 6.8*vg.Inch, true, nil); err != nil {
+	if err := chart.AddGroupedBars(p, series, 6.8*vg.Inch, true, nil); err != nil {
 		return nil, err
 	}
 	// The chooser's pick: a triangle at the top of its bar.
@@ -149,7 +151,7 @@ func Libs(res *libs.Result, peer []libs.PeerRun) (*Figure, error) {
 		}
 	}
 	if d.copyGBs > 0 {
-		if err := referenceLine(p, d.copyGBs, len(d.matrices), d.copyName); err != nil {
+		if err := chart.ReferenceLine(p, d.copyGBs, len(d.matrices), d.copyName); err != nil {
 			return nil, err
 		}
 	}

@@ -1,6 +1,8 @@
 package plots
 
 import (
+	"github.com/warplab/warplab/plots/chart"
+
 	"fmt"
 	"image/color"
 	"math"
@@ -82,7 +84,7 @@ func roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 		return nil, err
 	}
 	if device.TF32Flops > 0 {
-		if err := roof(device.TF32Flops, "TF32 tensor-core peak", colorReference, []vg.Length{vg.Points(5), vg.Points(3)}); err != nil {
+		if err := roof(device.TF32Flops, "TF32 tensor-core peak", chart.Reference.Color(), []vg.Length{vg.Points(5), vg.Points(3)}); err != nil {
 			return nil, err
 		}
 	}
@@ -91,7 +93,7 @@ func roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	slope.Color, slope.Width, slope.Dashes = colorPredicted, vg.Points(1), []vg.Length{vg.Points(1), vg.Points(3)}
+	slope.Color, slope.Width, slope.Dashes = chart.Predicted.Color(), vg.Points(1), []vg.Length{vg.Points(1), vg.Points(3)}
 	p.Add(slope)
 	p.Legend.Add(fmt.Sprintf("DRAM: %.0f GB/s × intensity", device.DRAMBandwidth/1e9), slope)
 
@@ -114,10 +116,10 @@ func roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 			return nil, err
 		}
 		s.Radius = vg.Points(4)
-		s.Color = colorModeled
+		s.Color = chart.Modeled.Color()
 		s.Shape = draw.CircleGlyph{}
 		if k == "measured" {
-			s.Color = colorMeasured
+			s.Color = chart.Measured.Color()
 			s.Shape = draw.BoxGlyph{}
 		}
 		p.Add(s)

@@ -1,6 +1,8 @@
 package plots
 
 import (
+	"github.com/warplab/warplab/plots/chart"
+
 	"fmt"
 	"math"
 	"strconv"
@@ -70,16 +72,16 @@ func spmvFigure(d spmvData) (*Figure, error) {
 	if len(cats) == 0 {
 		return nil, fmt.Errorf("plots: the SpMV result has no thread-per-row or warp-per-row runs to draw")
 	}
-	series := []barSeries{{name: "predicted: lane-slots ÷ nonzeros (host arithmetic; probe ≈ 1)", values: pred, color: colorPredicted}}
+	series := []chart.Series{{Name: "predicted: lane-slots ÷ nonzeros (host arithmetic; probe ≈ 1)", Values: pred, Color: chart.Predicted.Color()}}
 	if haveModeled {
-		series = append(series, barSeries{name: d.modeledLabel, values: modeled, color: colorModeled})
+		series = append(series, chart.Series{Name: d.modeledLabel, Values: modeled, Color: chart.Modeled.Color()})
 	}
 	if haveMeasured {
-		series = append(series, barSeries{name: d.measuredLabel, values: measured, color: colorMeasured})
+		series = append(series, chart.Series{Name: d.measuredLabel, Values: measured, Color: chart.Measured.Color()})
 	}
 	lo, hi := 1.0, 1.0
 	for _, s := range series {
-		for _, v := range s.values {
+		for _, v := range s.Values {
 			if v > 0 {
 				lo, hi = math.Min(lo, v), math.Max(hi, v)
 			}
@@ -94,7 +96,7 @@ func spmvFigure(d spmvData) (*Figure, error) {
 	p1.Y.Scale = plot.LogScale{}
 	p1.Y.Tick.Marker = niceLogTicks{}
 	p1.NominalX(cats...)
-	if err := addGroupedBars(p1, series, 6.8*vg.Inch, true, formatTimes); err != nil {
+	if err := chart.AddGroupedBars(p1, series, 6.8*vg.Inch, true, chart.FormatTimes); err != nil {
 		return nil, err
 	}
 	probeName := "stream probe = 1"
@@ -105,10 +107,10 @@ func spmvFigure(d spmvData) (*Figure, error) {
 		}
 		probeName += ")"
 	}
-	if err := referenceLine(p1, 1, len(cats), probeName); err != nil {
+	if err := chart.ReferenceLine(p1, 1, len(cats), probeName); err != nil {
 		return nil, err
 	}
-	p1.Y.Min, p1.Y.Max = logRange(lo/1.5, hi, 1.8) // room below so a bar at 1× shows, above for the value labels
+	p1.Y.Min, p1.Y.Max = chart.LogRange(lo/1.5, hi, 1.8) // room below so a bar at 1× shows, above for the value labels
 	p1.X.Min, p1.X.Max = -0.5, float64(len(cats))-0.5
 	moveLegendOutside(p1, legendAbove)
 
@@ -132,13 +134,13 @@ func spmvFigure(d spmvData) (*Figure, error) {
 		p2.Y.Label.Text = "sectors per request"
 		p2.NominalX(cats2...)
 		label := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
-		if err := addGroupedBars(p2, []barSeries{{name: d.counterLabel, values: spr, color: colorModeled}}, 6.8*vg.Inch, false, label); err != nil {
+		if err := chart.AddGroupedBars(p2, []chart.Series{{Name: d.counterLabel, Values: spr, Color: chart.Modeled.Color()}}, 6.8*vg.Inch, false, label); err != nil {
 			return nil, err
 		}
-		if err := referenceLine(p2, 4, len(cats2), "4: a warp reads 128 contiguous bytes (coalesced)"); err != nil {
+		if err := chart.ReferenceLine(p2, 4, len(cats2), "4: a warp reads 128 contiguous bytes (coalesced)"); err != nil {
 			return nil, err
 		}
-		if err := referenceLine(p2, 32, len(cats2), "32: every lane in its own sector", vg.Points(1), vg.Points(2)); err != nil {
+		if err := chart.ReferenceLine(p2, 32, len(cats2), "32: every lane in its own sector", vg.Points(1), vg.Points(2)); err != nil {
 			return nil, err
 		}
 		p2.Y.Min, p2.Y.Max = 0, 36 // room for a value label over 32

@@ -1,6 +1,8 @@
 package plots
 
 import (
+	"github.com/warplab/warplab/plots/chart"
+
 	"errors"
 	"fmt"
 	"math"
@@ -51,7 +53,7 @@ func StrideSectors(device string, strides []int, sectorsPerRequest []float64) (*
 		if err != nil {
 			return err
 		}
-		l.Color, l.Width, l.Dashes = colorReference, vg.Points(1), dashes
+		l.Color, l.Width, l.Dashes = chart.Reference.Color(), vg.Points(1), dashes
 		p.Add(l)
 		p.Legend.Add(name, l)
 		return nil
@@ -66,8 +68,8 @@ func StrideSectors(device string, strides []int, sectorsPerRequest []float64) (*
 	if err != nil {
 		return nil, err
 	}
-	line.Color, line.Width = colorModeled, vg.Points(2)
-	points.Color, points.Shape, points.Radius = colorModeled, draw.CircleGlyph{}, vg.Points(3.5)
+	line.Color, line.Width = chart.Modeled.Color(), vg.Points(2)
+	points.Color, points.Shape, points.Radius = chart.Modeled.Color(), draw.CircleGlyph{}, vg.Points(3.5)
 	p.Add(line, points)
 	p.Legend.Add("simulator counts", line, points)
 	lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pts, Labels: labels})
@@ -81,7 +83,7 @@ func StrideSectors(device string, strides []int, sectorsPerRequest []float64) (*
 	lb.Offset = vg.Point{Y: vg.Points(6)}
 	p.Add(lb)
 	p.Y.Min, p.Y.Max = 0, 36
-	p.Y.Tick.Marker = plainTicks{}
+	p.Y.Tick.Marker = chart.PlainTicks{}
 	moveLegendOutside(p, legendAbove)
 	return p, nil
 }

@@ -1,6 +1,8 @@
 package plots
 
 import (
+	"github.com/warplab/warplab/plots/chart"
+
 	"errors"
 	"fmt"
 	"image/color"
@@ -80,15 +82,15 @@ func TilingLoads(res *tiling.Result) (*Figure, error) {
 		return nil, err
 	}
 	if err := countedPoints(p1, naive, func(r tiling.LoadRow) (float64, float64) { return float64(r.Tile), float64(r.Counted) },
-		"counted, matmulNaive", draw.BoxGlyph{}, colorReference, false); err != nil {
+		"counted, matmulNaive", draw.BoxGlyph{}, chart.Reference.Color(), false); err != nil {
 		return nil, err
 	}
 	if err := countedPoints(p1, tiled, func(r tiling.LoadRow) (float64, float64) { return float64(r.Tile), float64(r.Counted) },
-		"counted, matmulTiled (labels: the count)", draw.CircleGlyph{}, colorModeled, true); err != nil {
+		"counted, matmulTiled (labels: the count)", draw.CircleGlyph{}, chart.Modeled.Color(), true); err != nil {
 		return nil, err
 	}
 	p1.X.Min, p1.X.Max = lo/1.3, hi*2.2 // room for the value labels on the right
-	p1.Y.Min, p1.Y.Max = logRange(2*n3/hi, 2*n3, 1.6)
+	p1.Y.Min, p1.Y.Max = chart.LogRange(2*n3/hi, 2*n3, 1.6)
 	p1.Legend.Top, p1.Legend.Left = false, true
 	p1.Legend.Padding = legendPadding
 	p1.Legend.XOffs, p1.Legend.YOffs = vg.Points(4), vg.Points(4)
@@ -128,19 +130,19 @@ func TilingLoads(res *tiling.Result) (*Figure, error) {
 			return nil, err
 		}
 		if err := countedPoints(p2, coarse, func(r tiling.LoadRow) (float64, float64) { return float64(r.Coarse), float64(r.Counted) },
-			"counted, A + B", draw.CircleGlyph{}, colorModeled, true); err != nil {
+			"counted, A + B", draw.CircleGlyph{}, chart.Modeled.Color(), true); err != nil {
 			return nil, err
 		}
 		if err := countedPoints(p2, coarse, func(r tiling.LoadRow) (float64, float64) { return float64(r.Coarse), float64(r.BLoads) },
-			"counted, B", draw.BoxGlyph{}, colorReference, false); err != nil {
+			"counted, B", draw.BoxGlyph{}, chart.Reference.Color(), false); err != nil {
 			return nil, err
 		}
 		if err := countedPoints(p2, coarse, func(r tiling.LoadRow) (float64, float64) { return float64(r.Coarse), float64(r.ALoads) },
-			"counted, A", draw.PyramidGlyph{}, colorModeled, true); err != nil {
+			"counted, A", draw.PyramidGlyph{}, chart.Modeled.Color(), true); err != nil {
 			return nil, err
 		}
 		p2.X.Min, p2.X.Max = clo/1.3, chi*2.2
-		p2.Y.Min, p2.Y.Max = logRange(cn3/(t*chi)/8, 2*cn3/t, 2)
+		p2.Y.Min, p2.Y.Max = chart.LogRange(cn3/(t*chi)/8, 2*cn3/t, 2)
 		p2.Legend.Top, p2.Legend.Left = false, true
 		p2.Legend.Padding = legendPadding
 		p2.Legend.XOffs, p2.Legend.YOffs = vg.Points(4), vg.Points(4)
@@ -167,7 +169,7 @@ func formulaLine(p *plot.Plot, lo, hi float64, f func(float64) float64, name str
 	if err != nil {
 		return fmt.Errorf("plots: formula %q: %w", name, err)
 	}
-	l.Color, l.Width, l.Dashes = colorPredicted, vg.Points(1.5), dashes
+	l.Color, l.Width, l.Dashes = chart.Predicted.Color(), vg.Points(1.5), dashes
 	p.Add(l)
 	p.Legend.Add(name, l)
 	return nil
@@ -286,16 +288,16 @@ func TilingTransposes(res *tiling.Result) (*Figure, error) {
 		ld[i], st[i] = ratio(*r.LoadSectors, *r.LoadRequests), ratio(*r.StoreSectors, *r.StoreRequests)
 	}
 	p1.NominalX(cats...)
-	if err := addGroupedBars(p1, []barSeries{
-		{name: "global loads (read a row of the input)", values: ld, color: colorPredicted},
-		{name: "global stores", values: st, color: colorModeled},
+	if err := chart.AddGroupedBars(p1, []chart.Series{
+		{Name: "global loads (read a row of the input)", Values: ld, Color: chart.Predicted.Color()},
+		{Name: "global stores", Values: st, Color: chart.Modeled.Color()},
 	}, 6.8*vg.Inch, false, one); err != nil {
 		return nil, err
 	}
-	if err := referenceLine(p1, 4, 3, "4: a warp's 32 floats are 128 contiguous bytes (coalesced)"); err != nil {
+	if err := chart.ReferenceLine(p1, 4, 3, "4: a warp's 32 floats are 128 contiguous bytes (coalesced)"); err != nil {
 		return nil, err
 	}
-	if err := referenceLine(p1, 32, 3, "32: every lane in its own sector", vg.Points(1), vg.Points(2)); err != nil {
+	if err := chart.ReferenceLine(p1, 32, 3, "32: every lane in its own sector", vg.Points(1), vg.Points(2)); err != nil {
 		return nil, err
 	}
 	// 36: room for the value label over a 32-sector bar; the legend stands
@@ -316,16 +318,16 @@ func TilingTransposes(res *tiling.Result) (*Figure, error) {
 		sld[i] = ratio(r.Stats.SharedLoad.Wavefronts, r.Stats.SharedLoad.Requests)
 	}
 	p2.NominalX(cats2...)
-	if err := addGroupedBars(p2, []barSeries{
-		{name: "shared loads, smem[ty][tx] (a row of the tile)", values: sld, color: colorPredicted},
-		{name: "shared stores, smem[tx][ty] (a column of the tile)", values: sst, color: colorModeled},
+	if err := chart.AddGroupedBars(p2, []chart.Series{
+		{Name: "shared loads, smem[ty][tx] (a row of the tile)", Values: sld, Color: chart.Predicted.Color()},
+		{Name: "shared stores, smem[tx][ty] (a column of the tile)", Values: sst, Color: chart.Modeled.Color()},
 	}, 6.8*vg.Inch, false, one); err != nil {
 		return nil, err
 	}
-	if err := referenceLine(p2, 1, 2, "1: conflict-free, the 32 lanes hit 32 banks"); err != nil {
+	if err := chart.ReferenceLine(p2, 1, 2, "1: conflict-free, the 32 lanes hit 32 banks"); err != nil {
 		return nil, err
 	}
-	if err := referenceLine(p2, 32, 2, "32: a 32-way bank conflict, served one word at a time", vg.Points(1), vg.Points(2)); err != nil {
+	if err := chart.ReferenceLine(p2, 32, 2, "32: a 32-way bank conflict, served one word at a time", vg.Points(1), vg.Points(2)); err != nil {
 		return nil, err
 	}
 	p2.Y.Min, p2.Y.Max = 0, 36

@@ -125,6 +125,6 @@
 // Lesson is the lesson as `warplab run cg` runs it (package lessons/lesson:
 // --grid, --stage, --threads-per-row, --unroll 1|4, --max-iter); TimeBars, Convergence and
 // TransfersHTML give the lesson's figure data and table from results, never
-// from a device, so recorded GPU runs draw like live ones; package plots
-// draws the figures (plots.CGTime, plots.CGConvergence).
+// from a device, so recorded GPU runs draw like live ones; TimePlot and
+// ConvergencePlot draw the figures from them (figure.go, with plots/chart).
 package cg

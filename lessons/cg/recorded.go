@@ -195,7 +195,7 @@ func MeasuredSummaryHTML(rs []*StageResult, caption string) string {
 // is host-timed from the call to its return, so it includes the wait for
 // every kernel queued before it, and kernels + copies would add up to more
 // than the wall time. With the copies' own cost (downloads × one 8-byte
-// download on an idle GPU, measured in the same run) the bars of plots.CGTime
+// download on an idle GPU, measured in the same run) the bars of TimePlot
 // and the table add up to the total, the rest being idle time and launches.
 // Stages without that wait (the CPU, stages 1 and 2, whose copies move whole
 // vectors) are returned as they are.

@@ -1,4 +1,4 @@
-package plots
+package chart
 
 import (
 	"gonum.org/v1/plot"
@@ -13,16 +13,16 @@ import (
 // it in a browser. The figures here therefore draw their legends outside the
 // data area, in room the plot reserves for them, where no data can be.
 
-// legendSide says where outside the data area a legend goes.
-type legendSide int
+// A LegendSide says where outside the data area a legend goes.
+type LegendSide int
 
 const (
-	// legendAbove puts the legend between the title and the data area,
+	// LegendAbove puts the legend between the title and the data area,
 	// left-aligned: a few entries, however long.
-	legendAbove legendSide = iota
-	// legendRight puts it right of the data area, top-aligned: many short
+	LegendAbove LegendSide = iota
+	// LegendRight puts it right of the data area, top-aligned: many short
 	// entries (one per stage).
-	legendRight
+	LegendRight
 )
 
 // legendGap is the space between the data area and an outside legend: it
@@ -36,19 +36,19 @@ const legendSlack = 1.15
 
 // outsideLegend is a plotter that draws a legend beside the data area. It
 // draws nothing inside the data area; its glyph box makes the plot shrink
-// the data area so the legend fits (see moveLegendOutside).
+// the data area so the legend fits (see MoveLegendOutside).
 type outsideLegend struct {
 	legend plot.Legend
 	w, h   vg.Length // the legend's size, in the fonts gonum lays it out with
-	side   legendSide
+	side   LegendSide
 }
 
-// moveLegendOutside moves p's legend, with every entry added so far, out of
+// MoveLegendOutside moves p's legend, with every entry added so far, out of
 // the data area to side. Entries added to p.Legend afterwards would be drawn
 // inside, so call it last. It does nothing to a legend without entries.
-func moveLegendOutside(p *plot.Plot, side legendSide) {
+func MoveLegendOutside(p *plot.Plot, side LegendSide) {
 	l := p.Legend
-	l.Padding = max(l.Padding, legendPadding)
+	l.Padding = max(l.Padding, LegendPadding)
 	r := l.Rectangle(draw.Canvas{})
 	if r.Size().Y <= 0 {
 		return
@@ -56,7 +56,7 @@ func moveLegendOutside(p *plot.Plot, side legendSide) {
 	l.Top, l.Left = true, true
 	l.XOffs, l.YOffs = 0, 0
 	o := &outsideLegend{legend: l, w: r.Size().X, h: r.Size().Y, side: side}
-	if side == legendRight {
+	if side == LegendRight {
 		o.w *= legendSlack
 	}
 	// An empty legend in the plot's own place: Plot.Draw draws nothing.
@@ -71,7 +71,7 @@ func moveLegendOutside(p *plot.Plot, side legendSide) {
 func (o *outsideLegend) Plot(c draw.Canvas, _ *plot.Plot) {
 	area := c
 	switch o.side {
-	case legendRight:
+	case LegendRight:
 		area.Min = vg.Point{X: c.Max.X + legendGap, Y: c.Max.Y - o.h}
 		area.Max = vg.Point{X: c.Max.X + legendGap + o.w, Y: c.Max.Y}
 	default:
@@ -85,7 +85,7 @@ func (o *outsideLegend) Plot(c draw.Canvas, _ *plot.Plot) {
 // every glyph box fits on the canvas; one box the legend's size, anchored at
 // the data area's top edge, reserves the legend's room.
 func (o *outsideLegend) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
-	if o.side == legendRight {
+	if o.side == LegendRight {
 		return []plot.GlyphBox{{X: 1, Y: 1, Rectangle: vg.Rectangle{
 			Min: vg.Point{X: legendGap, Y: -o.h},
 			Max: vg.Point{X: legendGap + o.w, Y: 0},
@@ -96,3 +96,7 @@ func (o *outsideLegend) GlyphBoxes(*plot.Plot) []plot.GlyphBox {
 		Max: vg.Point{X: 0, Y: legendGap + o.h},
 	}}}
 }
+
+// LegendPadding spaces legend rows so that they stay apart in a browser,
+// whose font metrics can be taller than the ones the SVG was laid out with.
+const LegendPadding vg.Length = 1.5 // points: vg.Length counts in points

@@ -1,28 +1,28 @@
-package plots
+package cg
 
 import (
 	"strings"
 	"testing"
 
-	"github.com/warplab/warplab/lessons/cg"
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // The CG figures' pictures are held by their golden tests
-// (ExampleCGTime, ExampleCGConvergence); these check what a picture test
+// (ExampleTimePlot, ExampleConvergencePlot); these check what a picture test
 // cannot name: which words say where the times came from.
 
-func TestCGTimeKinds(t *testing.T) {
-	rs, err := cg.Recorded()
+func TestTimePlotKinds(t *testing.T) {
+	rs, err := Recorded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	svgOf := func() string {
 		t.Helper()
-		p, err := CGTime(rs)
+		p, err := TimePlot(rs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		svg, err := SVG(p, DefaultWidth, DefaultHeight)
+		svg, err := chart.SVG(p, chart.DefaultWidth, chart.DefaultHeight)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestCGTimeKinds(t *testing.T) {
 		t.Errorf("all-measured run: want the kind on the axis only")
 	}
 	// Mixed kinds: every tick says its own.
-	rs[1].TimeKind = cg.TimeModeled
+	rs[1].TimeKind = TimeModeled
 	s = svgOf()
 	for _, want := range []string{"1 " + rs[1].Name + " (modeled)", "0 " + rs[0].Name + " (measured)", ">time (ms)<"} {
 		if !strings.Contains(s, want) {
@@ -43,16 +43,16 @@ func TestCGTimeKinds(t *testing.T) {
 	}
 }
 
-func TestCGConvergenceLegend(t *testing.T) {
-	rs, err := cg.Recorded()
+func TestConvergencePlotLegend(t *testing.T) {
+	rs, err := Recorded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := CGConvergence(rs)
+	p, err := ConvergencePlot(rs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svg, err := SVG(p, DefaultWidth, DefaultHeight)
+	svg, err := chart.SVG(p, chart.DefaultWidth, chart.DefaultHeight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,11 +63,11 @@ func TestCGConvergenceLegend(t *testing.T) {
 	}
 }
 
-func TestCGFigureErrors(t *testing.T) {
-	if _, err := CGTime(nil); err == nil {
-		t.Errorf("CGTime(nil) gave no error")
+func TestFigureErrors(t *testing.T) {
+	if _, err := TimePlot(nil); err == nil {
+		t.Errorf("TimePlot(nil) gave no error")
 	}
-	if _, err := CGConvergence(nil); err == nil {
-		t.Errorf("CGConvergence(nil) gave no error")
+	if _, err := ConvergencePlot(nil); err == nil {
+		t.Errorf("ConvergencePlot(nil) gave no error")
 	}
 }

@@ -1,4 +1,4 @@
-package plots
+package chart
 
 import (
 	"bytes"
@@ -79,17 +79,17 @@ func (f *Figure) height(i int) float64 {
 // notebook kernel or the command line.
 func drawSafely(d Drawer, c draw.Canvas) (err error) {
 	if d == nil {
-		return errors.New("plots: nothing to draw (nil plot)")
+		return errors.New("chart: nothing to draw (nil plot)")
 	}
 	if f, ok := d.(*Figure); ok && f == nil {
-		return errors.New("plots: nothing to draw (nil figure)")
+		return errors.New("chart: nothing to draw (nil figure)")
 	}
 	if p, ok := d.(*plot.Plot); ok && p == nil {
-		return errors.New("plots: nothing to draw (nil plot)")
+		return errors.New("chart: nothing to draw (nil plot)")
 	}
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("plots: drawing failed: %v", r)
+			err = fmt.Errorf("chart: drawing failed: %v", r)
 		}
 	}()
 	d.Draw(c)
@@ -98,7 +98,7 @@ func drawSafely(d Drawer, c draw.Canvas) (err error) {
 
 func checkSize(w, h vg.Length) error {
 	if !(w > 0 && h > 0) || w > 100*vg.Inch || h > 100*vg.Inch {
-		return fmt.Errorf("plots: size %.1f×%.1f in is not drawable (want 0 < size ≤ 100 in)", w/vg.Inch, h/vg.Inch)
+		return fmt.Errorf("chart: size %.1f×%.1f in is not drawable (want 0 < size ≤ 100 in)", w/vg.Inch, h/vg.Inch)
 	}
 	return nil
 }
@@ -115,7 +115,7 @@ func SVG(d Drawer, w, h vg.Length) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	if _, err := c.WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("plots: writing SVG: %w", err)
+		return nil, fmt.Errorf("chart: writing SVG: %w", err)
 	}
 	return b.Bytes(), nil
 }
@@ -130,7 +130,7 @@ func PNG(d Drawer, w, h vg.Length, dpi int) ([]byte, error) {
 		dpi = DefaultDPI
 	}
 	if dpi < 10 || dpi > 1200 {
-		return nil, fmt.Errorf("plots: %d dpi is out of range (10 to 1200)", dpi)
+		return nil, fmt.Errorf("chart: %d dpi is out of range (10 to 1200)", dpi)
 	}
 	c := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(dpi))
 	if err := drawSafely(d, draw.New(c)); err != nil {
@@ -138,7 +138,7 @@ func PNG(d Drawer, w, h vg.Length, dpi int) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("plots: encoding PNG: %w", err)
+		return nil, fmt.Errorf("chart: encoding PNG: %w", err)
 	}
 	return b.Bytes(), nil
 }
@@ -158,7 +158,7 @@ func WriteFile(path string, d Drawer, w, h vg.Length) error {
 	case ".png":
 		data, err = PNG(d, w, h, 0)
 	default:
-		return fmt.Errorf("plots: %s: unknown figure format %q (want .svg or .png)", path, ext)
+		return fmt.Errorf("chart: %s: unknown figure format %q (want .svg or .png)", path, ext)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -172,13 +172,13 @@ func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("plots: %w", err)
+		return fmt.Errorf("chart: %w", err)
 	}
 	name := tmp.Name()
 	fail := func(err error) error {
 		tmp.Close()
 		os.Remove(name)
-		return fmt.Errorf("plots: writing %s: %w", path, err)
+		return fmt.Errorf("chart: writing %s: %w", path, err)
 	}
 	if _, err := tmp.Write(data); err != nil {
 		return fail(err)
@@ -188,11 +188,11 @@ func writeAtomic(path string, data []byte) error {
 	}
 	if err := tmp.Close(); err != nil {
 		os.Remove(name)
-		return fmt.Errorf("plots: writing %s: %w", path, err)
+		return fmt.Errorf("chart: writing %s: %w", path, err)
 	}
 	if err := os.Rename(name, path); err != nil {
 		os.Remove(name)
-		return fmt.Errorf("plots: writing %s: %w", path, err)
+		return fmt.Errorf("chart: writing %s: %w", path, err)
 	}
 	return nil
 }

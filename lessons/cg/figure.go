@@ -1,6 +1,8 @@
-package plots
+package cg
 
 import (
+	"github.com/warplab/warplab/plots/chart"
+
 	"fmt"
 	"image/color"
 	"math"
@@ -10,12 +12,12 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/warplab/warplab/lessons/cg"
 )
 
-// The CG lesson's two figures. Both take results, never a device, so a
-// recorded GPU run draws the same way as a live one.
+// The lesson's two figures, drawn with plots/chart (this package cannot
+// import plots, which imports the lessons through internal/timecheck). Both
+// take results, never a device, so a recorded GPU run draws the same way as
+// a live one.
 
 var (
 	cgKernelColor   = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
@@ -23,20 +25,20 @@ var (
 	cgOverheadColor = color.RGBA{R: 0x99, G: 0x99, B: 0x99, A: 0xff}
 )
 
-// CGTime is the CG lesson's stacked bar plot of where each stage's time goes: kernels,
+// TimePlot is the stacked bar plot of where each stage's time goes: kernels,
 // copies, and launch overhead (modeled) or the unexplained rest (measured).
 // When every bar is of one kind the y-axis label says which; otherwise each
 // tick does. The tick labels are slanted, because nine stage names side by
 // side at a notebook's width run into each other, and each bar's total is
 // printed above it, because the CPU stage's seconds flatten the GPU stages'
 // milliseconds into slivers whose height cannot be read.
-func CGTime(rs []*cg.StageResult) (*plot.Plot, error) {
-	bars := cg.TimeBars(rs)
+func TimePlot(rs []*StageResult) (*plot.Plot, error) {
+	bars := TimeBars(rs)
 	if len(bars) == 0 {
-		return nil, fmt.Errorf("plots: CGTime: no stages")
+		return nil, fmt.Errorf("cg: TimePlot: no stages")
 	}
 	p := plot.New()
-	styleForNotebook(p)
+	chart.Style(p)
 	p.Title.Text = "Where the time goes, stage by stage"
 	kind := bars[0].Kind
 	for _, b := range bars {
@@ -102,8 +104,8 @@ func CGTime(rs []*cg.StageResult) (*plot.Plot, error) {
 	lb.Offset = vg.Point{Y: vg.Points(2)}
 	p.Add(lb)
 	p.Y.Min, p.Y.Max = 0, top*1.08
-	p.Y.Tick.Marker = plainTicks{}
-	moveLegendOutside(p, legendAbove)
+	p.Y.Tick.Marker = chart.PlainTicks{}
+	chart.MoveLegendOutside(p, chart.LegendAbove)
 	return p, nil
 }
 
@@ -121,17 +123,17 @@ func formatMs(v float64) string {
 	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
-// CGConvergence draws, for the CG lesson, log10 of the residual against the iteration, one
+// ConvergencePlot draws log10 of the residual against the iteration, one
 // line per stage. Stages 2–4 share their bits, so their lines coincide;
 // stage 1 lies on stage 0's. A residual of exactly zero (tiny grids solve
 // exactly) ends a line.
-func CGConvergence(rs []*cg.StageResult) (*plot.Plot, error) {
-	series := cg.Convergence(rs)
+func ConvergencePlot(rs []*StageResult) (*plot.Plot, error) {
+	series := Convergence(rs)
 	if len(series) == 0 {
-		return nil, fmt.Errorf("plots: CGConvergence: no stages")
+		return nil, fmt.Errorf("cg: ConvergencePlot: no stages")
 	}
 	p := plot.New()
-	styleForNotebook(p)
+	chart.Style(p)
 	p.Title.Text = "Convergence: residual ‖r‖ per iteration"
 	p.X.Label.Text = "iteration"
 	p.Y.Label.Text = "log10 residual"
@@ -171,7 +173,7 @@ func CGConvergence(rs []*cg.StageResult) (*plot.Plot, error) {
 	// The curves fall from the top left to the bottom right and, for a
 	// tiny grid, end anywhere: no corner of the data area is free for
 	// every run, so the legend stands to the right of it.
-	moveLegendOutside(p, legendRight)
+	chart.MoveLegendOutside(p, chart.LegendRight)
 	return p, nil
 }
 

@@ -1,4 +1,4 @@
-package plots
+package chart
 
 import (
 	"fmt"
@@ -13,23 +13,40 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Colors of the three kinds of number a figure shows, from the Okabe–Ito
-// palette (distinguishable with the common colour-vision deficiencies):
-// blue for a prediction, orange for a simulator's modeled number, green for
-// a GPU measurement.
-var (
-	colorPredicted = color.RGBA{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF}
-	colorModeled   = color.RGBA{R: 0xE6, G: 0x9F, B: 0x00, A: 0xFF}
-	colorMeasured  = color.RGBA{R: 0x00, G: 0x9E, B: 0x73, A: 0xFF}
-	colorReference = color.Gray{Y: 0x60}
+// A Kind is the kind of number a figure shows; its Color is the one every
+// figure gives it, from the Okabe–Ito palette (distinguishable with the
+// common colour-vision deficiencies): blue for a prediction, orange for a
+// simulator's modeled number, green for a GPU measurement, grey for a
+// reference line (a limit, a baseline).
+type Kind int
+
+// The kinds of number.
+const (
+	Predicted Kind = iota
+	Modeled
+	Measured
+	Reference
 )
 
-// barSeries is one legend entry of a grouped bar chart: a value per
+// Color returns k's colour.
+func (k Kind) Color() color.Color {
+	switch k {
+	case Predicted:
+		return color.RGBA{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF}
+	case Modeled:
+		return color.RGBA{R: 0xE6, G: 0x9F, B: 0x00, A: 0xFF}
+	case Measured:
+		return color.RGBA{R: 0x00, G: 0x9E, B: 0x73, A: 0xFF}
+	}
+	return color.Gray{Y: 0x60}
+}
+
+// Series is one legend entry of a grouped bar chart: a value per
 // category, NaN where this series has no number for that category.
-type barSeries struct {
-	name   string
-	values []float64
-	color  color.Color
+type Series struct {
+	Name   string
+	Values []float64
+	Color  color.Color
 }
 
 // bars is a plotter for one series of a grouped bar chart. Unlike
@@ -96,20 +113,20 @@ func (b *bars) Thumbnail(c *draw.Canvas) {
 	c.StrokeLines(b.line, append(pts, pts[0]))
 }
 
-// addGroupedBars draws series side by side within each category and adds
+// AddGroupedBars draws series side by side within each category and adds
 // each to the legend. plotWidth is the expected width of the plotting area,
 // from which the bar width is chosen so a group fills 80% of its category.
-func addGroupedBars(p *plot.Plot, series []barSeries, plotWidth vg.Length, logScale bool, label func(float64) string) error {
+func AddGroupedBars(p *plot.Plot, series []Series, plotWidth vg.Length, logScale bool, label func(float64) string) error {
 	if len(series) == 0 {
-		return fmt.Errorf("plots: no series to draw")
+		return fmt.Errorf("chart: no series to draw")
 	}
-	n := len(series[0].values)
+	n := len(series[0].Values)
 	if n == 0 {
-		return fmt.Errorf("plots: no categories to draw")
+		return fmt.Errorf("chart: no categories to draw")
 	}
 	for _, s := range series {
-		if len(s.values) != n {
-			return fmt.Errorf("plots: series %q has %d values, want %d", s.name, len(s.values), n)
+		if len(s.Values) != n {
+			return fmt.Errorf("chart: series %q has %d values, want %d", s.Name, len(s.Values), n)
 		}
 	}
 	w := plotWidth / vg.Length(n) * 0.8 / vg.Length(len(series))
@@ -118,7 +135,7 @@ func addGroupedBars(p *plot.Plot, series []barSeries, plotWidth vg.Length, logSc
 	txt.Font.Size = vg.Points(8)
 	for i, s := range series {
 		b := &bars{
-			values: s.values, width: w, color: s.color,
+			values: s.Values, width: w, color: s.Color,
 			offset:   w * (vg.Length(i) - vg.Length(len(series)-1)/2),
 			line:     draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)},
 			label:    label,
@@ -126,19 +143,19 @@ func addGroupedBars(p *plot.Plot, series []barSeries, plotWidth vg.Length, logSc
 			logScale: logScale,
 		}
 		p.Add(b)
-		p.Legend.Add(s.name, b)
+		p.Legend.Add(s.Name, b)
 	}
 	return nil
 }
 
-// referenceLine draws a dashed horizontal line at y across the categories,
+// ReferenceLine draws a dashed horizontal line at y across the categories,
 // with its legend entry, for limits such as "probe = 1" or "4 sectors".
-func referenceLine(p *plot.Plot, y float64, n int, name string, dashes ...vg.Length) error {
+func ReferenceLine(p *plot.Plot, y float64, n int, name string, dashes ...vg.Length) error {
 	l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: y}, {X: float64(n) - 0.5, Y: y}})
 	if err != nil {
 		return err
 	}
-	l.Color = colorReference
+	l.Color = Reference.Color()
 	l.Width = vg.Points(1)
 	l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 	if len(dashes) > 0 {
@@ -151,12 +168,12 @@ func referenceLine(p *plot.Plot, y float64, n int, name string, dashes ...vg.Len
 	return nil
 }
 
-// niceLogTicks labels 1, 2 and 5 times each power of ten, which a reader can
+// NiceLogTicks labels 1, 2 and 5 times each power of ten, which a reader can
 // interpolate between; a plain LogTicks labels only the decades.
-type niceLogTicks struct{}
+type NiceLogTicks struct{}
 
 // Ticks implements plot.Ticker.
-func (niceLogTicks) Ticks(lo, hi float64) []plot.Tick {
+func (NiceLogTicks) Ticks(lo, hi float64) []plot.Tick {
 	if !(lo > 0 && hi > lo) {
 		return nil
 	}
@@ -173,12 +190,12 @@ func (niceLogTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-// plainTicks are gonum's default linear ticks labeled without trailing
+// PlainTicks are gonum's default linear ticks labeled without trailing
 // zeros (2500, not 2500.00; 0.5, not 0.50).
-type plainTicks struct{}
+type PlainTicks struct{}
 
 // Ticks implements plot.Ticker.
-func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
+func (PlainTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i := range ts {
 		if ts[i].Label != "" {
@@ -188,10 +205,10 @@ func (plainTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// logRange returns a log axis range holding [lo, hi] with room above for
+// LogRange returns a log axis range holding [lo, hi] with room above for
 // the legend and value labels: from the 1-2-5 step at or below lo to the
 // 1-2-5 step at or above headroom times hi.
-func logRange(lo, hi, headroom float64) (float64, float64) {
+func LogRange(lo, hi, headroom float64) (float64, float64) {
 	down := math.Pow(10, math.Floor(math.Log10(lo)))
 	for _, m := range []float64{5, 2} {
 		if m*down <= lo {
@@ -210,9 +227,9 @@ func logRange(lo, hi, headroom float64) (float64, float64) {
 	return down, up
 }
 
-// styleForNotebook sets font sizes readable at about 800 px: a 13 pt
+// Style sets font sizes readable at about 800 px: a 13 pt
 // title, 11 pt axis labels, 10 pt ticks and legend.
-func styleForNotebook(p *plot.Plot) {
+func Style(p *plot.Plot) {
 	p.Title.TextStyle.Font.Size = vg.Points(13)
 	p.Title.Padding = vg.Points(6)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
@@ -223,9 +240,9 @@ func styleForNotebook(p *plot.Plot) {
 	p.Legend.ThumbnailWidth = vg.Points(18)
 }
 
-// formatTimes prints a ratio with two significant decimals for small values
+// FormatTimes prints a ratio with two significant decimals for small values
 // and one for large ones: 0.54×, 1.9×, 26.2×.
-func formatTimes(v float64) string {
+func FormatTimes(v float64) string {
 	switch {
 	case v < 10:
 		return strconv.FormatFloat(v, 'f', 2, 64) + "×"

@@ -1,0 +1,62 @@
+package plots
+
+import (
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/warplab/warplab/plots/chart"
+)
+
+// The figure toolkit lives in plots/chart, so that the lessons can draw
+// their own figures (see that package's doc). These names keep the notebooks'
+// and the command line's plots.Display(fig), plots.WriteFile(...) working,
+// and plots' own figures short.
+
+// Drawer is anything that draws itself onto a canvas (chart.Drawer): a
+// *plot.Plot or a *Figure.
+type Drawer = chart.Drawer
+
+// Figure is several plots stacked in one image (chart.Figure).
+type Figure = chart.Figure
+
+// Default sizes (see chart.DefaultWidth).
+const (
+	DefaultWidth  = chart.DefaultWidth
+	DefaultHeight = chart.DefaultHeight
+	DefaultDPI    = chart.DefaultDPI
+)
+
+// SVG renders d as an SVG document w wide and h high (chart.SVG).
+func SVG(d Drawer, w, h vg.Length) ([]byte, error) { return chart.SVG(d, w, h) }
+
+// PNG renders d as a PNG image (chart.PNG).
+func PNG(d Drawer, w, h vg.Length, dpi int) ([]byte, error) { return chart.PNG(d, w, h, dpi) }
+
+// WriteFile renders d to path, SVG or PNG by its extension, atomically
+// (chart.WriteFile).
+func WriteFile(path string, d Drawer, w, h vg.Length) error { return chart.WriteFile(path, d, w, h) }
+
+// Short names for the toolkit inside this package.
+const (
+	legendAbove = chart.LegendAbove
+	legendRight = chart.LegendRight
+)
+
+type (
+	niceLogTicks = chart.NiceLogTicks
+	plainTicks   = chart.PlainTicks
+)
+
+var (
+	colorPredicted = chart.Predicted.Color()
+	colorModeled   = chart.Modeled.Color()
+	colorMeasured  = chart.Measured.Color()
+	colorReference = chart.Reference.Color()
+)
+
+func styleForNotebook(p *plot.Plot)                         { chart.Style(p) }
+func moveLegendOutside(p *plot.Plot, side chart.LegendSide) { chart.MoveLegendOutside(p, side) }
+func logRange(lo, hi, headroom float64) (float64, float64)  { return chart.LogRange(lo, hi, headroom) }
+func referenceLine(p *plot.Plot, y float64, n int, name string, dashes ...vg.Length) error {
+	return chart.ReferenceLine(p, y, n, name, dashes...)
+}
