@@ -587,3 +587,396 @@ extern "C" __global__ void copyVector(int n, const double* __restrict__ x,
     }
 }
 // end snippet
+
+// ------------------------------------ stage 9: the host out of the loop ----
+
+// Stages 3 to 8 bring r.r to the host once per iteration for the
+// convergence check, and the host queues the next iteration only around
+// that read: the GPU idles while the host catches up (about 8 to 11 of
+// stage 7's and 8's milliseconds at 100^3 on the H200). Stage 9 moves the
+// check onto the device. Every kernel of the loop reads a small state
+// vector and does nothing once the state says the loop has ended, so the
+// host may queue iterations blindly: it replays one iteration, recorded
+// once as a CUDA graph, up to max_iter - 1 times, and looks at the state
+// only every few iterations, one batch behind. The residual history is
+// written to a device array and read once at the end.
+//
+// One iteration is three kernels instead of stage 7's six:
+//
+//   cgBetaUpdateP    rtrans = r.r from the partials the previous update left;
+//                    the check; beta = rtrans / oldrtrans; p = r + beta * p
+//   spmvCsrVector<W> Ap = A * p (or spmvStencil27Dot, matrix-free), and the
+//   (spmvStencil27Dot) block partials of p . Ap on the way
+//   cgAlphaUpdateXR  alpha = rtrans / p.Ap; x += alpha * p; r -= alpha * Ap;
+//                    the partials of the next r.r
+//
+// ddotFinalDivide's one-block launches are gone: every block of the kernel
+// that needs a scalar sums the (few hundred to two thousand) partials
+// itself, in the same fixed tree, so every block gets the same bits, the
+// ones ddotFinalDivide would have written. That costs each block one
+// coalesced read of the partials from L2 and a tree: less than a launch.
+//
+// The state (double st[CG_ST_LEN], in device memory):
+//   CG_ST_ITER   iterations done (k - 1 while iteration k runs)
+//   CG_ST_RUN    1 while the current iteration runs, 0 once the loop ended
+//   CG_ST_NEXT   the iteration count after the current one
+//   CG_ST_RTRANS r.r of the current iteration
+//   CG_ST_OLD    r.r of the previous iteration (HPCCG's oldrtrans)
+//   CG_ST_INIT   the initial residual ||b - A x0||
+// Doubles only, so the host reads it with the same buffer type as the
+// history. A word one kernel writes is never read by another block of the
+// same kernel: cgBetaUpdateP reads ITER and OLD and writes RUN, NEXT,
+// RTRANS; cgAlphaUpdateXR reads RUN and RTRANS and writes ITER and OLD; the
+// SpMV reads RUN. Stream (and graph) order makes each write visible to the
+// next kernel.
+#define CG_ST_ITER 0
+#define CG_ST_RUN 1
+#define CG_ST_NEXT 2
+#define CG_ST_RTRANS 3
+#define CG_ST_OLD 4
+#define CG_ST_INIT 5
+#define CG_ST_LEN 6
+
+// The sum of nPartials partials in ddotFinal's order (thread t adds
+// partial[t], partial[t + 256], ... from 0.0, then the block tree), handed
+// to every thread of the block. sh is reused afterwards, so the last
+// barrier keeps thread 0 from overwriting sh[0] before everyone has read it.
+__device__ __forceinline__ double blockSumPartials(double* sh, int nPartials,
+                                                   const double* __restrict__ partial) {
+    double sum = 0.0;
+    for (int i = static_cast<int>(threadIdx.x); i < nPartials; i += CG_DOT_THREADS) {
+        sum = __dadd_rn(sum, partial[i]);
+    }
+    blockTreeSum(sh, sum);
+    const double v = sh[0];
+    __syncthreads();
+    return v;
+}
+
+// Iteration k's first kernel: the convergence check, beta and the new p.
+//
+// Every block sums the partials of r.r that the previous cgAlphaUpdateXR
+// (or, before iteration 1, ddotPartial) left, so every block holds rtrans,
+// bit for bit ddotFinalDivide's. Then HPCCG's loop condition, on the device:
+// iteration k = ITER + 1 runs when k < maxIter and normr_(k-1) > tol, where
+// normr_0 is the initial residual (this rtrans, when ITER is 0) and
+// normr_(k-1) = sqrt(OLD) otherwise. sqrt is IEEE round-to-nearest (nvcc's
+// default -prec-sqrt=true), as the host's math.Sqrt. NaN compares false, so
+// a NaN residual ends the loop as it ends HPCCG's.
+//
+// If k runs: beta = rtrans / OLD (0 when OLD is 0, cgDivide's guard) and
+// p = r + beta * p (waxpbyDeviceScalar's bits); for k = 1, p = r. Block 0
+// records the residual: hist[k - 1] = normr_k = sqrt(rtrans), RTRANS, NEXT = k
+// and RUN = 1. If not, block 0 sets RUN = 0 and nothing else changes, so
+// every later launch of this kernel decides the same and the SpMV and the
+// update skip their work.
+//
+// One warp: the partial sums as ddotFinal; then a grid-stride loop over the
+// vectors, 32 consecutive doubles of r and of p read and 32 of p written per
+// step, coalesced.
+//
+// Launch assumptions: blockDim.x == CG_DOT_THREADS, any gridDim.x (the
+// vector loop strides the grid); partial holds nPartials entries; every
+// thread reaches every barrier (the decision is block-uniform).
+// snippet: cg-beta-update-p
+extern "C" __global__ void cgBetaUpdateP(int n, int nPartials,
+                                         const double* __restrict__ partial,
+                                         double* __restrict__ st,
+                                         double* __restrict__ hist,
+                                         int maxIter, double tol,
+                                         const double* __restrict__ r,
+                                         double* __restrict__ p) {
+    __shared__ double sh[CG_DOT_THREADS];
+    const int done = static_cast<int>(st[CG_ST_ITER]);
+    const double old = st[CG_ST_OLD];
+    const double rtrans = blockSumPartials(sh, nPartials, partial);
+    const bool first = done == 0;
+    const double prevNorm = first ? sqrt(rtrans) : sqrt(old);
+    const bool run = done + 1 < maxIter && prevNorm > tol;
+    const bool leader = blockIdx.x == 0 && threadIdx.x == 0;
+    if (leader && first) {
+        st[CG_ST_INIT] = prevNorm;
+    }
+    if (!run) {
+        if (leader) {
+            st[CG_ST_RUN] = 0.0;
+        }
+        return;
+    }
+    if (leader) {
+        st[CG_ST_RTRANS] = rtrans;
+        st[CG_ST_NEXT] = static_cast<double>(done + 1);
+        st[CG_ST_RUN] = 1.0;
+        hist[done] = sqrt(rtrans);
+    }
+    const double beta = old != 0.0 ? rtrans / old : 0.0;
+    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+#pragma unroll 4
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+         i < static_cast<size_t>(n); i += stride) {
+        p[i] = first ? r[i] : __dadd_rn(r[i], __dmul_rn(beta, p[i]));
+    }
+}
+// end snippet
+
+// Iteration k's last kernel: alpha, both updates and the next r.r's
+// partials, in one pass.
+//
+// Every block sums the partials of p . Ap that the SpMV left (nPartials of
+// them) in ddotFinal's order, so every block holds the same pAp, and
+// computes alpha = rtrans / pAp (0 when pAp is 0), ddotFinalDivide's bits.
+// Then updateXRDot's loop and tree: x = x + alpha * p, r = r - alpha * Ap in
+// place, and partial[blockIdx.x] = this block's part of the new r . r (the
+// partials ddotPartial(r, r) would write with this grid). Block 0 ends the
+// iteration in the state: OLD = rtrans, ITER = NEXT. When RUN is 0 it
+// returns at once.
+//
+// One warp: as updateXRDot, after one coalesced read of the partials.
+//
+// Launch assumptions: blockDim.x == CG_DOT_THREADS, gridDim.x == the dot
+// grid the next cgBetaUpdateP is told (its nPartials); pApPartial holds
+// nPartials entries; every thread reaches every barrier.
+// snippet: cg-alpha-update-xr
+extern "C" __global__ void cgAlphaUpdateXR(int n, int nPartials,
+                                           const double* __restrict__ pApPartial,
+                                           double* __restrict__ st,
+                                           const double* __restrict__ p,
+                                           const double* __restrict__ Ap,
+                                           double* __restrict__ x,
+                                           double* __restrict__ r,
+                                           double* __restrict__ rrPartial) {
+    __shared__ double sh[CG_DOT_THREADS];
+    if (st[CG_ST_RUN] == 0.0) {
+        return;
+    }
+    const double rtrans = st[CG_ST_RTRANS];
+    const double pAp = blockSumPartials(sh, nPartials, pApPartial);
+    const double a = pAp != 0.0 ? rtrans / pAp : 0.0;
+    const double na = -1.0 * a;
+    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+    double sum = 0.0;
+#pragma unroll 4
+    for (size_t i = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x;
+         i < static_cast<size_t>(n); i += stride) {
+        x[i] = __dadd_rn(x[i], __dmul_rn(a, p[i]));
+        const double ri = __dadd_rn(r[i], __dmul_rn(na, Ap[i]));
+        r[i] = ri;
+        sum = __dadd_rn(sum, __dmul_rn(ri, ri));
+    }
+    blockTreeSum(sh, sum);
+    if (threadIdx.x == 0) {
+        rrPartial[blockIdx.x] = sh[0];
+        if (blockIdx.x == 0) {
+            st[CG_ST_OLD] = rtrans;
+            st[CG_ST_ITER] = st[CG_ST_NEXT];
+        }
+    }
+}
+// end snippet
+
+// CSR-vector SpMV with the group width W fixed at compile time, and the
+// partials of p . Ap on the way (stage 9's CSR SpMV).
+//
+// The row's arithmetic is spmvCsrSubwarp's with threadsPerRow = W: lane g
+// of a group sums entries begin + g, begin + g + W, ... from 0.0 in order,
+// then the group's shuffle tree, so for one W, Ap is stage 5-7's bit for
+// bit. What changes is what the compiler can do with a constant W:
+//   * the row index is a shift, not stage 5's 64-bit division by a runtime
+//     value, in every thread;
+//   * the row loop is unrolled by four (#pragma unroll 4: the order of the
+//     additions stays, only the loads of four steps are issued before the
+//     first add waits), so each lane has up to four vals and four cols
+//     loads in flight instead of one. A row of the stencil has at most 27
+//     entries: W = 8 lanes take it in at most four steps, one unrolled pass.
+// The loads of rowPtr, cols, vals and x are read-only for the kernel's
+// lifetime (const __restrict__), so nvcc may use the non-coherent
+// read-only path (ld.global.nc) for them.
+//
+// The groups stride the grid (grid-stride over rows), so the grid is a
+// constant the host picks from n and W alone (spmvBlocks in the Go
+// engine), never from the GPU: each group's first lane adds p[row] * Ap[row]
+// of its rows to a running sum in row order, and the block's tree writes
+// dot[blockIdx.x]. The partials' order is fixed by the grid, so p . Ap has
+// the same bits on every GPU and on the simulator; cgAlphaUpdateXR sums
+// them. With W = 1 this is thread per row, and its Ap and partials are
+// spmvStencil27Dot's bit for bit on HPCCG's matrix.
+//
+// One warp, W = 8: four rows at once, as spmvCsrSubwarp; the unrolled pass
+// issues the eight loads (four of vals, four of cols) of a lane before the
+// gathers of x.
+//
+// Launch assumptions: blockDim.x == CG_DOT_THREADS; W divides 32. Every
+// lane of a warp must reach the shuffles, so a group past the last row
+// runs an empty row and only its writes are guarded. When st[CG_ST_RUN] is
+// 0 the whole grid returns before any shuffle (the value is the same for
+// every thread). st may be a state whose RUN is 1 (the solve's first SpMV).
+template <int W>
+__device__ __forceinline__ void csrVectorDot(int n, const int* __restrict__ rowPtr,
+                                             const int* __restrict__ cols,
+                                             const double* __restrict__ vals,
+                                             const double* __restrict__ x,
+                                             double* __restrict__ y,
+                                             const double* __restrict__ st,
+                                             double* __restrict__ dot) {
+    __shared__ double sh[CG_DOT_THREADS];
+    if (st[CG_ST_RUN] == 0.0) {
+        return;
+    }
+    const int g = static_cast<int>(threadIdx.x) % W;
+    const size_t groups = static_cast<size_t>(gridDim.x) * (blockDim.x / W);
+    const size_t nRows = static_cast<size_t>(n);
+    // Every thread of the grid runs the same number of passes, so the
+    // shuffles below always see the full warp.
+    const size_t first = (blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x) / W;
+    const size_t passes = (nRows + groups - 1) / groups;
+    double pAp = 0.0;
+    for (size_t pass = 0; pass < passes; ++pass) {
+        const size_t row = first + pass * groups;
+        int begin = 0;
+        int end = 0;
+        if (row < nRows) {
+            begin = rowPtr[row];
+            end = rowPtr[row + 1];
+        }
+        double sum = 0.0;
+#pragma unroll 4
+        for (int j = begin + g; j < end; j += W) {
+            sum = __dadd_rn(sum, __dmul_rn(vals[j], x[cols[j]]));
+        }
+#pragma unroll
+        for (int offset = W / 2; offset > 0; offset /= 2) {
+            sum = __dadd_rn(sum, __shfl_down_sync(0xffffffffu, sum, offset, W));
+        }
+        if (g == 0 && row < nRows) {
+            y[row] = sum;
+            pAp = __dadd_rn(pAp, __dmul_rn(x[row], sum));
+        }
+    }
+    blockTreeSum(sh, pAp);
+    if (threadIdx.x == 0) {
+        dot[blockIdx.x] = sh[0];
+    }
+}
+
+// One extern "C" kernel per width (a template itself cannot have C
+// linkage): spmvCsrVector1 ... spmvCsrVector32. Written out, not made by a
+// macro, so that each has its source for the lesson's tools.
+
+extern "C" __global__ void spmvCsrVector1(int n, const int* __restrict__ rowPtr,
+                                        const int* __restrict__ cols,
+                                        const double* __restrict__ vals,
+                                        const double* __restrict__ x,
+                                        double* __restrict__ y,
+                                        const double* __restrict__ st,
+                                        double* __restrict__ dot) {
+    csrVectorDot<1>(n, rowPtr, cols, vals, x, y, st, dot);
+}
+
+extern "C" __global__ void spmvCsrVector2(int n, const int* __restrict__ rowPtr,
+                                        const int* __restrict__ cols,
+                                        const double* __restrict__ vals,
+                                        const double* __restrict__ x,
+                                        double* __restrict__ y,
+                                        const double* __restrict__ st,
+                                        double* __restrict__ dot) {
+    csrVectorDot<2>(n, rowPtr, cols, vals, x, y, st, dot);
+}
+
+extern "C" __global__ void spmvCsrVector4(int n, const int* __restrict__ rowPtr,
+                                        const int* __restrict__ cols,
+                                        const double* __restrict__ vals,
+                                        const double* __restrict__ x,
+                                        double* __restrict__ y,
+                                        const double* __restrict__ st,
+                                        double* __restrict__ dot) {
+    csrVectorDot<4>(n, rowPtr, cols, vals, x, y, st, dot);
+}
+
+extern "C" __global__ void spmvCsrVector8(int n, const int* __restrict__ rowPtr,
+                                        const int* __restrict__ cols,
+                                        const double* __restrict__ vals,
+                                        const double* __restrict__ x,
+                                        double* __restrict__ y,
+                                        const double* __restrict__ st,
+                                        double* __restrict__ dot) {
+    csrVectorDot<8>(n, rowPtr, cols, vals, x, y, st, dot);
+}
+
+extern "C" __global__ void spmvCsrVector16(int n, const int* __restrict__ rowPtr,
+                                        const int* __restrict__ cols,
+                                        const double* __restrict__ vals,
+                                        const double* __restrict__ x,
+                                        double* __restrict__ y,
+                                        const double* __restrict__ st,
+                                        double* __restrict__ dot) {
+    csrVectorDot<16>(n, rowPtr, cols, vals, x, y, st, dot);
+}
+
+extern "C" __global__ void spmvCsrVector32(int n, const int* __restrict__ rowPtr,
+                                        const int* __restrict__ cols,
+                                        const double* __restrict__ vals,
+                                        const double* __restrict__ x,
+                                        double* __restrict__ y,
+                                        const double* __restrict__ st,
+                                        double* __restrict__ dot) {
+    csrVectorDot<32>(n, rowPtr, cols, vals, x, y, st, dot);
+}
+
+// spmvStencil27 with the partials of p . Ap on the way, gated by the state
+// (stage 9, matrix-free).
+//
+// Each thread computes rows t, t + T, t + 2T, ... (T threads in the grid)
+// exactly as spmvStencil27 computes one row (the same 27 terms in the same
+// order from 0.0), so Ap is stage 8's bit for bit, and adds p[row] * Ap[row]
+// of its rows to a running sum; the block tree writes dot[blockIdx.x], in
+// the order spmvCsrVector1 uses on the same grid.
+//
+// One warp: as spmvStencil27 for each of its rows; p[row] for the dot
+// product is the diagonal term's load, already in a register.
+//
+// Launch assumptions: blockDim.x == CG_DOT_THREADS; gridDim.x is the host's
+// spmvBlocks(n, 1); nx * ny * nz < 2^31. When st[CG_ST_RUN] is 0 the grid
+// returns at once.
+// snippet: spmv-stencil27-dot
+extern "C" __global__ void __launch_bounds__(CG_DOT_THREADS, 8) spmvStencil27Dot(int nx, int ny, int nz,
+                                            const double* __restrict__ p,
+                                            double* __restrict__ Ap,
+                                            const double* __restrict__ st,
+                                            double* __restrict__ dot) {
+    __shared__ double sh[CG_DOT_THREADS];
+    if (st[CG_ST_RUN] == 0.0) {
+        return;
+    }
+    const int nxy = nx * ny;
+    const size_t n = static_cast<size_t>(nxy) * nz;
+    const size_t stride = static_cast<size_t>(gridDim.x) * blockDim.x;
+    double pAp = 0.0;
+    for (size_t t = blockIdx.x * static_cast<size_t>(blockDim.x) + threadIdx.x; t < n; t += stride) {
+        const int row = static_cast<int>(t);
+        const int ix = row % nx;
+        const int iy = (row / nx) % ny;
+        const int iz = row / nxy;
+        double sum = 0.0;
+#pragma unroll
+        for (int sz = -1; sz <= 1; ++sz) {
+#pragma unroll
+            for (int sy = -1; sy <= 1; ++sy) {
+#pragma unroll
+                for (int sx = -1; sx <= 1; ++sx) {
+                    if (iz + sz >= 0 && iz + sz < nz && iy + sy >= 0 && iy + sy < ny &&
+                        ix + sx >= 0 && ix + sx < nx) {
+                        const double v = (sz == 0 && sy == 0 && sx == 0) ? 27.0 : -1.0;
+                        sum = __dadd_rn(sum, __dmul_rn(v, p[row + sz * nxy + sy * nx + sx]));
+                    }
+                }
+            }
+        }
+        Ap[row] = sum;
+        pAp = __dadd_rn(pAp, __dmul_rn(p[row], sum));
+    }
+    blockTreeSum(sh, pAp);
+    if (threadIdx.x == 0) {
+        dot[blockIdx.x] = sh[0];
+    }
+}
+// end snippet
