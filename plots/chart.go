@@ -60,3 +60,17 @@ func logRange(lo, hi, headroom float64) (float64, float64)  { return chart.LogRa
 func referenceLine(p *plot.Plot, y float64, n int, name string, dashes ...vg.Length) error {
 	return chart.ReferenceLine(p, y, n, name, dashes...)
 }
+
+// CounterRow is one kernel's simulator counters beside a profiler's
+// (chart.CounterRow: a lesson builds the rows, this package draws them).
+type CounterRow = chart.CounterRow
+
+// Agreement says how the simulator's counts compare with the hardware's
+// (chart.Agreement).
+func Agreement(simReq, simSec, hwReq, hwSec int64) string {
+	return chart.Agreement(simReq, simSec, hwReq, hwSec)
+}
+
+// Thousands prints n with thousands separators, 1,048,576
+// (chart.Thousands).
+func Thousands(n int64) string { return chart.Thousands(n) }

@@ -11,16 +11,6 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// CounterRow is one kernel on one matrix, with the simulator's global-load
-// counters next to a hardware profiler's. It is how the simulator earns
-// trust: where the counting rules hold, the two must agree to the sector.
-type CounterRow struct {
-	Matrix, Kernel          string
-	SimRequests, SimSectors int64 // simulator counters (modeled)
-	HWRequests, HWSectors   int64 // the profiler's, e.g. Nsight Compute's l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld.sum
-	Note                    string
-}
-
 // SimVsHardware renders rows as an HTML table: requests and sectors from the
 // simulator beside the hardware's, and how far the sectors differ. source
 // names where the hardware numbers came from ("ncu, H200, recorded
@@ -39,33 +29,12 @@ func SimVsHardware(source string, rows []CounterRow) (string, error) {
 			return "", fmt.Errorf("plots: %s %s: negative counter", r.Matrix, r.Kernel)
 		}
 		out = append(out, []string{
-			r.Matrix, kernelLabel(r.Kernel),
+			r.Matrix, r.Kernel,
 			Thousands(r.SimRequests), Thousands(r.HWRequests), Thousands(r.SimSectors), Thousands(r.HWSectors),
 			Agreement(r.SimRequests, r.SimSectors, r.HWRequests, r.HWSectors), r.Note,
 		})
 	}
 	return HTMLTableCaption("Global loads: simulator counters next to "+source, header, out), nil
-}
-
-// Agreement says how the simulator's counts compare with the hardware's:
-// "exact" when requests and sectors both match, else the sectors'
-// difference relative to the hardware ("+6.8%"), with "requests differ"
-// when they do.
-func Agreement(simReq, simSec, hwReq, hwSec int64) string {
-	if simReq == hwReq && simSec == hwSec {
-		return "exact"
-	}
-	s := "n/a"
-	if hwSec > 0 {
-		s = strconv.FormatFloat(100*float64(simSec-hwSec)/float64(hwSec), 'f', 1, 64) + "%"
-		if simSec >= hwSec {
-			s = "+" + s
-		}
-	}
-	if simReq != hwReq {
-		s += ", requests differ"
-	}
-	return s
 }
 
 // SimVsHardwarePlot draws sectors per request, simulator beside hardware,
@@ -77,7 +46,7 @@ func SimVsHardwarePlot(source string, rows []CounterRow) (*plot.Plot, error) {
 	var cats []string
 	simS, hwS := make([]float64, len(rows)), make([]float64, len(rows))
 	for i, r := range rows {
-		cats = append(cats, r.Matrix+"\n"+kernelLabel(r.Kernel))
+		cats = append(cats, r.Matrix+"\n"+r.Kernel)
 		simS[i], hwS[i] = ratio(r.SimSectors, r.SimRequests), ratio(r.HWSectors, r.HWRequests)
 	}
 	p := plot.New()
@@ -116,21 +85,4 @@ func nz(v float64) float64 {
 		return 0
 	}
 	return v
-}
-
-// Thousands prints n with thousands separators (1,048,576), as the lesson
-// tables print counts, so that a reader can compare them at a glance.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
 }

@@ -28,8 +28,6 @@ func TestGoldenFont(t *testing.T) {
 	}
 }
 
-func TestGoldenSpMV(t *testing.T) { cmpimg.CheckPlot(ExampleSpMV, t, "spmv.png") }
-
 func TestGoldenSimVsHardwarePlot(t *testing.T) {
 	cmpimg.CheckPlot(ExampleSimVsHardwarePlot, t, "sim_vs_hardware.png")
 }

@@ -14,8 +14,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/lessons/libs"
-	"github.com/warplab/warplab/lessons/spmv"
 )
 
 // The method families of the libs figure, one bar each per matrix, from
@@ -79,11 +79,9 @@ func libsDataOf(res *libs.Result, peer []libs.PeerRun) (libsData, error) {
 		d.copyGBs, d.copyName = g, fmt.Sprintf("cudaMemcpy copy %.0f GB/s", g)
 	}
 	if res.Backend == "gpu" {
-		on := &spmv.Result{Driver: res.Driver, Date: res.Date}
-		on.Device.Name = res.Device.Name
-		d.title = fmt.Sprintf("SpMV bandwidth, measured: %s", MeasuredOn(on))
+		d.title = fmt.Sprintf("SpMV bandwidth, measured: %s", lesson.MeasuredOn(res.Device.Name, res.Driver, res.Date))
 	} else {
-		d.title = fmt.Sprintf("SpMV bandwidth, modeled (%s)", simLabel(res.Device.Name))
+		d.title = fmt.Sprintf("SpMV bandwidth, modeled (%s)", lesson.SimLabel(res.Device.Name))
 	}
 	return d, nil
 }

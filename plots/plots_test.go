@@ -58,8 +58,8 @@ func TestAgreement(t *testing.T) {
 
 func TestSimVsHardware(t *testing.T) {
 	rows := []CounterRow{
-		{Matrix: "even", Kernel: "thread_per_row", SimRequests: 819200, SimSectors: 18202594, HWRequests: 819200, HWSectors: 18202594},
-		{Matrix: "skewed", Kernel: "warp_per_row", SimRequests: 3260416, SimSectors: 6209521, HWRequests: 3260416, HWSectors: 5816137, Note: "#pragma unroll 1"},
+		{Matrix: "even", Kernel: "thread per row", SimRequests: 819200, SimSectors: 18202594, HWRequests: 819200, HWSectors: 18202594},
+		{Matrix: "skewed", Kernel: "warp per row", SimRequests: 3260416, SimSectors: 6209521, HWRequests: 3260416, HWSectors: 5816137, Note: "#pragma unroll 1"},
 	}
 	h, err := SimVsHardware("ncu, H200, recorded (DESIGN.md)", rows)
 	if err != nil {

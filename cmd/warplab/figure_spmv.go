@@ -26,7 +26,7 @@ func writeSpMVFigure(path string, r lesson.Result) error {
 			recorded = rec
 		}
 	}
-	fig, err := plots.SpMV(res, recorded)
+	fig, err := spmv.Figure(res, recorded)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package plots
+package spmv
 
 import (
 	"github.com/warplab/warplab/plots/chart"
@@ -32,8 +32,9 @@ type spmvData struct {
 	measuredProbeBlocks int    // the probe's grid on the measured run, 0 when unknown
 }
 
-// kernelLabel is a kernel's name as the seed's tables print it.
-func kernelLabel(k string) string {
+// figureLabel is a kernel's name as the figure prints it (shorter than
+// the tables' kernelLabel: the probe is the figure's reference line).
+func figureLabel(k string) string {
 	switch k {
 	case "thread_per_row":
 		return "thread per row"
@@ -45,11 +46,11 @@ func kernelLabel(k string) string {
 	return k
 }
 
-func (r spmvRow) category() string { return r.matrix + "\n" + kernelLabel(r.kernel) }
+func (r spmvRow) category() string { return r.matrix + "\n" + figureLabel(r.kernel) }
 
 // spmvFigure draws the two panels: prediction next to time (both relative
 // to the probe, log scale), and sectors per request from the simulator.
-func spmvFigure(d spmvData) (*Figure, error) {
+func spmvFigure(d spmvData) (*chart.Figure, error) {
 	var (
 		cats                      []string
 		pred, modeled, measured   []float64
@@ -60,7 +61,7 @@ func spmvFigure(d spmvData) (*Figure, error) {
 			continue
 		}
 		if math.IsNaN(r.predicted) || r.predicted <= 0 {
-			return nil, fmt.Errorf("plots: %s %s has no lane-slot prediction", r.matrix, kernelLabel(r.kernel))
+			return nil, fmt.Errorf("spmv: %s %s has no lane-slot prediction", r.matrix, figureLabel(r.kernel))
 		}
 		cats = append(cats, r.category())
 		pred = append(pred, r.predicted)
@@ -70,7 +71,7 @@ func spmvFigure(d spmvData) (*Figure, error) {
 		haveMeasured = haveMeasured || !math.IsNaN(r.measured)
 	}
 	if len(cats) == 0 {
-		return nil, fmt.Errorf("plots: the SpMV result has no thread-per-row or warp-per-row runs to draw")
+		return nil, fmt.Errorf("spmv: the result has no thread-per-row or warp-per-row runs to draw")
 	}
 	series := []chart.Series{{Name: "predicted: lane-slots ÷ nonzeros (host arithmetic; probe ≈ 1)", Values: pred, Color: chart.Predicted.Color()}}
 	if haveModeled {
@@ -89,12 +90,12 @@ func spmvFigure(d spmvData) (*Figure, error) {
 	}
 
 	p1 := plot.New()
-	styleForNotebook(p1)
+	chart.Style(p1)
 	p1.Title.Text = "SpMV (" + d.size + "): lane-slot prediction next to time, both relative to the stream probe"
 	p1.Y.Label.Text = "× the probe (log scale)"
 	p1.X.Label.Text = ""
 	p1.Y.Scale = plot.LogScale{}
-	p1.Y.Tick.Marker = niceLogTicks{}
+	p1.Y.Tick.Marker = chart.NiceLogTicks{}
 	p1.NominalX(cats...)
 	if err := chart.AddGroupedBars(p1, series, 6.8*vg.Inch, true, chart.FormatTimes); err != nil {
 		return nil, err
@@ -112,7 +113,7 @@ func spmvFigure(d spmvData) (*Figure, error) {
 	}
 	p1.Y.Min, p1.Y.Max = chart.LogRange(lo/1.5, hi, 1.8) // room below so a bar at 1× shows, above for the value labels
 	p1.X.Min, p1.X.Max = -0.5, float64(len(cats))-0.5
-	moveLegendOutside(p1, legendAbove)
+	chart.MoveLegendOutside(p1, chart.LegendAbove)
 
 	panels := []*plot.Plot{p1}
 
@@ -129,7 +130,7 @@ func spmvFigure(d spmvData) (*Figure, error) {
 	}
 	if len(spr) > 0 {
 		p2 := plot.New()
-		styleForNotebook(p2)
+		chart.Style(p2)
 		p2.Title.Text = "Global loads: 32-byte sectors per request (" + d.counterLabel + ")"
 		p2.Y.Label.Text = "sectors per request"
 		p2.NominalX(cats2...)
@@ -145,8 +146,8 @@ func spmvFigure(d spmvData) (*Figure, error) {
 		}
 		p2.Y.Min, p2.Y.Max = 0, 36 // room for a value label over 32
 		p2.X.Min, p2.X.Max = -0.5, float64(len(cats2))-0.5
-		moveLegendOutside(p2, legendAbove)
+		chart.MoveLegendOutside(p2, chart.LegendAbove)
 		panels = append(panels, p2)
 	}
-	return &Figure{Panels: panels, Heights: []float64{1.15, 1}}, nil
+	return &chart.Figure{Panels: panels, Heights: []float64{1.15, 1}}, nil
 }

@@ -1,9 +1,11 @@
-package plots
+package spmv
 
 import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // sampleSpMV is a figure's input with the shape of the seed's run: ratios
@@ -28,7 +30,7 @@ func sampleSpMV() spmvData {
 	}
 }
 
-func TestSpMVFigureSVG(t *testing.T) {
+func TestFigureSVG(t *testing.T) {
 	fig, err := spmvFigure(sampleSpMV())
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +38,7 @@ func TestSpMVFigureSVG(t *testing.T) {
 	if len(fig.Panels) != 2 {
 		t.Fatalf("%d panels, want 2", len(fig.Panels))
 	}
-	svg, err := SVG(fig, DefaultWidth, 2*DefaultHeight)
+	svg, err := chart.SVG(fig, chart.DefaultWidth, 2*chart.DefaultHeight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,7 @@ func TestSpMVFigureSVG(t *testing.T) {
 	}
 }
 
-func TestSpMVFigureOmits(t *testing.T) {
+func TestFigureOmits(t *testing.T) {
 	d := sampleSpMV()
 	for i := range d.rows {
 		d.rows[i].measured = math.NaN()
@@ -66,7 +68,7 @@ func TestSpMVFigureOmits(t *testing.T) {
 	if len(fig.Panels) != 1 {
 		t.Errorf("%d panels without counters, want 1", len(fig.Panels))
 	}
-	svg, err := SVG(fig, DefaultWidth, DefaultHeight)
+	svg, err := chart.SVG(fig, chart.DefaultWidth, chart.DefaultHeight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func TestSpMVFigureOmits(t *testing.T) {
 	}
 }
 
-func TestSpMVFigureErrors(t *testing.T) {
+func TestFigureDataErrors(t *testing.T) {
 	for name, d := range map[string]spmvData{
 		"no rows":    {size: "x"},
 		"only probe": {rows: []spmvRow{{"even", "probe", math.NaN(), 1, 1, 4}}},

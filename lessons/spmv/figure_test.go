@@ -1,4 +1,4 @@
-package plots
+package spmv
 
 import (
 	"context"
@@ -6,33 +6,33 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
-	"github.com/warplab/warplab/lessons/spmv"
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // smallRun runs the lesson on the simulator at 512 rows (the smallest size
 // that holds the skewed matrix's heavy row of 419).
-func smallRun(t *testing.T) *spmv.Result {
+func smallRun(t *testing.T) *Result {
 	t.Helper()
 	dev, err := gpuext.Open("sim:h200")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { dev.Close() })
-	res, err := spmv.Run(context.Background(), dev, spmv.Options{Rows: 512})
+	res, err := Run(context.Background(), dev, Options{Rows: 512})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
-func TestSpMVFromResult(t *testing.T) {
+func TestFigureFromResult(t *testing.T) {
 	res := smallRun(t)
 	// A recorded GPU run: the simulator's result relabeled, with its times
 	// changed so the measured bars differ from the modeled ones.
 	rec := *res
 	rec.Backend, rec.Driver, rec.Date = "gpu", "580.95.05", "2026-11-29T12:00:00Z"
 	rec.Device.Name = "NVIDIA H200"
-	rec.Runs = append([]spmv.KernelRun(nil), res.Runs...)
+	rec.Runs = append([]KernelRun(nil), res.Runs...)
 	for i := range rec.Runs {
 		rec.Runs[i].TimeMs *= float64(i + 1)
 		rec.Runs[i].Requests, rec.Runs[i].Sectors = nil, nil
@@ -45,7 +45,7 @@ func TestSpMVFromResult(t *testing.T) {
 		t.Fatalf("%d rows, want 6 (probe and two kernels on two matrices)", len(d.rows))
 	}
 	for _, r := range d.rows {
-		if r.kernel == spmv.ProbeRun {
+		if r.kernel == ProbeRun {
 			if r.modeled != 1 || r.measured != 1 {
 				t.Errorf("%s probe: modeled %g, measured %g; want 1 (it is the unit)", r.matrix, r.modeled, r.measured)
 			}
@@ -70,11 +70,11 @@ func TestSpMVFromResult(t *testing.T) {
 	if !strings.Contains(d.modeledLabel, "simulated") || strings.Count(d.modeledLabel, "simulated") != 1 {
 		t.Errorf("modeled label %q should say simulated once", d.modeledLabel)
 	}
-	fig, err := SpMV(res, &rec)
+	fig, err := Figure(res, &rec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svg, err := SVG(fig, DefaultWidth, 2*DefaultHeight)
+	svg, err := chart.SVG(fig, chart.DefaultWidth, 2*chart.DefaultHeight)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,45 +85,60 @@ func TestSpMVFromResult(t *testing.T) {
 	}
 }
 
-func TestSpMVErrors(t *testing.T) {
-	if _, err := SpMV(nil, nil); err == nil {
+func TestFigureErrors(t *testing.T) {
+	if _, err := Figure(nil, nil); err == nil {
 		t.Error("nil result drawn")
 	}
-	pred, err := spmv.Predict(spmv.Options{Rows: 512})
+	pred, err := Predict(Options{Rows: 512})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := SpMV(pred, nil); err == nil || !strings.Contains(err.Error(), "no kernel runs") {
+	if _, err := Figure(pred, nil); err == nil || !strings.Contains(err.Error(), "no kernel runs") {
 		t.Errorf("a prediction without runs: err %v", err)
 	}
 	res := smallRun(t)
 	notGPU := *res
-	if _, err := SpMV(res, &notGPU); err == nil {
+	if _, err := Figure(res, &notGPU); err == nil {
 		t.Error("a simulator run accepted as the recorded GPU run")
 	}
 }
 
-func TestLabels(t *testing.T) {
-	for in, want := range map[string]string{
-		"simulated NVIDIA H200 (modeled)": "simulated NVIDIA H200",
-		"NVIDIA H200":                     "simulated NVIDIA H200",
-		"":                                "simulator",
-	} {
-		if got := simLabel(in); got != want {
-			t.Errorf("simLabel(%q) = %q, want %q", in, got, want)
-		}
-	}
+// TestMeasuredOn checks the result's parts reach lesson.MeasuredOn (whose
+// own cases are tested in package lesson).
+func TestMeasuredOn(t *testing.T) {
 	for _, tc := range []struct {
-		r    *spmv.Result
+		r    *Result
 		want string
 	}{
 		{nil, "unknown GPU, driver unknown, undated"},
-		{&spmv.Result{}, "unknown GPU, driver unknown, undated"},
-		{&spmv.Result{Device: spmv.Device{Name: "NVIDIA H200"}, Driver: "580.95.05", Date: "2026-11-29T15:08:00Z"}, "NVIDIA H200, driver 580.95.05, 2026-11-29"},
-		{&spmv.Result{Device: spmv.Device{Name: "NVIDIA H200"}, Driver: "CUDA 13.0 driver API", Date: "2026-11-29"}, "NVIDIA H200, CUDA 13.0 driver API, 2026-11-29"},
+		{&Result{}, "unknown GPU, driver unknown, undated"},
+		{&Result{Device: Device{Name: "NVIDIA H200"}, Driver: "580.95.05", Date: "2026-11-29T15:08:00Z"}, "NVIDIA H200, driver 580.95.05, 2026-11-29"},
+		{&Result{Device: Device{Name: "NVIDIA H200"}, Driver: "CUDA 13.0 driver API", Date: "2026-11-29"}, "NVIDIA H200, CUDA 13.0 driver API, 2026-11-29"},
 	} {
 		if got := MeasuredOn(tc.r); got != tc.want {
 			t.Errorf("MeasuredOn(%+v) = %q, want %q", tc.r, got, tc.want)
 		}
+	}
+}
+
+// TestVsNCU pairs a run's counters with a profiler's: only the runs with a
+// recorded count, kernels by their figure names, counts copied unchanged.
+func TestVsNCU(t *testing.T) {
+	res := smallRun(t)
+	run, ok := res.Find("even", ThreadPerRowRun)
+	if !ok || run.Requests == nil || run.Sectors == nil {
+		t.Fatal("the simulator run has no thread-per-row counters on the even matrix")
+	}
+	hw := []NCUCount{{Matrix: "even", Kernel: ThreadPerRowRun, Requests: *run.Requests, Sectors: *run.Sectors + 10}}
+	rows := VsNCU(res, hw, "as compiled")
+	if len(rows) != 1 {
+		t.Fatalf("%d rows, want 1 (one run has a recorded count)", len(rows))
+	}
+	r := rows[0]
+	if r.Matrix != "even" || r.Kernel != "thread per row" || r.SimSectors != *run.Sectors || r.HWSectors != *run.Sectors+10 || r.Note != "as compiled" {
+		t.Errorf("row %+v", r)
+	}
+	if want := "even thread per row: simulator "; !strings.HasPrefix(r.Line(), want) {
+		t.Errorf("Line() = %q, want it to start %q", r.Line(), want)
 	}
 }

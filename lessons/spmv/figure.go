@@ -1,4 +1,4 @@
-package plots
+package spmv
 
 import (
 	"fmt"
@@ -6,10 +6,13 @@ import (
 	"math/bits"
 	"strings"
 
-	"github.com/warplab/warplab/lessons/spmv"
+	"github.com/warplab/warplab/lessons/lesson"
+	"github.com/warplab/warplab/plots/chart"
 )
 
-// SpMV draws the Day-37 lesson's figure from its results. Panel 1 puts,
+// Figure draws the lesson's figure from its results (with plots/chart:
+// this package cannot import plots, which imports the lessons through
+// internal/timecheck). Panel 1 puts,
 // for each matrix × SpMV kernel, the lane-slot prediction (lane-slots ÷
 // nonzeros: what the warp issues per nonzero it needs, so the probe, which
 // gives every lane-slot a nonzero, is ≈ 1) next to the time relative to the
@@ -18,11 +21,11 @@ import (
 // per global-load request from the simulator's counters.
 //
 // res is the run to draw (its times are modeled on the simulator, measured
-// on a GPU); recorded, optional, is a recorded GPU run (spmv.Recorded())
+// on a GPU); recorded, optional, is a recorded GPU run (Recorded())
 // whose measured times are drawn beside a simulator run's, labeled with its
 // GPU, driver and date. The counters come from whichever of the two has
 // them; without any, the figure has one panel.
-func SpMV(res *spmv.Result, recorded *spmv.Result) (*Figure, error) {
+func Figure(res *Result, recorded *Result) (*chart.Figure, error) {
 	d, err := spmvDataOf(res, recorded)
 	if err != nil {
 		return nil, err
@@ -30,12 +33,12 @@ func SpMV(res *spmv.Result, recorded *spmv.Result) (*Figure, error) {
 	return spmvFigure(d)
 }
 
-func spmvDataOf(res, recorded *spmv.Result) (spmvData, error) {
+func spmvDataOf(res, recorded *Result) (spmvData, error) {
 	if res == nil {
-		return spmvData{}, fmt.Errorf("plots: SpMV: no result to draw (nil)")
+		return spmvData{}, fmt.Errorf("spmv: Figure: no result to draw (nil)")
 	}
 	if len(res.Runs) == 0 {
-		return spmvData{}, fmt.Errorf("plots: SpMV: the result has no kernel runs (run the lesson first; spmv.Predict only predicts)")
+		return spmvData{}, fmt.Errorf("spmv: Figure: the result has no kernel runs (run the lesson first; Predict only predicts)")
 	}
 	type key struct{ matrix, kernel string }
 	pred := map[key]float64{}
@@ -44,14 +47,14 @@ func spmvDataOf(res, recorded *spmv.Result) (spmvData, error) {
 			pred[key{p.Matrix, p.Kernel}] = 1 / p.Useful
 		}
 	}
-	xfloor := func(r *spmv.Result) map[key]float64 {
+	xfloor := func(r *Result) map[key]float64 {
 		m := map[key]float64{}
 		if r == nil {
 			return m
 		}
 		probe := map[string]float64{}
 		for _, run := range r.Runs {
-			if run.Kernel == spmv.ProbeRun {
+			if run.Kernel == ProbeRun {
 				probe[run.Matrix] = run.TimeMs
 			}
 		}
@@ -66,7 +69,7 @@ func spmvDataOf(res, recorded *spmv.Result) (spmvData, error) {
 		}
 		return m
 	}
-	counters := func(r *spmv.Result) map[key]float64 {
+	counters := func(r *Result) map[key]float64 {
 		m := map[key]float64{}
 		if r == nil {
 			return m
@@ -88,10 +91,10 @@ func spmvDataOf(res, recorded *spmv.Result) (spmvData, error) {
 		d.measuredProbeBlocks = res.ProbeBlocks
 	default:
 		modeled = xfloor(res)
-		d.modeledLabel = "modeled time ÷ probe (" + simLabel(res.Device.Name) + ")"
+		d.modeledLabel = "modeled time ÷ probe (" + lesson.SimLabel(res.Device.Name) + ")"
 		if recorded != nil {
 			if recorded.Backend != "gpu" {
-				return spmvData{}, fmt.Errorf("plots: SpMV: the recorded run's backend is %q; want a GPU's measured run", recorded.Backend)
+				return spmvData{}, fmt.Errorf("spmv: Figure: the recorded run's backend is %q; want a GPU's measured run", recorded.Backend)
 			}
 			measured = xfloor(recorded)
 			d.measuredLabel = "measured time ÷ probe (" + MeasuredOn(recorded) + ", recorded"
@@ -118,7 +121,7 @@ func spmvDataOf(res, recorded *spmv.Result) (spmvData, error) {
 		k := key{run.Matrix, run.Kernel}
 		r := spmvRow{matrix: run.Matrix, kernel: run.Kernel, predicted: nan,
 			modeled: get(modeled, k), measured: get(measured, k), sectorsPerRequest: get(spr, k)}
-		if run.Kernel != spmv.ProbeRun {
+		if run.Kernel != ProbeRun {
 			r.predicted = get(pred, k)
 		}
 		d.rows = append(d.rows, r)
@@ -128,7 +131,7 @@ func spmvDataOf(res, recorded *spmv.Result) (spmvData, error) {
 
 // sizeLabel names the input: "2^16 rows" for the seed pair, else the
 // matrices' names.
-func sizeLabel(r *spmv.Result) string {
+func sizeLabel(r *Result) string {
 	if len(r.Matrices) == 0 {
 		return "no matrices"
 	}
@@ -147,42 +150,11 @@ func sizeLabel(r *spmv.Result) string {
 }
 
 // MeasuredOn names where and when a measured run ran, "NVIDIA H200, driver
-// 580.95.05, 2026-11-29", from what the run recorded, so that a GPU time is
-// never shown without its GPU, driver and date. A driver recorded as words
-// ("CUDA 13.0 driver API") is kept as is; unknown parts say so rather than
-// vanish.
-func MeasuredOn(r *spmv.Result) string {
+// 580.95.05, 2026-11-29" (lesson.MeasuredOn), so that a GPU time is never
+// shown without its GPU, driver and date.
+func MeasuredOn(r *Result) string {
 	if r == nil {
-		return "unknown GPU, driver unknown, undated"
+		return lesson.MeasuredOn("", "", "")
 	}
-	name, driver, date := r.Device.Name, r.Driver, r.Date
-	if name == "" {
-		name = "unknown GPU"
-	}
-	switch {
-	case driver == "":
-		driver = "driver unknown"
-	case !strings.Contains(strings.ToLower(driver), "driver"):
-		driver = "driver " + driver
-	}
-	if len(date) >= 10 {
-		date = date[:10] // RFC 3339: the day is enough
-	}
-	if date == "" {
-		date = "undated"
-	}
-	return fmt.Sprintf("%s, %s, %s", name, driver, date)
-}
-
-// simLabel says a device name is the simulator's, once: gpuext names the
-// simulator "simulated NVIDIA H200 (modeled)".
-func simLabel(name string) string {
-	name = strings.TrimSpace(strings.TrimSuffix(name, "(modeled)"))
-	if name == "" {
-		return "simulator"
-	}
-	if !strings.Contains(strings.ToLower(name), "simulated") {
-		name = "simulated " + name
-	}
-	return name
+	return lesson.MeasuredOn(r.Device.Name, r.Driver, r.Date)
 }
