@@ -21,8 +21,8 @@ func TestRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rs) != Stages {
-		t.Fatalf("%d stages, want %d", len(rs), Stages)
+	if len(rs) != RecordedStages {
+		t.Fatalf("%d stages, want %d", len(rs), RecordedStages)
 	}
 	names := []string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv", "fused", "pipelined", "matrix-free"}
 	for i, r := range rs {
@@ -88,7 +88,7 @@ func TestRecorded(t *testing.T) {
 	if sameBits(rs[5].Residuals, rs[4].Residuals) {
 		t.Error("stage 5 (re-associated row sums) has stage 4's bits: the comparison cannot fail")
 	}
-	for s := 2; s < Stages; s++ {
+	for s := 2; s < RecordedStages; s++ {
 		if c := rs[s].VsStage0; c.Identical || !c.WithinTolerance {
 			t.Errorf("stage %d vs stage 0: %v; want different bits within tolerance", s, c)
 		}
@@ -144,8 +144,8 @@ func TestRecordedSummaryHTML(t *testing.T) {
 			t.Errorf("summary HTML lacks %q:\n%s", want, h)
 		}
 	}
-	if n := strings.Count(h, "<tr>"); n != Stages+1 {
-		t.Errorf("%d rows, want %d", n, Stages+1)
+	if n := strings.Count(h, "<tr>"); n != RecordedStages+1 {
+		t.Errorf("%d rows, want %d", n, RecordedStages+1)
 	}
 }
 
