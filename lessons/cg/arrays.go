@@ -62,8 +62,13 @@ func paramNames(kernel string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	open := strings.IndexByte(src, '(')
-	end := strings.IndexByte(src, ')')
+	// The list opens after the name (a __launch_bounds__(...) may come
+	// before it) and holds no parentheses.
+	open := strings.Index(src, kernel+"(")
+	if open >= 0 {
+		open += len(kernel)
+	}
+	end := strings.IndexByte(src[max(open, 0):], ')') + max(open, 0)
 	if open < 0 || end < open {
 		return nil, fmt.Errorf("cg: %s: no parameter list in cg.cu", kernel)
 	}

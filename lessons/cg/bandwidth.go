@@ -90,6 +90,17 @@ var kernelRoles = map[string]struct{ reads, writes []int }{
 	kUpdateXRDot:             {[]int{1, 2, 3, 4, 5}, []int{4, 5, 6}},
 	kUpdateXRDotTo:           {[]int{1, 2, 3, 4, 5}, []int{6, 7, 8}},
 	kCopyVector:              {[]int{1}, []int{2}},
+	// Stage 9. The state and the residual history (a few doubles) are
+	// left out; the partials are counted like ddotPartial's.
+	kCgBetaUpdateP:    {[]int{2, 7, 8}, []int{8}},
+	kCgAlphaUpdateXR:  {[]int{2, 4, 5, 6, 7}, []int{6, 7, 8}},
+	kSpMVStencil27Dot: {[]int{3}, []int{4, 6}},
+	"spmvCsrVector1":  {[]int{1, 2, 3, 4}, []int{5, 7}},
+	"spmvCsrVector2":  {[]int{1, 2, 3, 4}, []int{5, 7}},
+	"spmvCsrVector4":  {[]int{1, 2, 3, 4}, []int{5, 7}},
+	"spmvCsrVector8":  {[]int{1, 2, 3, 4}, []int{5, 7}},
+	"spmvCsrVector16": {[]int{1, 2, 3, 4}, []int{5, 7}},
+	"spmvCsrVector32": {[]int{1, 2, 3, 4}, []int{5, 7}},
 }
 
 // launchBytes is the least device-memory traffic of one launch: each
@@ -240,11 +251,17 @@ func (e *engine) account(res *StageResult) error {
 			a.SyncWaitSeconds = max(0, res.Transfers.Seconds-a.CopySeconds)
 			a.ExposedSeconds = float64(d2h) * (perCopy + perLaunch)
 		}
-		if e.pipelined {
+		if e.pipelined || e.deviceLoop {
 			// Stage 7's reads of r·r are queued with the kernels and waited
-			// for while the next iteration is already queued: only the
-			// final, synchronous download of x exposes a copy and a launch.
+			// for while the next iteration is already queued (stages 9 and
+			// 10: the reads of the loop state, a batch behind): only the
+			// final, synchronous downloads expose a copy and a launch.
 			a.ExposedSeconds = perCopy + perLaunch
+		}
+		if l := res.DeviceLoop; l != nil && l.Graph {
+			// The host issued one graph launch per replay, not one launch
+			// per kernel; a graph launch is costed as one plain launch.
+			a.LaunchSeconds = float64(res.Launches-l.Replays*l.KernelsPerIteration+l.Replays) * perLaunch
 		}
 	}
 	res.Account = a

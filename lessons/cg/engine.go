@@ -40,7 +40,8 @@ type engine struct {
 	swap       bool // keep r·r by swapping buffers (stages 4–6)
 	fused      bool // fused kernels (stages 6, 7)
 	pipelined  bool // two buffer sets, iteration k+1 queued before normr_k is read (stages 7, 8)
-	matrixFree bool // spmvStencil27, no matrix on the device (stage 8)
+	matrixFree bool // the stencil SpMV, no matrix on the device (stages 8, 10)
+	deviceLoop bool // the convergence check and the history on the device (stages 9, 10)
 	rrReady    bool // dPartial holds the partials of r·r (stage 6, after updateXRDot)
 	spmvKernel string
 
@@ -57,10 +58,23 @@ type engine struct {
 	dv2  [nVecs]*gpuext.Buffer[float64]
 	ds2  [nScalars]*gpuext.Buffer[float64]
 	pend [2]*gpuext.Pending[float64] // stage 7: the r·r reads in flight, by iteration parity
-	spec Speculation
-	one  [1]float64 // staging for scalar downloads
+	// Stages 9 and 10: the loop state (stLen doubles, cg.cu's CG_ST_*),
+	// the residual history and the SpMV's partials of p·Ap.
+	dSt, dHist, dPAp *gpuext.Buffer[float64]
+	loop             *DeviceLoop
+	// recording is set while cgLoopDevice records its iteration as a
+	// graph: launches are then collected in graphOps, not counted.
+	recording bool
+	graphOps  []graphKernel
+	// graphHostModelSec is, on the simulator, the modeled host time of
+	// graph replays beyond their kernels' GPU time (a replay of fast
+	// kernels waits for the host's next graph launch).
+	graphHostModelSec float64
+	spec              Speculation
+	one               [1]float64 // staging for scalar downloads
 
 	n, grid, spmvGrid, dotGrid int
+	vecGrid                    int // stages 9 and 10: cgBetaUpdateP's grid
 
 	xfer         Transfers
 	xferHostSec  float64
@@ -94,7 +108,8 @@ func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, 
 	e := &engine{
 		dev: dev, mod: Module(), p: p, opt: opt, stage: s,
 		isSim: dev.Kind() == "sim", model: dev.Model(),
-		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4, fused: s >= 6, pipelined: s >= 7, matrixFree: s >= 8,
+		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4, fused: s >= 6,
+		pipelined: s == 7 || s == 8, matrixFree: s == 8 || s == 10, deviceLoop: s >= 9,
 		spmvKernel: kSpMVThreadPerRow,
 		ops:        map[string]*opStat{},
 		kernels:    map[string]*kernelRec{},
@@ -116,6 +131,15 @@ func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, 
 		e.spmvGrid = (e.n*opt.ThreadsPerRow + b - 1) / b
 	}
 	e.dotGrid = dotGrid(e.n)
+	if e.deviceLoop {
+		e.spmvKernel = csrVectorKernel(opt.ThreadsPerRow)
+		e.spmvGrid = spmvBlocks(e.n, opt.ThreadsPerRow)
+		if e.matrixFree {
+			e.spmvKernel = kSpMVStencil27Dot
+			e.spmvGrid = spmvBlocks(e.n, 1)
+		}
+		e.vecGrid = spmvBlocks(e.n, 1)
+	}
 	for _, g := range []int{e.grid, e.spmvGrid} {
 		if g > 1<<31-1 {
 			return nil, fmt.Errorf("cg: grid %v needs %d blocks, more than a launch allows", p.Grid, g)
@@ -175,6 +199,11 @@ func (e *engine) setup() error {
 	if e.dPartial, err = gpuext.Alloc[float64](e.dev, "partial", e.dotGrid); err != nil {
 		return err
 	}
+	if e.deviceLoop {
+		if err := e.setupDeviceLoop(); err != nil {
+			return err
+		}
+	}
 	if e.pipelined {
 		for _, v := range []vec{vX, vR, vP} {
 			if e.dv2[v], err = gpuext.Alloc[float64](e.dev, vecNames[v]+"'", e.n); err != nil {
@@ -233,7 +262,7 @@ func (e *engine) free() {
 			bufs = append(bufs, b)
 		}
 	}
-	f64 := append(append([]*gpuext.Buffer[float64]{e.dVals, e.dPartial}, e.dv[:]...), e.ds[:]...)
+	f64 := append(append([]*gpuext.Buffer[float64]{e.dVals, e.dPartial, e.dSt, e.dHist, e.dPAp}, e.dv[:]...), e.ds[:]...)
 	if e.pipelined {
 		f64 = append(append(f64, e.dv2[vX], e.dv2[vR], e.dv2[vP]), e.ds2[:]...)
 	}
@@ -259,15 +288,25 @@ func (e *engine) op(name, where string, f func()) {
 	if e.err != nil {
 		return
 	}
+	if e.recording { // recorded once, counted by replay each time it runs
+		f()
+		return
+	}
+	st := e.opStat(name, where)
+	t0 := time.Now()
+	f()
+	st.hostSec += time.Since(t0).Seconds()
+	st.calls++
+}
+
+// opStat returns operation name's statistics, made on first use.
+func (e *engine) opStat(name, where string) *opStat {
 	st := e.ops[name]
 	if st == nil {
 		st = &opStat{where: where, launches: map[string]int{}}
 		e.ops[name] = st
 	}
-	t0 := time.Now()
-	f()
-	st.hostSec += time.Since(t0).Seconds()
-	st.calls++
+	return st
 }
 
 func (e *engine) where() string {
@@ -277,7 +316,9 @@ func (e *engine) where() string {
 	return WhereGPU
 }
 
-// launch runs one kernel for operation op (op "" is a D2D copy).
+// launch runs one kernel for operation op (op "" is a D2D copy). While
+// cgLoopDevice records its graph it records the kernel instead, and
+// replay counts it each time the graph runs.
 func (e *engine) launch(op, kernel string, grid, block int, args ...any) {
 	if e.err != nil {
 		return
@@ -287,6 +328,17 @@ func (e *engine) launch(op, kernel string, grid, block int, args ...any) {
 		e.fail(err)
 		return
 	}
+	if e.recording {
+		e.graphOps = append(e.graphOps, graphKernel{op: op, kernel: kernel, grid: grid, block: block, args: args})
+		return
+	}
+	e.count(op, kernel, grid, block, args, l.Stats, false)
+}
+
+// count books one kernel that ran: its launch, its bytes and, on the
+// simulator, its modeled time (st, nil on a GPU). A kernel inside a graph
+// replay is booked at its GPU time, without the host's launch cost.
+func (e *engine) count(op, kernel string, grid, block int, args []any, st *sim.Stats, inGraph bool) {
 	rec := e.kernels[kernel]
 	if rec == nil {
 		rec = &kernelRec{}
@@ -296,16 +348,19 @@ func (e *engine) launch(op, kernel string, grid, block int, args ...any) {
 	rec.grid, rec.block, rec.args = sim.Dim1(grid), sim.Dim1(block), args
 	e.bytesMoved += launchBytes(kernel, args)
 	var sec float64
-	if l.Stats != nil {
-		sec = l.Stats.Time.Seconds
+	if st != nil {
+		sec = st.Time.Seconds
+		if inGraph {
+			sec = st.Time.GPUSeconds
+		}
 		rec.modelSec += sec
 	}
 	e.launches++
-	st := e.ops[op]
-	st.launches[kernel]++
-	st.modelSec += sec
-	if op == KernelSpMV && l.Stats != nil {
-		e.spmvStats = l.Stats
+	o := e.opStat(op, e.where())
+	o.launches[kernel]++
+	o.modelSec += sec
+	if op == KernelSpMV && st != nil {
+		e.spmvStats = st
 	}
 }
 
@@ -384,9 +439,17 @@ func (e *engine) spmv(x, y vec) {
 // launchSpMV launches the stage's SpMV kernel, y = A·x, inside an op.
 func (e *engine) launchSpMV(x, y *gpuext.Buffer[float64]) {
 	a := e.p.A
-	if e.spmvKernel == kSpMVStencil27 {
+	switch {
+	case e.spmvKernel == kSpMVStencil27:
 		g := e.p.Grid
 		e.launch(KernelSpMV, kSpMVStencil27, e.spmvGrid, e.opt.BlockSize, int32(g.NX), int32(g.NY), int32(g.NZ), x, y)
+		return
+	case e.spmvKernel == kSpMVStencil27Dot:
+		g := e.p.Grid
+		e.launch(KernelSpMV, kSpMVStencil27Dot, e.spmvGrid, dotThreads, int32(g.NX), int32(g.NY), int32(g.NZ), x, y, e.dSt, e.dPAp)
+		return
+	case e.deviceLoop:
+		e.launch(KernelSpMV, e.spmvKernel, e.spmvGrid, dotThreads, int32(a.Rows), e.dRowPtr, e.dCols, e.dVals, x, y, e.dSt, e.dPAp)
 		return
 	}
 	if e.spmvKernel == kSpMVSubwarp {
@@ -576,6 +639,9 @@ func (e *engine) finish(res *StageResult, hostWall time.Duration) error {
 			d2dSec = t.MeanMs / 1e3
 		}
 		for name, rec := range e.kernels {
+			if err := e.resetStateForReplay(name); err != nil {
+				return fmt.Errorf("timing %s with events: %w", name, err)
+			}
 			t, err := e.dev.Time(func() error {
 				_, err := e.dev.Launch(e.mod, name, rec.grid, rec.block, 0, rec.args...)
 				return err
@@ -621,7 +687,7 @@ func (e *engine) finish(res *StageResult, hostWall time.Duration) error {
 	if e.isSim {
 		res.Transfers.Seconds, res.Transfers.TimeKind = e.xferModelSec, TimeModeled
 		res.LaunchOverheadSeconds = float64(e.launches) * e.model.LaunchOverhead
-		res.WallSeconds = devKernelSec + e.xferModelSec + cpuSec
+		res.WallSeconds = devKernelSec + e.xferModelSec + cpuSec + e.graphHostModelSec
 		res.TimeKind = TimeModeled
 		res.SimSeconds = hostWall.Seconds()
 		if cpuSec > 0 {

@@ -2,6 +2,7 @@ package cg
 
 import (
 	_ "embed"
+	"fmt"
 
 	"github.com/warplab/warplab/gpuext"
 )
@@ -32,7 +33,14 @@ const (
 	kUpdateXRDot             = "updateXRDot"
 	kUpdateXRDotTo           = "updateXRDotTo"
 	kCopyVector              = "copyVector"
+	kCgBetaUpdateP           = "cgBetaUpdateP"
+	kCgAlphaUpdateXR         = "cgAlphaUpdateXR"
+	kSpMVStencil27Dot        = "spmvStencil27Dot"
 )
+
+// csrVectorKernel is the name of stage 9's CSR SpMV for w lanes a row
+// (spmvCsrVector1 … spmvCsrVector32 in cg.cu, one per power of two).
+func csrVectorKernel(w int) string { return fmt.Sprintf("spmvCsrVector%d", w) }
 
 // Module returns the lesson's kernels: the CUDA C of cg.cu and its PTX. A GPU
 // runs the CUDA C (compiled by a local nvcc) or the PTX (JIT-compiled by the

@@ -39,10 +39,10 @@ func TestModule(t *testing.T) {
 	if err := ptxcheck.Check("cg.cu", []byte(m.CUDA), []byte(m.PTX)); err != nil {
 		t.Fatal(err)
 	}
-	kernels := regexp.MustCompile(`extern "C" __global__ void (\w+)\(`).FindAllStringSubmatch(m.CUDA, -1)
+	kernels := regexp.MustCompile(`extern "C" __global__ void (?:__launch_bounds__\([^)]*\) )?(\w+)\(`).FindAllStringSubmatch(m.CUDA, -1)
 	entries := regexp.MustCompile(`\.entry (\w+)\(`).FindAllStringSubmatch(m.PTX, -1)
-	if len(kernels) != len(entries) || len(kernels) != 14 {
-		t.Errorf("cg.cu has %d kernels, cg.ptx %d entries; want 14 of each", len(kernels), len(entries))
+	if len(kernels) != len(entries) || len(kernels) != 23 {
+		t.Errorf("cg.cu has %d kernels, cg.ptx %d entries; want 23 of each", len(kernels), len(entries))
 	}
 	for _, k := range kernels {
 		if !strings.Contains(m.PTX, ".entry "+k[1]+"(") {

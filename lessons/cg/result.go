@@ -29,7 +29,7 @@ const (
 // the same fields, so that one table, one JSON file and one set of plots
 // cover the whole journey. Fields a backend cannot know stay zero.
 type StageResult struct {
-	Stage   int    `json:"stage"`             // 0..8, see the package comment
+	Stage   int    `json:"stage"`             // 0..10, see the package comment
 	Name    string `json:"name"`              // short name, e.g. "cpu-serial", "spmv-on-gpu"
 	Backend string `json:"backend"`           // "cpu", "gpu" or "sim"
 	Device  string `json:"device"`            // what ran it: CPU and goroutines, GPU name and driver, or the device model
@@ -84,6 +84,10 @@ type StageResult struct {
 	// of the convergence check and then discarded; that work is included
 	// in Launches, Transfers and Kernels, since the device did it.
 	Speculative *Speculation `json:"speculative,omitempty"`
+	// DeviceLoop, for stages 9 and 10, says how the host drove a loop whose
+	// convergence check ran on the device: graph replays, checks, idle
+	// replays. Its launches are included in Launches and Kernels.
+	DeviceLoop *DeviceLoop `json:"device_loop,omitempty"`
 	// VsStage0 compares the residual history with stage 0's on the same
 	// grid, when the caller ran both (Command does).
 	VsStage0 *ResidualComparison `json:"vs_stage0,omitempty"`

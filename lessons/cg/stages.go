@@ -9,10 +9,10 @@ import (
 )
 
 // Stages is the number of stages, 0 to Stages−1 (see the package comment).
-const Stages = 9
+const Stages = 11
 
 // StageNames are the short names StageResult.Name takes, by stage.
-var stageNames = [Stages]string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv", "fused", "pipelined", "matrix-free"}
+var stageNames = [Stages]string{"cpu-serial", "spmv-on-gpu", "naive-port", "gpu-resident", "scalar-swap", "coalesced-spmv", "fused", "pipelined", "matrix-free", "device-loop", "device-loop-matrix-free"}
 
 // StageName returns the short name of stage s, or "" when there is no such
 // stage.
@@ -44,6 +44,10 @@ func StageTitle(s int) string {
 		return "pipelined: iteration k+1 queued before the host waits for iteration k's residual"
 	case 8:
 		return "matrix-free SpMV: the 27-point stencil computed from the grid, no matrix read"
+	case 9:
+		return "host out of the loop: convergence check on the device, one iteration replayed as a CUDA graph (CSR)"
+	case 10:
+		return "host out of the loop, matrix-free: stage 9 with the stencil SpMV"
 	}
 	return ""
 }
@@ -52,6 +56,9 @@ func StageTitle(s int) string {
 const (
 	DefaultBlockSize     = 256
 	DefaultThreadsPerRow = 8
+	// DefaultCheckEvery is how many iterations stages 9 and 10 queue
+	// between two looks at the device's state (see cgLoopDevice).
+	DefaultCheckEvery = 16
 )
 
 // RunOptions configures RunStage.
@@ -66,9 +73,17 @@ type RunOptions struct {
 	// zero means DefaultBlockSize. The ddot kernels always use 256 (the
 	// tree's size is compiled in).
 	BlockSize int
-	// ThreadsPerRow is stage 5's group size for spmvCsrSubwarp, a power of
+	// ThreadsPerRow is stage 5's group size for spmvCsrSubwarp (stages
+	// 6 and 7 inherit it) and stage 9's for spmvCsrVector<W>, a power of
 	// two from 1 to 32; zero means DefaultThreadsPerRow.
 	ThreadsPerRow int
+	// CheckEvery is, in stages 9 and 10, the iterations queued between
+	// two reads of the device's loop state; zero means DefaultCheckEvery.
+	CheckEvery int
+	// PlainLaunches makes stages 9 and 10 launch each iteration's three
+	// kernels one by one instead of replaying them as a graph: the same
+	// kernels in the same order (the same bits), for comparing the two.
+	PlainLaunches bool
 	// Unroll1 uses spmvCsrThreadPerRowUnroll1 instead of
 	// spmvCsrThreadPerRow in stages 1–4 (same bits; on the simulator its
 	// counters are the ones ncu reproduces exactly).
@@ -89,6 +104,9 @@ func (o RunOptions) withDefaults() (RunOptions, error) {
 	if o.ThreadsPerRow == 0 {
 		o.ThreadsPerRow = DefaultThreadsPerRow
 	}
+	if o.CheckEvery == 0 {
+		o.CheckEvery = DefaultCheckEvery
+	}
 	switch {
 	case o.MaxIter < 0:
 		return o, fmt.Errorf("cg: MaxIter %d is negative", o.MaxIter)
@@ -100,6 +118,8 @@ func (o RunOptions) withDefaults() (RunOptions, error) {
 		return o, fmt.Errorf("cg: BlockSize %d must be a multiple of 32 from 32 to 1024", o.BlockSize)
 	case o.ThreadsPerRow < 1 || o.ThreadsPerRow > 32 || o.ThreadsPerRow&(o.ThreadsPerRow-1) != 0:
 		return o, fmt.Errorf("cg: ThreadsPerRow %d must be a power of two from 1 to 32", o.ThreadsPerRow)
+	case o.CheckEvery < 0:
+		return o, fmt.Errorf("cg: CheckEvery %d is negative", o.CheckEvery)
 	case o.EventWarmups < 0 || o.EventRuns < 0:
 		return o, fmt.Errorf("cg: EventWarmups %d and EventRuns %d must be ≥ 0", o.EventWarmups, o.EventRuns)
 	}
@@ -139,6 +159,17 @@ func (o RunOptions) withDefaults() (RunOptions, error) {
 //	       entries computed from the grid in the matrix's stored order, so
 //	       Ap is the thread-per-row CSR SpMV's bit for bit and the residual
 //	       history stage 7's with ThreadsPerRow 1; no matrix is uploaded
+//	9      the host out of the loop (cgLoopDevice, deviceloop.go): three
+//	       kernels an iteration (cgBetaUpdateP, spmvCsrVector<W> with the
+//	       partials of p·Ap, cgAlphaUpdateXR), the convergence check and
+//	       the residual history on the device; the iteration is recorded
+//	       once as a graph and replayed, and the host reads the loop's
+//	       state every CheckEvery iterations, one batch behind, and the
+//	       history once at the end. Ap is stage 7's bit for bit (same W);
+//	       p·Ap is summed in another order, so the history is within
+//	       tolerance, not identical
+//	10     as 9 with spmvStencil27Dot: Ap is stage 8's bit for bit, and
+//	       the residual history stage 9's with ThreadsPerRow 1
 //
 // What is timed (WallSeconds) is HPCCG's: from p = x to the end of the loop,
 // plus, for the resident stages, downloading x. The matrix (and for stages
@@ -172,7 +203,7 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	if dev == nil {
 		return nil, fmt.Errorf("cg: stage %d needs a device (gpuext.Open(\"sim\") or \"gpu\")", s)
 	}
-	if need := deviceBytes(p, s); need > dev.MemoryBytes() {
+	if need := deviceBytes(p, s, opt.MaxIter); need > dev.MemoryBytes() {
 		return nil, fmt.Errorf("cg: grid %v needs %d bytes of device memory, %s has %d", p.Grid, need, dev.Name(), dev.MemoryBytes())
 	}
 	e, err := newEngine(dev, p, s, opt)
@@ -195,7 +226,10 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	e.xfer, e.xferHostSec, e.xferModelSec = Transfers{}, 0, 0
 
 	loop := cgLoop
-	if e.pipelined {
+	switch {
+	case e.deviceLoop:
+		loop = cgLoopDevice
+	case e.pipelined:
 		loop = cgLoopPipelined
 	}
 	simStart := time.Now()
@@ -216,6 +250,12 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	n := p.A.Rows
 	fs, fw, fd := HPCCGFlops(n, res.Iterations)
 	flops := map[string]float64{KernelSpMV: fs, KernelWaxpby: fw, KernelDdot: fd}
+	if e.deviceLoop {
+		// The loop's dot products live inside the update kernels (see
+		// cgLoopDevice): their flops go with them, and ddot's one launch
+		// before the loop gets none.
+		flops = map[string]float64{KernelSpMV: fs, KernelWaxpby: fw + fd}
+	}
 	res.TotalFlops = fs + fw + fd
 	for i := range res.Kernels {
 		k := &res.Kernels[i]
@@ -229,14 +269,18 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 }
 
 // deviceBytes is what GPU stage s allocates on the device at most: the
-// matrix (none in stage 8), five vectors, the ddot partials and five
+// matrix (none in stages 8 and 10), five vectors, the ddot partials and five
 // scalars; stages 7 and 8 (pipelined) hold a second x, r and p and five
-// more scalars.
-func deviceBytes(p *Problem, s int) int64 {
+// more scalars; stages 9 and 10 the SpMV's partials, the loop state and the
+// residual history instead.
+func deviceBytes(p *Problem, s int, maxIter int) int64 {
 	n, nnz := int64(p.A.Rows), int64(p.A.NNZ())
 	matrix := 4*(n+1) + 12*nnz
-	if s >= 8 {
+	if s == 8 || s == 10 {
 		matrix = 0
+	}
+	if s >= 9 {
+		return matrix + 5*8*n + 8*dotBlocks + 8*spmvMaxBlocks + 8*stLen + 8*int64(max(maxIter-1, 1))
 	}
 	return matrix + 8*8*n + 8*dotBlocks + 10*8
 }

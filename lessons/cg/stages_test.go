@@ -66,6 +66,19 @@ func expectedCounts(stage, n, nnz, it int) wantCounts {
 		if stage == 3 {
 			c.d2dCalls, c.d2dBytes = it-1, int64(8*(it-1))
 		}
+		if stage >= 9 {
+			// The host out of the loop, max_iter ending it: 4 launches
+			// before (waxpby, spmv, waxpby, ddotPartial), 3 per iteration
+			// (cgBetaUpdateP, the SpMV, cgAlphaUpdateXR), replayed it
+			// times. Down: the state's first two words after every batch
+			// of DefaultCheckEvery but the last, then the whole state, the
+			// history (max_iter − 1 entries) and x once. Setup uploads the
+			// starting state too.
+			replays := max(it, 1)
+			checks := (replays+DefaultCheckEvery-1)/DefaultCheckEvery - 1
+			c = wantCounts{d2hCalls: checks + 3, d2hBytes: int64(16*checks) + 8*stLen + int64(8*it) + vb,
+				launches: 4 + 3*it, setupH2D: matrix + 3}
+		}
 		return c
 	}
 }
@@ -118,11 +131,14 @@ func TestStagesOnSimulator(t *testing.T) {
 				t.Errorf("transfers %+v, launches %d; want %+v", tr, r.Launches, w)
 			}
 			setupBytes, setupCalls := int64(4*(n+1)+12*nnz), w.setupH2D
-			if s >= 8 { // matrix-free: b and x0 only
-				setupBytes, setupCalls = 0, 2
+			if s == 8 || s == 10 { // matrix-free: b and x0 only (and stage 10's state)
+				setupBytes, setupCalls = 0, w.setupH2D-3
 			}
 			if s >= 3 {
 				setupBytes += int64(16 * n)
+			}
+			if s >= 9 {
+				setupBytes += 8 * stLen
 			}
 			if r.Setup.H2DCalls != setupCalls || r.Setup.H2DBytes != setupBytes || r.Setup.D2HCalls != 0 {
 				t.Errorf("setup %+v, want %d calls, %d bytes", r.Setup, setupCalls, setupBytes)
@@ -140,6 +156,11 @@ func TestStagesOnSimulator(t *testing.T) {
 				// updateXRDot is one waxpby call for two updates; the
 				// divides ride in ddotFinalDivide.
 				calls[KernelWaxpby], nKernels = 2+2*it, 3
+			}
+			if s >= 9 {
+				// cgBetaUpdateP and cgAlphaUpdateXR are waxpby calls; the
+				// one ddot is the partials of r·r before the loop.
+				calls = map[string]int{KernelSpMV: 1 + it, KernelWaxpby: 2 + 2*it, KernelDdot: 1}
 			}
 			launches := 0
 			for _, k := range r.Kernels {
@@ -255,7 +276,8 @@ func TestRunStageBadInput(t *testing.T) {
 		opt   RunOptions
 	}{
 		{"stage -1", true, -1, RunOptions{}},
-		{"stage 9", true, 9, RunOptions{}},
+		{"stage 11", true, 11, RunOptions{}},
+		{"negative check interval", true, 9, RunOptions{CheckEvery: -1}},
 		{"no device", false, 3, RunOptions{}},
 		{"block 100", true, 1, RunOptions{BlockSize: 100}},
 		{"threads per row 3", true, 5, RunOptions{ThreadsPerRow: 3}},
@@ -308,7 +330,7 @@ func TestOptionsValidate(t *testing.T) {
 		o   Options
 		msg string
 	}{
-		{Options{Stages: []int{9}}, "stage 9"},
+		{Options{Stages: []int{11}}, "stage 11"},
 		{Options{Stages: []int{-1}}, "stage -1"},
 		{Options{Grid: Grid{NX: -1, NY: 4, NZ: 4}}, "at least 1"},
 		{Options{Run: RunOptions{ThreadsPerRow: 3}}, "power of two"},
