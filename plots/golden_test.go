@@ -32,20 +32,6 @@ func TestGoldenSimVsHardwarePlot(t *testing.T) {
 	cmpimg.CheckPlot(ExampleSimVsHardwarePlot, t, "sim_vs_hardware.png")
 }
 
-func TestGoldenRoofline(t *testing.T) { cmpimg.CheckPlot(ExampleRoofline, t, "roofline.png") }
-
-func TestGoldenTilingLoads(t *testing.T) {
-	cmpimg.CheckPlot(ExampleTilingLoads, t, "tiling_loads.png")
-}
-
-func TestGoldenTilingTransposes(t *testing.T) {
-	cmpimg.CheckPlot(ExampleTilingTransposes, t, "tiling_transposes.png")
-}
-
-func TestGoldenTilingRooflines(t *testing.T) {
-	cmpimg.CheckPlot(ExampleTilingRooflines, t, "tiling_rooflines.png")
-}
-
 func TestGoldenStrideSectors(t *testing.T) {
 	cmpimg.CheckPlot(ExampleStrideSectors, t, "stride_sectors.png")
 }

@@ -41,7 +41,7 @@ func StrideSectors(device string, strides []int, sectorsPerRequest []float64) (*
 	p.X.Label.Text = "stride (floats; log scale)"
 	p.Y.Label.Text = "32-byte sectors per request"
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = intTicks(strides)
+	p.X.Tick.Marker = chart.IntTicks(strides)
 	lo, hi := pts[0].X, pts[0].X
 	for _, xy := range pts {
 		lo, hi = math.Min(lo, xy.X), math.Max(hi, xy.X)

@@ -250,3 +250,13 @@ func FormatTimes(v float64) string {
 		return strconv.FormatFloat(v, 'f', 1, 64) + "×"
 	}
 }
+
+// IntTicks labels exactly the given integer positions (TILE or COARSE
+// values), which on a log axis reads better than decades.
+func IntTicks(vals []int) plot.ConstantTicks {
+	t := make(plot.ConstantTicks, len(vals))
+	for i, v := range vals {
+		t[i] = plot.Tick{Value: float64(v), Label: strconv.Itoa(v)}
+	}
+	return t
+}

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/warplab/warplab/internal/testenv"
+	"github.com/warplab/warplab/sim"
 )
 
 func linePlot(t *testing.T, title string) *plot.Plot {
@@ -139,5 +140,51 @@ func TestNiceLogTicks(t *testing.T) {
 	}
 	if lo, hi := LogRange(0.54, 26.2, 3); lo != 0.5 || hi != 100 {
 		t.Errorf("LogRange(0.54, 26.2, 3) = %g, %g; want 0.5, 100", lo, hi)
+	}
+}
+
+func TestRoofline(t *testing.T) {
+	for _, key := range []string{"t4", "h200"} {
+		m, err := sim.ModelByKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Roofline(m, []RooflinePoint{
+			{Label: "naive matmul", Intensity: 0.25, Flops: 0.9e12, Kind: "modeled"},
+			{Label: "tiled", Intensity: 8, Flops: 5e12, Kind: "measured"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svg, err := SVG(p, DefaultWidth, DefaultHeight)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(svg)
+		wants := []string{"Roofline: " + m.Name, "FP32 peak", "DRAM:", "naive matmul", "arithmetic intensity (flop per DRAM byte, log scale)", "measured", "modeled"}
+		if m.TF32Flops > 0 {
+			wants = append(wants, "TF32 tensor-core peak")
+		} else if strings.Contains(s, "TF32") {
+			t.Errorf("%s has no tensor cores but the roofline draws a TF32 roof", key)
+		}
+		for _, want := range wants {
+			if !strings.Contains(s, want) {
+				t.Errorf("%s roofline lacks %q", key, want)
+			}
+		}
+	}
+	h200 := testenv.Must(sim.ModelByKey("h200"))(t)
+	for name, pt := range map[string]RooflinePoint{
+		"zero intensity": {Intensity: 0, Flops: 1},
+		"negative rate":  {Intensity: 1, Flops: -1},
+		"NaN":            {Intensity: math.NaN(), Flops: 1},
+		"Inf":            {Intensity: math.Inf(1), Flops: 1},
+	} {
+		if _, err := Roofline(h200, []RooflinePoint{pt}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := Roofline(sim.Model{Name: "empty"}, nil); err == nil {
+		t.Error("a model without bandwidth accepted")
 	}
 }

@@ -1,4 +1,4 @@
-package plots
+package chart
 
 import (
 	"gonum.org/v1/plot"

@@ -1,13 +1,16 @@
-package plots_test
+package tiling_test
 
 import (
 	"encoding/json"
 	"log"
 	"os"
 
+	"testing"
+
 	"github.com/warplab/warplab/lessons/tiling"
-	"github.com/warplab/warplab/plots"
+	"github.com/warplab/warplab/plots/chart"
 	"github.com/warplab/warplab/sim"
+	"gonum.org/v1/plot/cmpimg"
 )
 
 // simTiling is the lecture-4 lesson run on the simulated H200 at N = 64
@@ -15,7 +18,7 @@ import (
 // testdata and read back, so the figures drawn from it do not move when the
 // simulator's internals do.
 func simTiling() *tiling.Result {
-	data, err := os.ReadFile("testdata/tiling-sim-64-h200.json")
+	data, err := os.ReadFile("testdata/sim-64-h200.json")
 	if err != nil {
 		log.Panic(err)
 	}
@@ -26,22 +29,22 @@ func simTiling() *tiling.Result {
 	return &r
 }
 
-// TilingLoads draws the load sweep's counts on the lecture's formulas.
-func ExampleTilingLoads() {
-	fig, err := plots.TilingLoads(simTiling())
+// LoadsFigure draws the load sweep's counts on the lecture's formulas.
+func ExampleLoadsFigure() {
+	fig, err := tiling.LoadsFigure(simTiling())
 	if err != nil {
 		log.Panic(err)
 	}
-	if err := plots.WriteFile("testdata/tiling_loads.png", fig, plots.DefaultWidth, 2*plots.DefaultHeight); err != nil {
+	if err := chart.WriteFile("testdata/loads.png", fig, chart.DefaultWidth, 2*chart.DefaultHeight); err != nil {
 		log.Panic(err)
 	}
 }
 
-// TilingTransposes needs the simulator's shared-memory counters, which a
+// TransposesFigure needs the simulator's shared-memory counters, which a
 // result read back from JSON has lost; here they are put back as the
 // simulator counted them at N = 64 (128 warp requests each way; the
 // unpadded tile's column stores take 32 wavefronts each).
-func ExampleTilingTransposes() {
+func ExampleTransposesFigure() {
 	res := simTiling()
 	shared := map[string]sim.Stats{
 		tiling.KTransposeNaive: {},
@@ -59,28 +62,46 @@ func ExampleTilingTransposes() {
 			res.Runs[i].Stats = &st
 		}
 	}
-	fig, err := plots.TilingTransposes(res)
+	fig, err := tiling.TransposesFigure(res)
 	if err != nil {
 		log.Panic(err)
 	}
-	if err := plots.WriteFile("testdata/tiling_transposes.png", fig, plots.DefaultWidth, 2*plots.DefaultHeight); err != nil {
+	if err := chart.WriteFile("testdata/transposes.png", fig, chart.DefaultWidth, 2*chart.DefaultHeight); err != nil {
 		log.Panic(err)
 	}
 }
 
-// TilingRooflines puts the simulator run's modeled rates on the H200 panel
+// RooflinesFigure puts the simulator run's modeled rates on the H200 panel
 // beside the recorded H200 run's measured ones; the other models, with no
 // run, show attainable rates.
-func ExampleTilingRooflines() {
+func ExampleRooflinesFigure() {
 	rec, err := tiling.Recorded()
 	if err != nil {
 		log.Panic(err)
 	}
-	fig, err := plots.TilingRooflines(simTiling(), rec)
+	fig, err := tiling.RooflinesFigure(simTiling(), rec)
 	if err != nil {
 		log.Panic(err)
 	}
-	if err := plots.WriteFile("testdata/tiling_rooflines.png", fig, plots.DefaultWidth, 4*plots.DefaultHeight); err != nil {
+	if err := chart.WriteFile("testdata/rooflines.png", fig, chart.DefaultWidth, 4*chart.DefaultHeight); err != nil {
 		log.Panic(err)
 	}
+}
+
+// The figures are compared, as pictures, with testdata/NAME_golden.png at
+// cmpimg's default tolerance (every decoded pixel equal). A figure that
+// changes on purpose gets new goldens from
+//
+//	go test ./lessons/tiling -run Golden -regen
+//
+// and a person looks at them before they are committed.
+
+func TestGoldenLoadsFigure(t *testing.T) { cmpimg.CheckPlot(ExampleLoadsFigure, t, "loads.png") }
+
+func TestGoldenTransposesFigure(t *testing.T) {
+	cmpimg.CheckPlot(ExampleTransposesFigure, t, "transposes.png")
+}
+
+func TestGoldenRooflinesFigure(t *testing.T) {
+	cmpimg.CheckPlot(ExampleRooflinesFigure, t, "rooflines.png")
 }

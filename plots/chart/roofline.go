@@ -1,8 +1,6 @@
-package plots
+package chart
 
 import (
-	"github.com/warplab/warplab/plots/chart"
-
 	"fmt"
 	"image/color"
 	"math"
@@ -32,32 +30,33 @@ type RooflinePoint struct {
 // with a non-positive intensity or rate are an error, since a log axis
 // cannot place them. The legend stands above the data area.
 func Roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
-	p, err := roofline(device, points)
+	p, err := NewRoofline(device, points)
 	if err != nil {
 		return nil, err
 	}
-	moveLegendOutside(p, legendAbove)
+	MoveLegendOutside(p, LegendAbove)
 	return p, nil
 }
 
-// roofline is Roofline with its legend still open, for callers that add
-// lines to it (TilingRooflines names where measured points came from).
-func roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
+// NewRoofline is Roofline with its legend still in the data area, for
+// callers that add entries to it (the tiling lesson names where its measured
+// points came from) and then call MoveLegendOutside.
+func NewRoofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 	if !(device.DRAMBandwidth > 0) || !(device.FP32Flops > 0) {
-		return nil, fmt.Errorf("plots: roofline of %q needs its DRAM bandwidth and FP32 peak", device.Name)
+		return nil, fmt.Errorf("chart: roofline of %q needs its DRAM bandwidth and FP32 peak", device.Name)
 	}
 	lo, hi := 0.01, 1000.0
 	yLo, yHi := device.DRAMBandwidth*lo, math.Max(device.FP32Flops, device.TF32Flops)
 	for _, pt := range points {
 		if !(pt.Intensity > 0) || !(pt.Flops > 0) || math.IsInf(pt.Intensity, 0) || math.IsInf(pt.Flops, 0) {
-			return nil, fmt.Errorf("plots: roofline point %q: intensity %g flop/B and rate %g flop/s must both be positive", pt.Label, pt.Intensity, pt.Flops)
+			return nil, fmt.Errorf("chart: roofline point %q: intensity %g flop/B and rate %g flop/s must both be positive", pt.Label, pt.Intensity, pt.Flops)
 		}
 		lo, hi = math.Min(lo, pt.Intensity/2), math.Max(hi, pt.Intensity*2)
 		yLo = math.Min(yLo, pt.Flops/2)
 	}
 	const giga = 1e12 // the y axis is in TFLOP/s
 	p := plot.New()
-	styleForNotebook(p)
+	Style(p)
 	p.Title.Text = "Roofline: " + device.Name
 	p.X.Label.Text = "arithmetic intensity (flop per DRAM byte, log scale)"
 	p.Y.Label.Text = "TFLOP/s (log scale)"
@@ -84,7 +83,7 @@ func roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 		return nil, err
 	}
 	if device.TF32Flops > 0 {
-		if err := roof(device.TF32Flops, "TF32 tensor-core peak", chart.Reference.Color(), []vg.Length{vg.Points(5), vg.Points(3)}); err != nil {
+		if err := roof(device.TF32Flops, "TF32 tensor-core peak", Reference.Color(), []vg.Length{vg.Points(5), vg.Points(3)}); err != nil {
 			return nil, err
 		}
 	}
@@ -93,7 +92,7 @@ func roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 	if err != nil {
 		return nil, err
 	}
-	slope.Color, slope.Width, slope.Dashes = chart.Predicted.Color(), vg.Points(1), []vg.Length{vg.Points(1), vg.Points(3)}
+	slope.Color, slope.Width, slope.Dashes = Predicted.Color(), vg.Points(1), []vg.Length{vg.Points(1), vg.Points(3)}
 	p.Add(slope)
 	p.Legend.Add(fmt.Sprintf("DRAM: %.0f GB/s × intensity", device.DRAMBandwidth/1e9), slope)
 
@@ -116,10 +115,10 @@ func roofline(device sim.Model, points []RooflinePoint) (*plot.Plot, error) {
 			return nil, err
 		}
 		s.Radius = vg.Points(4)
-		s.Color = chart.Modeled.Color()
+		s.Color = Modeled.Color()
 		s.Shape = draw.CircleGlyph{}
 		if k == "measured" {
-			s.Color = chart.Measured.Color()
+			s.Color = Measured.Color()
 			s.Shape = draw.BoxGlyph{}
 		}
 		p.Add(s)
