@@ -783,11 +783,11 @@ extern "C" __global__ void cgAlphaUpdateXR(int n, int nPartials,
 // bit. What changes is what the compiler can do with a constant W:
 //   * the row index is a shift, not stage 5's 64-bit division by a runtime
 //     value, in every thread;
-//   * the row loop is unrolled by four (#pragma unroll 4: the order of the
+//   * the row loop runs four steps a pass, unrolled (the order of the
 //     additions stays, only the loads of four steps are issued before the
 //     first add waits), so each lane has up to four vals and four cols
 //     loads in flight instead of one. A row of the stencil has at most 27
-//     entries: W = 8 lanes take it in at most four steps, one unrolled pass.
+//     entries: W = 8 lanes take it in at most four steps, one pass.
 // The loads of rowPtr, cols, vals and x are read-only for the kernel's
 // lifetime (const __restrict__), so nvcc may use the non-coherent
 // read-only path (ld.global.nc) for them.
@@ -838,10 +838,25 @@ __device__ __forceinline__ void csrVectorDot(int n, const int* __restrict__ rowP
             begin = rowPtr[row];
             end = rowPtr[row + 1];
         }
+        // The group's lanes step through the row together, four steps a
+        // pass: the pass count is the same for the group's W lanes (and,
+        // with W = 8, one pass for every row of up to 32 entries, so a warp
+        // never splits), and a lane past the row's end is predicated off
+        // instead of leaving the loop early. A plain `j < end` loop,
+        // unrolled, splits a warp whose rows differ in length between the
+        // unrolled body and the remainder and issues each load twice with
+        // part of the lanes. The terms are added in the same order as
+        // spmvCsrSubwarp's: steps k = 0, 1, ... of lane g.
+        const int steps = (end - begin + W - 1) / W;
         double sum = 0.0;
-#pragma unroll 4
-        for (int j = begin + g; j < end; j += W) {
-            sum = __dadd_rn(sum, __dmul_rn(vals[j], x[cols[j]]));
+        for (int k0 = 0; k0 < steps; k0 += 4) {
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                const int j = begin + g + (k0 + u) * W;
+                if (j < end) {
+                    sum = __dadd_rn(sum, __dmul_rn(vals[j], x[cols[j]]));
+                }
+            }
         }
 #pragma unroll
         for (int offset = W / 2; offset > 0; offset /= 2) {

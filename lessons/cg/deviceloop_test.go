@@ -191,3 +191,32 @@ func TestSpMVCsrVector(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareVectorWidths: the table behind stage 9's W. With W = 8 the
+// vals loads use the lane slots exactly as stage 5's spmvCsrSubwarp does
+// (the four steps a pass keep the warp together), and W = 1's loads are
+// the thread-per-row kernel's uncoalesced ones.
+func TestCompareVectorWidths(t *testing.T) {
+	dev := openSim(t)
+	rs, err := CompareVectorWidths(dev, Cube(12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]VectorChoice{}
+	for _, r := range rs {
+		by[r.Kernel] = r
+		if r.Requests == 0 || r.Sectors == 0 || r.LaneUse <= 0 || r.LaneUse > 1 || r.ModeledSeconds <= 0 || r.DRAMBytes <= 0 {
+			t.Errorf("%+v", r)
+		}
+	}
+	sub, w8, w1 := by[kSpMVSubwarp], by["spmvCsrVector8"], by["spmvCsrVector1"]
+	if len(rs) != 7 || math.Abs(w8.LaneUse-sub.LaneUse) > 1e-12 || w8.Sectors > sub.Sectors*11/10 {
+		t.Errorf("W = 8 %+v against spmvCsrSubwarp %+v", w8, sub)
+	}
+	if w1.ExcessiveShare < 0.6 || w8.ExcessiveShare > w1.ExcessiveShare/2 {
+		t.Errorf("excessive sectors: W = 1 %.3f, W = 8 %.3f", w1.ExcessiveShare, w8.ExcessiveShare)
+	}
+	if _, err := CompareVectorWidths(nil, Cube(4)); err == nil {
+		t.Errorf("no device accepted")
+	}
+}
