@@ -36,30 +36,16 @@ func PNG(d Drawer, w, h vg.Length, dpi int) ([]byte, error) { return chart.PNG(d
 // (chart.WriteFile).
 func WriteFile(path string, d Drawer, w, h vg.Length) error { return chart.WriteFile(path, d, w, h) }
 
-// Short names for the toolkit inside this package.
-const (
-	legendAbove = chart.LegendAbove
-	legendRight = chart.LegendRight
-)
+// Short names for the toolkit, kept for the figures here that are owned
+// elsewhere (access.go, timemodel.go) until they call package chart by name.
+const legendAbove = chart.LegendAbove
 
-type (
-	niceLogTicks = chart.NiceLogTicks
-	plainTicks   = chart.PlainTicks
-)
+type niceLogTicks = chart.NiceLogTicks
 
-var (
-	colorPredicted = chart.Predicted.Color()
-	colorModeled   = chart.Modeled.Color()
-	colorMeasured  = chart.Measured.Color()
-	colorReference = chart.Reference.Color()
-)
+var colorModeled = chart.Modeled.Color()
 
 func styleForNotebook(p *plot.Plot)                         { chart.Style(p) }
 func moveLegendOutside(p *plot.Plot, side chart.LegendSide) { chart.MoveLegendOutside(p, side) }
-func logRange(lo, hi, headroom float64) (float64, float64)  { return chart.LogRange(lo, hi, headroom) }
-func referenceLine(p *plot.Plot, y float64, n int, name string, dashes ...vg.Length) error {
-	return chart.ReferenceLine(p, y, n, name, dashes...)
-}
 
 // CounterRow is one kernel's simulator counters beside a profiler's
 // (chart.CounterRow: a lesson builds the rows, this package draws them).

@@ -1,14 +1,14 @@
 package plots
 
 import (
-	"github.com/warplab/warplab/plots/chart"
-
 	"fmt"
 	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // SimVsHardware renders rows as an HTML table: requests and sectors from the
@@ -50,7 +50,7 @@ func SimVsHardwarePlot(source string, rows []CounterRow) (*plot.Plot, error) {
 		simS[i], hwS[i] = ratio(r.SimSectors, r.SimRequests), ratio(r.HWSectors, r.HWRequests)
 	}
 	p := plot.New()
-	styleForNotebook(p)
+	chart.Style(p)
 	p.Title.Text = "Sectors per request: simulator vs hardware"
 	p.Y.Label.Text = "32-byte sectors per global-load request"
 	p.NominalX(cats...)
@@ -69,7 +69,7 @@ func SimVsHardwarePlot(source string, rows []CounterRow) (*plot.Plot, error) {
 	// above the data area.
 	p.Y.Min, p.Y.Max = 0, math.Ceil(hi*1.12)
 	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
-	moveLegendOutside(p, legendAbove)
+	chart.MoveLegendOutside(p, chart.LegendAbove)
 	return p, nil
 }
 

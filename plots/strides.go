@@ -1,8 +1,6 @@
 package plots
 
 import (
-	"github.com/warplab/warplab/plots/chart"
-
 	"errors"
 	"fmt"
 	"math"
@@ -12,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // StrideSectors draws the first lesson's strided copy: 32-byte sectors per
@@ -36,7 +36,7 @@ func StrideSectors(device string, strides []int, sectorsPerRequest []float64) (*
 		labels[i] = strconv.FormatFloat(v, 'f', -1, 64)
 	}
 	p := plot.New()
-	styleForNotebook(p)
+	chart.Style(p)
 	p.Title.Text = "Strided copy: sectors per load request (" + device + ")"
 	p.X.Label.Text = "stride (floats; log scale)"
 	p.Y.Label.Text = "32-byte sectors per request"
@@ -84,6 +84,6 @@ func StrideSectors(device string, strides []int, sectorsPerRequest []float64) (*
 	p.Add(lb)
 	p.Y.Min, p.Y.Max = 0, 36
 	p.Y.Tick.Marker = chart.PlainTicks{}
-	moveLegendOutside(p, legendAbove)
+	chart.MoveLegendOutside(p, chart.LegendAbove)
 	return p, nil
 }

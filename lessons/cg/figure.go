@@ -1,8 +1,6 @@
 package cg
 
 import (
-	"github.com/warplab/warplab/plots/chart"
-
 	"fmt"
 	"image/color"
 	"math"
@@ -12,6 +10,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // The lesson's two figures, drawn with plots/chart (this package cannot

@@ -1,14 +1,14 @@
 package spmv
 
 import (
-	"github.com/warplab/warplab/plots/chart"
-
 	"fmt"
 	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // spmvRow is one matrix × kernel of the SpMV lesson, reduced to what the

@@ -1,8 +1,6 @@
-package plots
+package libs
 
 import (
-	"github.com/warplab/warplab/plots/chart"
-
 	"fmt"
 	"image/color"
 	"math"
@@ -15,7 +13,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/warplab/warplab/lessons/lesson"
-	"github.com/warplab/warplab/lessons/libs"
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // The method families of the libs figure, one bar each per matrix, from
@@ -30,9 +28,9 @@ var libsFamilies = []struct {
 	{"CSR-vector float4, best width", color.RGBA{R: 0x00, G: 0x72, B: 0xB2, A: 0xFF},
 		func(m string) bool { return strings.HasPrefix(m, "vector") && strings.HasSuffix(m, "_v4") }},
 	{"binned", color.RGBA{R: 0xE6, G: 0x9F, B: 0x00, A: 0xFF},
-		func(m string) bool { return m == libs.MethodBinned }},
+		func(m string) bool { return m == MethodBinned }},
 	{"merge path", color.RGBA{R: 0xCC, G: 0x79, B: 0xA7, A: 0xFF},
-		func(m string) bool { return m == libs.MethodMerge }},
+		func(m string) bool { return m == MethodMerge }},
 }
 
 // libsData is what the figure draws, apart from the drawing.
@@ -46,9 +44,9 @@ type libsData struct {
 	title    string
 }
 
-func libsDataOf(res *libs.Result, peer []libs.PeerRun) (libsData, error) {
+func libsDataOf(res *Result, peer []PeerRun) (libsData, error) {
 	if res == nil || len(res.Matrices) == 0 {
-		return libsData{}, fmt.Errorf("plots: Libs: no result to draw (run the lesson first)")
+		return libsData{}, fmt.Errorf("libs: Figure: no result to draw (run the lesson first)")
 	}
 	d := libsData{families: make([][]float64, len(libsFamilies))}
 	for _, m := range res.Matrices {
@@ -68,14 +66,14 @@ func libsDataOf(res *libs.Result, peer []libs.PeerRun) (libsData, error) {
 		}
 		d.chosen = append(d.chosen, ch)
 		cs := math.NaN()
-		if p, ok := libs.PeerBest(peer, m.Key); ok && p.MeanMs > 0 {
+		if p, ok := PeerBest(peer, m.Key); ok && p.MeanMs > 0 {
 			cs = float64(m.MinBytes) / (p.MeanMs * 1e-3) / 1e9
 		}
 		d.cusparse = append(d.cusparse, cs)
 	}
 	d.copyGBs = res.CopyGBs()
 	d.copyName = fmt.Sprintf("copy %.0f GB/s", d.copyGBs)
-	if g := libs.PeerCopyGBs(peer); g > d.copyGBs {
+	if g := PeerCopyGBs(peer); g > d.copyGBs {
 		d.copyGBs, d.copyName = g, fmt.Sprintf("cudaMemcpy copy %.0f GB/s", g)
 	}
 	if res.Backend == "gpu" {
@@ -86,24 +84,25 @@ func libsDataOf(res *libs.Result, peer []libs.PeerRun) (libsData, error) {
 	return d, nil
 }
 
-// Libs draws the lesson's figure: per matrix, the GB/s (minimum bytes over
+// Figure draws the lesson's figure (with plots/chart: this package cannot
+// import plots, which imports the lessons through internal/timecheck): per matrix, the GB/s (minimum bytes over
 // time) of each method family's fastest correct run, the chooser's pick
 // marked with a triangle, cuSPARSE's best as a black bar across the group when
 // peer has it, and the copy bandwidth as a dashed line: the ceiling an SpMV
 // that moves its minimum bytes can approach.
-func Libs(res *libs.Result, peer []libs.PeerRun) (*Figure, error) {
+func Figure(res *Result, peer []PeerRun) (*chart.Figure, error) {
 	d, err := libsDataOf(res, peer)
 	if err != nil {
 		return nil, err
 	}
 	p := plot.New()
-	styleForNotebook(p)
+	chart.Style(p)
 	p.Title.Text = d.title
 	p.Y.Label.Text = "GB/s (minimum bytes / time, log scale)"
 	// Log scale: the SuiteSparse matrices move a megabyte and the 2^23-row
 	// pair a gigabyte; on a linear axis the small ones would not show.
 	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = niceLogTicks{}
+	p.Y.Tick.Marker = chart.NiceLogTicks{}
 	p.NominalX(d.matrices...)
 	var series []chart.Series
 	for f, fam := range libsFamilies {
@@ -163,9 +162,9 @@ func Libs(res *libs.Result, peer []libs.PeerRun) (*Figure, error) {
 		}
 	}
 	if math.IsInf(lo, 1) {
-		return nil, fmt.Errorf("plots: Libs: no positive bandwidth to draw")
+		return nil, fmt.Errorf("libs: Figure: no positive bandwidth to draw")
 	}
 	p.Y.Min, p.Y.Max = lo/2, hi*4
 	p.Legend.Top = true
-	return &Figure{Panels: []*plot.Plot{p}}, nil
+	return &chart.Figure{Panels: []*plot.Plot{p}}, nil
 }
