@@ -76,6 +76,10 @@ type DeviceLoop struct {
 	// launches or the plain launches): the host's cost of queuing the
 	// loop, not the GPU's time running it.
 	HostSeconds float64 `json:"host_seconds"`
+	// RecordSeconds is the host clock around recording the graph (on a
+	// GPU with its instantiation), done once before the timed solve, as
+	// the matrix upload is: preparation, not part of WallSeconds.
+	RecordSeconds float64 `json:"record_seconds,omitempty"`
 }
 
 // graphKernel is one kernel recorded into stage 9's graph, for counting
@@ -157,6 +161,23 @@ func (e *engine) queueIterationDevice(maxIter int, tol float64) {
 		e.launch(KernelWaxpby, kCgAlphaUpdateXR, e.dotGrid, dotThreads, n, int32(e.spmvGrid), e.dPAp,
 			e.dSt, e.dv[vP], e.dv[vAp], e.dv[vX], e.dv[vR], e.dPartial)
 	})
+}
+
+// prepareDeviceLoop records stage 9's iteration as a graph (unless
+// PlainLaunches), before the timed solve; the caller closes e.graph.
+func (e *engine) prepareDeviceLoop(maxIter int, tol float64) error {
+	e.loop = &DeviceLoop{Graph: !e.opt.PlainLaunches, CheckEvery: e.opt.CheckEvery}
+	if !e.loop.Graph {
+		return nil
+	}
+	t0 := time.Now()
+	g, err := e.record(maxIter, tol)
+	if err != nil {
+		return fmt.Errorf("recording one iteration as a graph: %w", err)
+	}
+	e.loop.RecordSeconds = time.Since(t0).Seconds()
+	e.graph, e.loop.KernelsPerIteration = g, g.Kernels()
+	return nil
 }
 
 // record records one iteration as a graph.
@@ -245,17 +266,8 @@ func cgLoopDevice(e *engine, maxIter int, tol float64, res *StageResult) ([]floa
 	e.op(KernelDdot, e.where(), func() { // the partials of r·r, which iteration 1 sums
 		e.launch(KernelDdot, kDdotPartial, e.dotGrid, dotThreads, int32(e.n), e.dv[vR], e.dv[vR], e.dPartial)
 	})
-	loop := &DeviceLoop{Graph: !e.opt.PlainLaunches, CheckEvery: e.opt.CheckEvery}
-	e.loop = loop
-	var g *gpuext.Graph
-	if loop.Graph && e.err == nil {
-		var err error
-		if g, err = e.record(maxIter, tol); err != nil {
-			return nil, fmt.Errorf("recording one iteration as a graph: %w", err)
-		}
-		defer g.Close()
-		loop.KernelsPerIteration = g.Kernels()
-	}
+	loop := e.loop
+	g := e.graph
 	replays := max(maxIter-1, 1)
 	var pend *gpuext.Pending[float64]
 	ended := false

@@ -224,6 +224,14 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 		res.Setup.Seconds, res.Setup.TimeKind = e.xferModelSec, TimeModeled
 	}
 	e.xfer, e.xferHostSec, e.xferModelSec = Transfers{}, 0, 0
+	if e.deviceLoop {
+		if err := e.prepareDeviceLoop(opt.MaxIter, opt.Tolerance); err != nil {
+			return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
+		}
+		if e.graph != nil {
+			defer e.graph.Close()
+		}
+	}
 
 	loop := cgLoop
 	switch {
