@@ -82,6 +82,26 @@
 //	   What it gives up: the code solves this one matrix, not an arbitrary
 //	   sparse one.
 //
+//	9  Take the host out of the loop: stages 7 and 8 still read r·r on the
+//	   host every iteration, and the GPU idles whenever the host falls
+//	   behind (about 11 of stage 7's 34 ms on the H200 at 100³). Stage 9
+//	   checks convergence on the device: cgBetaUpdateP decides from a small
+//	   state in device memory whether iteration k runs, writes the residual
+//	   history there, and tells every later kernel to do nothing once the
+//	   loop has ended. One iteration is three kernels (the scalar
+//	   divisions ride in every block of the kernels that need them, the
+//	   p·Ap partials in the SpMV), recorded once as a graph
+//	   (gpuext.Device.Record) and replayed; the host reads the state every
+//	   16 iterations, one batch behind, and the history once at the end.
+//	   The SpMV is spmvCsrVector<W>: stage 5's CSR-vector with W fixed at
+//	   compile time, four steps of a row a pass with the group's lanes
+//	   together, read-only loads; W = 8 by default (CompareVectorWidths has
+//	   the simulator's counters per W). Ap is stage 7's bit for bit; p·Ap
+//	   is summed in another order, so the history is within tolerance
+//	   (deviceloop.go).
+//	10 Stage 9 with the matrix-free SpMV (spmvStencil27Dot): stage 8's Ap
+//	   bit for bit, and stage 9's history with ThreadsPerRow 1.
+//
 // Every stage reports a StageResult: iterations, HPCCG's final residual, the
 // true residual ‖b − A·x‖, per-kernel time, calls and MFLOPS (flops counted
 // as HPCCG counts them), copies and bytes each way, launches and wall time.
@@ -116,7 +136,8 @@
 // their dot products in a fixed tree and share their bits with one another;
 // stage 5 also re-associates each row sum (with the default 8 threads per
 // row; stages 6 and 7 inherit it), and stage 8 sums rows in stored order
-// again, as stages 1–4 do. Their histories agree with stage
+// again, as stages 1–4 do; stages 9 and 10 keep 7's and 8's rows and sum
+// p·Ap in the SpMV's order. Their histories agree with stage
 // 0's within EarlyTolerance while the residual is above EarlyFloor·‖b‖, then
 // drift apart by factors of order one as the recursive residual sinks below
 // rounding (CompareResiduals; see EarlyFloor for why).
