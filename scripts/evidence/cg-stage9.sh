@@ -82,8 +82,9 @@ fi
 	grep -h -A1 '^name' "$E/env.txt" | tail -1
 	for f in run1 run2 run3 w4 w16 w32; do
 		echo "== $f"
-		grep -E '^ +(7|8|9|10) +[a-z-]+ +gpu ' "$E/$f.txt" || tail -3 "$E/$f.txt"
-		grep -E 'where the time goes' "$E/$f.txt" | sed 's/^ */   /'
+		grep -E '^ +(7|8|9|10) +[a-z-]+ +(gpu|sim) ' "$E/$f.txt" || tail -3 "$E/$f.txt"
+		# "where the time goes" and the line after it (GPU idle), by stage.
+		awk '/^== Stage/ {s = $3} /where the time goes/ {n = 2} n > 0 {sub(/^ */, ""); print "   stage " s ": " $0; n--}' "$E/$f.txt"
 	done
 	grep -h 'exit' "$E/env.txt"
 } >"$E/summary.txt"
