@@ -849,12 +849,28 @@ __device__ __forceinline__ void csrVectorDot(int n, const int* __restrict__ rowP
         // spmvCsrSubwarp's: steps k = 0, 1, ... of lane g.
         const int steps = (end - begin + W - 1) / W;
         double sum = 0.0;
+#pragma unroll 1
         for (int k0 = 0; k0 < steps; k0 += 4) {
+            // Issue the pass's loads first (cols, then vals and the
+            // gathers of x), then add in order: the loads of four steps
+            // are in flight together.
+            int c[4];
+            double v[4], xv[4];
 #pragma unroll
             for (int u = 0; u < 4; ++u) {
                 const int j = begin + g + (k0 + u) * W;
-                if (j < end) {
-                    sum = __dadd_rn(sum, __dmul_rn(vals[j], x[cols[j]]));
+                c[u] = j < end ? cols[j] : 0;
+            }
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                const int j = begin + g + (k0 + u) * W;
+                v[u] = j < end ? vals[j] : 0.0;
+                xv[u] = j < end ? x[c[u]] : 0.0;
+            }
+#pragma unroll
+            for (int u = 0; u < 4; ++u) {
+                if (begin + g + (k0 + u) * W < end) {
+                    sum = __dadd_rn(sum, __dmul_rn(v[u], xv[u]));
                 }
             }
         }
