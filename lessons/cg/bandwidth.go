@@ -259,9 +259,9 @@ func (e *engine) account(res *StageResult) error {
 			a.ExposedSeconds = perCopy + perLaunch
 		}
 		if l := res.DeviceLoop; l != nil && l.Graph {
-			// The host issued one graph launch per replay, not one launch
+			// The host issued one graph launch per batch, not one launch
 			// per kernel; a graph launch is costed as one plain launch.
-			a.LaunchSeconds = float64(res.Launches-l.Replays*l.KernelsPerIteration+l.Replays) * perLaunch
+			a.LaunchSeconds = float64(res.Launches-l.Replays*l.KernelsPerIteration+l.GraphLaunches) * perLaunch
 		}
 	}
 	res.Account = a

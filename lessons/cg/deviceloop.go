@@ -18,9 +18,10 @@ import (
 // `k < max_iter && normr > tol`, onto the device: cgBetaUpdateP decides
 // whether iteration k runs from a small state vector in device memory and,
 // if it does not, tells the rest of the loop to do nothing (cg.cu, "stage
-// 9"). The host can then queue iterations without looking: it records one
-// iteration (three kernels) as a graph, replays it up to max_iter − 1 times,
-// reads the loop's state every CheckEvery iterations one batch behind (so
+// 9"). The host can then queue iterations without looking: it records a
+// batch of CheckEvery iterations (three kernels each) as one graph, replays
+// it until max_iter − 1 iterations are queued (the last, shorter batch is a
+// graph of its own), reads the loop's state after every batch, one behind (so
 // the GPU always has a batch queued while the host waits) to stop queuing
 // once the device has ended the loop, and reads the residual history,
 // written by the device one entry per iteration, once at the end.
@@ -31,7 +32,9 @@ import (
 // every block has the same bits), and the SpMV writes the block partials
 // of p·Ap as it goes. On the simulator a replay runs the graph's kernels in
 // order, and its modeled time is their GPU time without the host's
-// per-launch cost (gpuext.Graph.Launch).
+// per-launch cost (gpuext.Graph.Launch). A graph of a whole batch, not of
+// one iteration, also leaves the GPU one graph launch's gap per batch
+// instead of one per iteration.
 
 // Sizes shared with cg.cu.
 const (
@@ -68,6 +71,12 @@ type DeviceLoop struct {
 	// queued after the device had ended the loop and did no work.
 	Replays     int `json:"replays"`
 	IdleReplays int `json:"idle_replays"`
+	// IterationsPerGraph is the size of a batch, recorded as one graph
+	// (CheckEvery, or max_iter − 1 when smaller; the last batch, when
+	// shorter, is a second graph); GraphLaunches counts the replays of
+	// both. Zero with plain launches.
+	IterationsPerGraph int `json:"iterations_per_graph,omitempty"`
+	GraphLaunches      int `json:"graph_launches,omitempty"`
 	// CheckEvery and Checks: the host read the loop's state after every
 	// CheckEvery replays (Checks times), one batch behind.
 	CheckEvery int `json:"check_every"`
@@ -163,28 +172,67 @@ func (e *engine) queueIterationDevice(maxIter int, tol float64) {
 	})
 }
 
-// prepareDeviceLoop records stage 9's iteration as a graph (unless
-// PlainLaunches), before the timed solve; the caller closes e.graph.
+// recordedGraph is a graph of stage 9 with the kernels recorded into it,
+// in order, for booking each replay.
+type recordedGraph struct {
+	g          *gpuext.Graph
+	ops        []graphKernel
+	iterations int
+}
+
+// prepareDeviceLoop records stage 9's batches as graphs (unless
+// PlainLaunches), before the timed solve: one of CheckEvery iterations and,
+// when max_iter − 1 is not a multiple of it, one of the remainder. The
+// caller closes them (closeGraphs).
 func (e *engine) prepareDeviceLoop(maxIter int, tol float64) error {
 	e.loop = &DeviceLoop{Graph: !e.opt.PlainLaunches, CheckEvery: e.opt.CheckEvery}
 	if !e.loop.Graph {
 		return nil
 	}
+	replays := max(maxIter-1, 1)
 	t0 := time.Now()
-	g, err := e.record(maxIter, tol)
-	if err != nil {
-		return fmt.Errorf("recording one iteration as a graph: %w", err)
+	sizes := []int{min(e.opt.CheckEvery, replays)}
+	if r := replays % sizes[0]; r != 0 && replays > sizes[0] {
+		sizes = append(sizes, r)
+	}
+	for _, it := range sizes {
+		rg, err := e.record(it, maxIter, tol)
+		if err != nil {
+			return fmt.Errorf("recording %d iterations as a graph: %w", it, err)
+		}
+		e.graphs = append(e.graphs, rg)
 	}
 	e.loop.RecordSeconds = time.Since(t0).Seconds()
-	e.graph, e.loop.KernelsPerIteration = g, g.Kernels()
+	e.loop.IterationsPerGraph = sizes[0]
+	e.loop.KernelsPerIteration = len(e.graphs[0].ops) / sizes[0]
 	return nil
 }
 
-// record records one iteration as a graph.
-func (e *engine) record(maxIter int, tol float64) (*gpuext.Graph, error) {
+// closeGraphs frees the graphs prepareDeviceLoop recorded.
+func (e *engine) closeGraphs() {
+	for _, rg := range e.graphs {
+		_ = rg.g.Close()
+	}
+	e.graphs = nil
+}
+
+// graphFor returns the recorded graph of it iterations.
+func (e *engine) graphFor(it int) *recordedGraph {
+	for _, rg := range e.graphs {
+		if rg.iterations == it {
+			return rg
+		}
+	}
+	return nil
+}
+
+// record records it iterations as one graph.
+func (e *engine) record(it, maxIter int, tol float64) (*recordedGraph, error) {
 	e.recording, e.graphOps = true, nil
 	g, err := e.dev.Record(func() error {
-		e.queueIterationDevice(maxIter, tol)
+		for range it {
+			e.queueIterationDevice(maxIter, tol)
+		}
 		return e.err
 	})
 	e.recording = false
@@ -195,26 +243,27 @@ func (e *engine) record(maxIter int, tol float64) (*gpuext.Graph, error) {
 		_ = g.Close()
 		return nil, fmt.Errorf("cg: the graph holds %d kernels, %d were recorded", g.Kernels(), len(e.graphOps))
 	}
-	return g, nil
+	return &recordedGraph{g: g, ops: e.graphOps, iterations: it}, nil
 }
 
-// replay runs the graph once and books its kernels as launches of their
-// operations; on the simulator at their GPU time (GraphLaunch.Kernels),
-// plus whatever of the host's graph launch the kernels did not cover.
-func (e *engine) replay(g *gpuext.Graph) {
+// replay runs a recorded graph once and books its kernels as launches of
+// their operations; on the simulator at their GPU time
+// (GraphLaunch.Kernels), plus whatever of the host's graph launch the
+// kernels did not cover.
+func (e *engine) replay(rg *recordedGraph) {
 	if e.err != nil {
 		return
 	}
-	gl, err := g.Launch()
+	gl, err := rg.g.Launch()
 	if err != nil {
 		e.fail(err)
 		return
 	}
-	if e.isSim && len(gl.Kernels) != len(e.graphOps) {
-		e.fail(fmt.Errorf("cg: a graph replay ran %d kernels, %d were recorded", len(gl.Kernels), len(e.graphOps)))
+	if e.isSim && len(gl.Kernels) != len(rg.ops) {
+		e.fail(fmt.Errorf("cg: a graph replay ran %d kernels, %d were recorded", len(gl.Kernels), len(rg.ops)))
 		return
 	}
-	for i, k := range e.graphOps {
+	for i, k := range rg.ops {
 		var st *sim.Stats
 		if e.isSim {
 			st = gl.Kernels[i].Stats
@@ -223,6 +272,7 @@ func (e *engine) replay(g *gpuext.Graph) {
 		e.count(k.op, k.kernel, k.grid, k.block, k.args, st, true)
 	}
 	e.graphHostModelSec += max(0, gl.HostSeconds-gl.GPUSeconds)
+	e.loop.GraphLaunches++
 }
 
 // readState queues a read of the first two words of the state (ITER, RUN),
@@ -267,17 +317,20 @@ func cgLoopDevice(e *engine, maxIter int, tol float64, res *StageResult) ([]floa
 		e.launch(KernelDdot, kDdotPartial, e.dotGrid, dotThreads, int32(e.n), e.dv[vR], e.dv[vR], e.dPartial)
 	})
 	loop := e.loop
-	g := e.graph
 	replays := max(maxIter-1, 1)
 	var pend *gpuext.Pending[float64]
 	ended := false
 	for loop.Replays < replays && !ended && e.err == nil {
 		b := min(loop.CheckEvery, replays-loop.Replays)
 		t0 := time.Now()
-		for range b {
-			if g != nil {
-				e.replay(g)
-			} else {
+		if loop.Graph {
+			rg := e.graphFor(b)
+			if rg == nil {
+				return nil, fmt.Errorf("cg: no graph of %d iterations recorded", b)
+			}
+			e.replay(rg)
+		} else {
+			for range b {
 				before := e.launches
 				e.queueIterationDevice(maxIter, tol)
 				loop.KernelsPerIteration = e.launches - before
@@ -329,7 +382,8 @@ func cgLoopDevice(e *engine, maxIter int, tol float64, res *StageResult) ([]floa
 	}
 	loop.IdleReplays = loop.Replays - iters
 	res.DeviceLoop = loop
-	how := fmt.Sprintf("one iteration (%d kernels) recorded once as a graph and replayed %d times", loop.KernelsPerIteration, loop.Replays)
+	how := fmt.Sprintf("batches of %d iterations (%d kernels each) recorded once as graphs, %d graph launches for %d iterations",
+		loop.IterationsPerGraph, loop.IterationsPerGraph*loop.KernelsPerIteration, loop.GraphLaunches, loop.Replays)
 	if !loop.Graph {
 		how = fmt.Sprintf("one iteration's %d kernels launched one by one, %d times (PlainLaunches)", loop.KernelsPerIteration, loop.Replays)
 	}

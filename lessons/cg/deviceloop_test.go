@@ -40,8 +40,10 @@ func TestDeviceLoop(t *testing.T) {
 				t.Errorf("%v stage %d: device loop %+v", g, r.Stage, l)
 			}
 		}
-		if !s9.DeviceLoop.Graph || plain.DeviceLoop.Graph {
-			t.Errorf("%v: graph %v, plain launches %v", g, s9.DeviceLoop.Graph, plain.DeviceLoop.Graph)
+		// 149 iterations: nine graphs of 16 and one of 5.
+		if l, pl := s9.DeviceLoop, plain.DeviceLoop; !l.Graph || l.IterationsPerGraph != 16 || l.GraphLaunches != 10 ||
+			pl.Graph || pl.GraphLaunches != 0 {
+			t.Errorf("%v: graph %+v, plain launches %+v", g, l, pl)
 		}
 		// spmvCsrVector1 and spmvStencil27Dot add the same terms in the same
 		// order and their partials in the same order on the same grid.

@@ -90,9 +90,10 @@
 //	   history there, and tells every later kernel to do nothing once the
 //	   loop has ended. One iteration is three kernels (the scalar
 //	   divisions ride in every block of the kernels that need them, the
-//	   p·Ap partials in the SpMV), recorded once as a graph
-//	   (gpuext.Device.Record) and replayed; the host reads the state every
-//	   16 iterations, one batch behind, and the history once at the end.
+//	   p·Ap partials in the SpMV); batches of 16 iterations are recorded
+//	   once as graphs (gpuext.Device.Record) and replayed; the host reads
+//	   the state after every batch, one batch behind, and the history once
+//	   at the end.
 //	   The SpMV is spmvCsrVector<W>: stage 5's CSR-vector with W fixed at
 //	   compile time, four steps of a row a pass with the group's lanes
 //	   together, read-only loads; W = 8 by default (CompareVectorWidths has

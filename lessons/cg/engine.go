@@ -62,7 +62,7 @@ type engine struct {
 	// the residual history and the SpMV's partials of p·Ap.
 	dSt, dHist, dPAp *gpuext.Buffer[float64]
 	loop             *DeviceLoop
-	graph            *gpuext.Graph // the recorded iteration (nil with PlainLaunches)
+	graphs           []*recordedGraph // the recorded batches (none with PlainLaunches)
 	// recording is set while cgLoopDevice records its iteration as a
 	// graph: launches are then collected in graphOps, not counted.
 	recording bool

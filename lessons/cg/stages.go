@@ -45,7 +45,7 @@ func StageTitle(s int) string {
 	case 8:
 		return "matrix-free SpMV: the 27-point stencil computed from the grid, no matrix read"
 	case 9:
-		return "host out of the loop: convergence check on the device, one iteration replayed as a CUDA graph (CSR)"
+		return "host out of the loop: convergence check on the device, iterations replayed as CUDA graphs (CSR)"
 	case 10:
 		return "host out of the loop, matrix-free: stage 9 with the stencil SpMV"
 	}
@@ -162,10 +162,10 @@ func (o RunOptions) withDefaults() (RunOptions, error) {
 //	9      the host out of the loop (cgLoopDevice, deviceloop.go): three
 //	       kernels an iteration (cgBetaUpdateP, spmvCsrVector<W> with the
 //	       partials of p·Ap, cgAlphaUpdateXR), the convergence check and
-//	       the residual history on the device; the iteration is recorded
-//	       once as a graph and replayed, and the host reads the loop's
-//	       state every CheckEvery iterations, one batch behind, and the
-//	       history once at the end. Ap is stage 7's bit for bit (same W);
+//	       the residual history on the device; a batch of CheckEvery
+//	       iterations is recorded once as a graph and replayed, and the
+//	       host reads the loop's state after every batch, one batch
+//	       behind, and the history once at the end. Ap is stage 7's bit for bit (same W);
 //	       p·Ap is summed in another order, so the history is within
 //	       tolerance, not identical
 //	10     as 9 with spmvStencil27Dot: Ap is stage 8's bit for bit, and
@@ -228,9 +228,7 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 		if err := e.prepareDeviceLoop(opt.MaxIter, opt.Tolerance); err != nil {
 			return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
 		}
-		if e.graph != nil {
-			defer e.graph.Close()
-		}
+		defer e.closeGraphs()
 	}
 
 	loop := cgLoop
