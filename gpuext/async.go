@@ -51,6 +51,9 @@ func (b *Buffer[T]) ReadAsync(n int) (*Pending[T], error) {
 	if err := b.use("ReadAsync"); err != nil {
 		return nil, err
 	}
+	if err := b.st.dev.notRecording("ReadAsync " + b.st.String()); err != nil {
+		return nil, err
+	}
 	call := fmt.Sprintf("ReadAsync %s", b.st)
 	if n < 0 || n > b.n {
 		return nil, fmt.Errorf("gpuext: %s: cannot read %d elements; pass 0 to %d", call, n, b.n)

@@ -37,10 +37,19 @@ type gpuBackend interface {
 	// launch returns the name of the failing step with its error.
 	launch(m *Module, name string, grid, block sim.Dim3, shared int, params []uint64) (call string, err error)
 	time(f func() error, warmups, runs int) (Timing, error)
+	// graphBuild makes the recorded steps a CUDA graph and instantiates
+	// it; graphLaunch queues one replay on the stream launch uses;
+	// graphDestroy frees it (Graph).
+	graphBuild(ops []graphOp) (gpuGraph, error)
+	graphLaunch(g gpuGraph) error
+	graphDestroy(g gpuGraph) error
 	memInfo() (free, total int64, err error)
 	synchronize() error
 	close() error
 }
+
+// gpuGraph is a GPU backend's instantiated graph.
+type gpuGraph any
 
 // gpuAttrs are the device attributes a simulator model is built from.
 type gpuAttrs struct {

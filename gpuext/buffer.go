@@ -60,6 +60,9 @@ func Alloc[T sim.Elem](d *Device, name string, n int) (*Buffer[T], error) {
 	if err := d.check(call); err != nil {
 		return nil, err
 	}
+	if err := d.notRecording(call); err != nil {
+		return nil, err
+	}
 	if n < 0 {
 		return nil, fmt.Errorf("gpuext: %s: a buffer cannot have a negative length", call)
 	}
@@ -180,6 +183,9 @@ func (b *Buffer[T]) Download(dst []T) error {
 	if err := b.use("Download"); err != nil {
 		return err
 	}
+	if err := b.st.dev.notRecording("Download " + b.st.String()); err != nil {
+		return err
+	}
 	if len(dst) != b.n {
 		return fmt.Errorf("gpuext: Download %s: destination holds %d elements, the buffer %d; pass a slice of length %d",
 			b.st, len(dst), b.n, b.n)
@@ -200,6 +206,9 @@ func (b *Buffer[T]) Download(dst []T) error {
 // CopyFrom overwrites the whole buffer with src, which must have length Len().
 func (b *Buffer[T]) CopyFrom(src []T) error {
 	if err := b.use("CopyFrom"); err != nil {
+		return err
+	}
+	if err := b.st.dev.notRecording("CopyFrom " + b.st.String()); err != nil {
 		return err
 	}
 	if len(src) != b.n {
@@ -246,6 +255,11 @@ func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T]) error {
 	if b.n == 0 || src.st == b.st {
 		return nil
 	}
+	if rec := d.recording(); rec != nil {
+		what := fmt.Sprintf("CopyFromBuffer %s from %s", b.st, src.st)
+		d.recordCopy(rec, what, b, src, b.st.bytes, func() { copy(b.g.Data, src.g.Data) })
+		return nil
+	}
 	if d.gpu != nil {
 		if err := d.gpu.dtod(b.ptr, src.ptr, b.st.bytes); err != nil {
 			return fmt.Errorf("gpuext: CopyFromBuffer %s from %s: %w", b.st, src.st, err)
@@ -265,6 +279,9 @@ func (b *Buffer[T]) Fill(v T) error {
 		return err
 	}
 	d := b.st.dev
+	if rec := d.recording(); rec != nil {
+		return b.recordFill(rec, v)
+	}
 	if d.gpu == nil {
 		for i := range b.g.Data {
 			b.g.Data[i] = v
@@ -301,10 +318,50 @@ func (b *Buffer[T]) Fill(v T) error {
 	return nil
 }
 
+// recordFill records Fill(v) inside Device.Record. A graph fills with one
+// 32-bit memset node on a GPU, so an 8-byte value whose two halves differ
+// (most doubles; 0 and -1 are fine) is refused on both backends, which
+// therefore record the same graphs: fill such a buffer with a kernel.
+func (b *Buffer[T]) recordFill(rec *recorder, v T) error {
+	d := b.st.dev
+	what := fmt.Sprintf("Fill %s with %v", b.st, v)
+	var word uint32
+	var words int64
+	switch elemSize[T]() {
+	case 4:
+		word, words = *(*uint32)(unsafe.Pointer(&v)), int64(b.n)
+	case 8:
+		halves := (*[2]uint32)(unsafe.Pointer(&v))
+		if halves[0] != halves[1] {
+			err := fmt.Errorf("gpuext: %s inside Device.Record: a recorded fill is a 32-bit memset, and the two halves of %v's 8 bytes differ; "+
+				"fill the buffer with a kernel (or before Record)", what, v)
+			rec.refuse(d, err)
+			return err
+		}
+		word, words = halves[0], 2*int64(b.n)
+	default:
+		err := fmt.Errorf("gpuext: %s: element size %d is not 4 or 8", what, elemSize[T]())
+		rec.refuse(d, err)
+		return err
+	}
+	if b.n == 0 {
+		return nil
+	}
+	d.recordFill(rec, what, b, word, words, func() {
+		for i := range b.g.Data {
+			b.g.Data[i] = v
+		}
+	})
+	return nil
+}
+
 // Free releases the buffer's device memory now rather than at Close. Using
 // the buffer afterwards is an error; so is freeing it twice.
 func (b *Buffer[T]) Free() error {
 	if err := b.use("Free"); err != nil {
+		return err
+	}
+	if err := b.st.dev.notRecording("Free " + b.st.String()); err != nil {
 		return err
 	}
 	d := b.st.dev

@@ -77,6 +77,7 @@ type Device struct {
 	live      map[*bufState]struct{} // buffers not yet freed
 	allocated int64                  // bytes held by live buffers
 	timing    *[]float64             // modeled seconds of launches inside Time (simulator)
+	rec       *recorder              // the Record in progress, or nil
 
 	ptx ptxCache // parsed PTX of the modules run on the simulator
 }
@@ -237,6 +238,9 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 // whose launches finish before Launch returns.
 func (d *Device) Synchronize() error {
 	if err := d.check("Synchronize"); err != nil {
+		return err
+	}
+	if err := d.notRecording("Synchronize"); err != nil {
 		return err
 	}
 	if d.gpu != nil {

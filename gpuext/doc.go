@@ -100,6 +100,25 @@
 // (cuMemcpyDtoD on a GPU, ordered with the launches around it), so a value
 // that stays on the device never crosses to the host.
 //
+// Device.Record records a sequence of launches, copies and fills once, and
+// Graph.Launch replays it with one host call (a CUDA graph), so a solver's
+// iteration pays one launch's host cost instead of one per kernel:
+//
+//	g, err := dev.Record(func() error { return iteration() }) // nothing runs yet
+//	if err != nil {
+//		return err
+//	}
+//	defer g.Close()
+//	for it := 0; it < iters; it++ {
+//		if _, err := g.Launch(); err != nil {
+//			return err
+//		}
+//	}
+//
+// On the simulator a replay runs each kernel exactly as Launch does, and
+// Time counts it once: the kernels' GPU time or one graph launch's host
+// cost (GraphLaunchSeconds), whichever is longer.
+//
 // On a GPU, a module is loaded once per content: compiled by nvcc for the
 // exact GPU when nvcc is on PATH (cached under os.UserCacheDir()/warplab/cubin),
 // else its embedded PTX, which the driver compiles; WARPLAB_PTX_ONLY=1 forces

@@ -102,6 +102,8 @@ type cudaDev struct {
 	pinnedAll  []unsafe.Pointer
 	eventsFree []cu.Event
 	eventsAll  []cu.Event
+
+	graphs map[*cudaGraph]struct{} // live graphs of this context; Close destroys them
 }
 
 type cudaModule struct {
@@ -311,6 +313,7 @@ func (g *cudaDev) recoverLocked(call string, err error) error {
 	g.modules = make(map[[32]byte]*cudaModule)
 	g.byModule = make(map[*Module]moduleRef)
 	g.pinnedAll, g.pinnedFree, g.eventsAll, g.eventsFree = nil, nil, nil, nil
+	g.graphs = nil // gone with the context; their generation marks them dead
 	g.lastLaunch = launchRef{}
 	if rerr := g.dev.ResetPrimaryCtx(); rerr != nil {
 		lost.RecreateErr = cudaErr("cuDevicePrimaryCtxReset", rerr)
@@ -654,27 +657,10 @@ func cFunction(f cu.Function) C.CUfunction { return *(*C.CUfunction)(unsafe.Poin
 func (g *cudaDev) launch(m *Module, name string, grid, block sim.Dim3, shared int, params []uint64) (string, error) {
 	call := "load module"
 	err := g.do(func() error {
-		cm, err := g.loadLocked(m)
-		if err != nil {
+		var f *cudaFunc
+		var err error
+		if f, call, err = g.prepareLocked(m, name, block, shared); err != nil {
 			return err
-		}
-		call = "cuModuleGetFunction"
-		f, err := cm.function(name)
-		if err != nil {
-			return err
-		}
-		call = "Launch"
-		if n := block.Count(); n > f.maxThreads {
-			return fmt.Errorf("kernel %s can run at most %d threads per block on %s (it needs many registers per thread), "+
-				"and the block has %d; use a smaller block", name, f.maxThreads, g.name, n)
-		}
-		if shared > f.sharedOptedIn {
-			call = "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)"
-			if r := C.warplabSetMaxDynamicShared(cFunction(f.fn), C.int(shared)); r != C.CUDA_SUCCESS {
-				return fmt.Errorf("kernel %s has %d bytes of static shared memory and cannot add %d dynamic bytes on %s (CUresult %d)",
-					name, f.staticShared, shared, g.name, int(r))
-			}
-			f.sharedOptedIn = shared
 		}
 		// cu's Launch copies 8 bytes from each pointer into C memory and
 		// hands the driver a pointer to each copy; the driver reads the
@@ -692,6 +678,32 @@ func (g *cudaDev) launch(m *Module, name string, grid, block sim.Dim3, shared in
 		return nil
 	})
 	return call, err
+}
+
+// prepareLocked loads m, finds kernel name and checks (and opts in) what
+// a launch of it with block threads and shared dynamic bytes needs; call
+// names the failing step. g.mu is held.
+func (g *cudaDev) prepareLocked(m *Module, name string, block sim.Dim3, shared int) (*cudaFunc, string, error) {
+	cm, err := g.loadLocked(m)
+	if err != nil {
+		return nil, "load module", err
+	}
+	f, err := cm.function(name)
+	if err != nil {
+		return nil, "cuModuleGetFunction", err
+	}
+	if n := block.Count(); n > f.maxThreads {
+		return nil, "Launch", fmt.Errorf("kernel %s can run at most %d threads per block on %s (it needs many registers per thread), "+
+			"and the block has %d; use a smaller block", name, f.maxThreads, g.name, n)
+	}
+	if shared > f.sharedOptedIn {
+		if r := C.warplabSetMaxDynamicShared(cFunction(f.fn), C.int(shared)); r != C.CUDA_SUCCESS {
+			return nil, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", fmt.Errorf("kernel %s has %d bytes of static shared memory and cannot add %d dynamic bytes on %s (CUresult %d)",
+				name, f.staticShared, shared, g.name, int(r))
+		}
+		f.sharedOptedIn = shared
+	}
+	return f, "", nil
 }
 
 // time implements Device.Time with CUDA events on the default stream, the
@@ -825,6 +837,7 @@ func (g *cudaDev) close() error {
 			errs = append(errs, g.sticky("cuCtxSynchronize", err))
 		}
 		errs = append(errs, g.freeAsyncLocked())
+		errs = append(errs, g.destroyGraphsLocked())
 		for _, cm := range g.modules {
 			if err := cm.mod.Unload(); err != nil {
 				errs = append(errs, cudaErr("cuModuleUnload "+cm.info.Module, err))

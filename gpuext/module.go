@@ -110,10 +110,18 @@ func (d *Device) LaunchWith(ctx context.Context, o LaunchOptions, m *Module, nam
 	if m != nil {
 		le.Module = m.Name
 	}
-	fail := func(err error) (*Launch, error) { le.Err = err; return nil, le }
+	var rec *recorder // the Record in progress: a refused launch fails it too
+	fail := func(err error) (*Launch, error) {
+		le.Err = err
+		if rec != nil {
+			rec.refuse(d, le)
+		}
+		return nil, le
+	}
 	if err := d.check("Launch"); err != nil {
 		return fail(err)
 	}
+	rec = d.recording()
 	if m == nil {
 		return fail(fmt.Errorf("nil module"))
 	}
@@ -122,6 +130,9 @@ func (d *Device) LaunchWith(ctx context.Context, o LaunchOptions, m *Module, nam
 	}
 	if err := ctx.Err(); err != nil {
 		return fail(err)
+	}
+	if rec != nil {
+		return d.recordLaunch(rec, o, m, name, grid, block, sharedBytes, args, le, fail)
 	}
 	if d.gpu != nil {
 		params, err := d.gpuParams(args)
@@ -134,7 +145,19 @@ func (d *Device) LaunchWith(ctx context.Context, o LaunchOptions, m *Module, nam
 		}
 		return &Launch{}, nil
 	}
+	l, err := d.simRun(ctx, o, m, name, grid, block, sharedBytes, args, le)
+	if err != nil {
+		return nil, err
+	}
+	d.noteTime(l.Stats)
+	return l, nil
+}
 
+// simResolve decides how the simulator runs kernel name of m — its Go
+// mirror (returned) or its PTX (mirror nil) — and converts the arguments.
+// On an error, call names the step for LaunchError.Call.
+func (d *Device) simResolve(o LaunchOptions, m *Module, name string, args []any) (mirror Mirror, sargs sim.Args, call string, err error) {
+	call = "Launch"
 	mirror, ok := m.Mirrors[name]
 	if !ok || mirror == nil || d.opts.SimPTX {
 		if !d.hasPTXKernel(m, name) {
@@ -145,26 +168,41 @@ func (d *Device) LaunchWith(ctx context.Context, o LaunchOptions, m *Module, nam
 			if d.hasPTXSource(m) {
 				msg += fmt.Sprintf(", and its PTX has no such kernel (PTX kernels: %s)", d.ptxKernelNames(m))
 			}
-			return fail(fmt.Errorf("%s", msg))
+			return nil, nil, call, fmt.Errorf("%s", msg)
 		}
 		sargs, err := d.simArgs(args)
 		if err != nil {
-			return fail(err)
+			return nil, nil, call, err
 		}
+		return nil, sargs, call, nil
+	}
+	if len(o.Trace) > 0 || o.MaxInstructions > 0 {
+		return nil, nil, call, fmt.Errorf("LaunchOptions (Trace, MaxInstructions) need the PTX path, and kernel %q runs its Go mirror; open the device with Options.SimPTX", name)
+	}
+	sargs, err = d.simArgs(args)
+	if err != nil {
+		return nil, nil, call, err
+	}
+	return mirror, sargs, call, nil
+}
+
+// simRun runs one kernel on the simulator, as Launch does, without
+// counting its time for Time (the caller does: Launch per kernel, a graph
+// replay once). Its errors are le with the cause filled in.
+func (d *Device) simRun(ctx context.Context, o LaunchOptions, m *Module, name string, grid, block sim.Dim3, sharedBytes int, args []any, le *LaunchError) (*Launch, error) {
+	fail := func(err error) (*Launch, error) { le.Err = err; return nil, le }
+	mirror, sargs, call, err := d.simResolve(o, m, name, args)
+	if err != nil {
+		le.Call = call
+		return fail(err)
+	}
+	if mirror == nil {
 		l, call, err := d.launchPTX(ctx, o, m, name, grid, block, sharedBytes, sargs)
 		if err != nil {
 			le.Call = call
 			return fail(err)
 		}
-		d.noteTime(l.Stats)
 		return l, nil
-	}
-	if len(o.Trace) > 0 || o.MaxInstructions > 0 {
-		return fail(fmt.Errorf("LaunchOptions (Trace, MaxInstructions) need the PTX path, and kernel %q runs its Go mirror; open the device with Options.SimPTX", name))
-	}
-	sargs, err := d.simArgs(args)
-	if err != nil {
-		return fail(err)
 	}
 	k, err := mirror(sargs)
 	if err != nil {
@@ -180,15 +218,18 @@ func (d *Device) LaunchWith(ctx context.Context, o LaunchOptions, m *Module, nam
 		le.Call = "sim.Launch"
 		return fail(err)
 	}
-	d.noteTime(st)
 	return &Launch{Stats: st, Path: "mirror"}, nil
 }
 
 // noteTime records a simulated launch's modeled time for Time.
-func (d *Device) noteTime(st *sim.Stats) {
+func (d *Device) noteTime(st *sim.Stats) { d.noteSeconds(st.Time.Seconds) }
+
+// noteSeconds records modeled seconds of one launch (a kernel, or a graph
+// replay) for Time.
+func (d *Device) noteSeconds(s float64) {
 	d.mu.Lock()
 	if d.timing != nil {
-		*d.timing = append(*d.timing, st.Time.Seconds)
+		*d.timing = append(*d.timing, s)
 	}
 	d.mu.Unlock()
 }

@@ -50,6 +50,9 @@ func (d *Device) Time(f func() error, warmups, runs int) (Timing, error) {
 	if err := d.check("Time"); err != nil {
 		return Timing{}, err
 	}
+	if err := d.notRecording("Time"); err != nil {
+		return Timing{}, err
+	}
 	if f == nil {
 		return Timing{}, fmt.Errorf("gpuext: Time: nil function")
 	}

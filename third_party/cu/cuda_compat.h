@@ -87,4 +87,18 @@ static inline CUresult compat_cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from,
 #endif
 }
 
+// cuGraphInstantiate is three functions: CUDA 11.x's cuda.h maps the plain
+// name to cuGraphInstantiate_v2 (an error node and a log buffer; 11.x's
+// graphs cannot fail to instantiate for a reason these would add to the
+// CUresult, so NULL and 0), CUDA 12.0 and later map it to
+// cuGraphInstantiateWithFlags (flags; 0 is the default behaviour). Both
+// make the same executable graph.
+static inline CUresult compat_cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph) {
+#if CUDA_VERSION >= 12000
+	return cuGraphInstantiate(phGraphExec, hGraph, 0);
+#else
+	return cuGraphInstantiate(phGraphExec, hGraph, NULL, NULL, 0);
+#endif
+}
+
 #endif // GORGONIA_CU_CUDA_COMPAT_H
