@@ -3,6 +3,7 @@ package cg
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
@@ -217,6 +218,9 @@ func TestCompareVectorWidths(t *testing.T) {
 	}
 	if w1.ExcessiveShare < 0.6 || w8.ExcessiveShare > w1.ExcessiveShare/2 {
 		t.Errorf("excessive sectors: W = 1 %.3f, W = 8 %.3f", w1.ExcessiveShare, w8.ExcessiveShare)
+	}
+	if tab := VectorChoiceTable(rs); strings.Count(tab, "\n") != 8 || !strings.Contains(tab, "spmvCsrVector8   8") {
+		t.Errorf("table:\n%s", tab)
 	}
 	if _, err := CompareVectorWidths(nil, Cube(4)); err == nil {
 		t.Errorf("no device accepted")

@@ -2,6 +2,8 @@ package cg
 
 import (
 	"fmt"
+	"strings"
+	"text/tabwriter"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/sim"
@@ -142,4 +144,17 @@ func arraysOf(kernel string) map[string]string {
 func siteInstr(label string) string {
 	_, instr := siteParts(label)
 	return instr
+}
+
+// VectorChoiceTable formats CompareVectorWidths' rows as a text table.
+func VectorChoiceTable(rows []VectorChoice) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "kernel\tW\tlane use\tsectors/request\texcessive\twarp instructions\tmodeled µs\t")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.2f\t%.1f%%\t%d\t%.2f\t\n", r.Kernel, r.W, 100*r.LaneUse, r.SectorsPerRequest,
+			100*r.ExcessiveShare, r.WarpInstructions, 1e6*r.ModeledSeconds)
+	}
+	tw.Flush()
+	return b.String()
 }
