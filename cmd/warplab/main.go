@@ -20,6 +20,8 @@ import (
 	"strings"
 
 	"github.com/warplab/warplab/lessons/cg"
+	"github.com/warplab/warplab/lessons/lesson"
+	"github.com/warplab/warplab/lessons/libs"
 	"github.com/warplab/warplab/lessons/spmv"
 	"github.com/warplab/warplab/lessons/tiling"
 )
@@ -35,25 +37,18 @@ const (
 	exitUsage = 2
 )
 
-// A lessonCommand runs one lesson from `warplab run NAME ARGS...`. A lesson
-// that implements the lesson contract (package lessons/lesson) is one entry
-// made by contractCommand: its package's constructor and, if it has a
-// figure, the function that draws it. libs still has its own command
-// (run_libs.go) until it implements the contract.
-type lessonCommand struct {
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) int
-}
-
-// lessons lists the lesson commands. A function, not a package variable
-// filled by init functions: the table is built where it is read, and
-// nothing can change it behind a caller's back.
-func lessons() map[string]lessonCommand {
-	return map[string]lessonCommand{
-		"spmv":   contractCommand(spmv.Lesson, writeSpMVFigure),
-		"tiling": contractCommand(tiling.Lesson, nil),
-		"cg":     contractCommand(cg.Lesson, nil),
-		"libs":   libsCommand,
+// lessons lists the lessons by the word after `warplab run`: each is its
+// package's constructor of the lesson contract (package lessons/lesson), and
+// runLesson does the rest (the shared flags, the device, the output files,
+// the figure), so a new lesson is one package and one line here. A
+// function, not a package variable filled by init functions: the table is
+// built where it is read, and nothing can change it behind a caller's back.
+func lessons() map[string]func() lesson.Lesson {
+	return map[string]func() lesson.Lesson{
+		"spmv":   spmv.Lesson,
+		"tiling": tiling.Lesson,
+		"cg":     cg.Lesson,
+		"libs":   libs.Lesson,
 	}
 }
 
@@ -99,12 +94,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warplab run: name a lesson (%s)\n", strings.Join(lessonNames(), ", "))
 			return exitUsage
 		}
-		lc, ok := lessons()[args[1]]
+		newLesson, ok := lessons()[args[1]]
 		if !ok {
 			fmt.Fprintf(stderr, "warplab run: no lesson %q (lessons: %s)\n", args[1], strings.Join(lessonNames(), ", "))
 			return exitUsage
 		}
-		return lc.run(args[2:], stdout, stderr)
+		return runLesson(newLesson(), args[2:], stdout, stderr)
 	case "matrix":
 		return runMatrix(args[1:], stdout, stderr)
 	case "selftest":

@@ -9,35 +9,20 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 
 	"github.com/warplab/warplab/lessons/lesson"
 )
 
-// figureWriter draws a lesson's figure from its Result to path (.svg or
-// .png). The figure code imports plots, which imports the lessons, so it
-// cannot live in the lesson package: a lesson with a figure names its
-// writer in its table entry, and only such lessons get --svg.
-type figureWriter func(path string, r lesson.Result) error
-
-// contractCommand makes the `warplab run` command of a lesson that
-// implements the lesson contract (package lesson).
-func contractCommand(newLesson func() lesson.Lesson, figure figureWriter) lessonCommand {
-	return lessonCommand{
-		summary: newLesson().Summary(),
-		run: func(args []string, stdout, stderr io.Writer) int {
-			return runLesson(newLesson(), figure, args, stdout, stderr)
-		},
-	}
-}
-
 // sharedFlags are the flags every lesson's command has.
 type sharedFlags struct {
 	backend, model, jsonPath, svgPath string
+	recorded                          bool
 }
 
 // parseLessonFlags defines the shared flags and l's own on one flag set,
 // parses args and validates both; every error it returns is a usage error.
-func parseLessonFlags(l lesson.Lesson, hasFigure bool, args []string, stderr io.Writer) (sharedFlags, error) {
+func parseLessonFlags(l lesson.Lesson, args []string, stderr io.Writer) (sharedFlags, error) {
 	var f sharedFlags
 	cmd := "warplab run " + l.Name()
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
@@ -45,9 +30,8 @@ func parseLessonFlags(l lesson.Lesson, hasFigure bool, args []string, stderr io.
 	fs.StringVar(&f.backend, "backend", "auto", "where kernels run: auto (the GPU when this build has one and it answers, else the simulator), sim, gpu or gpu:N")
 	fs.StringVar(&f.model, "model", "", "the GPU the simulator models: t4, a100, h100 or h200 (default: the GPU present, else h200)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file (- for stdout)")
-	if hasFigure {
-		fs.StringVar(&f.svgPath, "svg", "", "draw the lesson's figure to this file (.svg or .png)")
-	}
+	fs.StringVar(&f.svgPath, "svg", "", "draw the lesson's figure to this file (.svg or .png)")
+	fs.BoolVar(&f.recorded, "recorded", false, "run nothing: show the lesson's recorded GPU run (its GPU, driver and date first), with --json and --svg as for a run")
 	l.RegisterFlags(fs)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [flags]\n\n%s\n\nflags:\n", cmd, l.Summary())
@@ -62,6 +46,17 @@ func parseLessonFlags(l lesson.Lesson, hasFigure bool, args []string, stderr io.
 	if fs.NArg() > 0 {
 		return f, usageErrorf("unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
+	if f.recorded {
+		var where []string
+		fs.Visit(func(fl *flag.Flag) {
+			if fl.Name == "backend" || fl.Name == "model" {
+				where = append(where, "--"+fl.Name)
+			}
+		})
+		if len(where) > 0 {
+			return f, usageErrorf("--recorded shows a run already made; %s chooses where to run one: give one or the other", strings.Join(where, " and "))
+		}
+	}
 	if err := l.Validate(); err != nil {
 		return f, usageErrorf("%v", err)
 	}
@@ -70,12 +65,13 @@ func parseLessonFlags(l lesson.Lesson, hasFigure bool, args []string, stderr io.
 
 // runLesson is `warplab run NAME` for a lesson of the contract: flags,
 // output folders checked before anything runs, the device, Ctrl-C
-// cancelling the run, the text on stdout, failed checks on stderr, JSON and
-// figure written atomically. Exit status 0 when every check passed, 1 when
-// one failed or the lesson could not run, 2 for a usage error.
-func runLesson(l lesson.Lesson, figure figureWriter, args []string, stdout, stderr io.Writer) int {
+// cancelling the run (or, with --recorded, the recorded run and no device),
+// the text on stdout, failed checks on stderr, JSON and figure written
+// atomically. Exit status 0 when every check passed, 1 when one failed or
+// the lesson could not run, 2 for a usage error.
+func runLesson(l lesson.Lesson, args []string, stdout, stderr io.Writer) int {
 	cmd := "warplab run " + l.Name()
-	f, err := parseLessonFlags(l, figure != nil, args, stderr)
+	f, err := parseLessonFlags(l, args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -91,32 +87,19 @@ func runLesson(l lesson.Lesson, figure figureWriter, args []string, stdout, stde
 			return fail(stderr, cmd, fmt.Errorf("%s %s: folder %s does not exist", o.flag, o.path, filepath.Dir(o.path)))
 		}
 	}
-	dev, err := openDevice(f.backend, f.model)
-	if err != nil {
-		if errors.Is(err, errUsage) {
+	var res lesson.Result
+	if f.recorded {
+		var on string
+		res, on, err = l.Recorded()
+		if err != nil {
+			return fail(stderr, cmd, fmt.Errorf("--recorded: %w", err))
+		}
+		fmt.Fprintf(stdout, "Recorded GPU run: %s\n\n", on)
+	} else {
+		res, err = runOnDevice(l, f, stdout, stderr)
+		if err != nil {
 			return fail(stderr, cmd, err)
 		}
-		return fail(stderr, cmd, deviceError(err))
-	}
-	defer dev.Close()
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	update, clear := progressLine(stderr)
-	p := lesson.Progress{
-		Stage: update,
-		Early: func(write func(io.Writer) error) error {
-			clear()
-			return write(stdout)
-		},
-	}
-	res, err := l.Run(ctx, dev, p)
-	clear()
-	if err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("interrupted (%w)", err)
-		}
-		return fail(stderr, cmd, err)
 	}
 	if err := res.WriteText(stdout); err != nil {
 		return fail(stderr, cmd, err)
@@ -138,9 +121,39 @@ func runLesson(l lesson.Lesson, figure figureWriter, args []string, stdout, stde
 		}
 	}
 	if f.svgPath != "" {
-		if err := figure(f.svgPath, res); err != nil {
+		if err := res.WriteFigure(f.svgPath); err != nil {
 			return fail(stderr, cmd, fmt.Errorf("--svg: %w", err))
 		}
 	}
 	return status
+}
+
+// runOnDevice opens the device the shared flags name and runs l on it, with
+// Ctrl-C cancelling the run and the progress line on stderr.
+func runOnDevice(l lesson.Lesson, f sharedFlags, stdout, stderr io.Writer) (lesson.Result, error) {
+	dev, err := openDevice(f.backend, f.model)
+	if err != nil {
+		if errors.Is(err, errUsage) {
+			return nil, err
+		}
+		return nil, deviceError(err)
+	}
+	defer dev.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	update, clear := progressLine(stderr)
+	p := lesson.Progress{
+		Stage: update,
+		Early: func(write func(io.Writer) error) error {
+			clear()
+			return write(stdout)
+		},
+	}
+	res, err := l.Run(ctx, dev, p)
+	clear()
+	if err != nil && ctx.Err() != nil {
+		err = fmt.Errorf("interrupted (%w)", err)
+	}
+	return res, err
 }

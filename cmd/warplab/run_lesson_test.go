@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/lessons/cg"
 	"github.com/warplab/warplab/lessons/lesson"
+	"github.com/warplab/warplab/lessons/libs"
 	"github.com/warplab/warplab/lessons/spmv"
 	"github.com/warplab/warplab/lessons/tiling"
 )
@@ -29,6 +32,7 @@ var contractLessons = []struct {
 	{"spmv", []string{"--rows", "2048", "--probe-blocks", "320"}, []string{"Part 1:", "Part 2:", "All six rows"}},
 	{"tiling", []string{"--n", "64", "--tile", "8", "--coarse", "2", "--no-sweep"}, []string{"matmulTiledCoarse2", "transposeSharedPadded", "spmvCsrWarpShfl", "shared race", "out of bounds"}},
 	{"cg", []string{"--grid", "4,5,6", "--stage", "0,1,5"}, []string{"== Stage 0 (cpu-serial)", "== Stage 5 (coalesced-spmv)", "Summary", "bit-identical"}},
+	{"libs", []string{"--rows", "1024", "--methods", "vector4,merge_path", "--copy-mib", "1"}, []string{"all checks passed", "even-2^10", "skewed-2^10", "merge_path"}},
 }
 
 // The shared flags mean the same for every lesson: usage errors exit 2 with
@@ -48,8 +52,8 @@ func TestLessonSharedUsageErrors(t *testing.T) {
 			{[]string{"--backend", "gpu", "--model", "t4"}, "--model picks the GPU the simulator models"},
 			{[]string{"--unroll", "2"}, "--unroll 2: want 1 or 4"},
 		} {
-			if l.name == "tiling" && c.args[0] == "--unroll" {
-				continue // tiling has no unrolled variants
+			if (l.name == "tiling" || l.name == "libs") && c.args[0] == "--unroll" {
+				continue // no unrolled variants
 			}
 			args := append([]string{"run", l.name}, c.args...)
 			code, stdout, stderr := runCLI(args...)
@@ -62,11 +66,13 @@ func TestLessonSharedUsageErrors(t *testing.T) {
 		}
 		// -h prints the lesson's flags and the shared ones, exit 0.
 		code, _, stderr := runCLI("run", l.name, "-h")
-		if code != exitOK || !strings.Contains(stderr, "usage: warplab run "+l.name) || !strings.Contains(stderr, "-backend") || !strings.Contains(stderr, "-json") {
+		if code != exitOK || !strings.Contains(stderr, "usage: warplab run "+l.name) {
 			t.Errorf("%s -h: exit %d, %q", l.name, code, stderr)
 		}
-		if got := strings.Contains(stderr, "-svg"); got != (l.name == "spmv") {
-			t.Errorf("%s -h: --svg listed %v; only lessons with a figure have it", l.name, got)
+		for _, f := range []string{"-backend", "-model", "-json", "-svg", "-recorded"} {
+			if !strings.Contains(stderr, f) {
+				t.Errorf("%s -h does not list the shared flag %s", l.name, f)
+			}
 		}
 	}
 }
@@ -92,10 +98,18 @@ func TestLessonValidate(t *testing.T) {
 		{[]string{"cg", "--grid", "4,4"}, "NX,NY,NZ"},
 		{[]string{"cg", "--grid", "abc"}, "not an integer"},
 		{[]string{"cg", "--grid", "3000000000"}, "overflows"},
-		{[]string{"cg", "--stage", "9"}, "0 to 8"},
-		{[]string{"cg", "--stage", "x"}, "0 to 8"},
+		{[]string{"cg", "--stage", strconv.Itoa(cg.Stages)}, fmt.Sprintf("0 to %d", cg.Stages-1)},
+		{[]string{"cg", "--stage", "x"}, fmt.Sprintf("0 to %d", cg.Stages-1)},
 		{[]string{"cg", "--threads-per-row", "3"}, "power of two"},
 		{[]string{"cg", "--max-iter", "0"}, "at least 1"},
+		{[]string{"libs", "--rows", "abc"}, `"abc" is not a number`},
+		{[]string{"libs", "--rows", "1000"}, "multiple of 32"},
+		{[]string{"libs", "--methods", "vector3"}, `no method "vector3"`},
+		{[]string{"libs", "--rows", "none"}, "no matrices"},
+		{[]string{"libs", "--runs", "0"}, "--runs 0"},
+		{[]string{"libs", "--copy-mib", "-2"}, "--copy-mib -2"},
+		{[]string{"spmv", "--recorded", "--backend", "sim"}, "--recorded shows a run already made; --backend chooses"},
+		{[]string{"cg", "--recorded", "--model", "t4"}, "--model chooses where"},
 	} {
 		args := append([]string{"run"}, c.args...)
 		code, _, stderr := runCLI(args...)
@@ -111,6 +125,9 @@ func TestLessonValidate(t *testing.T) {
 	}{
 		{[]string{"cg", "--backend", "sim", "--grid", "65"}, "simulator takes at most"},
 		{[]string{"cg", "--backend", "sim", "--stage", "0", "--grid", "2000"}, "over the limit"},
+		{[]string{"libs", "--backend", "sim", "--rows", "none", "--matrix", "/no/such.mtx"}, "--matrix /no/such.mtx"},
+		{[]string{"libs", "--backend", "sim", "--dump", "/no/such/dir"}, "--dump: folder /no/such/dir does not exist"},
+		{[]string{"libs", "--backend", "sim", "--peer", "/no/such.jsonl"}, "--peer: open /no/such.jsonl"},
 	} {
 		args := append([]string{"run"}, c.args...)
 		code, _, stderr := runCLI(args...)
@@ -121,13 +138,15 @@ func TestLessonValidate(t *testing.T) {
 }
 
 // Every lesson runs on the simulator with the shared flags, prints its text,
-// and writes valid JSON atomically (no temporary file left beside it).
+// and writes valid JSON and its figure atomically (no temporary file left
+// beside them).
 func TestLessonRunsWithJSON(t *testing.T) {
 	for _, l := range contractLessons {
 		t.Run(l.name, func(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, l.name+".json")
-			args := append([]string{"run", l.name, "--backend", "sim", "--model", "t4", "--json", path}, l.quick...)
+			svg := filepath.Join(dir, l.name+".svg")
+			args := append([]string{"run", l.name, "--backend", "sim", "--model", "t4", "--json", path, "--svg", svg}, l.quick...)
 			code, stdout, stderr := runCLI(args...)
 			if code != exitOK {
 				t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -154,8 +173,12 @@ func TestLessonRunsWithJSON(t *testing.T) {
 			if !strings.Contains(string(data), "T4") {
 				t.Errorf("JSON does not name the modeled T4")
 			}
-			if entries := testenv.Must(os.ReadDir(dir))(t); len(entries) != 1 {
-				t.Errorf("files beside the JSON: %v", entries)
+			fig := string(testenv.Must(os.ReadFile(svg))(t))
+			if !strings.Contains(fig, "<svg") || !strings.Contains(fig, "T4") {
+				t.Errorf("--svg wrote no SVG naming the modeled T4 (%d bytes)", len(fig))
+			}
+			if entries := testenv.Must(os.ReadDir(dir))(t); len(entries) != 2 {
+				t.Errorf("files beside the JSON and the figure: %v", entries)
 			}
 		})
 	}
@@ -170,9 +193,11 @@ func TestLessonOutputFolderChecked(t *testing.T) {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", l.name, code, stdout, stderr)
 		}
 	}
-	code, _, stderr := runCLI("run", "spmv", "--backend", "sim", "--svg", filepath.Join(filepath.Dir(missing), "f.svg"))
-	if code != exitFail || !strings.Contains(stderr, "--svg ") {
-		t.Errorf("spmv --svg: exit %d, stderr %q", code, stderr)
+	for _, l := range contractLessons {
+		code, stdout, stderr := runCLI("run", l.name, "--backend", "sim", "--svg", filepath.Join(filepath.Dir(missing), "f.svg"))
+		if code != exitFail || !strings.HasPrefix(stderr, "warplab run "+l.name+": --svg ") || stdout != "" {
+			t.Errorf("%s --svg: exit %d, stdout %q, stderr %q", l.name, code, stdout, stderr)
+		}
 	}
 }
 
@@ -187,10 +212,9 @@ func TestCGUnrollAlias(t *testing.T) {
 	}
 }
 
-// Every lesson in the table except libs (its own command line still) is
-// covered by the tests above.
+// Every lesson in the table is covered by the tests above.
 func TestEveryContractLessonTested(t *testing.T) {
-	tested := map[string]bool{"libs": true}
+	tested := map[string]bool{}
 	for _, l := range contractLessons {
 		tested[l.name] = true
 	}
@@ -208,7 +232,7 @@ func TestLessonRunCancelled(t *testing.T) {
 	defer dev.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for i, newLesson := range []func() lesson.Lesson{spmv.Lesson, tiling.Lesson, cg.Lesson} {
+	for i, newLesson := range []func() lesson.Lesson{spmv.Lesson, tiling.Lesson, cg.Lesson, libs.Lesson} {
 		l := newLesson()
 		if l.Name() != contractLessons[i].name {
 			t.Fatalf("lesson %d is %q", i, l.Name())
@@ -225,6 +249,66 @@ func TestLessonRunCancelled(t *testing.T) {
 		res, err := l.Run(ctx, dev, lesson.Progress{})
 		if !errors.Is(err, context.Canceled) || res != nil {
 			t.Errorf("%s on a cancelled context: result %v, error %v; want context.Canceled", l.Name(), res, err)
+		}
+	}
+}
+
+// --recorded shows each lesson's recorded GPU run without a device: its
+// GPU, driver and date first, then its text, JSON as for a run. tiling's
+// figure draws the simulator's counts, which the recorded run lacks: --svg
+// says so rather than drawing an empty picture.
+func TestLessonRecorded(t *testing.T) {
+	for _, l := range contractLessons {
+		t.Run(l.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "rec.json")
+			svg := filepath.Join(dir, "rec.svg")
+			code, stdout, stderr := runCLI("run", l.name, "--recorded", "--json", path, "--svg", svg)
+			if l.name == "tiling" {
+				if code != exitFail || !strings.Contains(stderr, "--svg: tiling: the figures draw the simulator's counts") {
+					t.Errorf("exit %d, stderr %q; want the figure refused", code, stderr)
+				}
+			} else if code != exitOK {
+				t.Fatalf("exit %d, stderr %q", code, stderr)
+			}
+			first, _, _ := strings.Cut(stdout, "\n")
+			if !strings.HasPrefix(first, "Recorded GPU run: NVIDIA H200, driver ") || !strings.Contains(first, ", 2026-") {
+				t.Errorf("first line %q does not name the GPU, driver and date", first)
+			}
+			var doc struct{ Backend string }
+			if err := json.Unmarshal(testenv.Must(os.ReadFile(path))(t), &doc); err != nil || doc.Backend != "gpu" {
+				t.Errorf("JSON backend %q, %v; want the GPU's run", doc.Backend, err)
+			}
+			if l.name != "tiling" {
+				if fig := testenv.Must(os.ReadFile(svg))(t); !strings.Contains(string(fig), "H200") {
+					t.Errorf("the recorded run's figure does not name the H200")
+				}
+			}
+		})
+	}
+}
+
+// Every lesson's Module is its CUDA C and the PTX generated from it.
+func TestLessonModules(t *testing.T) {
+	for _, name := range lessonNames() {
+		m := lessons()[name]().Module()
+		if m == nil || !strings.Contains(m.CUDA, "__global__") || !strings.Contains(m.PTX, ".entry") {
+			t.Errorf("%s: Module() lacks its CUDA C or PTX", name)
+		}
+	}
+}
+
+// libs' --dump writes each matrix for the peer program, beside a run.
+func TestLibsDump(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCLI("run", "libs", "--backend", "sim", "--rows", "1024", "--methods", "vector4,merge_path",
+		"--copy-mib", "1", "--dump", dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, k := range []string{"even-2^10", "skewed-2^10"} {
+		if st, err := os.Stat(filepath.Join(dir, k+".csr")); err != nil || st.Size() == 0 {
+			t.Errorf("dump %s: %v", k, err)
 		}
 	}
 }

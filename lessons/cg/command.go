@@ -429,3 +429,20 @@ func WriteSummary(w io.Writer, rs []*StageResult) {
 	}
 	tw.Flush()
 }
+
+// Recorded returns the recorded H200 run of stages 0–8 at 100³ (Recorded)
+// as a Report, labelled with its GPU, driver and date.
+func (*cliLesson) Recorded() (lesson.Result, string, error) {
+	rs, err := Recorded()
+	if err != nil {
+		return nil, "", err
+	}
+	on := lesson.MeasuredOn(RecordedGPU, RecordedDriver, RecordedDate)
+	g := rs[len(rs)-1].Grid
+	rep := &Report{Lesson: "cg", Backend: "gpu", Device: RecordedGPU + ", driver " + RecordedDriver, Grid: g, Date: RecordedDate, Stages: rs, Failures: []string{},
+		Header: fmt.Sprintf("HPCCG CG on a %dx%dx%d grid, recorded: %s (stage 0 on that machine's host CPU)", g[0], g[1], g[2], on)}
+	return rep, on, nil
+}
+
+// Module returns the lesson's kernels (Module).
+func (*cliLesson) Module() *gpuext.Module { return Module() }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/plots/chart"
 )
 
@@ -187,4 +188,31 @@ func cgStageColor(s int) color.Color {
 		{R: 0x94, G: 0x67, B: 0xbd, A: 0xff},
 	}
 	return palette[((s%len(palette))+len(palette))%len(palette)]
+}
+
+// WriteFigure draws the report's two figures, the time per stage above the
+// convergence, to path (SVG or PNG by its extension), their titles naming
+// the grid and where the run ran.
+func (rep *Report) WriteFigure(path string) error {
+	tp, err := TimePlot(rep.Stages)
+	if err != nil {
+		return err
+	}
+	cp, err := ConvergencePlot(rep.Stages)
+	if err != nil {
+		return err
+	}
+	on := rep.Device
+	switch {
+	case rep.Backend == "sim":
+		on = lesson.SimLabel(rep.Device) + ", modeled"
+	case rep.Backend == "gpu" && len(rep.Date) >= 10:
+		on += ", " + rep.Date[:10]
+	}
+	g := rep.Grid
+	where := fmt.Sprintf(" (%dx%dx%d, %s)", g[0], g[1], g[2], on)
+	tp.Title.Text += where
+	cp.Title.Text += where
+	fig := &chart.Figure{Panels: []*plot.Plot{tp, cp}}
+	return chart.WriteFile(path, fig, chart.DefaultWidth, 2*chart.DefaultHeight)
 }

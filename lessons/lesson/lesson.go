@@ -1,17 +1,33 @@
 // Package lesson is the contract between a lesson package and the warplab
 // command: what a lesson implements so that `warplab run NAME` can parse its
 // flags, check them, open the device, run it, and write its text, JSON,
-// failures and (where it has one) its figure, the same way for every lesson.
+// failures and figure, or show its recorded GPU run, the same way for every
+// lesson.
 //
-// A lesson package (lessons/spmv, lessons/tiling, lessons/cg) provides a
-// constructor returning a Lesson that holds its Options; cmd/warplab lists
-// the constructors in one table. The command line's shared flags (--backend,
-// --model, --json, --svg), signal handling (Ctrl-C cancels ctx), atomic
-// writes and exit statuses live in cmd/warplab, once; a lesson registers only
-// its own flags and never opens a device: it runs on the one it is given.
+// A lesson package (lessons/spmv, lessons/tiling, lessons/cg, lessons/libs)
+// provides a constructor returning a Lesson that holds its Options;
+// cmd/warplab lists the constructors in one table, so a new lesson is one
+// package and one table entry. The command line's shared flags (--backend,
+// --model, --json, --svg, --recorded), signal handling (Ctrl-C cancels
+// ctx), atomic writes and exit statuses live in cmd/warplab, once; a lesson
+// registers only its own flags and never opens a device: it runs on the one
+// it is given.
+//
+// The shared meanings: --backend auto is the GPU when the build has one and
+// it answers, else the simulator; --model defaults to the GPU present, else
+// the H200; --json writes Result.WriteJSON and --svg Result.WriteFigure;
+// --recorded shows Lesson.Recorded, the lesson's recorded GPU run, without
+// a device, the way a notebook shows it where no GPU is.
+//
+// A Result draws its own figure: the lesson's figure code lives in the
+// lesson package (figure.go), drawn with plots/chart, which imports gonum
+// and no lesson. Package plots, which imports internal/timecheck and so
+// every lesson, cannot be imported by one; it needs no edit for a new
+// lesson's figures. MeasuredOn and SimLabel are the one way every lesson
+// labels where a number came from.
 //
 // This package imports gpuext only, so that every lesson may import it
-// without pulling in plots or the command.
+// without pulling in plots, gonum or the command.
 package lesson
 
 import (
@@ -42,6 +58,17 @@ type Lesson interface {
 	// (a device error, an unreadable input, ctx cancelled); a failed check
 	// is not an error but a Result that is not OK.
 	Run(ctx context.Context, dev *gpuext.Device, p Progress) (Result, error)
+	// Recorded returns the lesson's recorded GPU run (the one its package
+	// embeds, or finds in evidence/) as the Result Run would have returned
+	// on that GPU, and the label naming the GPU, driver and date it ran on
+	// (MeasuredOn). It opens no device and ignores the lesson's flags: the
+	// run is what it was. A lesson whose run cannot be found returns an
+	// error saying where it looked.
+	Recorded() (res Result, on string, err error)
+	// Module returns the lesson's kernels: its CUDA C and the PTX that a
+	// GPU and the simulator both load (gpuext.Module), for selftest and for
+	// a page that shows the source.
+	Module() *gpuext.Module
 }
 
 // Progress is how a running lesson talks to the command line. Both fields
@@ -72,6 +99,12 @@ type Result interface {
 	WriteText(w io.Writer) error
 	// WriteJSON writes the whole result as one JSON document.
 	WriteJSON(w io.Writer) error
+	// WriteFigure draws the lesson's figure to path, SVG or PNG by its
+	// extension, written atomically (chart.WriteFile), at the size the
+	// lesson chooses. A result that holds nothing to draw (tiling's
+	// figures are the simulator's counts, which a GPU run lacks) returns an
+	// error saying what would.
+	WriteFigure(path string) error
 	// OK reports whether every check passed.
 	OK() bool
 	// WriteFailures writes one line per failed check (stderr); nothing

@@ -36,4 +36,9 @@
 // so a changed rule's picks have recorded times), PaybackTable weighs each
 // preparation against the SpMVs it serves, and ModelCheckTable sets the
 // simulator's modeled times beside the recorded ones.
+//
+// Lesson is what `warplab run libs` runs (package lessons/lesson: the
+// shared --backend, --model, --json, --svg and --recorded, and this
+// lesson's flags in command.go); Figure draws the lesson's figure with
+// plots/chart, cuSPARSE's best beside ours when the peer's lines are given.
 package libs

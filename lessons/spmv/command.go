@@ -8,8 +8,11 @@ import (
 	"io"
 	"os"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/lesson"
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // Summary is the lesson's one line, in `warplab help` and its usage.
@@ -91,4 +94,34 @@ func (r *CLIResult) WriteText(w io.Writer) error {
 		}
 	}
 	return r.WriteTimings(w)
+}
+
+// Recorded returns the recorded GPU run (Recorded) as the command line
+// writes it, labelled with its GPU, driver and date.
+func (*cliLesson) Recorded() (lesson.Result, string, error) {
+	r, err := Recorded()
+	if err != nil {
+		return nil, "", err
+	}
+	return &CLIResult{Result: r}, MeasuredOn(r), nil
+}
+
+// Module returns the lesson's kernels (Module).
+func (*cliLesson) Module() *gpuext.Module { return Module() }
+
+// WriteFigure draws Figure to path (SVG or PNG by its extension), 7 inches
+// high for its two panels. A simulator run is drawn beside the recorded GPU
+// run when one is embedded, labelled with its GPU, driver and date.
+func (r *CLIResult) WriteFigure(path string) error {
+	var recorded *Result
+	if r.Backend == "sim" {
+		if rec, err := Recorded(); err == nil {
+			recorded = rec
+		}
+	}
+	fig, err := Figure(r.Result, recorded)
+	if err != nil {
+		return err
+	}
+	return chart.WriteFile(path, fig, chart.DefaultWidth, 7*vg.Inch)
 }

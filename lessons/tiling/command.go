@@ -2,13 +2,17 @@ package tiling
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"gonum.org/v1/plot/vg"
+
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/lesson"
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // Summary is the lesson's one line, in `warplab help` and its usage.
@@ -87,4 +91,49 @@ func (r *Result) WriteFailures(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Recorded returns the recorded H200 run (Recorded) as the command line
+// writes it, labelled with its GPU, driver and date.
+func (*cliLesson) Recorded() (lesson.Result, string, error) {
+	r, err := Recorded()
+	if err != nil {
+		return nil, "", err
+	}
+	return cliResult{r}, lesson.MeasuredOn(r.Device.Name, r.Driver, r.Date), nil
+}
+
+// Module returns the lesson's kernels (Module).
+func (*cliLesson) Module() *gpuext.Module { return Module() }
+
+// WriteFigure draws the lesson's figures, stacked in one picture: the
+// rooflines (the recorded H200 run beside the simulator's on the H200's
+// panel), the transposes' sectors and wavefronts, and the load sweep when
+// the run has it. They draw the simulator's counts, so a GPU run, which
+// records none, has no figure: the error says to run on the simulator.
+func (r cliResult) WriteFigure(path string) error {
+	if len(r.Roofline) == 0 {
+		return errors.New("tiling: the figures draw the simulator's counts (loads, sectors, intensities), which a GPU run does not record; run with --backend sim (its roofline puts the recorded H200 run beside the model)")
+	}
+	var more []*Result
+	if rec, err := Recorded(); err == nil {
+		more = append(more, rec)
+	}
+	roof, err := RooflinesFigure(r.Result, more...)
+	if err != nil {
+		return err
+	}
+	tr, err := TransposesFigure(r.Result)
+	if err != nil {
+		return err
+	}
+	fig := &chart.Figure{Panels: append(tr.Panels, roof.Panels...)}
+	if len(r.Loads) > 0 {
+		loads, err := LoadsFigure(r.Result)
+		if err != nil {
+			return err
+		}
+		fig.Panels = append(loads.Panels, fig.Panels...)
+	}
+	return chart.WriteFile(path, fig, chart.DefaultWidth, chart.DefaultHeight*vg.Length(len(fig.Panels)))
 }

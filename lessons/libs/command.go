@@ -1,0 +1,180 @@
+package libs
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lessons/lesson"
+	"github.com/warplab/warplab/plots/chart"
+)
+
+// Summary is the lesson's one line, in `warplab help` and its usage.
+const Summary = `How libraries win — CSR-vector, binned and merge-path SpMV, a chooser from row statistics, against cuSPARSE`
+
+// Lesson returns the lesson as `warplab run libs` runs it (see package
+// lesson): --rows, --matrix, --methods, --warmups, --runs, --copy-mib,
+// --dump and --peer bound to an Options. The command line's default size is
+// 2^17 rows, the notebook's, not Options' 2^14.
+func Lesson() lesson.Lesson { return &cliLesson{rows: "131072", warmups: 3, runs: 10} }
+
+type cliLesson struct {
+	rows, matrix, methods, dump, peer string
+	warmups, runs, copyMiB            int
+	opts                              Options // set by Validate
+}
+
+func (*cliLesson) Name() string    { return "libs" }
+func (*cliLesson) Summary() string { return Summary }
+
+func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&l.rows, "rows", l.rows, `sizes of the seed pair (even, skewed), comma-separated multiples of 32 from 448; "none" for no seed matrices (default 2^17, the notebook's)`)
+	fs.StringVar(&l.matrix, "matrix", "", "Matrix Market files to run after the seed pair, comma-separated")
+	fs.StringVar(&l.methods, "methods", "", "methods to run, comma-separated (default all; the chooser's pick always runs)")
+	fs.IntVar(&l.warmups, "warmups", l.warmups, "GPU warm-up runs per method")
+	fs.IntVar(&l.runs, "runs", l.runs, "GPU timed runs per method")
+	fs.IntVar(&l.copyMiB, "copy-mib", 0, "size of the copy reference in MiB (default 256 on a GPU; on the simulator, as many bytes read plus written as the largest seed SpMV's minimum; -1 skips it)")
+	fs.StringVar(&l.dump, "dump", "", "write each matrix to DIR/<matrix>.csr for scripts/evidence/libs/cusparse_peer.cu")
+	fs.StringVar(&l.peer, "peer", "", "the peer program's JSON lines: print ours against cuSPARSE, and draw cuSPARSE in the figure")
+}
+
+// splitList reads a comma-separated flag, dropping empty entries.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Validate reads the flags into Options and checks them without a device
+// or a file.
+func (l *cliLesson) Validate() error {
+	o := Options{SeedRows: []int{}, Matrices: splitList(l.matrix), Methods: splitList(l.methods),
+		Warmups: l.warmups, Runs: l.runs, DumpDir: l.dump}
+	if l.rows != "none" {
+		for _, s := range splitList(l.rows) {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return fmt.Errorf("--rows %q: %q is not a number", l.rows, s)
+			}
+			o.SeedRows = append(o.SeedRows, n)
+		}
+	}
+	if len(o.Methods) == 0 {
+		o.Methods = nil
+	}
+	switch {
+	case l.copyMiB < -1:
+		return fmt.Errorf("--copy-mib %d: want -1, 0 or a size", l.copyMiB)
+	case l.copyMiB == -1:
+		o.CopyBytes = -1
+	default:
+		o.CopyBytes = int64(l.copyMiB) << 20
+	}
+	if l.warmups < 0 || l.runs < 1 {
+		return fmt.Errorf("--warmups %d --runs %d: want at least 0 and 1", l.warmups, l.runs)
+	}
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	l.opts = o
+	return nil
+}
+
+// Run checks the files the flags name (the matrices, the dump folder, the
+// peer's lines) before any kernel runs, then runs the lesson on dev.
+func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progress) (lesson.Result, error) {
+	o := l.opts
+	for _, path := range o.Matrices {
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("--matrix %s: %w", path, errors.Unwrap(err))
+		}
+	}
+	if o.DumpDir != "" {
+		if st, err := os.Stat(o.DumpDir); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("--dump: folder %s does not exist", o.DumpDir)
+		}
+	}
+	var peer []PeerRun
+	if l.peer != "" {
+		f, err := os.Open(l.peer)
+		if err != nil {
+			return nil, fmt.Errorf("--peer: %w", err)
+		}
+		peer, err = ReadPeer(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--peer %s: %w", l.peer, err)
+		}
+	}
+	o.Progress = p.Stage
+	res, err := Run(ctx, dev, o)
+	if err != nil {
+		return nil, err
+	}
+	return &CLIResult{Result: res, Peer: peer}, nil
+}
+
+// Recorded returns the H200 run of the refitted chooser (FindChosen, in
+// evidence/) with cuSPARSE's lines from the same call, labelled with its
+// GPU, driver and date.
+func (*cliLesson) Recorded() (lesson.Result, string, error) {
+	rec, err := FindChosen()
+	if err != nil {
+		return nil, "", fmt.Errorf("%w (looked for evidence/%s here and above)", err, ChosenName)
+	}
+	r := rec.Ours
+	return &CLIResult{Result: r, Peer: rec.Peer}, lesson.MeasuredOn(r.Device.Name, r.Driver, r.Date), nil
+}
+
+// Module returns the lesson's kernels (Module).
+func (*cliLesson) Module() *gpuext.Module { return Module() }
+
+// CLIResult is a Result as the command line writes it, with the peer's
+// lines when --peer gave them: the text then ends with ours against
+// cuSPARSE, and the figure draws cuSPARSE's best.
+type CLIResult struct {
+	*Result
+	Peer []PeerRun
+}
+
+// WriteText writes the lesson's tables, then ours against the peer.
+func (r *CLIResult) WriteText(w io.Writer) error {
+	if err := r.Result.WriteText(w); err != nil {
+		return err
+	}
+	if r.Peer == nil {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "\n%s", Text(CompareTable(r.Result, r.Peer)))
+	return err
+}
+
+// WriteFailures writes one line per failed check; nothing when OK.
+func (r *CLIResult) WriteFailures(w io.Writer) error {
+	var b strings.Builder
+	for _, s := range r.Failures {
+		fmt.Fprintln(&b, "FAIL:", s)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteFigure draws Figure (with the peer's cuSPARSE bars when it has
+// them) to path, SVG or PNG by its extension.
+func (r *CLIResult) WriteFigure(path string) error {
+	fig, err := Figure(r.Result, r.Peer)
+	if err != nil {
+		return err
+	}
+	return chart.WriteFile(path, fig, chart.DefaultWidth, chart.DefaultHeight)
+}
