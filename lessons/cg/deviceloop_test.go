@@ -226,3 +226,10 @@ func TestCompareVectorWidths(t *testing.T) {
 		t.Errorf("no device accepted")
 	}
 }
+
+func TestSimulatedVectorWidths(t *testing.T) {
+	rs, err := SimulatedVectorWidths(6)
+	if err != nil || len(rs) != 7 || rs[0].Kernel != kSpMVSubwarp || rs[4].Kernel != "spmvCsrVector8" {
+		t.Fatalf("%v, %+v", err, rs)
+	}
+}

@@ -50,6 +50,17 @@ func SimulatedStages(grid int, progress func(line string)) ([]*StageResult, erro
 	})
 }
 
+// SimulatedVectorWidths is CompareVectorWidths at grid³ on a simulated
+// H200 of its own: the notebook's table behind stage 9's SpMV width.
+func SimulatedVectorWidths(grid int) ([]VectorChoice, error) {
+	dev, err := gpuext.Open("sim:h200")
+	if err != nil {
+		return nil, err
+	}
+	defer dev.Close()
+	return CompareVectorWidths(dev, Cube(grid))
+}
+
 // MeasuredOrRecorded is the notebook's one rule for GPU numbers: when this
 // build has the CUDA backend and a GPU answers, run every stage at GPUGrid³
 // on it now (kept for the session like SimulatedStages); otherwise return
