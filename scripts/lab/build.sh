@@ -14,6 +14,7 @@
 # As root, missing tools (buildah, mmdebstrap, uidmap) are installed with apt-get.
 #
 # Usage: scripts/lab/build.sh sim|hub|cuda     prints the image name on the last line
+# Env:   WARPLAB_LAB_NVCC=0 builds the simulator image without nvcc (docker/Dockerfile).
 #        scripts/lab/build.sh --prune           removes the cache
 # Images: sim = docker/Dockerfile (localhost/warplab:lab), hub = docker/Dockerfile.hub
 #         (localhost/warplab:hub, FROM the sim image), cuda = docker/Dockerfile.cuda
@@ -92,7 +93,10 @@ hostca=${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}
 [ ! -f "$hostca" ] || ca=(--volume "$hostca:/run/warplab-host-ca.crt:ro" --build-arg SSL_CERT_FILE=/run/warplab-host-ca.crt)
 ignore=()
 [ ! -f "$root/$file.dockerignore" ] || ignore=(--ignorefile "$root/$file.dockerignore")
-lab_buildah bud --quiet --isolation chroot --pull=never --layers "${ignore[@]}" "${ca[@]}" \
+# The simulator image carries nvcc unless WARPLAB_LAB_NVCC=0 (docker/Dockerfile's WARPLAB_NVCC).
+args=()
+[ "$what" != sim ] || args=(--build-arg "WARPLAB_NVCC=${WARPLAB_LAB_NVCC:-1}")
+lab_buildah bud --quiet --isolation chroot --pull=never --layers "${ignore[@]}" "${ca[@]}" "${args[@]}" \
 	-f "$root/$file" -t "$tag" "$root" >&2
 say "built $tag in $(($(date +%s) - t0)) s"
 # Every changed checkout leaves its layers behind as build cache: past WARPLAB_LAB_STORE_GIB (30)
