@@ -16,7 +16,9 @@ import "math"
 //	         keep in flight (Little's law: resident warps × loads per round
 //	         × bytes per missing request / miss latency). Loads per round is
 //	         the launch's global load requests over its load rounds: how
-//	         many loads the compiled loop issues before it uses one
+//	         many loads the compiled loop has in flight together (loads
+//	         whose addresses do not depend on each other's results,
+//	         timemodel_ptx.go)
 //	l2       L2 sectors × 32 / L2Bandwidth
 //	l1       L1 wavefronts / (active SMs × clock): the L1 data stage serves
 //	         one wavefront per cycle (Stats.L1Wavefronts)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"container/heap"
+	"math/bits"
 	"sort"
 
 	"github.com/warplab/warplab/sim/ptx"
@@ -9,37 +10,49 @@ import (
 
 // What the time model takes from the executed PTX (issue 13): per warp,
 // the instructions it issued and its load rounds, and per block the warp
-// that finishes last. A load round is a group of global loads a warp issues
-// before it uses any of their results: the loads of one round are in flight
-// together, and the warp waits one memory latency per round. Which loads
-// start a round is read off the compiled loop once per kernel
-// (markLoadRounds): an unrolled body that issues four loads before their
-// first use is one round, a `#pragma unroll 1` body one round per
-// dependent load. A round waits for an L1 hit when none of its loads'
+// that finishes last. A load round is a group of global loads a warp has in
+// flight together: the warp waits one memory latency per round. Which
+// loads form a round is read off the compiled loop once per kernel
+// (markLoadRounds), from data dependences within a basic block: loads whose
+// addresses are ready go out together, whatever order the PTX writes them
+// in (ptxas schedules them so), and a load whose address needs another
+// load's result waits for it. An unrolled SpMV body (four col and val
+// loads, then four x[col]) is two rounds, a `#pragma unroll 1` body two
+// rounds per element. A round waits for an L1 hit when none of its loads'
 // requests missed the block's L1 model, else for a miss (L2 or DRAM).
 
-// Values of xin.tmRound.
+// Values of xin.tmRound: tmNoLoad, or for a global load 2×its round level,
+// plus tmRoundJoin when it joins an earlier load of its level in its basic
+// block (levels past tmLevels share the last one).
 const (
-	tmNoLoad     uint8 = iota // not a global load
-	tmRoundStart              // a global load that starts a round
-	tmRoundJoin               // a global load issued into the open round
+	tmNoLoad    uint8 = 0
+	tmRoundJoin uint8 = 1
+	tmLevels          = 32
 )
 
-// markLoadRounds sets tmRound of every global load: walking each basic
-// block in order, a load joins the open round unless the round's results
-// were used since it opened (by any instruction, the load's own address
-// included), in which case it starts the next one. A round never spans a
-// basic block boundary.
+// markLoadRounds sets tmRound of every global load from the data
+// dependences of its basic block: a load's round level is one more than
+// the deepest load its address depends on within the block (1 when it
+// depends on none), and never below a level already issued before a
+// barrier (bar, membar, fence) in the block. Loads of one level in a block
+// are one round: ptxas schedules loads whose addresses are ready ahead of
+// the arithmetic that uses earlier results, so an unrolled body's col and
+// val loads go out together, and its x[col] loads together after them,
+// whatever order the PTX writes them in. A round never spans a basic block
+// boundary. Levels past tmLevels share the last one.
 func (pk *PTXKernel) markLoadRounds() {
-	pending := make(map[int32]bool)
+	level := make(map[int32]int)
+	var seen [tmLevels]bool
 	for _, b := range pk.k.Blocks() {
-		clear(pending)
+		clear(level)
+		seen = [tmLevels]bool{}
+		base, deepest := 0, 0
 		for i := b.Start; i <= b.End && i < len(pk.code); i++ {
 			x := &pk.code[i]
-			used := false
+			in := 0
 			read := func(r int32) {
-				if r >= 0 && pending[r] {
-					used = true
+				if r >= 0 {
+					in = max(in, level[r])
 				}
 			}
 			for _, o := range x.src {
@@ -53,7 +66,8 @@ func (pk *PTXKernel) markLoadRounds() {
 				}
 			}
 			read(x.abase)
-			if x.op == ptx.OpSt || x.op == ptx.OpAtom || x.op == ptx.OpRed {
+			store := x.op == ptx.OpSt || x.op == ptx.OpAtom || x.op == ptx.OpRed
+			if store {
 				// a store's value may sit in dst-less operands only
 				for _, o := range x.dst {
 					if o.kind == oReg {
@@ -61,62 +75,80 @@ func (pk *PTXKernel) markLoadRounds() {
 					}
 				}
 			}
-			if used {
-				clear(pending)
+			if x.op == ptx.OpBar || x.op == ptx.OpMembar {
+				base = deepest
 			}
-			if x.op != ptx.OpLd || (x.space != ptx.SpaceGlobal && x.space != ptx.SpaceGeneric) {
+			out := in
+			if x.op == ptx.OpLd && (x.space == ptx.SpaceGlobal || x.space == ptx.SpaceGeneric) {
+				out = max(in, base) + 1
+				deepest = max(deepest, out)
+				slot := min(out, tmLevels) - 1
+				x.tmRound = uint8(slot+1) << 1
+				if seen[slot] {
+					x.tmRound |= tmRoundJoin
+				}
+				seen[slot] = true
+			}
+			if store && x.op == ptx.OpSt {
 				continue
 			}
-			x.tmRound = tmRoundJoin
-			if len(pending) == 0 {
-				x.tmRound = tmRoundStart
+			set := func(r int32) {
+				if r < 0 {
+					return
+				}
+				if out > 0 {
+					level[r] = out
+				} else {
+					delete(level, r)
+				}
 			}
 			for _, o := range x.dst {
 				switch o.kind {
 				case oReg:
-					pending[o.idx] = true
+					set(o.idx)
 				case oVec:
 					for _, r := range o.vec {
-						if r >= 0 {
-							pending[r] = true
-						}
+						set(r)
 					}
 				}
 			}
-			// A load with no register destination still occupies the round.
-			if len(pending) == 0 {
-				pending[-2] = true
-			}
 		}
 	}
 }
 
-// warpTM is one warp's round state within a block.
+// warpTM is one warp's round state within a block: per level, whether a
+// round is open and whether one of its loads missed.
 type warpTM struct {
-	hit, miss    int32 // closed rounds that hit the L1 / missed it
-	open, missed bool  // a round is open; one of its loads missed
+	hit, miss    int32  // closed rounds that hit the L1 / missed it
+	open, missed uint32 // by level: a round is open; one of its loads missed
 }
 
-func (t *warpTM) close() {
-	if t.open {
-		if t.missed {
-			t.miss++
-		} else {
-			t.hit++
-		}
-	}
-	t.open, t.missed = false, false
+// closeLevel closes the open rounds of the levels in mask.
+func (t *warpTM) closeLevel(mask uint32) {
+	o := t.open & mask
+	m := o & t.missed
+	t.miss += int32(bits.OnesCount32(m))
+	t.hit += int32(bits.OnesCount32(o &^ m))
+	t.open &^= mask
+	t.missed &^= mask
 }
+
+func (t *warpTM) close() { t.closeLevel(^uint32(0)) }
 
 // tmLoad notes one executed global load of warp wp: kind is its tmRound,
-// missed whether its request had a sector the block's L1 model lacked.
+// missed whether its request had a sector the block's L1 model lacked. A
+// load that starts its level's round in the block closes the level's
+// previous round (the last pass of the loop).
 func (e *ptxWorker) tmLoad(wp *pwarp, kind uint8, missed bool) {
 	t := &wp.tm
-	if kind == tmRoundStart || !t.open {
-		t.close()
-		t.open = true
+	bit := uint32(1) << (kind>>1 - 1)
+	if kind&tmRoundJoin == 0 || t.open&bit == 0 {
+		t.closeLevel(bit)
+		t.open |= bit
 	}
-	t.missed = t.missed || missed
+	if missed {
+		t.missed |= bit
+	}
 }
 
 // blockTM is what the model keeps of one block: its index, the warp that

@@ -9,10 +9,14 @@ import (
 	"github.com/warplab/warplab/sim/ptx"
 )
 
-// roundsPTX has two kernels over a[i], a[i+1], a[i+2], a[i+3]:
+// roundsPTX has three kernels over a[i], a[i+1], a[i+2], a[i+3]:
 // together issues the four loads before adding them (one round a warp);
-// chained loads b = a[a[i]] (two rounds a warp: the second load's address
-// is the first one's result).
+// interleaved adds each result as soon as it is loaded, as nvcc writes an
+// unrolled body (still one round: no load's address depends on another, so
+// ptxas issues them together); chained loads b = a[a[i]] (two rounds a
+// warp: the second load's address is the first one's result); barrier
+// loads a[i], waits at bar.sync, then loads a[i+1] (two rounds: no load
+// moves across a barrier).
 const roundsPTX = `
 .version 7.8
 .target sm_75
@@ -40,6 +44,53 @@ const roundsPTX = `
 	mul.wide.s32 	%rd5, %r3, 4;
 	add.s64 	%rd6, %rd2, %rd5;
 	st.global.f32 	[%rd6], %f7;
+	ret;
+}
+
+.visible .entry interleaved(.param .u64 p_a, .param .u64 p_y)
+{
+	.reg .f32 	%f<8>;
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<8>;
+	ld.param.u64 	%rd1, [p_a];
+	ld.param.u64 	%rd2, [p_y];
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %tid.x;
+	mad.lo.s32 	%r3, %r1, 128, %r2;
+	mul.wide.s32 	%rd3, %r3, 16;
+	add.s64 	%rd4, %rd1, %rd3;
+	ld.global.f32 	%f1, [%rd4];
+	ld.global.f32 	%f2, [%rd4+4];
+	add.f32 	%f5, %f1, %f2;
+	ld.global.f32 	%f3, [%rd4+8];
+	add.f32 	%f6, %f5, %f3;
+	ld.global.f32 	%f4, [%rd4+12];
+	add.f32 	%f7, %f6, %f4;
+	mul.wide.s32 	%rd5, %r3, 4;
+	add.s64 	%rd6, %rd2, %rd5;
+	st.global.f32 	[%rd6], %f7;
+	ret;
+}
+
+.visible .entry barrier(.param .u64 p_a, .param .u64 p_y)
+{
+	.reg .f32 	%f<4>;
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<8>;
+	ld.param.u64 	%rd1, [p_a];
+	ld.param.u64 	%rd2, [p_y];
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %tid.x;
+	mad.lo.s32 	%r3, %r1, 128, %r2;
+	mul.wide.s32 	%rd3, %r3, 16;
+	add.s64 	%rd4, %rd1, %rd3;
+	ld.global.f32 	%f1, [%rd4];
+	bar.sync 	0;
+	ld.global.f32 	%f2, [%rd4+4];
+	add.f32 	%f3, %f1, %f2;
+	mul.wide.s32 	%rd5, %r3, 4;
+	add.s64 	%rd6, %rd2, %rd5;
+	st.global.f32 	[%rd6], %f3;
 	ret;
 }
 
@@ -86,15 +137,18 @@ func TestLoadRounds(t *testing.T) {
 		perWarp      int64
 	}{
 		{"together", 1, 3, 1},
+		{"interleaved", 1, 3, 1},
+		{"barrier", 2, 0, 2},
 		{"chained", 2, 0, 2},
 	} {
 		k := roundsKernel(t, tc.kernel)
 		starts, joins := 0, 0
 		for _, x := range k.code {
-			switch x.tmRound {
-			case tmRoundStart:
+			switch {
+			case x.tmRound == tmNoLoad:
+			case x.tmRound&tmRoundJoin == 0:
 				starts++
-			case tmRoundJoin:
+			default:
 				joins++
 			}
 		}

@@ -29,9 +29,14 @@ type Run struct {
 	// sets a constant, left out of the summaries.
 	Half string `json:"half"`
 
-	Measured float64  `json:"measured_s"`      // seconds per call, CUDA events (mean over recorded repeats)
-	NCU      float64  `json:"ncu_s,omitempty"` // Nsight Compute's gpu__time_duration, median, seconds (0: none recorded)
-	Sources  []string `json:"sources"`         // evidence files, relative to the repository
+	Measured float64 `json:"measured_s"` // seconds per call, CUDA events (mean over recorded repeats)
+	// LaunchesPerCall is, for CG, the recorded solve's kernel launches per
+	// call of the operation (2 for a ddot that launches its partial and
+	// final kernels every call; fewer where a call skips a launch); 0
+	// elsewhere.
+	LaunchesPerCall float64  `json:"launches_per_call,omitempty"`
+	NCU             float64  `json:"ncu_s,omitempty"` // Nsight Compute's gpu__time_duration, median, seconds (0: none recorded)
+	Sources         []string `json:"sources"`         // evidence files, relative to the repository
 
 	Modeled       float64 `json:"modeled_s,omitempty"`        // the simulator's time per call (what the lesson prints)
 	ModeledKernel float64 `json:"modeled_kernel_s,omitempty"` // the kernel alone, cold caches (to compare with NCU)
@@ -97,11 +102,12 @@ type lessonJSON struct {
 		Stage   int    `json:"stage"`
 		Backend string `json:"backend"`
 		Kernels []struct {
-			Name    string  `json:"name"`
-			Seconds float64 `json:"seconds"`
-			Calls   int     `json:"calls"`
-			Where   string  `json:"where"`
-			Timer   string  `json:"timer"`
+			Name     string  `json:"name"`
+			Seconds  float64 `json:"seconds"`
+			Calls    int     `json:"calls"`
+			Launches int     `json:"launches"`
+			Where    string  `json:"where"`
+			Timer    string  `json:"timer"`
 		} `json:"kernels"`
 	} `json:"stages"`
 }
@@ -249,7 +255,8 @@ func Recorded(root string) ([]Run, error) {
 				}
 				config := fmt.Sprintf("stage %d", s.Stage)
 				add(Run{Lesson: "cg", Input: g, Kernel: fmt.Sprintf("stage %d %s", s.Stage, k.Name), Config: config,
-					Group: "cg|" + g + "|" + config, Measured: k.Seconds / float64(k.Calls)}, src)
+					Group: "cg|" + g + "|" + config, Measured: k.Seconds / float64(k.Calls),
+					LaunchesPerCall: float64(k.Launches) / float64(k.Calls)}, src)
 			}
 		}
 	}

@@ -35,7 +35,11 @@ type SimOptions struct {
 // pair and configuration gives all its kernels), and fills in Modeled,
 // ModeledKernel and Bound. CG runs one iteration of each stage (HPCCG's
 // max_iter 2): every call of a kernel in the loop reads and writes the same
-// sizes, so one iteration gives the per-call time of all.
+// sizes, so one iteration gives the per-call time of all. Where the number
+// of launches a call makes varies (stage 6's ddot skips its partial kernel
+// when updateXRDot left the partials), the modeled time per launch is
+// taken at the recorded solve's launches per call (Run.LaunchesPerCall):
+// the two simulated iterations are not the recorded 150's mix.
 func Simulate(ctx context.Context, runs []Run, o SimOptions) error {
 	if o.Model == "" {
 		o.Model = "h200"
@@ -217,6 +221,12 @@ func simCG(dev *gpuext.Device, runs []Run, idx []int) error {
 			name := strings.TrimPrefix(r.Kernel, fmt.Sprintf("stage %d ", s))
 			if k, ok := res.Kernel(name); ok && k.Calls > 0 && k.Where == cg.WhereSim {
 				r.Modeled, r.Bound = k.Seconds/float64(k.Calls), "per call"
+				// The simulated iterations are few: where a call's launches
+				// vary (stage 6's ddot skips its partial after updateXRDot
+				// left one), the recorded solve's launches per call apply.
+				if r.LaunchesPerCall > 0 && k.Launches > 0 {
+					r.Modeled = k.Seconds / float64(k.Launches) * r.LaunchesPerCall
+				}
 			} else {
 				r.Skipped = "the simulated stage ran no such kernel on the device"
 			}
