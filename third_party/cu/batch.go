@@ -253,14 +253,14 @@ func (ctx *BatchedContext) DoWork() {
 			var retVal *fnargs
 			switch b.fnargs.fn {
 			case C.fn_mallocD:
-				retVal = (*fnargs)(unsafe.Pointer(uintptr(ctx.fns[len(ctx.fns)-1])))
+				retVal = *(**fnargs)(unsafe.Pointer(&ctx.fns[len(ctx.fns)-1])) // the slot holds a C pointer; read it as one (vet: unsafeptr)
 				ctx.retVal <- DevicePtr(retVal.devptr0)
 			case C.fn_mallocH:
 			case C.fn_mallocManaged:
-				retVal = (*fnargs)(unsafe.Pointer(uintptr(ctx.fns[len(ctx.fns)-1])))
+				retVal = *(**fnargs)(unsafe.Pointer(&ctx.fns[len(ctx.fns)-1])) // the slot holds a C pointer; read it as one (vet: unsafeptr)
 				ctx.retVal <- DevicePtr(retVal.devptr0)
 			case C.fn_allocAndCopy:
-				retVal = (*fnargs)(unsafe.Pointer(uintptr(ctx.fns[len(ctx.fns)-1])))
+				retVal = *(**fnargs)(unsafe.Pointer(&ctx.fns[len(ctx.fns)-1])) // the slot holds a C pointer; read it as one (vet: unsafeptr)
 				ctx.retVal <- DevicePtr(retVal.devptr0)
 			}
 			logf("\t[RET] %v", DevicePtr(retVal.devptr0))
