@@ -19,11 +19,15 @@
 #      choice (spmvCsrSubwarp against spmvCsrVector4/8/16) and the fused
 #      update kernels. --clock-control none, as every recorded ncu run.
 #
+#   4. if BINDIR has cg.test: stages 9 and 10 with graphs of 16
+#      iterations, one graph, and plain launches (variants.{txt,json}).
+#
 # Usage: cg-stage9.sh BINDIR OUTDIR
-# BINDIR holds warplab-cuda, built beforehand on a machine with Go (the GPU
-# host has none):
+# BINDIR holds warplab-cuda (and, for step 4, cg.test), built beforehand on
+# a machine with Go (the GPU host has none):
 #   source scripts/cuda/env.sh 13.0
 #   CGO_ENABLED=1 go build -tags cuda -ldflags='-s -w' -o .cache/device/warplab-cuda ./cmd/warplab
+#   CGO_ENABLED=1 go test -tags cuda -c -ldflags='-s -w' -o .cache/device/cg.test ./lessons/cg
 # Everything goes to OUTDIR (env.txt, the runs, the CSVs, summary.txt),
 # which becomes evidence/cg-stage9-h200-<date>/.
 set -u
@@ -83,6 +87,15 @@ else
 	echo "no ncu on PATH: step 3 skipped" >>"$E/env.txt"
 fi
 
+# 4. What the graph buys (optional: BINDIR/cg.test, the lesson's cuda-tagged
+#    test binary): stages 9 and 10 with graphs of 16 iterations, one graph
+#    for the whole loop, and plain launches of the same kernels, three runs
+#    each (variants.txt, variants.json).
+if [ -x "$(dirname "$W")/cg.test" ]; then
+	WARPLAB_CG_OUT="$E" "$(dirname "$W")/cg.test" -test.run TestGPUDeviceLoopVariants -test.v >"$E/variants.txt" 2>&1
+	echo "variants exit $?" >>"$E/env.txt"
+fi
+
 # Summary: each run's summary table rows for stages 7-10.
 {
 	echo "cg-stage9: $(head -1 "$E/env.txt"); $(($(date +%s) - start)) s"
@@ -94,6 +107,7 @@ fi
 		# "where the time goes" and the line after it (GPU idle), by stage.
 		awk '/^== Stage/ {s = $3} /where the time goes/ {n = 2} n > 0 {sub(/^ */, ""); print "   stage " s ": " $0; n--}' "$E/$f.txt"
 	done
+	[ -f "$E/variants.txt" ] && grep -E 'stage (9|10) .* run [0-9]:' "$E/variants.txt" | sed 's/^ *[a-z_]*\.go:[0-9]*: /   /'
 	grep -h 'exit' "$E/env.txt"
 } >"$E/summary.txt"
 cat "$E/summary.txt"
