@@ -83,7 +83,7 @@ func TestDeviceLoopStops(t *testing.T) {
 		t.Fatalf("1³: stage 0 ran %d iterations to %g; want an exact solve", tinyRef.Iterations, tinyRef.FinalResidual)
 	}
 	for _, s := range []int{9, 10} {
-		for _, every := range []int{1, 4, 16} {
+		for _, every := range []int{1, 4, 16, 200} {
 			r, err := RunStage(dev, p, s, RunOptions{Tolerance: tol, CheckEvery: every})
 			if err != nil {
 				t.Fatal(err)
