@@ -35,9 +35,9 @@ static CUresult warplab_addMemcpyDtoDNode(CUgraphNode *node, CUgraph g, const CU
 	p.srcDevice = src;
 	p.dstMemoryType = CU_MEMORYTYPE_DEVICE;
 	p.dstDevice = dst;
-	// One row of bytes; the pitches and heights are given as the runtime's
-	// cudaGraphAddMemcpyNode1D gives them (make_cudaPitchedPtr(ptr, count,
-	// count, 1)), although the driver ignores them for a single row.
+	// One row of bytes, the pitches and heights set as the runtime's
+	// cudaGraphAddMemcpyNode1D sets them (make_cudaPitchedPtr(ptr, count,
+	// count, 1)).
 	p.srcPitch = bytes;
 	p.srcHeight = 1;
 	p.dstPitch = bytes;
