@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/sim/ptx"
 )
 
 // The hot paths of the simulator, each reported as ns per simulated access
@@ -237,3 +239,82 @@ func procStatusKB(field string) int64 {
 	}
 	return 0
 }
+
+// benchSpMVPTX runs one kernel of the Day-37 lesson's spmv.ptx on the even
+// seed matrix (16 nonzeros a row, columns banded) at 2^16 rows on one
+// worker and reports the CPU-bound executor's cost per issued warp
+// instruction: smaller than the lesson's benchmarks in lessons/spmv, so
+// that before/after comparisons of the executor can take the best of many
+// runs on a loaded machine.
+//
+//	go test -run '^$' -bench SpMVPTX -cpu 1 -count 10 ./sim/
+func benchSpMVPTX(b *testing.B, kernel string, warpPerRow bool) {
+	const rows = 1 << 16
+	src, err := os.ReadFile("../lessons/spmv/spmv.ptx")
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := ptx.Parse("spmv.ptx", string(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	k, err := sim.NewPTXKernel(m, kernel)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rp := make([]int32, rows+1)
+	var ci []int32
+	var v []float32
+	for r := range rows {
+		start := min(r, rows-16)
+		for j := range 16 {
+			ci = append(ci, int32(start+j))
+			v = append(v, float32(j%7+1))
+		}
+		rp[r+1] = int32(len(ci))
+	}
+	xs := make([]float32, rows)
+	for i := range xs {
+		xs[i] = float32(i%13 + 1)
+	}
+	d := newDevice(b)
+	rowPtr := mustUpload(b, d, "rowPtr", rp)
+	colIdx := mustUpload(b, d, "colIdx", ci)
+	val := mustUpload(b, d, "val", v)
+	x := mustUpload(b, d, "x", xs)
+	y := mustAlloc[float32](b, d, "y", rows)
+	grid := sim.Dim1(rows / 256)
+	if warpPerRow {
+		grid = sim.Dim1(rows * 32 / 256)
+	}
+	launch := func() *sim.Stats {
+		st, err := d.LaunchPTX(context.Background(), k, grid, sim.Dim1(256), 0, rowPtr, colIdx, val, x, y, uint64(rows))
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	}
+	var instr int64
+	for _, n := range launch().InstrMix {
+		instr += n
+	}
+	// The best launch by CPU time: other work on a shared machine inflates
+	// some launches, and the best is the least disturbed.
+	var best time.Duration
+	b.ResetTimer()
+	for range b.N {
+		c0, ok := cpuTime()
+		launch()
+		c1, _ := cpuTime()
+		if c := c1 - c0; ok && (best == 0 || c < best) {
+			best = c
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(instr), "ns/warp-instr")
+	if best > 0 {
+		b.ReportMetric(float64(best.Nanoseconds())/float64(instr), "best-cpu-ns/warp-instr")
+	}
+}
+
+func BenchmarkSpMVPTXThreadPerRow(b *testing.B) { benchSpMVPTX(b, "spmvCsrThreadPerRow", false) }
+func BenchmarkSpMVPTXWarpPerRow(b *testing.B)   { benchSpMVPTX(b, "spmvCsrWarpPerRow", true) }
