@@ -49,22 +49,23 @@ type GraphLaunch struct {
 }
 
 // GraphLaunchSeconds is the host's cost of one graph launch in the
-// simulator's time model: the model's TimedLaunch, the interval between two
-// plain launches issued back to back from Go.
+// simulator's time model: the model's TimedLaunch (the interval between two
+// plain launches issued back to back from Go) times graphLaunchRatio.
 //
-// This is an assumption, not a measurement: a graph launch is one driver
-// call (cuGraphLaunch), like a kernel launch (cuLaunchKernel), through the
-// same Go path, and the time model's one measured host cost is that of a
-// plain launch (5.27 µs per launch on the H200, 2026-12-01,
-// evidence/timemodel-microbench-h200-2026-12-01/launch-go.txt, which
-// TimedLaunch was fitted from). A graph of n kernels therefore models one
-// such interval per replay instead of n. The GPU side is not changed: each
-// kernel in the graph keeps the model's LaunchOverhead (the GPU's own cost
-// of a launch, 2.00 µs measured behind a spin on the H200), which graphs
-// may shorten but which nothing here measured. TestGPUGraph times replays
-// against plain launches with CUDA events on a GPU, the evidence this
-// assumption is to be checked against.
-func GraphLaunchSeconds(m sim.Model) float64 { return m.TimedLaunch }
+// The ratio is measured on the H200 (driver 580.159.04, 2026-12-01,
+// evidence/graphs-h200-2026-12-01/graph-time.csv, TestGPUGraphTime): one
+// short kernel issued 2,000 times back to back took 6.25 µs a run as plain
+// launches and 2.75 µs a run as one-kernel graph replays, host clock, so a
+// cuGraphLaunch costs the host 0.44 of a cuLaunchKernel. Other models take
+// the same ratio of their own TimedLaunch, an assumption: nothing measured
+// them. A graph of n kernels therefore models one such interval per replay
+// instead of n plain ones. The GPU side is not changed: each kernel in the
+// graph keeps the model's LaunchOverhead (the GPU's own cost of a launch).
+func GraphLaunchSeconds(m sim.Model) float64 { return m.TimedLaunch * graphLaunchRatio }
+
+// graphLaunchRatio is the host interval of a one-kernel graph replay over a
+// plain launch's, measured on the H200 (see GraphLaunchSeconds).
+const graphLaunchRatio = 2.75 / 6.25
 
 // graphOp is one recorded step.
 type graphOp struct {
