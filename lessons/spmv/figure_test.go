@@ -122,17 +122,27 @@ func TestMeasuredOn(t *testing.T) {
 }
 
 // TestVsNCU pairs a run's counters with a profiler's: only the runs with a
-// recorded count, kernels by their figure names, counts copied unchanged.
+// recorded count, kernels by their table names, counts copied unchanged.
 func TestVsNCU(t *testing.T) {
 	res := smallRun(t)
 	run, ok := res.Find("even", ThreadPerRowRun)
 	if !ok || run.Requests == nil || run.Sectors == nil {
 		t.Fatal("the simulator run has no thread-per-row counters on the even matrix")
 	}
-	hw := []NCUCount{{Matrix: "even", Kernel: ThreadPerRowRun, Requests: *run.Requests, Sectors: *run.Sectors + 10}}
+	probe, ok := res.Find("skewed", ProbeRun)
+	if !ok || probe.Requests == nil || probe.Sectors == nil {
+		t.Fatal("the simulator run has no probe counters on the skewed matrix")
+	}
+	hw := []NCUCount{
+		{Matrix: "even", Kernel: ThreadPerRowRun, Requests: *run.Requests, Sectors: *run.Sectors + 10},
+		{Matrix: "skewed", Kernel: ProbeRun, Requests: *probe.Requests, Sectors: *probe.Sectors},
+	}
 	rows := VsNCU(res, hw, "as compiled")
-	if len(rows) != 1 {
-		t.Fatalf("%d rows, want 1 (one run has a recorded count)", len(rows))
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2 (two runs have a recorded count)", len(rows))
+	}
+	if want := "skewed stream probe (floor): simulator "; !strings.HasPrefix(rows[1].Line(), want) || !strings.HasSuffix(rows[1].Line(), ": exact") {
+		t.Errorf("Line() = %q, want it to start %q and end exact", rows[1].Line(), want)
 	}
 	r := rows[0]
 	if r.Matrix != "even" || r.Kernel != "thread per row" || r.SimSectors != *run.Sectors || r.HWSectors != *run.Sectors+10 || r.Note != "as compiled" {
