@@ -195,36 +195,18 @@ func fastClass(in *ptx.Instr) uint8 {
 }
 
 // alu runs an arithmetic, logic, cvt, setp, selp or mov instruction on the
-// lanes in mask. A fast-path instruction reads and writes its rows of the
-// warp's row file directly; its lanes run as one index range when the mask
-// is a run of consecutive lanes (a whole warp, or the lanes below a bound
-// after a divergent branch), else one by one.
+// lanes in mask.
 func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
-	if x.fast == fNone {
-		return e.aluEval(wp, x, mask)
-	}
-	rows := wp.rows
-	a := rows[x.rs[0]]
-	b := rows[x.rs[1]]
-	c := rows[x.rs[2]]
-	rd := x.rd[0]
-	d := rows[rd]
-	predOK := false // the destination's predicate bits were cached (setp keeps them)
-	if int(rd) < len(wp.pvalid) {
-		predOK = wp.pvalid[rd]
-		wp.pvalid[rd] = false
-	}
-	lo, hi := span(mask)
+	in := x.in
+	a := e.src(wp, &x.src[0], 0)
+	b := e.src(wp, &x.src[1], 1)
+	d := e.dst(wp, &x.dst[0], 0)
 	switch x.fast {
 	case fMov:
 		if x.movCopy {
 			// The source is already canonical at the type's width.
 			if mask == fullMask {
 				*d = *a
-				return nil
-			}
-			if hi > 0 {
-				copy(d[lo:hi], a[lo:hi])
 				return nil
 			}
 			for m := mask; m != 0; m &= m - 1 {
@@ -236,12 +218,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		tm := x.tmask
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = a[l] & tm
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = a[l] & tm
 			}
 			return nil
@@ -258,12 +234,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = uint64(uint32(a[l] + b[l]))
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l] + b[l]))
@@ -272,12 +242,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	case fAdd64:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = a[l] + b[l]
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = a[l] + b[l]
 			}
 			return nil
@@ -294,12 +258,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = uint64(uint32(a[l] - b[l]))
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l] - b[l]))
@@ -308,12 +266,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	case fSub64:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = a[l] - b[l]
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = a[l] - b[l]
 			}
 			return nil
@@ -330,12 +282,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = uint64(uint32(a[l]) * uint32(b[l]))
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]) * uint32(b[l]))
@@ -344,12 +290,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	case fMulLo64:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = a[l] * b[l]
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = a[l] * b[l]
 			}
 			return nil
@@ -366,12 +306,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
@@ -384,26 +318,15 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
 		}
 		return nil
 	case fMadLo32:
+		c := e.src(wp, &x.src[2], 2)
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = uint64(uint32(a[l])*uint32(b[l]) + uint32(c[l]))
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = uint64(uint32(a[l])*uint32(b[l]) + uint32(c[l]))
 			}
 			return nil
@@ -414,14 +337,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fMadWideS32:
+		c := e.src(wp, &x.src[2], 2)
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) + c[l]
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) + c[l]
 			}
 			return nil
@@ -432,14 +350,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fMadWideU32:
+		c := e.src(wp, &x.src[2], 2)
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = uint64(uint32(a[l]))*uint64(uint32(b[l])) + c[l]
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = uint64(uint32(a[l]))*uint64(uint32(b[l])) + c[l]
 			}
 			return nil
@@ -456,12 +369,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = uint64(uint32(a[l]) << uint32(b[l]))
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]) << uint32(b[l]))
@@ -470,12 +377,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	case fShl64:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = a[l] << uint32(b[l])
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = a[l] << uint32(b[l])
 			}
 			return nil
@@ -492,12 +393,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = uint64(uint32(a[l]) >> uint32(b[l]))
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]) >> uint32(b[l]))
@@ -506,12 +401,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	case fShrS32:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = uint64(uint32(int32(a[l]) >> uint32(b[l])))
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = uint64(uint32(int32(a[l]) >> uint32(b[l])))
 			}
 			return nil
@@ -528,12 +417,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = a[l] >> uint32(b[l])
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = a[l] >> uint32(b[l])
@@ -542,12 +425,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	case fShrS64:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = uint64(int64(a[l]) >> uint32(b[l]))
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = uint64(int64(a[l]) >> uint32(b[l]))
 			}
 			return nil
@@ -565,12 +442,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = a[l] & b[l] & tm
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = a[l] & b[l] & tm
@@ -580,12 +451,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		tm := x.tmask
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = (a[l] | b[l]) & tm
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = (a[l] | b[l]) & tm
 			}
 			return nil
@@ -603,12 +468,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = (a[l] ^ b[l]) & tm
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = (a[l] ^ b[l]) & tm
@@ -622,26 +481,15 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = ^a[l] & tm
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = ^a[l] & tm
 		}
 		return nil
 	case fSelp:
+		c := e.src(wp, &x.src[2], 2)
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = selp(a[l], b[l], c[l])
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = selp(a[l], b[l], c[l])
 			}
 			return nil
@@ -658,12 +506,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = uint64(uint32(a[l]))
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]))
@@ -672,12 +514,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	case fCvtS64S32:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = uint64(int64(int32(a[l])))
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
 				d[l] = uint64(int64(int32(a[l])))
 			}
 			return nil
@@ -694,12 +530,6 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			}
 			return nil
 		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = uint64(uint32(a[l]))
-			}
-			return nil
-		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			d[l] = uint64(uint32(a[l]))
@@ -708,109 +538,75 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	case fAddF32:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = f32res(math.Float32frombits(uint32(a[l]))+math.Float32frombits(uint32(b[l])), x.in, a[l], b[l], 0)
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = f32res(math.Float32frombits(uint32(a[l]))+math.Float32frombits(uint32(b[l])), x.in, a[l], b[l], 0)
+				d[l] = f32res(math.Float32frombits(uint32(a[l]))+math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
 			}
 			return nil
 		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f32res(math.Float32frombits(uint32(a[l]))+math.Float32frombits(uint32(b[l])), x.in, a[l], b[l], 0)
+			d[l] = f32res(math.Float32frombits(uint32(a[l]))+math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
 		}
 		return nil
 	case fMulF32:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = f32res(math.Float32frombits(uint32(a[l]))*math.Float32frombits(uint32(b[l])), x.in, a[l], b[l], 0)
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = f32res(math.Float32frombits(uint32(a[l]))*math.Float32frombits(uint32(b[l])), x.in, a[l], b[l], 0)
+				d[l] = f32res(math.Float32frombits(uint32(a[l]))*math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
 			}
 			return nil
 		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f32res(math.Float32frombits(uint32(a[l]))*math.Float32frombits(uint32(b[l])), x.in, a[l], b[l], 0)
+			d[l] = f32res(math.Float32frombits(uint32(a[l]))*math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
 		}
 		return nil
 	case fFmaF32:
+		c := e.src(wp, &x.src[2], 2)
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))), x.in, a[l], b[l], c[l])
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))), x.in, a[l], b[l], c[l])
+				d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))), in, a[l], b[l], c[l])
 			}
 			return nil
 		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))), x.in, a[l], b[l], c[l])
+			d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))), in, a[l], b[l], c[l])
 		}
 		return nil
 	case fAddF64:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = f64res(math.Float64frombits(a[l])+math.Float64frombits(b[l]), x.in, a[l], b[l], 0)
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = f64res(math.Float64frombits(a[l])+math.Float64frombits(b[l]), x.in, a[l], b[l], 0)
+				d[l] = f64res(math.Float64frombits(a[l])+math.Float64frombits(b[l]), in, a[l], b[l], 0)
 			}
 			return nil
 		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f64res(math.Float64frombits(a[l])+math.Float64frombits(b[l]), x.in, a[l], b[l], 0)
+			d[l] = f64res(math.Float64frombits(a[l])+math.Float64frombits(b[l]), in, a[l], b[l], 0)
 		}
 		return nil
 	case fMulF64:
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = f64res(math.Float64frombits(a[l])*math.Float64frombits(b[l]), x.in, a[l], b[l], 0)
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = f64res(math.Float64frombits(a[l])*math.Float64frombits(b[l]), x.in, a[l], b[l], 0)
+				d[l] = f64res(math.Float64frombits(a[l])*math.Float64frombits(b[l]), in, a[l], b[l], 0)
 			}
 			return nil
 		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f64res(math.Float64frombits(a[l])*math.Float64frombits(b[l]), x.in, a[l], b[l], 0)
+			d[l] = f64res(math.Float64frombits(a[l])*math.Float64frombits(b[l]), in, a[l], b[l], 0)
 		}
 		return nil
 	case fFmaF64:
+		c := e.src(wp, &x.src[2], 2)
 		if mask == fullMask {
 			for l := range 32 {
-				d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])), x.in, a[l], b[l], c[l])
-			}
-			return nil
-		}
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])), x.in, a[l], b[l], c[l])
+				d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])), in, a[l], b[l], c[l])
 			}
 			return nil
 		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])), x.in, a[l], b[l], c[l])
+			d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])), in, a[l], b[l], c[l])
 		}
 		return nil
 	case fSetpI:
@@ -818,12 +614,8 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		// with their sign bit flipped), and the comparison's truth table is
 		// indexed by (less, equal).
 		flip, km, tbl := x.cmpFlip, x.cmpMask, x.cmpTbl
-		if x.in.NDst > 1 {
-			rq := x.rd[1]
-			q := rows[rq]
-			if int(rq) < len(wp.pvalid) {
-				wp.pvalid[rq] = false
-			}
+		if in.NDst > 1 {
+			q := e.dst(wp, &x.dst[1], 1)
 			for m := mask; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m)
 				r := cmpKey(a[l], b[l], flip, km, tbl)
@@ -839,44 +631,19 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 				d[l] = r
 				pm |= uint32(r) << l
 			}
-			if int(rd) < len(wp.pvalid) {
-				wp.pbits[rd], wp.pvalid[rd] = pm, true
+			if o := x.dst[0]; o.kind == oReg && int(o.idx) < len(wp.pvalid) {
+				wp.pbits[o.idx], wp.pvalid[o.idx] = pm, true
 			}
 			return nil
 		}
-		// Some lanes: the cached bits of the other lanes still hold.
-		var pm uint32
-		if hi > 0 {
-			for l := lo; l < hi; l++ {
-				r := cmpKey(a[l], b[l], flip, km, tbl)
-				d[l] = r
-				pm |= uint32(r) << l
-			}
-		} else {
-			for m := mask; m != 0; m &= m - 1 {
-				l := bits.TrailingZeros32(m)
-				r := cmpKey(a[l], b[l], flip, km, tbl)
-				d[l] = r
-				pm |= uint32(r) << l
-			}
-		}
-		if predOK {
-			wp.pbits[rd], wp.pvalid[rd] = wp.pbits[rd]&^mask|pm, true
+		for m := mask; m != 0; m &= m - 1 {
+			l := bits.TrailingZeros32(m)
+			d[l] = cmpKey(a[l], b[l], flip, km, tbl)
 		}
 		return nil
 	}
-	return e.aluEval(wp, x, mask)
-}
-
-// aluEval runs an instruction without a fast path lane by lane through
-// ptx.Eval.
-func (e *ptxWorker) aluEval(wp *pwarp, x *xin, mask uint32) *Fault {
-	in := x.in
-	a := e.src(wp, &x.src[0], 0)
-	b := e.src(wp, &x.src[1], 1)
 	c := e.src(wp, &x.src[2], 2)
 	dd := e.src(wp, &x.src[3], 3)
-	d := e.dst(wp, &x.dst[0], 0)
 	var d1 *[32]uint64
 	if in.NDst > 1 {
 		d1 = e.dst(wp, &x.dst[1], 1)
@@ -890,15 +657,6 @@ func (e *ptxWorker) aluEval(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 	}
 	return nil
-}
-
-// span is the lanes of mask as the range [lo, hi) when they are
-// consecutive; hi is 0 when they are not.
-func span(mask uint32) (lo, hi int) {
-	if (mask+(mask&-mask))&mask != 0 {
-		return 0, 0
-	}
-	return bits.TrailingZeros32(mask), bits.Len32(mask)
 }
 
 const fullMask = ^uint32(0)

@@ -51,14 +51,9 @@ type ipdom struct {
 
 // pwarp is one warp of the block being run.
 type pwarp struct {
-	id   int
-	regs [][32]uint64
-	spec [numSpecial][32]uint64
-	// rows points at every row an operand can name, by the index
-	// PTXKernel.layoutRows gives it: the warp's registers and special
-	// registers, the kernel's immediate rows (shared by all warps, so they
-	// stay in the CPU's cache), the worker's sink rows and a zero row.
-	rows    []*[32]uint64
+	id      int
+	regs    [][32]uint64
+	spec    [numSpecial][32]uint64
 	stack   []ipdom
 	live    uint32 // lanes that exist and have not exited
 	waiting bool   // at bar.sync
@@ -104,13 +99,11 @@ type ptxWorker struct {
 	raceOff   uint64 // the shared access the race check is looking at
 	raceWidth int
 
-	scratch  [4][32]uint64
-	sink     [2][32]uint64
-	shflVals [32]uint64     // shfl's source when it cannot be read in place
-	none     [32]uint64     // the row of an absent operand (PTXKernel.noneRow)
-	words    [32 * 8]uint32 // one request's words: 32 lanes × the widest access (v4 of 8 bytes)
-	laneBuf  [32]int32
-	laneOff  [32]uint64
+	scratch [4][32]uint64
+	sink    [2][32]uint64
+	words   [32 * 8]uint32 // one request's words: 32 lanes × the widest access (v4 of 8 bytes)
+	laneBuf [32]int32
+	laneOff [32]uint64
 }
 
 // siteMemo caches a site's dense counter index for one buffer.
@@ -315,7 +308,11 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 		for i := range e.warps {
 			wp := &e.warps[i]
 			wp.id = i
-			wp.alloc(px.pk, e)
+			wp.regs = make([][32]uint64, px.pk.nregs)
+			wp.pbits = make([]uint32, px.pk.nregs)
+			wp.pvalid = make([]bool, px.pk.nregs)
+			wp.local = make([]byte, 32*px.pk.localBytes)
+			wp.stack = make([]ipdom, 0, 8)
 		}
 		e.shared = make([]byte, px.shBytes)
 		e.siteCache = make([]siteMemo, px.pk.nsites)
@@ -367,48 +364,11 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	}
 }
 
-// alloc gives wp its registers, row pointers, predicate cache, local
-// memory and stack for kernel pk, run by e.
-func (wp *pwarp) alloc(pk *PTXKernel, e *ptxWorker) {
-	wp.regs = make([][32]uint64, pk.nregs)
-	wp.rows = make([]*[32]uint64, pk.nrows)
-	for i := range wp.regs {
-		wp.rows[i] = &wp.regs[i]
-	}
-	for i := range wp.spec {
-		wp.rows[int(pk.specBase)+i] = &wp.spec[i]
-	}
-	for i := range pk.imms {
-		wp.rows[int(pk.immBase)+i] = &pk.imms[i]
-	}
-	wp.rows[pk.sinkBase], wp.rows[pk.sinkBase+1] = &e.sink[0], &e.sink[1]
-	wp.rows[pk.noneRow] = &e.none
-	wp.pbits = make([]uint32, pk.nregs)
-	wp.pvalid = make([]bool, pk.nregs)
-	wp.local = make([]byte, 32*pk.localBytes)
-	wp.stack = make([]ipdom, 0, 8)
-}
-
 // initWarp readies warp wp of block b: registers and local memory zeroed
 // (PTX leaves them undefined; zero keeps runs reproducible), special
 // registers filled, one stack entry holding the warp's lanes.
 func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 	l := e.t.w.l
-	pk := e.l.pk
-	wp.instr, wp.waiting = 0, false
-	n := min(32, l.nThreads-32*wp.id)
-	wp.live = uint32(1<<n - 1)
-	if n == 32 {
-		wp.live = ^uint32(0)
-	}
-	wp.stack = append(wp.stack[:0], ipdom{pc: 0, rpc: int32(len(pk.code)), mask: wp.live})
-	e.initRows(wp)
-}
-
-// initRows zeroes wp's registers that may be read before written and its
-// local memory, and fills its special registers (after the first block,
-// only the block index).
-func (e *ptxWorker) initRows(wp *pwarp) {
 	pk := e.l.pk
 	for _, r := range pk.clearRegs {
 		wp.regs[r] = [32]uint64{}
@@ -417,6 +377,13 @@ func (e *ptxWorker) initRows(wp *pwarp) {
 	if len(wp.local) > 0 {
 		clear(wp.local)
 	}
+	wp.instr, wp.waiting = 0, false
+	n := min(32, l.nThreads-32*wp.id)
+	wp.live = uint32(1<<n - 1)
+	if n == 32 {
+		wp.live = ^uint32(0)
+	}
+	wp.stack = append(wp.stack[:0], ipdom{pc: 0, rpc: int32(len(pk.code)), mask: wp.live})
 	for _, sp := range pk.specials {
 		// Only the block index changes from block to block.
 		if !e.specDone || sp >= ptx.SpecialCtaidX && sp <= ptx.SpecialCtaidZ {
@@ -555,7 +522,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 			switch x.op {
 			case ptx.OpBra:
 				if exec == act {
-					pc = x.target
+					pc = x.in.Target
 					continue
 				}
 				if exec == 0 {
@@ -563,7 +530,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 					continue
 				}
 				top.pc = pc
-				e.diverge(wp, x.target, pc+1, x.reconv, exec, act&^exec)
+				e.diverge(wp, x.in.Target, pc+1, x.in.Reconv, exec, act&^exec)
 				goto next
 			case ptx.OpRet, ptx.OpExit:
 				pc++
@@ -817,22 +784,18 @@ func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
 	b := e.src(wp, &x.src[1], 1)
 	c := e.src(wp, &x.src[2], 2)
 	mm := e.src(wp, &x.src[3], 3)
+	vals := *a
+	if x.src[0].kind != oReg || e.l.pk.k.Regs[x.src[0].idx].Type.Size() != 4 {
+		for l := range vals {
+			vals[l] &= 0xffffffff
+		}
+	}
 	d := e.dst(wp, &x.dst[0], 0)
 	var p *[32]uint64
 	if x.in.NDst > 1 {
 		p = e.dst(wp, &x.dst[1], 1)
 	}
-	// vals is the source row as canonical .b32 bits. A 32-bit register
-	// already is; it is read in place unless the destination overwrites
-	// it while it is read.
-	vals := a
-	if x.src[0].kind != oReg || e.l.pk.k.Regs[x.src[0].idx].Type.Size() != 4 || a == d {
-		vals = &e.shflVals
-		for l := range vals {
-			vals[l] = a[l] & 0xffffffff
-		}
-	}
-	if mask == fullMask && x.in.Shfl == ptx.ShflDown && e.shflDownFull(vals, b, c, mm, d, p) {
+	if mask == fullMask && x.in.Shfl == ptx.ShflDown && e.shflDownFull(&vals, b, c, mm, d, p) {
 		e.t.w.sh.warpSync(wp.id)
 		return nil
 	}
@@ -883,15 +846,13 @@ func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
 // idiom: it reports false, having written nothing, when a lane's member
 // mask leaves out its source lane (the general path then reports it).
 func (e *ptxWorker) shflDownFull(vals, b, c, mm, d, p *[32]uint64) bool {
-	b0, c0 := b[0], c[0]
-	var differ uint64
+	uniform := true
 	for lane := range 32 {
 		if uint32(mm[lane]) != fullMask {
 			return false
 		}
-		differ |= b[lane] ^ b0 | c[lane] ^ c0
+		uniform = uniform && b[lane] == b[0] && c[lane] == c[0]
 	}
-	uniform := differ == 0
 	if uniform && c[0]&0x1f1f == 31 {
 		// One offset k for all, no segments: lane l takes l+k, the top
 		// k lanes their own value. vals holds canonical .b32 bits.

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"strings"
-	"unsafe"
 
 	"github.com/warplab/warplab/sim/ptx"
 )
@@ -28,16 +27,11 @@ type PTXKernel struct {
 	k    *ptx.Kernel
 	code []xin
 
-	nregs int
-	imms  [][32]uint64 // immediate and symbol-address rows, copied into every warp's row file
-	// A warp's row pointers (pwarp.rows) name, in order, the registers,
-	// the special registers, the immediate rows, two sink rows for _ and
-	// one row for absent operands, so that every operand the fast paths
-	// read or write is one index into one slice (xin.rs, xin.rd).
-	specBase, immBase, sinkBase, noneRow, nrows int32
-	labels                                      []string // site labels, by site index
-	srcLines                                    []string // the CUDA C the PTX came from, by line (SetSource), for faults
-	nsites                                      int
+	nregs    int
+	imms     [][32]uint64 // immediate and symbol-address rows, shared by all warps
+	labels   []string     // site labels, by site index
+	srcLines []string     // the CUDA C the PTX came from, by line (SetSource), for faults
+	nsites   int
 
 	clearRegs []int32 // registers a path may read before writing (maybeUndefined)
 	specials  []ptx.Special
@@ -84,51 +78,37 @@ type xopd struct {
 // xin is one decoded instruction: the parser's Instr and what the executor
 // derives from it once.
 type xin struct {
-	// The fields the executor reads for every instruction come first and
-	// fit one 64-byte cache line (the slice of a kernel's instructions is
-	// walked for every warp; xinHotFits checks it).
-	tmask            uint64 // the value mask of the instruction's type (pred: 1)
-	cmpFlip, cmpMask uint64 // integer setp (setpTable)
-	// rs and rd are the operands' rows in the warp's row file when
-	// rowsOK (no negated or vector operand): alu reads them directly.
-	rs      [4]int32
-	rd      [2]int32
-	guard   int32 // predicate register row, -1 for none
-	op      ptx.Opcode
-	fast    uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
-	class   uint8 // instruction class for Stats.InstrMix
-	tmRound uint8 // marks global loads for the time model (timemodel_ptx.go)
-	cmpTbl  uint8
-	movCopy bool // mov whose source needs no masking: rows copy as they are
-	gneg    bool
-	rowsOK  bool
+	in    *ptx.Instr
+	op    ptx.Opcode
+	fast  uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
+	class uint8 // instruction class for Stats.InstrMix
+	// tmRound marks global loads for the time model (timemodel_ptx.go)
+	tmRound uint8
 
-	// bra
-	target, reconv int32
+	cmpFlip, cmpMask uint64 // integer setp (setpTable)
+	cmpTbl           uint8
+	tmask            uint64 // the value mask of the instruction's type (pred: 1)
+	movCopy          bool   // mov whose source needs no masking: rows copy as they are
+	guard            int32  // predicate register row, -1 for none
+	gneg             bool
+	dst              [2]xopd
+	src              [4]xopd
 
 	// memory instructions
 	site   int32 // counter site, -1 for non-memory instructions and ld.param
-	abase  int32
-	aparam int32
 	space  ptx.Space
-	widen  bool // ld of a signed type narrower than its register: sign-extend (ptx.Widen)
-	fastLd bool // a scalar ld.global from a 64-bit register: ldGlobal may run it
-	a32    bool // the base register is 32 bits wide (shared and local addresses)
 	size   int  // bytes per element moved
 	dsize  int  // ld: the destination register's size
+	widen  bool // ld of a signed type narrower than its register: sign-extend (ptx.Widen)
+	fastLd bool // a scalar ld.global from a 64-bit register: ldGlobal may run it
 	vec    int  // elements per lane (1, 2, 4)
 	// address: base register row (-1 none), constant part (var offset or
 	// window address + immediate), param index
+	abase  int32
+	a32    bool // the base register is 32 bits wide (shared and local addresses)
 	aconst uint64
-
-	in  *ptx.Instr
-	dst [2]xopd
-	src [4]xopd
+	aparam int32
 }
-
-// xinHotFits fails to compile when xin's per-instruction fields outgrow
-// one cache line.
-var _ = [1]int{}[unsafe.Offsetof(xin{}.target)/65]
 
 // NewPTXKernel decodes kernel name of m for the simulator. The work done
 // here (register rows, variable layout, site labels) is done once: launches
@@ -160,7 +140,6 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 			return nil, err
 		}
 	}
-	pk.layoutRows()
 	pk.clearRegs = pk.maybeUndefined()
 	pk.markLoadRounds()
 	var used [numSpecial]bool
@@ -173,59 +152,6 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 		}
 	}
 	return pk, nil
-}
-
-// layoutRows places the special, immediate, sink and absent-operand rows
-// after the registers and resolves each instruction's operands to rows.
-func (pk *PTXKernel) layoutRows() {
-	pk.specBase = int32(pk.nregs)
-	pk.immBase = pk.specBase + int32(numSpecial)
-	pk.sinkBase = pk.immBase + int32(len(pk.imms))
-	pk.noneRow = pk.sinkBase + 2
-	pk.nrows = pk.noneRow + 1
-	for i := range pk.code {
-		x := &pk.code[i]
-		x.rowsOK = true
-		for j := range x.src {
-			r, ok := pk.row(&x.src[j], -1)
-			x.rs[j] = r
-			x.rowsOK = x.rowsOK && ok
-		}
-		for j := range x.dst {
-			r, ok := pk.row(&x.dst[j], int32(j))
-			x.rd[j] = r
-			x.rowsOK = x.rowsOK && ok
-		}
-		if !x.rowsOK {
-			x.fast = fNone // ptx.Eval through src and dst
-		}
-	}
-}
-
-// row is operand o's row in a warp's row file; sink >= 0 gives a
-// destination's sink row for _ (and for no operand). ok is false for
-// operands that have no row: negated predicates and vectors.
-func (pk *PTXKernel) row(o *xopd, sink int32) (int32, bool) {
-	if sink >= 0 { // a destination: a register, a vector or a sink
-		switch o.kind {
-		case oReg:
-			return o.idx, true
-		case oVec:
-			return pk.noneRow, false
-		}
-		return pk.sinkBase + sink, true
-	}
-	switch o.kind {
-	case oReg:
-		return o.idx, !o.neg
-	case oImm:
-		return pk.immBase + o.idx, true
-	case oSpec:
-		return pk.specBase + o.idx, true
-	case oVec:
-		return pk.noneRow, false
-	}
-	return pk.noneRow, true
 }
 
 // Module is the PTX module the kernel came from.
@@ -403,7 +329,6 @@ func (pk *PTXKernel) decode(i int) error {
 		pk.nsites++
 		pk.labels = append(pk.labels, pk.siteLabel(in))
 	case ptx.OpBra:
-		x.target, x.reconv = in.Target, in.Reconv
 		if in.Target < 0 || int(in.Target) > len(pk.k.Instrs) {
 			return fail("branch target %d out of range", in.Target)
 		}
