@@ -511,7 +511,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				exec &= wp.guardMask(x.guard, x.gneg)
 			}
 			if x.fast != fNone {
-				if exec != 0 {
+				if exec != 0 && !x.dead {
 					if f := e.alu(wp, x, exec); f != nil {
 						return f
 					}

@@ -91,6 +91,7 @@ type xin struct {
 	movCopy          bool   // mov whose source needs no masking: rows copy as they are
 	guard            int32  // predicate register row, -1 for none
 	gneg             bool
+	dead             bool // a mov whose every reader reads its source instead (forwardConstMoves)
 	dst              [2]xopd
 	src              [4]xopd
 
@@ -142,6 +143,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 	}
 	pk.clearRegs = pk.maybeUndefined()
 	pk.markLoadRounds()
+	pk.forwardConstMoves()
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {
@@ -152,6 +154,92 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 		}
 	}
 	return pk, nil
+}
+
+// forwardConstMoves lets the readers of a register that holds a constant
+// read the constant. nvcc moves shuffle offsets, masks and zeroes into
+// registers (mov.u32 %r29, 16) and copies special registers
+// (mov.u32 %r16, %tid.x); when such a mov is the register's only write, is
+// unguarded, and no path reads the register before it (maybeUndefined),
+// then every lane that reads the register went through the mov and holds
+// its source's value, which does not change while the warp runs (an
+// immediate, or a special register of this warp and block). Those readers
+// then name the source's row instead, and when they are all ordinary
+// source operands the mov itself is dead: it is still issued and counted,
+// but writes nothing, as nothing reads what it would write.
+func (pk *PTXKernel) forwardConstMoves() {
+	defs := make([]int32, pk.nregs)
+	for i := range pk.code {
+		x := &pk.code[i]
+		for j := range x.dst {
+			switch o := &x.dst[j]; o.kind {
+			case oReg:
+				defs[o.idx]++
+			case oVec:
+				for _, r := range o.vec {
+					if r >= 0 {
+						defs[r]++
+					}
+				}
+			}
+		}
+	}
+	undefined := make([]bool, pk.nregs)
+	for _, r := range pk.clearRegs {
+		undefined[r] = true
+	}
+	from := make([]int32, pk.nregs) // the constant mov writing the register, -1 none
+	for r := range from {
+		from[r] = -1
+	}
+	for i := range pk.code {
+		x := &pk.code[i]
+		if x.fast != fMov || !x.movCopy || x.guard >= 0 || x.in.NDst != 1 || x.dst[0].kind != oReg {
+			continue
+		}
+		if k := x.src[0].kind; k != oImm && k != oSpec {
+			continue
+		}
+		if r := x.dst[0].idx; defs[r] == 1 && !undefined[r] {
+			from[r] = int32(i)
+		}
+	}
+	other := make([]bool, pk.nregs) // read other than as a plain source operand
+	use := func(r int32) {
+		if r >= 0 {
+			other[r] = true
+		}
+	}
+	for i := range pk.code {
+		x := &pk.code[i]
+		use(x.guard)
+		use(x.abase)
+		for j := range x.src {
+			o := &x.src[j]
+			switch {
+			case o.kind == oReg && !o.neg && from[o.idx] >= 0:
+				*o = pk.code[from[o.idx]].src[0]
+			case o.kind == oReg:
+				use(o.idx)
+			case o.kind == oVec:
+				for _, r := range o.vec {
+					use(r)
+				}
+			}
+		}
+		if x.guard >= 0 { // a guarded write keeps the other lanes' values
+			for j := range x.dst {
+				if o := &x.dst[j]; o.kind == oReg {
+					use(o.idx)
+				}
+			}
+		}
+	}
+	for r, i := range from {
+		if i >= 0 && !other[r] {
+			pk.code[i].dead = true
+		}
+	}
 }
 
 // Module is the PTX module the kernel came from.
