@@ -64,7 +64,7 @@ done
 # 3. Nsight Compute, first launches only (--max-iter 3 keeps stage 0 short).
 if command -v ncu >/dev/null; then
 	M=gpu__time_duration.sum
-	M=$M,dram__bytes_read.sum,dram__bytes_write.sum
+	M=$M,dram__bytes_read.sum,dram__bytes_write.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
 	M=$M,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum
 	M=$M,sm__warps_active.avg.pct_of_peak_sustained_active
 	M=$M,launch__grid_size,launch__block_size,launch__registers_per_thread
@@ -94,6 +94,8 @@ fi
 if [ -x "$(dirname "$W")/cg.test" ]; then
 	WARPLAB_CG_OUT="$E" "$(dirname "$W")/cg.test" -test.run TestGPUDeviceLoopVariants -test.v >"$E/variants.txt" 2>&1
 	echo "variants exit $?" >>"$E/env.txt"
+else
+	echo "no cg.test beside warplab-cuda: step 4 skipped" >>"$E/env.txt"
 fi
 
 # Summary: each run's summary table rows for stages 7-10.
