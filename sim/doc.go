@@ -262,8 +262,8 @@
 // bytes over achievable bandwidth, L2 sectors over L2 bandwidth, L1
 // wavefronts over the L1's rate, the busiest SM's warp instructions over
 // the issue rate, and the critical path: on the PTX path, each warp's
-// instructions and load rounds (loads issued before one is used, read off
-// the compiled loop) list-scheduled onto the SMs' warp slots, so the
+// instructions and load rounds (loads in flight together, from the data
+// dependences of the compiled loop) list-scheduled onto the SMs' warp slots, so the
 // slowest warp and the waves of blocks show. The GPU's fixed cost is added,
 // and a timed launch takes at least the host's launch interval.
 // Stats.Time carries the result with Kind "modeled" and Bound naming the

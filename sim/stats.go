@@ -153,7 +153,8 @@ type TimeTerms struct {
 }
 
 // LoadRounds is the launch's load rounds over all warps, counted from the
-// executed PTX (0 for Go kernels): groups of global loads a warp issues
-// before it uses one of their results. GlobalLoad.Requests / LoadRounds
-// is the loads a warp keeps in flight.
+// executed PTX (0 for Go kernels): groups of global loads a warp has in
+// flight together, those of one basic block whose addresses do not wait on
+// each other's results (timemodel_ptx.go). GlobalLoad.Requests /
+// LoadRounds is the loads a warp keeps in flight.
 func (s *Stats) LoadRounds() int64 { return s.tm.rounds }
