@@ -36,7 +36,7 @@ type gpuBackend interface {
 	loadedPTX(m *Module) (ptx string, li LoadInfo, err error)
 	// launch returns the name of the failing step with its error.
 	launch(m *Module, name string, grid, block sim.Dim3, shared int, params []uint64) (call string, err error)
-	time(f func() error, warmups, runs int) (Timing, error)
+	time(f func() error, warmups, runs int, once bool) (Timing, error)
 	// graphBuild makes the recorded steps a CUDA graph and instantiates
 	// it; graphLaunch queues one replay on the stream launch uses;
 	// graphDestroy frees it (Graph).

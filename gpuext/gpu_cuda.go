@@ -708,7 +708,13 @@ func (g *cudaDev) prepareLocked(m *Module, name string, block sim.Dim3, shared i
 
 // time implements Device.Time with CUDA events on the default stream, the
 // stream Launch uses.
-func (g *cudaDev) time(f func() error, warmups, runs int) (Timing, error) {
+//
+// once (TimeOnce) runs f a single time between the two events: no warm-up
+// and no second pass.
+func (g *cudaDev) time(f func() error, warmups, runs int, once bool) (Timing, error) {
+	if once {
+		warmups, runs = 0, 1
+	}
 	events := make([]cu.Event, runs+1)
 	var start, stop cu.Event
 	gen := g.gen.Load()
@@ -790,6 +796,10 @@ func (g *cudaDev) time(f func() error, warmups, runs int) (Timing, error) {
 	})
 	if err != nil {
 		return Timing{}, err
+	}
+	if once {
+		return Timing{MeanMs: total, MinMs: total, MedianMs: total, Warmups: 0, Runs: 1, Kind: "measured",
+			Device: g.name, Driver: g.driver, Date: time.Now()}, nil
 	}
 	// Pass 2: an event between every two runs, for min and median.
 	for i := 0; i < runs; i++ {

@@ -555,3 +555,35 @@ func TestLaunchContextCancelled(t *testing.T) {
 		t.Fatalf("a launch without a context: %v", err)
 	}
 }
+
+// TimeOnce runs its function exactly once, on the simulator as on a GPU,
+// and the simulator's answer is Time's modeled sum.
+func TestTimeOnceRunsOnce(t *testing.T) {
+	d := openSimT(t, "sim")
+	x := testenv.Must(Upload(d, "x", make([]float32, 4096)))(t)
+	y := testenv.Must(Upload(d, "y", make([]float32, 4096)))(t)
+	m := saxpyModule()
+	calls := 0
+	var sum float64
+	f := func() error {
+		calls++
+		for range 2 {
+			l, err := d.Launch(m, "saxpy", sim.Dim1(16), sim.Dim1(256), 0, int32(4096), float32(1), x, y)
+			if err != nil {
+				return err
+			}
+			sum += l.Stats.Time.Seconds
+		}
+		return nil
+	}
+	tm, err := d.TimeOnce(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 || tm.Kind != "modeled" || tm.Runs != 1 || math.Abs(tm.MeanMs-sum*1e3) > 1e-12 {
+		t.Fatalf("TimeOnce: %d calls, %+v; want one call modeled at %v ms", calls, tm, sum*1e3)
+	}
+	if _, err := d.TimeOnce(func() error { return errors.New("boom") }); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("TimeOnce of a failing function: %v, want its error", err)
+	}
+}

@@ -47,6 +47,20 @@ func (t Timing) String() string {
 // same, f runs once and MeanMs is the sum of the modeled times of the
 // kernels it launched. Kind is "modeled".
 func (d *Device) Time(f func() error, warmups, runs int) (Timing, error) {
+	return d.timeRuns(f, warmups, runs, false)
+}
+
+// TimeOnce measures one run of f, which may also copy and wait on the
+// host: a CUDA event before and after it on the GPU, with no warm-up and no
+// second pass (Time's protocol would run f 2·runs + warmups times). It is
+// for something that can run only once as given, such as a whole solve: its
+// GPU span, from the first queued operation to the last, beside the host's
+// clock. On the simulator it is Time's modeled sum.
+func (d *Device) TimeOnce(f func() error) (Timing, error) {
+	return d.timeRuns(f, 0, 1, true)
+}
+
+func (d *Device) timeRuns(f func() error, warmups, runs int, once bool) (Timing, error) {
 	if err := d.check("Time"); err != nil {
 		return Timing{}, err
 	}
@@ -63,7 +77,7 @@ func (d *Device) Time(f func() error, warmups, runs int) (Timing, error) {
 		runs = DefaultRuns
 	}
 	if d.gpu != nil {
-		t, err := d.gpu.time(f, warmups, runs)
+		t, err := d.gpu.time(f, warmups, runs, once)
 		if err != nil {
 			return Timing{}, fmt.Errorf("gpuext: Time: %w", err)
 		}

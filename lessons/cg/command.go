@@ -76,7 +76,7 @@ func (o Options) Validate() error {
 	return err
 }
 
-// ParseStages reads --stage: one stage 0..8, a comma-separated list (each
+// ParseStages reads --stage: one stage 0..10, a comma-separated list (each
 // stage once, in the order given), or "all".
 func ParseStages(s string) ([]int, error) {
 	if strings.TrimSpace(s) == "all" {
@@ -165,10 +165,20 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error)
 			return nil, err
 		}
 		progress(fmt.Sprintf("stage %d (%s)", s, StageName(s)), total-len(stages)+i, total)
+		warm := 0
+		if s > 0 && dev != nil && dev.Kind() == "gpu" {
+			warm = opts.Run.WarmupSolves
+		}
+		for range warm {
+			if _, err := RunStage(dev, p, s, opts.Run); err != nil {
+				return nil, fmt.Errorf("warm-up solve: %w", err)
+			}
+		}
 		r, err := RunStage(dev, p, s, opts.Run)
 		if err != nil {
 			return nil, err
 		}
+		r.WarmupSolves = warm
 		if s == 0 {
 			ref = r
 		} else if ref != nil {
@@ -221,7 +231,7 @@ func (rep *Report) WriteFailures(w io.Writer) error {
 }
 
 // Summary is the lesson's one line, in `warplab help` and its usage.
-const Summary = "Porting a CG solver to the GPU, one step at a time (HPCCG's 27-point stencil, stages 0–8)"
+const Summary = "Porting a CG solver to the GPU, one step at a time (HPCCG's 27-point stencil, stages 0–10)"
 
 // Lesson returns the lesson as `warplab run cg` runs it (see package
 // lesson): --grid, --stage, --threads-per-row, --unroll and --max-iter
@@ -243,11 +253,12 @@ func (*cliLesson) Summary() string { return Summary }
 
 func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&l.grid, "grid", "", fmt.Sprintf("grid N or NX,NY,NZ (default %d on a GPU, %d on the simulator)", DefaultGPUGrid, DefaultSimGrid))
-	fs.StringVar(&l.stage, "stage", "all", "stage 0..8, a list such as 0,3,5, or all")
-	fs.IntVar(&l.opts.Run.ThreadsPerRow, "threads-per-row", DefaultThreadsPerRow, "stages 5 and 6: threads per matrix row (1, 2, 4, 8, 16 or 32)")
+	fs.StringVar(&l.stage, "stage", "all", "stage 0..10, a list such as 0,3,5, or all")
+	fs.IntVar(&l.opts.Run.ThreadsPerRow, "threads-per-row", DefaultThreadsPerRow, "stages 5-7 and 9: threads per matrix row (1, 2, 4, 8, 16 or 32)")
 	fs.IntVar(&l.unroll, "unroll", 4, "stages 1-4: 4, the SpMV as nvcc unrolls it; 1, its #pragma unroll 1 variant")
 	fs.BoolVar(&l.unroll1Legacy, "unroll1", false, "deprecated: --unroll 1")
 	fs.IntVar(&l.opts.Run.MaxIter, "max-iter", DefaultMaxIter, "HPCCG's max_iter (the loop runs max_iter-1 iterations)")
+	fs.IntVar(&l.opts.Run.WarmupSolves, "warmup-solves", 0, "GPU: untimed solves of each stage right before the one reported (0 to 10)")
 }
 
 // Validate parses --grid and --stage and checks every value it can
@@ -358,6 +369,10 @@ func WriteStageReport(w io.Writer, r *StageResult) {
 			fmt.Fprintf(w, "     + launch overhead %d × %.2f µs = %.3f ms + copies %.3f ms; no overlap, no idle in the model\n",
 				r.Launches, 1e6*a.PerLaunchSeconds, 1e3*a.LaunchSeconds, 1e3*a.CopySeconds)
 		} else {
+			if r.GPUSpanSeconds > 0 {
+				fmt.Fprintf(w, "     GPU span of the solve (events before its first and after its last operation) %.3f ms of the host's %.3f ms; %d warm-up solves before it\n",
+					1e3*r.GPUSpanSeconds, 1e3*r.WallSeconds, r.WarmupSolves)
+			}
 			fmt.Fprintf(w, "     GPU idle (wall − kernels) %.3f ms; copies %d × %.2f µs = %.3f ms; host waiting in copies for queued kernels %.3f ms; launches %d × %.2f µs = %.3f ms (host; mostly overlapped); exposed per sync (copy + one launch) %.3f ms; unexplained idle %.3f ms\n",
 				1e3*a.IdleSeconds, r.Transfers.D2HCalls, 1e6*a.PerCopySeconds, 1e3*a.CopySeconds, 1e3*a.SyncWaitSeconds,
 				r.Launches, 1e6*a.PerLaunchSeconds, 1e3*a.LaunchSeconds, 1e3*a.ExposedSeconds, 1e3*max(0, a.IdleSeconds-a.ExposedSeconds))

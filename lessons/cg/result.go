@@ -55,6 +55,14 @@ type StageResult struct {
 	TotalMFLOPS float64      `json:"total_mflops"`    // TotalFlops / WallSeconds / 1e6
 	TimeKind    string       `json:"time_kind"`       // "measured" or "modeled", for WallSeconds
 	Notes       []string     `json:"notes,omitempty"` // anything a reader of the numbers must know (a breakdown, a fallback)
+	// GPUSpanSeconds (GPU only) is the same solve between two CUDA events
+	// on the stream, one queued before its first operation and one after
+	// its last (gpuext's TimeOnce): the GPU's span, against the host clock's
+	// WallSeconds.
+	GPUSpanSeconds float64 `json:"gpu_span_seconds,omitempty"`
+	// WarmupSolves is how many untimed solves of this stage ran just before
+	// this one (RunOptions.WarmupSolves).
+	WarmupSolves int `json:"warmup_solves,omitempty"`
 
 	// Setup counts the copies made before the timed region: the matrix
 	// (and, for the resident stages, b and x0). HPCCG does not time its
