@@ -144,6 +144,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 	pk.clearRegs = pk.maybeUndefined()
 	pk.markLoadRounds()
 	pk.forwardConstMoves()
+	pk.forwardCopies()
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {
@@ -237,6 +238,169 @@ func (pk *PTXKernel) forwardConstMoves() {
 	}
 	for r, i := range from {
 		if i >= 0 && !other[r] {
+			pk.code[i].dead = true
+		}
+	}
+}
+
+// forwardCopies lets the readers of a register copied from another
+// (mov.b32 %r26, %f39: nvcc moves a float into an integer register for
+// shfl and back) read the original where it provably holds the same bits:
+// the mov is the copy's only write, unguarded, of a register of the same
+// width, no path reads the copy before it, and on every path from the mov
+// to the reader nothing writes the original (an available-copies dataflow
+// over the instructions). Each lane runs one path of the control flow and
+// only its own instructions write its slots, so a reader whose lanes all
+// passed the mov with the original untouched since reads the same value
+// either way. As in forwardConstMoves, a mov all of whose readers now read
+// the original is still issued and counted but writes nothing.
+func (pk *PTXKernel) forwardCopies() {
+	n := len(pk.code)
+	regs := pk.k.Regs
+	defs := make([]int32, pk.nregs)
+	writes := func(x *xin, f func(r int32)) {
+		for j := range x.dst {
+			switch o := &x.dst[j]; o.kind {
+			case oReg:
+				f(o.idx)
+			case oVec:
+				for _, r := range o.vec {
+					if r >= 0 {
+						f(r)
+					}
+				}
+			}
+		}
+	}
+	for i := range pk.code {
+		writes(&pk.code[i], func(r int32) { defs[r]++ })
+	}
+	undefined := make([]bool, pk.nregs)
+	for _, r := range pk.clearRegs {
+		undefined[r] = true
+	}
+	candOf := make([]int32, pk.nregs) // by copy register: its candidate, -1 none
+	for r := range candOf {
+		candOf[r] = -1
+	}
+	var movAt, orig []int32 // by candidate: the mov's index, the original register
+	for i := range pk.code {
+		x := &pk.code[i]
+		if x.fast != fMov || !x.movCopy || x.dead || x.guard >= 0 || x.in.NDst != 1 ||
+			x.dst[0].kind != oReg || x.src[0].kind != oReg || x.src[0].neg {
+			continue
+		}
+		a, b := x.dst[0].idx, x.src[0].idx
+		ta, tb := regs[a].Type, regs[b].Type
+		if a == b || defs[a] != 1 || undefined[a] || ta.Size() != tb.Size() || ta == ptx.Pred || tb == ptx.Pred {
+			continue
+		}
+		candOf[a] = int32(len(movAt))
+		movAt = append(movAt, int32(i))
+		orig = append(orig, b)
+	}
+	// No chains: a copy of a copy keeps reading the first copy.
+	for c := range movAt {
+		if candOf[orig[c]] >= 0 {
+			candOf[pk.code[movAt[c]].dst[0].idx] = -1
+		}
+	}
+	nc := len(movAt)
+	if nc == 0 {
+		return
+	}
+	words := (nc + 63) / 64
+	killedBy := make([][]int32, pk.nregs) // by original register: the candidates its write ends
+	for c := range movAt {
+		if candOf[pk.code[movAt[c]].dst[0].idx] == int32(c) {
+			killedBy[orig[c]] = append(killedBy[orig[c]], int32(c))
+		}
+	}
+	preds := make([][]int32, n)
+	for i := range pk.code {
+		in := pk.code[i].in
+		if in.Op == ptx.OpBra && int(in.Target) < n {
+			preds[in.Target] = append(preds[in.Target], int32(i))
+		}
+		if i+1 < n && !(in.Guard < 0 && (in.Op == ptx.OpBra || in.Op == ptx.OpRet || in.Op == ptx.OpExit)) {
+			preds[i+1] = append(preds[i+1], int32(i))
+		}
+	}
+	avIn := make([]uint64, n*words)
+	avOut := make([]uint64, n*words)
+	for i := range avOut {
+		avOut[i] = ^uint64(0)
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range pk.code {
+			cur := avIn[i*words : (i+1)*words]
+			for w := range words {
+				v := ^uint64(0)
+				if i == 0 {
+					v = 0
+				}
+				for _, p := range preds[i] {
+					v &= avOut[int(p)*words+w]
+				}
+				cur[w] = v
+			}
+			out := make([]uint64, words)
+			copy(out, cur)
+			writes(&pk.code[i], func(r int32) {
+				for _, c := range killedBy[r] {
+					out[c/64] &^= 1 << (c % 64)
+				}
+			})
+			if x := &pk.code[i]; x.op == ptx.OpMov && x.dst[0].kind == oReg {
+				if c := candOf[x.dst[0].idx]; c >= 0 && movAt[c] == int32(i) {
+					out[c/64] |= 1 << (c % 64)
+				}
+			}
+			for w := range words {
+				if out[w] != avOut[i*words+w] {
+					avOut[i*words+w] = out[w]
+					changed = true
+				}
+			}
+		}
+	}
+	other := make([]bool, pk.nregs) // read other than as a forwarded source operand
+	use := func(r int32) {
+		if r >= 0 {
+			other[r] = true
+		}
+	}
+	for i := range pk.code {
+		x := &pk.code[i]
+		use(x.guard)
+		use(x.abase)
+		for j := range x.src {
+			o := &x.src[j]
+			switch o.kind {
+			case oReg:
+				c := candOf[o.idx]
+				if c >= 0 && !o.neg && movAt[c] != int32(i) && avIn[i*words+int(c/64)]&(1<<(c%64)) != 0 {
+					o.idx = orig[c]
+					continue
+				}
+				use(o.idx)
+			case oVec:
+				for _, r := range o.vec {
+					use(r)
+				}
+			}
+		}
+		if x.guard >= 0 {
+			for j := range x.dst {
+				if o := &x.dst[j]; o.kind == oReg {
+					use(o.idx)
+				}
+			}
+		}
+	}
+	for c, i := range movAt {
+		if a := pk.code[i].dst[0].idx; candOf[a] == int32(c) && !other[a] {
 			pk.code[i].dead = true
 		}
 	}
