@@ -370,8 +370,8 @@ func WriteStageReport(w io.Writer, r *StageResult) {
 				r.Launches, 1e6*a.PerLaunchSeconds, 1e3*a.LaunchSeconds, 1e3*a.CopySeconds)
 		} else {
 			if r.GPUSpanSeconds > 0 {
-				fmt.Fprintf(w, "     GPU span of the solve (events before its first and after its last operation) %.3f ms of the host's %.3f ms; %d warm-up solves before it\n",
-					1e3*r.GPUSpanSeconds, 1e3*r.WallSeconds, r.WarmupSolves)
+				fmt.Fprintf(w, "     GPU span of the solve (events before its first and after its last operation) %.3f ms of the host's %.3f ms, of which %.3f ms after the last iteration's work (x downloaded); %d warm-up solves before it\n",
+					1e3*r.GPUSpanSeconds, 1e3*r.WallSeconds, 1e3*r.XDownloadSeconds, r.WarmupSolves)
 			}
 			fmt.Fprintf(w, "     GPU idle (wall − kernels) %.3f ms; copies %d × %.2f µs = %.3f ms; host waiting in copies for queued kernels %.3f ms; launches %d × %.2f µs = %.3f ms (host; mostly overlapped); exposed per sync (copy + one launch) %.3f ms; unexplained idle %.3f ms\n",
 				1e3*a.IdleSeconds, r.Transfers.D2HCalls, 1e6*a.PerCopySeconds, 1e3*a.CopySeconds, 1e3*a.SyncWaitSeconds,

@@ -25,14 +25,15 @@ const (
 // checks e.err once per iteration), so the loop reads like HPCCG's, without
 // an error check on every line.
 type engine struct {
-	dev   *gpuext.Device
-	mod   *gpuext.Module
-	p     *Problem
-	opt   RunOptions
-	stage int
-	isSim bool
-	model sim.Model
-	err   error
+	itersDone time.Time // GPU: when result() found every iteration done (before x's download)
+	dev       *gpuext.Device
+	mod       *gpuext.Module
+	p         *Problem
+	opt       RunOptions
+	stage     int
+	isSim     bool
+	model     sim.Model
+	err       error
 
 	// Placement, from the stage (see RunStage).
 	devVector  bool // waxpby and ddot on the device (stages 2–5)
@@ -612,6 +613,12 @@ func (e *engine) fetch(s scalar) float64 {
 
 // result returns the final x, downloading it on the resident stages.
 func (e *engine) result() []float64 {
+	if e.err == nil && !e.isSim {
+		// Every iteration's work done: the host clock's mark between the
+		// solve's iterations and the download of x (StageResult.XDownloadSeconds).
+		e.fail(e.dev.Synchronize())
+		e.itersDone = time.Now()
+	}
 	if e.devScalars {
 		e.d2h(vX)
 	}

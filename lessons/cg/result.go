@@ -60,6 +60,10 @@ type StageResult struct {
 	// its last (gpuext's TimeOnce): the GPU's span, against the host clock's
 	// WallSeconds.
 	GPUSpanSeconds float64 `json:"gpu_span_seconds,omitempty"`
+	// XDownloadSeconds (GPU only) is the part of WallSeconds after every
+	// iteration's work was done: the download of x (and, in stages 9 and
+	// 10, of the state and the residual history), host clock.
+	XDownloadSeconds float64 `json:"x_download_seconds,omitempty"`
 	// WarmupSolves is how many untimed solves of this stage ran just before
 	// this one (RunOptions.WarmupSolves).
 	WarmupSolves int `json:"warmup_solves,omitempty"`

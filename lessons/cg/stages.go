@@ -264,6 +264,9 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 		}
 	}
 	hostWall := time.Since(simStart)
+	if !e.isSim && !e.itersDone.IsZero() {
+		res.XDownloadSeconds = simStart.Add(hostWall).Sub(e.itersDone).Seconds()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
 	}
