@@ -228,19 +228,6 @@ func (e *engine) setup() error {
 	}
 	e.h2d(vB)
 	e.h2d(vX)
-	if e.err == nil && !e.isSim {
-		// The pinned block x comes back through at the end (see result) is
-		// allocated now, as HPCCG's ports cudaMallocHost theirs before the
-		// loop: a read of x0 through ReadAsync leaves it in gpuext's pool.
-		// Counted as a setup copy.
-		t0 := time.Now()
-		pend, err := e.dv[vX].ReadAsync(e.n)
-		if err == nil {
-			_, err = pend.Wait()
-		}
-		e.fail(err)
-		e.countD2H(int64(8*e.n), time.Since(t0).Seconds())
-	}
 	return e.err
 }
 
@@ -634,11 +621,10 @@ func (e *engine) result() []float64 {
 	}
 	switch {
 	case e.devScalars && !e.isSim && e.err == nil:
-		// x comes back once, through pinned memory (ReadAsync's block,
-		// allocated in setup): a pageable 8 MB download ran at about
-		// 1.2 GB/s on the H200's host, 6-7 ms, a quarter of stage 9's
-		// solve, and allocating the pinned block inside the timed region
-		// cost more still (evidence cg-stage9-h200-2026-12-01).
+		// x comes back once, through pinned memory (ReadAsync's): a
+		// pageable 8 MB download ran at about 1.2 GB/s on the H200's host,
+		// 6-7 ms, a quarter of stage 9's solve (evidence
+		// cg-stage9-h200-2026-12-01).
 		t0 := time.Now()
 		pend, err := e.dv[vX].ReadAsync(e.n)
 		if err == nil {
