@@ -619,23 +619,7 @@ func (e *engine) result() []float64 {
 		e.fail(e.dev.Synchronize())
 		e.itersDone = time.Now()
 	}
-	switch {
-	case e.devScalars && !e.isSim && e.err == nil:
-		// x comes back once, through pinned memory (ReadAsync's): a
-		// pageable 8 MB download ran at about 1.2 GB/s on the H200's host,
-		// 6-7 ms, a quarter of stage 9's solve (evidence
-		// cg-stage9-h200-2026-12-01).
-		t0 := time.Now()
-		pend, err := e.dv[vX].ReadAsync(e.n)
-		if err == nil {
-			var x []float64
-			if x, err = pend.Wait(); err == nil {
-				copy(e.host[vX], x)
-			}
-		}
-		e.fail(err)
-		e.countD2H(int64(8*e.n), time.Since(t0).Seconds())
-	case e.devScalars:
+	if e.devScalars {
 		e.d2h(vX)
 	}
 	if e.err == nil && !e.isSim {
