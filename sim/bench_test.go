@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/sim/ptx"
 )
@@ -303,9 +304,9 @@ func benchSpMVPTX(b *testing.B, kernel string, warpPerRow bool) {
 	var best time.Duration
 	b.ResetTimer()
 	for range b.N {
-		c0, ok := cpuTime()
+		c0, ok := testenv.CPUTime()
 		launch()
-		c1, _ := cpuTime()
+		c1, _ := testenv.CPUTime()
 		if c := c1 - c0; ok && (best == 0 || c < best) {
 			best = c
 		}

@@ -36,11 +36,11 @@ type rates struct{ wall, cpu time.Duration }
 
 // timed runs f once and keeps the best wall and CPU times in r.
 func (r *rates) timed(f func()) {
-	c0, okc := cpuTime()
+	c0, okc := testenv.CPUTime()
 	t0 := time.Now()
 	f()
 	wall := time.Since(t0)
-	c1, _ := cpuTime()
+	c1, _ := testenv.CPUTime()
 	if r.wall == 0 || wall < r.wall {
 		r.wall = wall
 	}

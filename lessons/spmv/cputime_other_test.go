@@ -1,8 +1,0 @@
-//go:build !unix
-
-package spmv
-
-import "time"
-
-// cpuTime is unknown here; the benchmarks then report wall time only.
-func cpuTime() (time.Duration, bool) { return 0, false }
