@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/warplab/warplab/plots/chart"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -205,7 +206,7 @@ func AccessMap(title string, ev sim.MemEvent) (*plot.Plot, error) {
 		return nil, fmt.Errorf("plots: AccessMap %q: space %q (want global or shared)", title, ev.Space)
 	}
 	labels, cols, gapless := accessColumns(&ev)
-	g := &cells{ncol: len(labels), cols: cols, color: colorModeled}
+	g := &cells{ncol: len(labels), cols: cols, color: chart.Modeled.Color()}
 	for _, la := range ev.Lanes {
 		if la.Lane < 0 || la.Lane > 31 {
 			return nil, fmt.Errorf("plots: AccessMap %q: lane %d", title, la.Lane)
@@ -213,7 +214,7 @@ func AccessMap(title string, ev sim.MemEvent) (*plot.Plot, error) {
 		g.lanes = append(g.lanes, la.Lane)
 	}
 	p := plot.New()
-	styleForNotebook(p)
+	chart.Style(p)
 	what := map[string]string{"ld": "load", "st": "store", "atom": "atomic"}[ev.Op]
 	p.Title.Text = fmt.Sprintf("%s: %s %s, %v\n%s", title, ev.Space, what, ev.Warp, AccessSummary(ev))
 	p.Title.TextStyle.Font.Size = vg.Points(10)

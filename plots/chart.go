@@ -1,7 +1,6 @@
 package plots
 
 import (
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/warplab/warplab/plots/chart"
@@ -35,17 +34,6 @@ func PNG(d Drawer, w, h vg.Length, dpi int) ([]byte, error) { return chart.PNG(d
 // WriteFile renders d to path, SVG or PNG by its extension, atomically
 // (chart.WriteFile).
 func WriteFile(path string, d Drawer, w, h vg.Length) error { return chart.WriteFile(path, d, w, h) }
-
-// Short names for the toolkit, kept for the figures here that are owned
-// elsewhere (access.go, timemodel.go) until they call package chart by name.
-const legendAbove = chart.LegendAbove
-
-type niceLogTicks = chart.NiceLogTicks
-
-var colorModeled = chart.Modeled.Color()
-
-func styleForNotebook(p *plot.Plot)                         { chart.Style(p) }
-func moveLegendOutside(p *plot.Plot, side chart.LegendSide) { chart.MoveLegendOutside(p, side) }
 
 // CounterRow is one kernel's simulator counters beside a profiler's
 // (chart.CounterRow: a lesson builds the rows, this package draws them).

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/warplab/warplab/internal/timecheck"
+	"github.com/warplab/warplab/plots/chart"
 )
 
 // The time model's figure (issue 13): every recorded GPU run of a lesson,
@@ -50,7 +51,7 @@ func TimeModel(rep *timecheck.Report, lesson string) (*plot.Plot, error) {
 	}
 	s := timecheck.Summarize(runs)
 	p := plot.New()
-	styleForNotebook(p)
+	chart.Style(p)
 	who := "every lesson"
 	if lesson != "" {
 		who = lesson
@@ -60,7 +61,7 @@ func TimeModel(rep *timecheck.Report, lesson string) (*plot.Plot, error) {
 	p.X.Label.Text = "measured (µs per call, CUDA events)"
 	p.Y.Label.Text = "modeled (µs per call, simulator)"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = niceLogTicks{}, niceLogTicks{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = chart.NiceLogTicks{}, chart.NiceLogTicks{}
 	lo, hi := math.Inf(1), 0.0
 	for _, r := range runs {
 		for _, v := range []float64{r.Measured, r.Modeled} {
@@ -104,7 +105,7 @@ func TimeModel(rep *timecheck.Report, lesson string) (*plot.Plot, error) {
 		p.Legend.Add(name, sc)
 	}
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
-	moveLegendOutside(p, legendAbove)
+	chart.MoveLegendOutside(p, chart.LegendAbove)
 	return p, nil
 }
 
