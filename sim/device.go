@@ -29,6 +29,11 @@ type Device struct {
 	// reach a buffer through a pointer it loaded, not only through its
 	// arguments) without keeping dropped buffers alive.
 	allocs []allocRec
+
+	// l2 holds what recent launches touched, newest last: a launch finds
+	// in L2 what the launches since its buffers' last use left there.
+	l2        []l2Use
+	l2Touched map[int]bool // buffers some launch has touched
 }
 
 // NewDevice returns a simulated device of model m with no buffers.

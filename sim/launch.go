@@ -292,15 +292,18 @@ func (l *launch) stats(workers []*worker) *Stats {
 		}
 	}
 	uniq := map[int]int64{}
+	perBuf := map[int]int64{}
 	for key, b := range footprint {
+		n := b.count()
+		perBuf[key[0]] += n * 32
 		if key[1] == 0 {
-			n := b.count()
 			uniq[key[0]] = n
 			s.uniqueRead += n * 32
 		} else {
-			s.DRAMWriteBytes += b.count() * 32
+			s.DRAMWriteBytes += n * 32
 		}
 	}
+	s.l2Share = l.d.l2Resident(perBuf, s.uniqueRead+s.DRAMWriteBytes)
 	// A buffer's L1 misses that are not its first touch of a sector hit in
 	// L2; the share is per buffer, so it does not depend on block order.
 	l2 := map[int]int64{}

@@ -98,6 +98,7 @@ type Stats struct {
 	Time           Modeled `json:"time"`
 
 	uniqueRead   int64
+	l2Share      float64 // of the footprint, what earlier launches left in L2 (l2history.go)
 	missRequests int64
 	loadSites    []loadSite
 	tm           launchTM // per-block records of a PTX launch (timemodel_ptx.go)

@@ -75,9 +75,15 @@ func (m Model) estimate(s *Stats) {
 	// Warm: the lessons time back-to-back launches after warm-ups on the
 	// same buffers, so a footprint that fits in L2 is found there: L1
 	// misses hit L2 and nothing waits for DRAM.
+	// Launches in between (CG's solve) may have pushed part of it out:
+	// that share is cold (l2history.go).
 	gpu, terms, bound := cold, coldTerms, coldBound
-	if footprint <= m.L2Bytes/2 {
-		gpu, terms, bound = m.kernelTime(s, l2LoadSectors, true)
+	if footprint <= m.L2Bytes/2 && s.l2Share > 0 {
+		warm, warmTerms, warmBound := m.kernelTime(s, l2LoadSectors, true)
+		gpu = s.l2Share*warm + (1-s.l2Share)*cold
+		if s.l2Share >= 0.5 {
+			terms, bound = warmTerms, warmBound
+		}
 	}
 	s.Time.GPUSeconds = gpu + m.LaunchOverhead
 	s.Time.Seconds, s.Time.Bound, s.Time.Terms = s.Time.GPUSeconds, bound, terms
