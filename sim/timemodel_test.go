@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -238,5 +239,51 @@ func TestParseMicrobench(t *testing.T) {
 	c := applyCalibration(m, rows)
 	if math.Abs(c.L2Latency-160.5e-9) > 1e-15 || c.ClockHz != 1.98e9 || c.WarpCPI != 4 || c.IssuePerSMCycle != m.IssuePerSMCycle {
 		t.Errorf("calibrated %+v", c)
+	}
+}
+
+// TestScheduleMatchesLinearScan holds the schedule's heap to the rule it
+// implements, written the slow way: each warp takes the slot that frees
+// first (lowest slot number on a tie), on blocks of random lengths.
+func TestScheduleMatchesLinearScan(t *testing.T) {
+	m, err := ModelByKey("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct{ blocks, perSM, warps int }{{10, 1, 1}, {3000, 2, 8}, {5000, 8, 4}, {700, 3, 7}} {
+		tm := &launchTM{blocksPerSM: tc.perSM, warpsPerBlock: tc.warps}
+		for b := range tc.blocks {
+			// Few distinct lengths, so that ties are common.
+			tm.blocks = append(tm.blocks, blockTM{b: int64(b), instr: int32(10 * rng.IntN(4)), miss: int32(rng.IntN(3)),
+				warps: int32(tc.warps), sum: int64(rng.IntN(1000))})
+		}
+		finish, most := m.schedule(tm, m.L2Latency)
+
+		cpi := m.WarpCPI / m.ClockHz
+		free := make([]float64, m.SMs*tc.perSM*tc.warps)
+		perSM := make([]float64, m.SMs)
+		var wantFinish float64
+		for _, b := range tm.blocks {
+			d := float64(b.instr)*cpi + float64(b.hit)*m.L1Latency + float64(b.miss)*m.L2Latency
+			for range b.warps {
+				k := 0
+				for i := range free {
+					if free[i] < free[k] {
+						k = i
+					}
+				}
+				free[k] += d
+				wantFinish = max(wantFinish, free[k])
+				perSM[k%m.SMs] += float64(b.sum) / float64(b.warps)
+			}
+		}
+		var wantMost int64
+		for _, n := range perSM {
+			wantMost = max(wantMost, int64(n))
+		}
+		if finish != wantFinish || most != wantMost {
+			t.Errorf("%+v: schedule gives finish %g, busiest SM %d; the linear scan %g, %d", tc, finish, most, wantFinish, wantMost)
+		}
 	}
 }
