@@ -57,8 +57,14 @@ func repoEntries(t *testing.T) []repoEntry {
 // its key, was made from its .cu by nvcc 11.8 for compute_75, and is PTX
 // the simulator reads; and that no .ptx is without its source.
 func TestRepoPTXCacheEntries(t *testing.T) {
-	ptxs, _ := fs.Glob(ptxcache.FS, "*.ptx")
-	errs, _ := fs.Glob(ptxcache.FS, "*.err")
+	ptxs, err := fs.Glob(ptxcache.FS, "*.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs, err := fs.Glob(ptxcache.FS, "*.err")
+	if err != nil {
+		t.Fatal(err)
+	}
 	entries := repoEntries(t)
 	if len(ptxs)+len(errs) != len(entries) {
 		t.Errorf("notebooks/ptxcache has %d .ptx, %d .err and %d .cu files; every entry is a .cu and one of the others", len(ptxs), len(errs), len(entries))
@@ -69,7 +75,10 @@ func TestRepoPTXCacheEntries(t *testing.T) {
 			if got := PTXCacheKey(e.name, e.src); got != e.key {
 				t.Errorf("entry %s holds a source whose key is %s", e.key, got)
 			}
-			h, _ := ptxcheck.ParseHeader(e.rec)
+			h, err := ptxcheck.ParseHeader(e.rec)
+			if err != nil {
+				t.Fatalf("entry %s: %v", e.key, err)
+			}
 			if h.SHA256 != ptxcheck.Sum([]byte(e.src)) || !strings.HasPrefix(h.NVCC, "11.8.") || h.Arch != PTXArch || h.Flags != "-lineinfo" {
 				t.Errorf("entry %s: provenance %+v, want this source's sha256, nvcc 11.8, %s -lineinfo", e.key, h, PTXArch)
 			}

@@ -8,10 +8,7 @@ import (
 // TestL2Resident follows the model's L2 across launches: half the L2 (25
 // MiB on the H200 model) holds what was touched last, buffer by buffer.
 func TestL2Resident(t *testing.T) {
-	m, err := ModelByKey("h200")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := testModel(t, "h200")
 	type use map[int]int64
 	for _, tc := range []struct {
 		name    string

@@ -69,7 +69,7 @@ func TestPTXRaceNamesTheArray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := ModelByKey("t4")
+	m := testModel(t, "t4")
 	d := NewDevice(m)
 	x, err := Alloc[float32](d, "x", 512)
 	if err != nil {
@@ -134,7 +134,7 @@ func TestPTXTrap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := ModelByKey("t4")
+	m := testModel(t, "t4")
 	d := NewDevice(m)
 	_, err = d.LaunchPTX(context.Background(), k, Dim1(2), Dim1(64), 0, int32(37))
 	var f *Fault

@@ -156,7 +156,7 @@ func TestLoadRounds(t *testing.T) {
 		if starts != tc.starts || joins != tc.join {
 			t.Errorf("%s: %d round starts and %d joins, want %d and %d", tc.kernel, starts, joins, tc.starts, tc.join)
 		}
-		m, _ := ModelByKey("h200")
+		m := testModel(t, "h200")
 		d := NewDevice(m)
 		const n = 4 * 128 * 8
 		a, err := Alloc[uint32](d, "a", n)
@@ -185,7 +185,7 @@ func TestLoadRounds(t *testing.T) {
 // spread over many warps would suggest. A warp with r rounds that miss
 // waits at least r × the L2 latency (a small warm footprint).
 func TestCriticalPathSlowWarp(t *testing.T) {
-	m, _ := ModelByKey("h200")
+	m := testModel(t, "h200")
 	tm := &launchTM{blocksPerSM: 8, warpsPerBlock: 8}
 	for b := range 1000 {
 		rec := blockTM{b: int64(b), instr: 10, hit: 0, miss: 2, warps: 8, sum: 80}
@@ -234,8 +234,11 @@ func TestParseMicrobench(t *testing.T) {
 		}
 	}
 	// Rows set the constants the rules name; an implausible one is ignored.
-	m, _ := ModelByKey("h200")
-	rows, _, _ = ParseMicrobench([]byte(good + "issue_ffma1,1 warps/SM,0.25,warp_instr/SM/cycle,n\nissue_ffma8,64 warps/SM,40,warp_instr/SM/cycle,n\n"))
+	m := testModel(t, "h200")
+	rows, _, err = ParseMicrobench([]byte(good + "issue_ffma1,1 warps/SM,0.25,warp_instr/SM/cycle,n\nissue_ffma8,64 warps/SM,40,warp_instr/SM/cycle,n\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	c := applyCalibration(m, rows)
 	if math.Abs(c.L2Latency-160.5e-9) > 1e-15 || c.ClockHz != 1.98e9 || c.WarpCPI != 4 || c.IssuePerSMCycle != m.IssuePerSMCycle {
 		t.Errorf("calibrated %+v", c)
@@ -246,10 +249,7 @@ func TestParseMicrobench(t *testing.T) {
 // implements, written the slow way: each warp takes the slot that frees
 // first (lowest slot number on a tie), on blocks of random lengths.
 func TestScheduleMatchesLinearScan(t *testing.T) {
-	m, err := ModelByKey("h200")
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := testModel(t, "h200")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, tc := range []struct{ blocks, perSM, warps int }{{10, 1, 1}, {3000, 2, 8}, {5000, 8, 4}, {700, 3, 7}} {
 		tm := &launchTM{blocksPerSM: tc.perSM, warpsPerBlock: tc.warps}

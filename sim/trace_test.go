@@ -176,8 +176,8 @@ func TestLaunchPTXTrace(t *testing.T) {
 // warps are refused, and events past TraceEvents are counted as dropped.
 func TestLaunchPTXTraceBounds(t *testing.T) {
 	d, k := traceKernel(t, "walk")
-	x, _ := sim.Alloc[float32](d, "x", 64*4)
-	y, _ := sim.Alloc[float32](d, "y", 64)
+	x := mustAlloc[float32](t, d, "x", 64*4)
+	y := mustAlloc[float32](t, d, "y", 64)
 	run := func(o sim.PTXOptions) (*sim.Trace, error) {
 		_, tr, err := d.LaunchPTXWith(context.Background(), k, o, sim.Dim1(1), sim.Dim1(64), 0, int32(2), x, y)
 		return tr, err
@@ -205,7 +205,7 @@ func TestLaunchPTXTraceBounds(t *testing.T) {
 // says so.
 func TestLaunchPTXRunaway(t *testing.T) {
 	d, k := traceKernel(t, "spin")
-	flag, _ := sim.Alloc[int32](d, "flag", 1)
+	flag := mustAlloc[int32](t, d, "flag", 1)
 	start := time.Now()
 	_, _, err := d.LaunchPTXWith(context.Background(), k, sim.PTXOptions{MaxInstructions: 100_000}, sim.Dim1(4), sim.Dim1(64), 0, flag)
 	var f *sim.Fault

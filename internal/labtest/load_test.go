@@ -104,8 +104,9 @@ func TestClassroomLoad(t *testing.T) {
 			}
 		})
 	}
-	b, _ := json.MarshalIndent(all, "", "  ")
-	if err := os.WriteFile(filepath.Join(out, "loadtest.json"), b, 0o644); err != nil {
+	if b, err := json.MarshalIndent(all, "", "  "); err != nil {
+		t.Error(err)
+	} else if err := os.WriteFile(filepath.Join(out, "loadtest.json"), b, 0o644); err != nil {
 		t.Error(err)
 	}
 	if err := os.WriteFile(filepath.Join(out, "loadtest.md"), []byte(LoadTable(all)), 0o644); err != nil {
@@ -247,19 +248,30 @@ func memAvailable() int64 {
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if f := strings.Fields(l); len(f) >= 2 && f[0] == "MemAvailable:" {
-			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			kb, err := strconv.ParseInt(f[1], 10, 64)
+			if err != nil {
+				return 0 // unreadable counts as unknown, as a missing file does
+			}
 			return kb << 10
 		}
 	}
 	return 0
 }
 
-// loadavg is /proc/loadavg's three averages.
+// loadavg is /proc/loadavg's three averages, or nil where it cannot be
+// read (the table then leaves the load out).
 func loadavg() []float64 {
-	b, _ := os.ReadFile("/proc/loadavg")
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return nil
+	}
+	f := strings.Fields(string(b))
 	var out []float64
-	for _, f := range strings.Fields(string(b))[:min(3, len(strings.Fields(string(b))))] {
-		v, _ := strconv.ParseFloat(f, 64)
+	for _, s := range f[:min(3, len(f))] {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil
+		}
 		out = append(out, v)
 	}
 	return out

@@ -34,9 +34,14 @@ func TestCachedStages(t *testing.T) {
 		return rs, nil
 	}
 	t.Cleanup(func() {
-		m, _ := filepath.Glob(filepath.Join(os.TempDir(), "warplab-cg-"+key+"-*"))
+		m, err := filepath.Glob(filepath.Join(os.TempDir(), "warplab-cg-"+key+"-*"))
+		if err != nil {
+			t.Error(err)
+		}
 		for _, f := range m {
-			os.Remove(f)
+			if err := os.Remove(f); err != nil {
+				t.Error(err)
+			}
 		}
 	})
 	for i := range 2 {
@@ -48,7 +53,10 @@ func TestCachedStages(t *testing.T) {
 	if calls != 1 {
 		t.Errorf("computed %d times, want once", calls)
 	}
-	m, _ := filepath.Glob(filepath.Join(os.TempDir(), "warplab-cg-"+key+"-*.json"))
+	m, err := filepath.Glob(filepath.Join(os.TempDir(), "warplab-cg-"+key+"-*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(m) != 1 {
 		t.Fatalf("cache files %v", m)
 	}

@@ -84,7 +84,10 @@ func TestReadPeer(t *testing.T) {
 			}
 		})
 	}
-	runs, _ := ReadPeer(strings.NewReader(good))
+	runs, err := ReadPeer(strings.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if g := PeerCopyGBs(runs); math.Abs(g-2*268435456/0.2e-3/1e9) > 1e-6 {
 		t.Errorf("PeerCopyGBs = %v", g)
 	}

@@ -96,7 +96,10 @@ func TestMeasuredOrRecorded(t *testing.T) {
 		r, ok := res.Find(k)
 		t.Logf("%s: %.4f ms (%v)", k, r.TimeMs, ok)
 	}
-	d, _ := SpMVDensity(Options{N: NotebookN})
+	d, err := SpMVDensity(Options{N: NotebookN})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Logf("density at N = %d: %.4f", NotebookN, d)
 }
 

@@ -48,6 +48,15 @@ func mustParse(t testing.TB, name, src string) *Module {
 	return m
 }
 
+func mustKernel(t testing.TB, m *Module, name string) *Kernel {
+	t.Helper()
+	k, err := m.Kernel(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 // errorLines spells every error of a list, one a line.
 func errorLines(err error) string {
 	var l ErrorList
@@ -196,7 +205,7 @@ func TestLessonSpotChecks(t *testing.T) {
 	if in.Src[0].Kind != OpdVec || len(in.Src[0].Vec) != 2 || regName(k, in.Src[0].Vec[0]) != "%r30" {
 		t.Errorf("mov pack decoded %+v", in.Src[0])
 	}
-	k, _ = m.Kernel("ddotPartial")
+	k = mustKernel(t, m, "ddotPartial")
 	in = find(t, k, "mov.u32 %r7, _ZZ11ddotPartialE2sh;")
 	if in.Src[0].Kind != OpdSym {
 		t.Fatalf("mov of a symbol decoded %+v", in.Src[0])
@@ -211,7 +220,7 @@ func TestLessonSpotChecks(t *testing.T) {
 	}
 
 	m = mustParse(t, "kernels.ptx", readFile(t, "../../gpuext/testdata/kernels.ptx"))
-	k, _ = m.Kernel("params")
+	k = mustKernel(t, m, "params")
 	var offs []int
 	for _, p := range k.Params {
 		offs = append(offs, p.Offset)
@@ -641,7 +650,7 @@ func TestFeaturesPTX(t *testing.T) {
 	if v := k.Vars[in.Src[0].Var]; v.Space != SpaceLocal || v.Size != 32 || v.Align != 16 {
 		t.Errorf("local depot %+v", v)
 	}
-	k, _ = m.Kernel("atomics")
+	k = mustKernel(t, m, "atomics")
 	in = find(t, k, "mov.u64 %rd19, counter;")
 	if v := k.Vars[in.Src[0].Var]; v.Name != "counter" {
 		t.Errorf("counter address %+v", v)
