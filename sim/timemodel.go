@@ -39,6 +39,12 @@ import "math"
 // back, so the modeled time is the kernel's time or the host's launch
 // interval (TimedLaunch), whichever is longer; Bound is then "launch".
 //
+// Warm or cold: a launch whose footprint fits in half the L2 finds in L2
+// the share of it that the launches before it on the device left there
+// (l2history.go); a kernel timed back to back finds all of it, a CG call
+// after a large SpMV little. Its time is the warm and the cold time
+// weighted by that share.
+//
 // DRAM bytes come from the L2 model: each distinct sector a launch reads or
 // writes is fetched once; when the footprint exceeds the model's L2, the
 // re-reads the per-block L1 model sent to L2 are refetched in proportion to
