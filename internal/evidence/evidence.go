@@ -235,6 +235,11 @@ var RunName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*-(19|20)[0-9]{2}-[01][0
 // it holds, and the history, not the name, says which try it was.
 var attemptWord = regexp.MustCompile(`(^|[-_.])(final|again|retry|attempt|call|after-review)([-_.]|$)`)
 
+// tryNumber splits a file name like ptx-2.json into its stem and try
+// number: repeats of one measurement numbered 1, 2, 3 are attempts kept
+// side by side, where a folder should keep one under a canonical name.
+var tryNumber = regexp.MustCompile(`^(.+)-([1-9])(\.[^.]+)?$`)
+
 // Runs returns the run folders under root's evidence/, sorted.
 func Runs(root string) ([]string, error) {
 	entries, err := os.ReadDir(filepath.Join(root, "evidence"))
@@ -298,6 +303,12 @@ func CheckLayout(root string) []error {
 			rel, _ := filepath.Rel(filepath.Join(root, "evidence"), p)
 			if attemptWord.MatchString(strings.TrimSuffix(e.Name(), path.Ext(e.Name()))) {
 				errs = append(errs, fmt.Errorf("evidence/%s is named like an attempt; name it by what it holds", filepath.ToSlash(rel)))
+			}
+			// A numbered repeat whose first try sits beside it (x-1 and x-2).
+			if m := tryNumber.FindStringSubmatch(e.Name()); m != nil && m[2] != "1" {
+				if _, err := os.Stat(filepath.Join(filepath.Dir(p), m[1]+"-1"+m[3])); err == nil {
+					errs = append(errs, fmt.Errorf("evidence/%s is try %s of a repeated measurement; keep one under a canonical name (the history keeps the rest)", filepath.ToSlash(rel), m[2]))
+				}
 			}
 			b, err := os.ReadFile(p)
 			if err != nil {

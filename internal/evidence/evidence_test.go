@@ -130,7 +130,7 @@ func TestCheckLayoutFindsProblems(t *testing.T) {
 		name, file, body, want string
 	}{
 		{"attempt name", ok + "/cg-final.txt", "x\n", "named like an attempt"},
-		{"prof lines", ok + "/ncu-2.csv", "a\n==PROF== Connected to process 1\n", "==PROF=="},
+		{"prof lines", ok + "/ncu.csv", "a\n==PROF== Connected to process 1\n", "==PROF=="},
 		{"loose file", "stray.txt", "x\n", "belongs in a run folder"},
 		{"bad folder name", "h200-final/README.md", "x\n", "want <subject>-<gpu>-<yyyy-mm-dd>"},
 		{"no readme", "cg-20-h200-2026-11-29/cg.json", "{}\n", "has no README.md"},
@@ -161,5 +161,25 @@ func write(t *testing.T, p, body string) {
 	}
 	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckLayoutNumberedTries: repeats numbered 1, 2, 3 side by side are
+// attempts; a number that is a size (hub-8.log, ncu-cg-100.csv) is not.
+func TestCheckLayoutNumberedTries(t *testing.T) {
+	root := t.TempDir()
+	ok := "spmv-2p19-h200-2026-11-29"
+	write(t, filepath.Join(root, "evidence", "README.md"), "[x]("+ok+"/README.md)\n")
+	write(t, filepath.Join(root, "evidence", ok, "README.md"), "run\n")
+	write(t, filepath.Join(root, "evidence", ok, "hub-8.log"), "x\n")
+	write(t, filepath.Join(root, "evidence", ok, "hub-16.log"), "x\n")
+	write(t, filepath.Join(root, "evidence", ok, "ptx-1.json"), "{}\n")
+	if errs := CheckLayout(root); len(errs) != 0 {
+		t.Fatalf("sizes and a lone try: %v", errs)
+	}
+	write(t, filepath.Join(root, "evidence", ok, "ptx-2.json"), "{}\n")
+	errs := CheckLayout(root)
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "ptx-2.json is try 2 of a repeated measurement") {
+		t.Errorf("errors %v, want one naming ptx-2.json as a second try", errs)
 	}
 }
