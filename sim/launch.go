@@ -199,6 +199,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		order siteKey
 		ideal int64
 		miss  int64
+		cap   int64 // of L2Sectors, those the L1's capacity lost
 		buf   int
 	}
 	byKey := map[siteKey]*merged{}
@@ -236,7 +237,9 @@ func (l *launch) stats(workers []*worker) *Stats {
 			m.ideal += a.ideal
 			m.LaneSlots += a.laneSlots
 			m.ActiveLanes += a.activeLanes
-			m.L2Sectors += a.l2Sectors
+			m.L2Sectors += a.l2Sectors + a.capSectors
+			m.cap += a.capSectors
+			s.capFar += a.capFar
 			s.missRequests += a.missRequests
 			m.miss += a.missRequests
 			m.buf = key.buf
@@ -271,10 +274,11 @@ func (l *launch) stats(workers []*worker) *Stats {
 		case k.shared:
 			s.SharedStore.add(m.Requests, m.Wavefronts, m.ideal)
 		case k.op == opLd:
-			s.loadSites = append(s.loadSites, loadSite{requests: m.Requests, miss: m.miss, l2: m.L2Sectors, buf: m.buf})
+			s.loadSites = append(s.loadSites, loadSite{requests: m.Requests, miss: m.miss, l2: m.L2Sectors - m.cap, buf: m.buf})
 			s.GlobalLoad.Requests += m.Requests
 			s.GlobalLoad.Sectors += m.Sectors
 			s.L2Sectors += m.L2Sectors
+			s.capSectors += m.cap
 		case k.op == opSt:
 			s.GlobalStore.Requests += m.Requests
 			s.GlobalStore.Sectors += m.Sectors

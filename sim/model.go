@@ -40,6 +40,16 @@ type Model struct {
 	TimedLaunch        float64 // seconds: least time per launch between CUDA events when launches come back to back from Go (the host's launch rate)
 	PCIeBandwidth      float64 // bytes/s host<->device, achievable
 	PCIeLatency        float64 // seconds per copy call
+	// L1Bytes is an SM's unified L1 data cache and shared memory; what
+	// the resident blocks' shared memory leaves, up to L1DataBytes (the
+	// largest data carve-out), is the L1's data capacity.
+	L1Bytes, L1DataBytes int
+	// L1MissFrom and L1MissTo are the L1's capacity curve: a load that
+	// re-touches a sector misses with probability (ρ − L1MissFrom) /
+	// (L1MissTo − L1MissFrom), clamped to [0, 1], where ρ is the SM's
+	// resident warps × the 128-byte lines its warp touched since the last
+	// touch ÷ the L1's capacity in lines (worker.go, l1Lost).
+	L1MissFrom, L1MissTo float64
 }
 
 const (
@@ -62,6 +72,7 @@ func Models() []Model {
 			LaunchOverhead: 3e-6, PCIeBandwidth: 12e9, PCIeLatency: 10e-6,
 			L1Latency: 32 / 1.59e9, L2Latency: 188 / 1.59e9, DRAMLatency: 500e-9, WarpCPI: 4,
 			DRAMAchievable: 0.8 * 320e9, TimedLaunch: 5.27e-6,
+			L1Bytes: 96 * kib, L1DataBytes: 64 * kib, L1MissFrom: 0.5, L1MissTo: 1.5,
 		},
 		{
 			Key: "a100", Name: "NVIDIA A100 80GB PCIe", CCMajor: 8, CCMinor: 0,
@@ -73,6 +84,7 @@ func Models() []Model {
 			LaunchOverhead: 2.5e-6, PCIeBandwidth: 24e9, PCIeLatency: 8e-6,
 			L1Latency: 40e-9, L2Latency: 300e-9, DRAMLatency: 700e-9, WarpCPI: 4,
 			DRAMAchievable: 0.85 * 1935e9, TimedLaunch: 5.27e-6,
+			L1Bytes: 192 * kib, L1DataBytes: 192 * kib, L1MissFrom: 0.5, L1MissTo: 1.5,
 		},
 		{
 			Key: "h100", Name: "NVIDIA H100 SXM", CCMajor: 9, CCMinor: 0,
@@ -84,6 +96,7 @@ func Models() []Model {
 			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
 			L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4,
 			DRAMAchievable: 0.75 * 3.35e12, TimedLaunch: 5.27e-6,
+			L1Bytes: 256 * kib, L1DataBytes: 256 * kib, L1MissFrom: 0.5, L1MissTo: 1.5,
 		},
 		{
 			Key: "h200", Name: "NVIDIA H200", CCMajor: 9, CCMinor: 0,
@@ -95,6 +108,7 @@ func Models() []Model {
 			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
 			L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4,
 			DRAMAchievable: 3.59e12, TimedLaunch: 5.27e-6,
+			L1Bytes: 256 * kib, L1DataBytes: 256 * kib, L1MissFrom: 0.5, L1MissTo: 1.5,
 		},
 	}
 	// A recorded microbenchmark run, where one is embedded, replaces the

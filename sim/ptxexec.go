@@ -60,6 +60,10 @@ type pwarp struct {
 	instr   int64
 	local   []byte // 32 lanes × localBytes
 	tm      warpTM // load rounds for the time model (timemodel_ptx.go)
+	// The warp's line clock for the L1's capacity: l1clk counts the
+	// 128-byte lines its closed load rounds touched, l1pend those of the
+	// round still open.
+	l1clk, l1pend uint32
 
 	// pbits caches each predicate register's lanes as a mask, valid while
 	// pvalid says so: every write of a register goes through
@@ -77,6 +81,8 @@ type ptxLaunch struct {
 	shBytes  int    // shared memory per block: static + dynamic
 	maxInstr int64
 	trace    *traceRec // warps whose memory accesses are recorded; nil: none
+	l1press  float64   // Model.l1Capacity of the launch
+	l1far    uint32
 }
 
 // ptxWorker is one worker's executor state, reused across its blocks.
@@ -173,6 +179,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr
 	l := &launch{d: d, k: kk, grid: grid, block: block, sharedBytes: sharedBytes,
 		nThreads: block.Count(), px: px}
 	l.nWarps = (l.nThreads + 31) / 32
+	px.l1press, px.l1far = d.model.l1Capacity(grid.Count(), l.nWarps, l.nThreads, shBytes)
 	return d.runLaunch(ctx, l)
 }
 
@@ -325,6 +332,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	e.t.BlockIdx = e.blkIdx
 	e.instr = 0
 	w.l1Reset()
+	w.l1press, w.l1far, w.l1blk = px.l1press, px.l1far, uint64(b)
 	w.sh.reset(w, l.sharedBytes)
 	w.sh.ensureWords((px.shBytes + 3) / 4)
 	clear(e.shared)
@@ -378,6 +386,7 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 		clear(wp.local)
 	}
 	wp.instr, wp.waiting = 0, false
+	wp.l1clk, wp.l1pend = 0, 0
 	n := min(32, l.nThreads-32*wp.id)
 	wp.live = uint32(1<<n - 1)
 	if n == 32 {
@@ -565,12 +574,27 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				}
 			default:
 				if exec != 0 {
-					miss := e.t.w.tmMiss
+					w := e.t.w
+					miss, lost := w.tmMiss, w.tmCap
+					if x.tmRound != tmNoLoad {
+						// A new pass over a block's loads (its
+						// first-level round opens again) ages the
+						// lines the warp's earlier passes touched;
+						// loads of one pass, which the compiled code
+						// issues together, do not age each other's.
+						if x.tmRound>>1 == 1 && wp.tm.opens(x.tmRound) {
+							wp.l1clk += wp.l1pend
+							wp.l1pend = 0
+							w.l1round++
+						}
+						w.l1now, w.l1lines = wp.l1clk, 0
+					}
 					if f := e.exec(wp, x, exec); f != nil {
 						return f
 					}
 					if x.tmRound != tmNoLoad {
-						e.tmLoad(wp, x.tmRound, e.t.w.tmMiss != miss)
+						wp.l1pend += w.l1lines
+						e.tmLoad(wp, x.tmRound, w.tmMiss != miss, w.tmCap != lost)
 					}
 				}
 			}

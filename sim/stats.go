@@ -99,7 +99,10 @@ type Stats struct {
 
 	uniqueRead   int64
 	l2Share      float64 // of the footprint, what earlier launches left in L2 (l2history.go)
-	missRequests int64
+	missRequests int64   // global load requests with a first touch of a sector (per-block L1 model)
+	capRequests  int64   // global load requests that missed only sectors the L1's capacity lost
+	capSectors   int64   // sectors of global loads the L1's capacity lost (in L2Sectors)
+	capFar       int64   // of those, the ones whose re-read came after the L2 had turned over
 	loadSites    []loadSite
 	tm           launchTM // per-block records of a PTX launch (timemodel_ptx.go)
 }

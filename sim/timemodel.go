@@ -70,9 +70,17 @@ func (m Model) estimate(s *Stats) {
 	}
 	footprint := s.uniqueRead + s.DRAMWriteBytes
 	s.DRAMReadBytes = s.uniqueRead
-	if footprint > m.L2Bytes && l2LoadSectors*32 > s.uniqueRead {
-		overflow := 1 - float64(m.L2Bytes)/float64(footprint)
-		s.DRAMReadBytes += int64(float64(l2LoadSectors*32-s.uniqueRead) * overflow)
+	// Re-reads of sectors other blocks fetched may have left L2 when the
+	// footprint overflows it. Sectors the L1's capacity lost are judged by
+	// their age instead: they come from DRAM when, between the two
+	// touches, the SMs together touched more lines than the L2 holds
+	// (capFar), else from L2.
+	if footprint > m.L2Bytes {
+		if reread := (l2LoadSectors-s.capSectors)*32 - s.uniqueRead; reread > 0 {
+			overflow := 1 - float64(m.L2Bytes)/float64(footprint)
+			s.DRAMReadBytes += int64(float64(reread) * overflow)
+		}
+		s.DRAMReadBytes += s.capFar * 32
 	}
 	// Cold: one launch on data no launch before it touched (Nsight
 	// Compute's setting: it flushes the caches before each replay).
@@ -134,8 +142,8 @@ func (m Model) kernelTime(s *Stats, l2LoadSectors int64, warm bool) (float64, Ti
 	// Little's law: what the resident warps keep in flight bounds the
 	// bandwidth of the level that serves the misses.
 	inflight := math.Inf(1)
-	if s.missRequests > 0 && resident > 0 {
-		perMiss := float64(l2LoadSectors*32) / float64(s.missRequests)
+	if missReq := s.missRequests + s.capRequests; missReq > 0 && resident > 0 {
+		perMiss := float64(l2LoadSectors*32) / float64(missReq)
 		inflight = float64(resident) * perRound * perMiss / missLat
 	}
 	var dram, l2 float64

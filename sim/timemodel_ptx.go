@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/bits"
 	"sort"
 
@@ -118,18 +119,29 @@ func (pk *PTXKernel) markLoadRounds() {
 // warpTM is one warp's round state within a block: per level, whether a
 // round is open and whether one of its loads missed.
 type warpTM struct {
-	hit, miss    int32  // closed rounds that hit the L1 / missed it
-	open, missed uint32 // by level: a round is open; one of its loads missed
+	hit, miss, l2        int32  // closed rounds that hit the L1 / missed it / missed only for its capacity
+	open, missed, capped uint32 // by level: a round is open; one of its loads missed; one lost a sector to the L1's capacity
 }
 
-// closeLevel closes the open rounds of the levels in mask.
+// closeLevel closes the open rounds of the levels in mask. A round with a
+// first touch waits for the launch's miss latency; one whose only misses
+// are sectors the L1 had and lost waits for L2, where they still are.
 func (t *warpTM) closeLevel(mask uint32) {
 	o := t.open & mask
 	m := o & t.missed
+	c := o & t.capped &^ m
 	t.miss += int32(bits.OnesCount32(m))
-	t.hit += int32(bits.OnesCount32(o &^ m))
+	t.l2 += int32(bits.OnesCount32(c))
+	t.hit += int32(bits.OnesCount32(o &^ (m | c)))
 	t.open &^= mask
 	t.missed &^= mask
+	t.capped &^= mask
+}
+
+// opens reports whether a global load of round kind starts a new round.
+func (t *warpTM) opens(kind uint8) bool {
+	bit := uint32(1) << (kind>>1 - 1)
+	return kind&tmRoundJoin == 0 || t.open&bit == 0
 }
 
 func (t *warpTM) close() { t.closeLevel(^uint32(0)) }
@@ -138,15 +150,18 @@ func (t *warpTM) close() { t.closeLevel(^uint32(0)) }
 // missed whether its request had a sector the block's L1 model lacked. A
 // load that starts its level's round in the block closes the level's
 // previous round (the last pass of the loop).
-func (e *ptxWorker) tmLoad(wp *pwarp, kind uint8, missed bool) {
+func (e *ptxWorker) tmLoad(wp *pwarp, kind uint8, missed, capped bool) {
 	t := &wp.tm
 	bit := uint32(1) << (kind>>1 - 1)
-	if kind&tmRoundJoin == 0 || t.open&bit == 0 {
+	if t.opens(kind) {
 		t.closeLevel(bit)
 		t.open |= bit
 	}
 	if missed {
 		t.missed |= bit
+	}
+	if capped {
+		t.capped |= bit
 	}
 }
 
@@ -157,6 +172,7 @@ type blockTM struct {
 	b         int64
 	instr     int32
 	hit, miss int32
+	l2        int32 // rounds that missed only for the L1's capacity
 	warps     int32
 	sum       int64 // instructions
 }
@@ -174,14 +190,14 @@ func (e *ptxWorker) tmEndBlock(b int) {
 		wp := &e.warps[i]
 		t := &wp.tm
 		t.close()
-		cost := float64(wp.instr)*cpi + float64(t.hit)*m.L1Latency + float64(t.miss)*m.DRAMLatency
+		cost := float64(wp.instr)*cpi + float64(t.hit)*m.L1Latency + float64(t.l2)*m.L2Latency + float64(t.miss)*m.DRAMLatency
 		if cost > best {
 			best = cost
 			rec.instr = int32(min(wp.instr, 1<<31-1))
-			rec.hit, rec.miss = t.hit, t.miss
+			rec.hit, rec.miss, rec.l2 = t.hit, t.miss, t.l2
 		}
 		rec.sum += wp.instr
-		w.tmRounds += int64(t.hit) + int64(t.miss)
+		w.tmRounds += int64(t.hit) + int64(t.miss) + int64(t.l2)
 		*t = warpTM{}
 	}
 	w.tmBlocks = append(w.tmBlocks, rec)
@@ -213,14 +229,46 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 		s.tm.blocks = append(s.tm.blocks, w.tmBlocks...)
 	}
 	sort.Slice(s.tm.blocks, func(i, j int) bool { return s.tm.blocks[i].b < s.tm.blocks[j].b })
-	m := l.d.model
 	s.tm.warpsPerBlock = l.nWarps
-	per := m.MaxBlocksPerSM
-	per = min(per, m.MaxWarpsPerSM/max(1, l.nWarps), m.MaxThreadsPerSM/max(1, l.nThreads))
-	if sh := l.px.shBytes; sh > 0 {
-		per = min(per, m.SharedPerSM/sh)
+	s.tm.blocksPerSM = l.d.model.blocksPerSM(l.nWarps, l.nThreads, l.px.shBytes)
+	s.capRequests = 0
+	for _, w := range workers {
+		s.capRequests += w.tmCap
 	}
-	s.tm.blocksPerSM = max(1, per)
+}
+
+// blocksPerSM is the occupancy: how many blocks of the given shape an SM
+// holds at once, limited by the model's block, warp, thread and
+// shared-memory limits (registers are not modeled).
+func (m Model) blocksPerSM(warps, threads, shBytes int) int {
+	per := m.MaxBlocksPerSM
+	per = min(per, m.MaxWarpsPerSM/max(1, warps), m.MaxThreadsPerSM/max(1, threads))
+	if shBytes > 0 {
+		per = min(per, m.SharedPerSM/shBytes)
+	}
+	return max(1, per)
+}
+
+// l1Capacity is what the L1's capacity model needs of a launch
+// (worker.l1Lost). press turns a re-touched sector's age (lines its warp
+// touched since) into the curve's ρ: the warps an SM holds while the launch
+// runs (the occupancy, or fewer when the grid does not fill the SMs) over
+// the L1's data capacity in 128-byte lines (L1Bytes less the resident
+// blocks' shared memory, at most L1DataBytes and never less than what the
+// largest shared carve-out leaves); 0 turns the model off (a model
+// without L1Bytes).
+// farAge is the age past which a lost sector has also left L2: in that
+// time every SM's warps touched as many lines as the L2 holds.
+func (m Model) l1Capacity(blocks, warps, threads, shBytes int) (press float64, farAge uint32) {
+	if m.L1Bytes <= 0 || m.SMs <= 0 || m.L1MissTo <= m.L1MissFrom {
+		return 0, 0
+	}
+	per := float64(m.blocksPerSM(warps, threads, shBytes))
+	resident := min(per, float64(blocks)/float64(m.SMs)) * float64(warps)
+	data := min(m.L1DataBytes, m.L1Bytes-int(math.Ceil(resident/float64(warps)))*shBytes)
+	data = max(data, m.L1Bytes-m.SharedPerSM, 128)
+	far := float64(m.L2Bytes) / (resident * float64(m.SMs) * 128)
+	return resident / float64(data/128), uint32(min(far, math.MaxUint32))
 }
 
 // slotHeap is a binary min-heap of warp slots ordered by the time each
@@ -286,7 +334,7 @@ func (m Model) schedule(t *launchTM, missLat float64) (finish float64, maxSMInst
 	}
 	for i := range t.blocks {
 		b := &t.blocks[i]
-		d := float64(b.instr)*cpi + float64(b.hit)*m.L1Latency + float64(b.miss)*missLat
+		d := float64(b.instr)*cpi + float64(b.hit)*m.L1Latency + float64(b.l2)*m.L2Latency + float64(b.miss)*missLat
 		per := float64(b.sum) / float64(max(1, b.warps))
 		for range max(1, b.warps) {
 			h[0].free += d

@@ -38,6 +38,9 @@ type siteAgg struct {
 	hist                   [33]int64
 	l2Sectors              int64 // sectors that missed the per-block L1 model
 	missRequests           int64 // load requests with at least one such sector
+	capSectors             int64 // re-touched sectors the L1's capacity lost (worker.l1Lost)
+	capFar                 int64 // of those, the ones old enough to have left L2 as well
+	capRequests            int64 // load requests with such a sector and no first touch
 	lines                  int64 // L1 data-stage wavefronts (bank rule), summed
 }
 
@@ -85,16 +88,33 @@ type worker struct {
 
 	accs []warpAcc
 
-	// per-block L1 model: distinct sectors a block has touched
-	l1       []uint64 // open addressing, entries gen<<32 | sector
-	l1gen    uint64
-	l1used   int
-	l1recent [1024]uint64
+	// per-block L1 model: distinct sectors a block has touched, and when
+	l1         []uint64 // open addressing, entries gen<<32 | sector
+	l1clk      []uint32 // by entry: the touching warp's line clock at its last touch
+	l1gen      uint64
+	l1used     int
+	l1recent   [1024]uint64
+	l1recentAt [1024]int32 // the entry of each l1recent tag
+	// The L1's capacity (PTX launches): l1press turns a re-touched
+	// sector's age in lines into the capacity curve's ρ (0: off); l1now is
+	// the running warp's line clock, l1lines the lines its requests
+	// touched since the executor last took them, l1blk the block.
+	l1press float64
+	l1far   uint32 // age past which a lost sector has left L2 too (Model.l1Capacity)
+	l1now   uint32
+	l1lines uint32
+	l1blk   uint64
+	// l1round numbers the load rounds this worker's warps open; l1seen
+	// remembers, direct-mapped, which lines the open round has counted, so
+	// an unrolled body's loads of one line count it once.
+	l1round uint64
+	l1seen  [256]uint64
 
 	warpInstr int64
 
 	// the time model's per-block records of a PTX launch (timemodel_ptx.go)
 	tmMiss   int64 // load requests that missed the L1 model, so far
+	tmCap    int64 // load requests that lost a sector to the L1's capacity (and missed nothing else), so far
 	tmRounds int64
 	tmBlocks []blockTM
 
@@ -465,8 +485,8 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	base := uint32(agg.meta.addr >> 5)
 	load := agg.key.op == opLd
 	most := busiestBank(v, wide)
-	sector := uint32(1<<32 - 1)
-	var sectors, misses int64
+	sector, line := uint32(1<<32-1), uint32(1<<32-1)
+	var sectors, misses, lost, far int64
 	for _, wd := range v {
 		s := wd >> 3
 		if s == sector {
@@ -475,18 +495,71 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		sector = s
 		sectors++
 		// L1 caches loads; stores and atomics write through to L2.
-		if !load || w.l1Insert(base+s) {
+		if !load {
 			misses++
 			agg.dram.set(s)
+			continue
+		}
+		if ln := (base + s) >> 2; ln != line {
+			line = ln
+			key := w.l1round<<32 | uint64(ln)
+			if f := &w.l1seen[(ln*0x9E3779B1)>>24]; *f != key {
+				*f = key
+				w.l1lines++
+			}
+		}
+		isNew, age := w.l1Touch(base+s, w.l1now)
+		switch {
+		case isNew:
+			misses++
+			agg.dram.set(s)
+		case age > 0 && w.l1press > 0 && w.l1Lost(base+s, age):
+			lost++
+			if age > w.l1far {
+				far++
+			}
 		}
 	}
 	agg.sectors += sectors
 	agg.lines += most
 	agg.l2Sectors += misses
+	agg.capSectors += lost
+	agg.capFar += far
 	if misses > 0 && load {
 		agg.missRequests++
 		w.tmMiss++
+	} else if lost > 0 {
+		agg.capRequests++
+		w.tmCap++
 	}
+}
+
+// l1Lost decides whether the L1 lost sector s, re-touched age lines (of
+// its warp's line clock) after its last touch, to the other resident
+// warps' lines. While the SM's warps × the lines each touches between two
+// touches of a sector fit the L1, the sector stays; as they outgrow it,
+// more of the re-touches miss. ρ is that ratio; the share of re-touches
+// that miss rises linearly from L1MissFrom to L1MissTo, the curve measured
+// on the H200 (evidence/timemodel-l1reuse-h200-2026-12-01, docs/timemodel.md).
+// The draw is a hash of the sector, the block and the clock, so a result
+// does not depend on which worker ran the block.
+func (w *worker) l1Lost(s, age uint32) bool {
+	m := &w.l.d.model
+	p := (float64(age)*w.l1press - m.L1MissFrom) / (m.L1MissTo - m.L1MissFrom)
+	switch {
+	case p <= 0:
+		return false
+	case p >= 1:
+		return true
+	}
+	h := uint64(s) | w.l1blk<<32
+	h ^= uint64(w.l1now) * 0x9E3779B97F4A7C15
+	h ^= h >> 30
+	h *= 0xBF58476D1CE4E5B9
+	h ^= h >> 27
+	h *= 0x94D049BB133111EB
+	h ^= h >> 31
+	return float64(h>>11)/(1<<53) < p
 }
 
 // wavefronts is the shared-memory cost of one request: 32 banks of 4 bytes,
@@ -524,18 +597,20 @@ func busiestBank(words []uint32, pairs bool) int64 {
 	return int64(most)
 }
 
-// l1Insert adds sector s to the block's L1 model and reports whether it was
-// new, i.e. a miss that goes to L2.
-func (w *worker) l1Insert(s uint32) bool {
+// l1Touch adds sector s, touched at line clock now, to the block's L1
+// model. It reports whether s was new (a miss that goes to L2) and, when it
+// was not, how far the clock moved since its last touch (0 when the last
+// touch was by a warp whose clock is ahead: the block's warps are taken to
+// run abreast).
+func (w *worker) l1Touch(s, now uint32) (isNew bool, age uint32) {
 	tag := w.l1gen<<32 | uint64(s)
 	// A small direct-mapped filter of recent sectors answers most repeats
-	// without touching the hash table; it only ever holds sectors already in
-	// the set, so it cannot change the answer.
-	f := &w.l1recent[s&uint32(len(w.l1recent)-1)]
-	if *f == tag {
-		return false
+	// without probing the hash table; it only ever holds sectors already in
+	// the set, with their entries, so it cannot change the answer.
+	fi := s & uint32(len(w.l1recent)-1)
+	if w.l1recent[fi] == tag {
+		return false, w.l1Age(w.l1recentAt[fi], now)
 	}
-	*f = tag
 	if w.l1used*2 >= len(w.l1) {
 		w.l1Grow()
 	}
@@ -544,14 +619,24 @@ func (w *worker) l1Insert(s uint32) bool {
 	for i := h & mask; ; i = (i + 1) & mask {
 		e := w.l1[i]
 		if e == tag {
-			return false
+			w.l1recent[fi], w.l1recentAt[fi] = tag, int32(i)
+			return false, w.l1Age(int32(i), now)
 		}
 		if e>>32 != w.l1gen {
-			w.l1[i] = tag
+			w.l1[i], w.l1clk[i] = tag, now
 			w.l1used++
-			return true
+			w.l1recent[fi], w.l1recentAt[fi] = tag, int32(i)
+			return true, 0
 		}
 	}
+}
+
+// l1Age is how far clock now is past entry i's last touch, which it moves
+// to now.
+func (w *worker) l1Age(i int32, now uint32) uint32 {
+	d := int32(now - w.l1clk[i])
+	w.l1clk[i] = now
+	return uint32(max(d, 0))
 }
 
 func (w *worker) l1Grow() {
@@ -560,17 +645,21 @@ func (w *worker) l1Grow() {
 	if n < 1<<12 {
 		n = 1 << 12
 	}
+	oldClk := w.l1clk
 	w.l1 = make([]uint64, n)
+	w.l1clk = make([]uint32, n)
 	w.l1used = 0
+	// The filter's entries point into the old table.
+	clear(w.l1recent[:])
 	gen := w.l1gen
-	for _, e := range old {
+	for k, e := range old {
 		if e>>32 == gen && gen != 0 {
 			s := uint32(e)
 			mask := uint64(n - 1)
 			h := (uint64(s) * 0x9E3779B97F4A7C15) >> 20
 			for i := h & mask; ; i = (i + 1) & mask {
 				if w.l1[i]>>32 != gen {
-					w.l1[i] = e
+					w.l1[i], w.l1clk[i] = e, oldClk[k]
 					w.l1used++
 					break
 				}
