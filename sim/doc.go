@@ -111,7 +111,9 @@
 //   - WarpInstructions estimates smsp__inst_executed.sum: per warp, the
 //     longest lane's count of memory accesses, warp intrinsics and Ops.
 //   - L2Sectors (modeled): sectors that miss a per-block L1 (a block that
-//     reads a sector twice fetches it once); stores and atomics go through.
+//     reads a sector twice fetches it once, unless, on the PTX path, the
+//     L1's capacity lost it in between: timemodel_ptx.go's l1Capacity and
+//     worker.go's l1Lost); stores and atomics go through.
 //   - DRAMReadBytes and DRAMWriteBytes (modeled): each distinct sector a
 //     launch touches, once, plus refetches when the footprint exceeds the
 //     model's L2.

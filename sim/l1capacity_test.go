@@ -3,6 +3,8 @@ package sim_test
 import (
 	"math"
 	"os"
+	"reflect"
+	"runtime"
 	"testing"
 
 	"github.com/warplab/warplab/sim"
@@ -94,4 +96,49 @@ func sumRow(n int) float64 {
 		s += float64(i % 7)
 	}
 	return s
+}
+
+// TestL1CapacityDeterministic: which re-touches the L1's capacity loses is
+// a hash of the sector, block and line clock, so the counters and the
+// modeled time do not depend on how many workers ran the blocks.
+func TestL1CapacityDeterministic(t *testing.T) {
+	src, err := os.ReadFile("testdata/ptx/l1reuse.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := ptx.Parse("l1reuse.ptx", string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := sim.NewPTXKernel(mod, "rowsUnroll1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sim.ModelByKey("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(procs int) *sim.Stats {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		dev := sim.NewDevice(m)
+		const threads, n = 1024, 32
+		blocks := 2 * m.SMs
+		a, err := sim.Alloc[float64](dev, "a", blocks*threads*n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := sim.Alloc[float64](dev, "out", blocks*threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := dev.LaunchPTX(t.Context(), k, sim.Dim1(blocks), sim.Dim1(threads), 0, a, int32(n), out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	one, four := run(1), run(4)
+	if !reflect.DeepEqual(one, four) {
+		t.Errorf("GOMAXPROCS 1 and 4 differ: L2 sectors %d / %d, modeled %g / %g s", one.L2Sectors, four.L2Sectors, one.Time.Seconds, four.Time.Seconds)
+	}
 }
