@@ -332,7 +332,8 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	e.t.BlockIdx = e.blkIdx
 	e.instr = 0
 	w.l1Reset()
-	w.l1press, w.l1far, w.l1blk = px.l1press, px.l1far, uint64(b)
+	w.setL1(px.l1press, px.l1far)
+	w.l1blk = uint64(b)
 	w.sh.reset(w, l.sharedBytes)
 	w.sh.ensureWords((px.shBytes + 3) / 4)
 	clear(e.shared)

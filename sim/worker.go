@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"sync/atomic"
 )
@@ -100,6 +101,7 @@ type worker struct {
 	// the running warp's line clock, l1lines the lines its requests
 	// touched since the executor last took them, l1blk the block.
 	l1press float64
+	l1safe  uint32 // the largest age the curve never loses (math.MaxUint32: the model is off)
 	l1far   uint32 // age past which a lost sector has left L2 too (Model.l1Capacity)
 	l1now   uint32
 	l1lines uint32
@@ -141,7 +143,7 @@ type worker struct {
 }
 
 func newWorker(l *launch) *worker {
-	return &worker{l: l, k: l.k, variants: map[[2]int32]int32{}, faultBlk: -1}
+	return &worker{l: l, k: l.k, variants: map[[2]int32]int32{}, faultBlk: -1, l1safe: math.MaxUint32}
 }
 
 // dense returns the dense index for key, creating its accumulator.
@@ -513,7 +515,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		case isNew:
 			misses++
 			agg.dram.set(s)
-		case age > 0 && w.l1press > 0 && w.l1Lost(base+s, age):
+		case age > w.l1safe && w.l1Lost(base+s, age):
 			lost++
 			if age > w.l1far {
 				far++
@@ -531,6 +533,15 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	} else if lost > 0 {
 		agg.capRequests++
 		w.tmCap++
+	}
+}
+
+// setL1 sets the L1 capacity model's launch figures for the blocks this
+// worker runs next: press from Model.l1Capacity (0: off).
+func (w *worker) setL1(press float64, far uint32) {
+	w.l1press, w.l1far, w.l1safe = press, far, math.MaxUint32
+	if m := &w.l.d.model; press > 0 {
+		w.l1safe = uint32(min(m.L1MissFrom/press, math.MaxUint32))
 	}
 }
 
