@@ -90,8 +90,7 @@ type worker struct {
 	accs []warpAcc
 
 	// per-block L1 model: distinct sectors a block has touched, and when
-	l1         []uint64 // open addressing, entries gen<<32 | sector
-	l1clk      []uint32 // by entry: the touching warp's line clock at its last touch
+	l1         []l1Entry // open addressing
 	l1gen      uint64
 	l1used     int
 	l1recent   [1024]uint64
@@ -628,13 +627,13 @@ func (w *worker) l1Touch(s, now uint32) (isNew bool, age uint32) {
 	mask := uint64(len(w.l1) - 1)
 	h := (uint64(s) * 0x9E3779B97F4A7C15) >> 20
 	for i := h & mask; ; i = (i + 1) & mask {
-		e := w.l1[i]
-		if e == tag {
+		e := &w.l1[i]
+		if e.tag == tag {
 			w.l1recent[fi], w.l1recentAt[fi] = tag, int32(i)
 			return false, w.l1Age(int32(i), now)
 		}
-		if e>>32 != w.l1gen {
-			w.l1[i], w.l1clk[i] = tag, now
+		if e.tag>>32 != w.l1gen {
+			*e = l1Entry{tag, now}
 			w.l1used++
 			w.l1recent[fi], w.l1recentAt[fi] = tag, int32(i)
 			return true, 0
@@ -645,9 +644,18 @@ func (w *worker) l1Touch(s, now uint32) (isNew bool, age uint32) {
 // l1Age is how far clock now is past entry i's last touch, which it moves
 // to now.
 func (w *worker) l1Age(i int32, now uint32) uint32 {
-	d := int32(now - w.l1clk[i])
-	w.l1clk[i] = now
+	e := &w.l1[i]
+	d := int32(now - e.clk)
+	e.clk = now
 	return uint32(max(d, 0))
+}
+
+// l1Entry is one sector of the block's L1 model: gen<<32 | sector, and the
+// line clock of the warp that touched it last. The two share a cache line,
+// so a re-touch reads one.
+type l1Entry struct {
+	tag uint64
+	clk uint32
 }
 
 func (w *worker) l1Grow() {
@@ -656,21 +664,19 @@ func (w *worker) l1Grow() {
 	if n < 1<<12 {
 		n = 1 << 12
 	}
-	oldClk := w.l1clk
-	w.l1 = make([]uint64, n)
-	w.l1clk = make([]uint32, n)
+	w.l1 = make([]l1Entry, n)
 	w.l1used = 0
 	// The filter's entries point into the old table.
 	clear(w.l1recent[:])
 	gen := w.l1gen
-	for k, e := range old {
-		if e>>32 == gen && gen != 0 {
-			s := uint32(e)
+	for _, e := range old {
+		if e.tag>>32 == gen && gen != 0 {
+			s := uint32(e.tag)
 			mask := uint64(n - 1)
 			h := (uint64(s) * 0x9E3779B97F4A7C15) >> 20
 			for i := h & mask; ; i = (i + 1) & mask {
-				if w.l1[i]>>32 != gen {
-					w.l1[i], w.l1clk[i] = e, oldClk[k]
+				if w.l1[i].tag>>32 != gen {
+					w.l1[i] = e
 					w.l1used++
 					break
 				}
