@@ -21,22 +21,7 @@ import (
 // PTX give the ρ the curve was fitted for: nothing lost while the SM's live
 // lines fit, about half at 64 warps of 32 lines each.
 func TestL1CapacityMicrobenchmark(t *testing.T) {
-	src, err := os.ReadFile("testdata/ptx/l1reuse.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := ptx.Parse("l1reuse.ptx", string(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := sim.NewPTXKernel(mod, "rowsUnroll1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := sim.ModelByKey("h200")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, m := l1ReuseKernel(t)
 	cases := []struct {
 		rowBytes, warpsPerSM int
 		measured             float64 // H200, ncu, 2026-12-01
@@ -102,22 +87,7 @@ func sumRow(n int) float64 {
 // a hash of the sector, block and line clock, so the counters and the
 // modeled time do not depend on how many workers ran the blocks.
 func TestL1CapacityDeterministic(t *testing.T) {
-	src, err := os.ReadFile("testdata/ptx/l1reuse.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := ptx.Parse("l1reuse.ptx", string(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := sim.NewPTXKernel(mod, "rowsUnroll1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := sim.ModelByKey("h200")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k, m := l1ReuseKernel(t)
 	run := func(procs int) *sim.Stats {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		dev := sim.NewDevice(m)
@@ -141,4 +111,27 @@ func TestL1CapacityDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(one, four) {
 		t.Errorf("GOMAXPROCS 1 and 4 differ: L2 sectors %d / %d, modeled %g / %g s", one.L2Sectors, four.L2Sectors, one.Time.Seconds, four.Time.Seconds)
 	}
+}
+
+// l1ReuseKernel is rowsUnroll1 of testdata/ptx/l1reuse.ptx, and the H200
+// model it is held to.
+func l1ReuseKernel(t *testing.T) (*sim.PTXKernel, sim.Model) {
+	t.Helper()
+	src, err := os.ReadFile("testdata/ptx/l1reuse.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod, err := ptx.Parse("l1reuse.ptx", string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := sim.NewPTXKernel(mod, "rowsUnroll1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := sim.ModelByKey("h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k, m
 }
