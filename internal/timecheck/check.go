@@ -47,7 +47,12 @@ func (s Summary) Goal() bool {
 
 // Summarize computes the figures over runs that have both times, leaving
 // out calibration runs. A pair is two runs of one Group; a tie in the
-// measurement (within 1%) counts as picked right either way.
+// measurement (within 1%) counts as picked right either way. The model
+// picks the one it times faster; where both sit at the host's launch
+// floor (equal modeled times), the one whose GPU time under the floor is
+// shorter; where it still cannot tell them apart it has picked neither,
+// and the pair counts as wrong (before 2026-12-01 a tie was scored by the
+// order the two runs were listed in).
 func Summarize(runs []Run) Summary {
 	var s Summary
 	var errs []float64
@@ -69,8 +74,9 @@ func Summarize(runs []Run) Summary {
 			for j := i + 1; j < len(g); j++ {
 				a, b := g[i], g[j]
 				s.Pairs++
-				if math.Abs(a.Measured-b.Measured) <= 0.01*math.Max(a.Measured, b.Measured) ||
-					(a.Measured < b.Measured) == (a.Modeled < b.Modeled) {
+				if math.Abs(a.Measured-b.Measured) <= 0.01*math.Max(a.Measured, b.Measured) {
+					s.PairsRight++
+				} else if first, ok := modelPick(a, b); ok && first == (a.Measured < b.Measured) {
 					s.PairsRight++
 				}
 			}
@@ -84,6 +90,18 @@ func Summarize(runs []Run) Summary {
 		s.ShareRight = float64(s.PairsRight) / float64(s.Pairs)
 	}
 	return s
+}
+
+// modelPick reports whether the model times a faster than b, and false
+// for ok when it cannot tell them apart (see Summarize).
+func modelPick(a, b Run) (first, ok bool) {
+	switch {
+	case a.Modeled != b.Modeled:
+		return a.Modeled < b.Modeled, true
+	case a.ModeledGPU > 0 && b.ModeledGPU > 0 && a.ModeledGPU != b.ModeledGPU:
+		return a.ModeledGPU < b.ModeledGPU, true
+	}
+	return false, false
 }
 
 // Report is one check: the runs, the figures over all of them and over

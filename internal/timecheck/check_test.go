@@ -98,6 +98,20 @@ func TestSummarize(t *testing.T) {
 	if s.Goal() {
 		t.Error("goal met with 83% within 25% and 67% of pairs right")
 	}
+	// Two runs at the host's launch floor: the GPU time under it decides;
+	// with no GPU time to tell them apart the model picked neither, in
+	// either order.
+	floor := []Run{
+		{Group: "D", Measured: 5.0, Modeled: 5.27, ModeledGPU: 3},
+		{Group: "D", Measured: 5.5, Modeled: 5.27, ModeledGPU: 4},
+		{Group: "E", Measured: 5.5, Modeled: 5.27},
+		{Group: "E", Measured: 5.0, Modeled: 5.27},
+		{Group: "F", Measured: 5.0, Modeled: 5.27},
+		{Group: "F", Measured: 5.5, Modeled: 5.27},
+	}
+	if f := Summarize(floor); f.Pairs != 3 || f.PairsRight != 1 {
+		t.Errorf("launch-floor pairs: %d right of %d, want 1 of 3 (GPU times decide D; E and F undecided)", f.PairsRight, f.Pairs)
+	}
 	good := Summarize(runs[:2])
 	if !good.Goal() {
 		t.Errorf("goal not met by %+v", good)
