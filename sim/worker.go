@@ -105,9 +105,10 @@ type worker struct {
 	l1now   uint32
 	l1lines uint32
 	l1blk   uint64
-	// l1round numbers the load rounds this worker's warps open; l1seen
-	// remembers, direct-mapped, which lines the open round has counted, so
-	// an unrolled body's loads of one line count it once.
+	// l1round numbers the passes (first-level load rounds) this worker's
+	// warps open; l1seen remembers, direct-mapped, which lines the open
+	// pass has counted, so an unrolled body's loads of one line count it
+	// once.
 	l1round uint64
 	l1seen  [256]uint64
 
