@@ -39,24 +39,9 @@ func TestL1CapacityMicrobenchmark(t *testing.T) {
 		threads := min(c.warpsPerSM*32, 1024)
 		blocks := m.SMs * c.warpsPerSM * 32 / threads
 		n := c.rowBytes / 8
-		dev := sim.NewDevice(m)
-		a, err := sim.Alloc[float64](dev, "a", blocks*threads*n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range a.Data {
-			a.Data[i] = float64(i % 7)
-		}
-		out, err := sim.Alloc[float64](dev, "out", blocks*threads)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := dev.LaunchPTX(t.Context(), k, sim.Dim1(blocks), sim.Dim1(threads), 0, a, int32(n), out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if out.Data[0] != sumRow(n) {
-			t.Fatalf("row %d bytes: out[0] = %v, want %v", c.rowBytes, out.Data[0], sumRow(n))
+		st, out0 := runRows(t, k, m, blocks, threads, n)
+		if out0 != sumRow(n) {
+			t.Fatalf("row %d bytes: out[0] = %v, want %v", c.rowBytes, out0, sumRow(n))
 		}
 		var site sim.SiteStats
 		for _, s := range st.Sites {
@@ -90,27 +75,37 @@ func TestL1CapacityDeterministic(t *testing.T) {
 	k, m := l1ReuseKernel(t)
 	run := func(procs int) *sim.Stats {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		dev := sim.NewDevice(m)
-		const threads, n = 1024, 32
-		blocks := 2 * m.SMs
-		a, err := sim.Alloc[float64](dev, "a", blocks*threads*n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := sim.Alloc[float64](dev, "out", blocks*threads)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := dev.LaunchPTX(t.Context(), k, sim.Dim1(blocks), sim.Dim1(threads), 0, a, int32(n), out)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, _ := runRows(t, k, m, 2*m.SMs, 1024, 32)
 		return st
 	}
 	one, four := run(1), run(4)
 	if !reflect.DeepEqual(one, four) {
 		t.Errorf("GOMAXPROCS 1 and 4 differ: L2 sectors %d / %d, modeled %g / %g s", one.L2Sectors, four.L2Sectors, one.Time.Seconds, four.Time.Seconds)
 	}
+}
+
+// runRows launches rowsUnroll1 on a fresh device of model m: blocks ×
+// threads threads, each summing its own row of n doubles (row 0 holds i%7),
+// and returns the launch's counters and thread 0's sum.
+func runRows(t *testing.T, k *sim.PTXKernel, m sim.Model, blocks, threads, n int) (*sim.Stats, float64) {
+	t.Helper()
+	dev := sim.NewDevice(m)
+	a, err := sim.Alloc[float64](dev, "a", blocks*threads*n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Data {
+		a.Data[i] = float64(i % 7)
+	}
+	out, err := sim.Alloc[float64](dev, "out", blocks*threads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := dev.LaunchPTX(t.Context(), k, sim.Dim1(blocks), sim.Dim1(threads), 0, a, int32(n), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, out.Data[0]
 }
 
 // l1ReuseKernel is rowsUnroll1 of testdata/ptx/l1reuse.ptx, and the H200

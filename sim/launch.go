@@ -241,6 +241,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 			m.cap += a.capSectors
 			s.capFar += a.capFar
 			s.missRequests += a.missRequests
+			s.capRequests += a.capRequests
 			m.miss += a.missRequests
 			m.buf = key.buf
 			s.L1Wavefronts += a.lines

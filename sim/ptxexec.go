@@ -81,8 +81,7 @@ type ptxLaunch struct {
 	shBytes  int    // shared memory per block: static + dynamic
 	maxInstr int64
 	trace    *traceRec // warps whose memory accesses are recorded; nil: none
-	l1press  float64   // Model.l1Capacity of the launch
-	l1far    uint32
+	l1       l1Cap     // the L1 capacity model's figures (Model.l1Capacity)
 }
 
 // ptxWorker is one worker's executor state, reused across its blocks.
@@ -179,7 +178,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr
 	l := &launch{d: d, k: kk, grid: grid, block: block, sharedBytes: sharedBytes,
 		nThreads: block.Count(), px: px}
 	l.nWarps = (l.nThreads + 31) / 32
-	px.l1press, px.l1far = d.model.l1Capacity(grid.Count(), l.nWarps, l.nThreads, shBytes)
+	px.l1 = d.model.l1Capacity(grid.Count(), l.nWarps, l.nThreads, shBytes)
 	return d.runLaunch(ctx, l)
 }
 
@@ -332,8 +331,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	e.t.BlockIdx = e.blkIdx
 	e.instr = 0
 	w.l1Reset()
-	w.setL1(px.l1press, px.l1far)
-	w.l1blk = uint64(b)
+	w.l1cap, w.l1blk = px.l1, uint64(b)
 	w.sh.reset(w, l.sharedBytes)
 	w.sh.ensureWords((px.shBytes + 3) / 4)
 	clear(e.shared)

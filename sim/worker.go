@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"math"
 	"math/bits"
 	"sync/atomic"
 )
@@ -95,13 +94,11 @@ type worker struct {
 	l1used     int
 	l1recent   [1024]uint64
 	l1recentAt [1024]int32 // the entry of each l1recent tag
-	// The L1's capacity (PTX launches): l1press turns a re-touched
-	// sector's age in lines into the capacity curve's ρ (0: off); l1now is
-	// the running warp's line clock, l1lines the lines its requests
-	// touched since the executor last took them, l1blk the block.
-	l1press float64
-	l1safe  uint32 // the largest age the curve never loses (math.MaxUint32: the model is off)
-	l1far   uint32 // age past which a lost sector has left L2 too (Model.l1Capacity)
+	// The L1's capacity (PTX launches): l1cap is the launch's curve
+	// (l1Off for Go kernels); l1now is the running warp's line clock,
+	// l1lines the lines its requests touched since the executor last took
+	// them, l1blk the block.
+	l1cap   l1Cap
 	l1now   uint32
 	l1lines uint32
 	l1blk   uint64
@@ -143,7 +140,7 @@ type worker struct {
 }
 
 func newWorker(l *launch) *worker {
-	return &worker{l: l, k: l.k, variants: map[[2]int32]int32{}, faultBlk: -1, l1safe: math.MaxUint32}
+	return &worker{l: l, k: l.k, variants: map[[2]int32]int32{}, faultBlk: -1, l1cap: l1Off}
 }
 
 // dense returns the dense index for key, creating its accumulator.
@@ -515,9 +512,9 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		case isNew:
 			misses++
 			agg.dram.set(s)
-		case age > w.l1safe && w.l1Lost(base+s, age):
+		case age > w.l1cap.safe && w.l1Lost(base+s, age):
 			lost++
-			if age > w.l1far {
+			if age > w.l1cap.far {
 				far++
 			}
 		}
@@ -536,15 +533,6 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	}
 }
 
-// setL1 sets the L1 capacity model's launch figures for the blocks this
-// worker runs next: press from Model.l1Capacity (0: off).
-func (w *worker) setL1(press float64, far uint32) {
-	w.l1press, w.l1far, w.l1safe = press, far, math.MaxUint32
-	if m := &w.l.d.model; press > 0 {
-		w.l1safe = uint32(min(m.L1MissFrom/press, math.MaxUint32))
-	}
-}
-
 // l1Lost decides whether the L1 lost sector s, re-touched age lines (of
 // its warp's line clock) after its last touch, to the other resident
 // warps' lines. While the SM's warps × the lines each touches between two
@@ -555,8 +543,8 @@ func (w *worker) setL1(press float64, far uint32) {
 // The draw is a hash of the sector, the block and the clock, so a result
 // does not depend on which worker ran the block.
 func (w *worker) l1Lost(s, age uint32) bool {
-	m := &w.l.d.model
-	p := (float64(age)*w.l1press - m.L1MissFrom) / (m.L1MissTo - m.L1MissFrom)
+	c := &w.l1cap
+	p := (float64(age)*c.press - c.from) / c.span
 	switch {
 	case p <= 0:
 		return false

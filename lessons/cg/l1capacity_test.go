@@ -37,17 +37,8 @@ func TestL1CapacityAgainstNCU(t *testing.T) {
 		if hw.Kernel != kSpMVThreadPerRow || !ok {
 			t.Fatalf("%d³: first launch %s, want %s with %s", g, hw.Kernel, kSpMVThreadPerRow, ncu.L2ReadSectors)
 		}
-		p, err := Generate(Cube(g), GenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := p.A.Rows
-		rowPtr := testenv.Must(gpuext.Upload(dev, "rowPtr", p.A.RowPtr))(t)
-		cols := testenv.Must(gpuext.Upload(dev, "cols", p.A.ColIdx))(t)
-		vals := testenv.Must(gpuext.Upload(dev, "vals", p.A.Val))(t)
-		x := testenv.Must(gpuext.Upload(dev, "x", p.B))(t)
-		y := testenv.Must(gpuext.Alloc[float64](dev, "y", n))(t)
-		l, err := dev.Launch(Module(), kSpMVThreadPerRow, sim.Dim1((n+255)/256), sim.Dim1(256), 0, int32(n), rowPtr, cols, vals, x, y)
+		a := uploadCSR(t, dev, g)
+		l, err := dev.Launch(Module(), kSpMVThreadPerRow, sim.Dim1((a.n+255)/256), sim.Dim1(256), 0, int32(a.n), a.rowPtr, a.cols, a.vals, a.x, a.y)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,10 +55,8 @@ func TestL1CapacityAgainstNCU(t *testing.T) {
 		if math.Abs(float64(got)/want-1) > tolerance {
 			t.Errorf("%d³: L2 read sectors %d, ncu on the H200 %d: off by more than %.0f%%", g, got, int64(want), 100*tolerance)
 		}
-		for _, b := range []interface{ Free() error }{rowPtr, cols, vals, x, y} {
-			if err := b.Free(); err != nil {
-				t.Fatal(err)
-			}
+		if err := a.free(); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

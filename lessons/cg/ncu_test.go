@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,18 +25,10 @@ type ncuCase struct {
 // cg.ptx, and compares its global-load (and store) requests and sectors
 // with the first launch in the case's CSV.
 func spmvAt100(t *testing.T, cases []ncuCase) {
-	p, err := Generate(Cube(100), GenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dev := testenv.Must(gpuext.Open("sim:h200"))(t)
 	defer dev.Close()
-	n := p.A.Rows
-	rowPtr := testenv.Must(gpuext.Upload(dev, "rowPtr", p.A.RowPtr))(t)
-	cols := testenv.Must(gpuext.Upload(dev, "cols", p.A.ColIdx))(t)
-	vals := testenv.Must(gpuext.Upload(dev, "vals", p.A.Val))(t)
-	x := testenv.Must(gpuext.Upload(dev, "x", p.B))(t)
-	y := testenv.Must(gpuext.Alloc[float64](dev, "y", n))(t)
+	a := uploadCSR(t, dev, 100)
+	n, rowPtr, cols, vals, x, y := a.n, a.rowPtr, a.cols, a.vals, a.x, a.y
 	off := func(a int64, b float64) float64 { return (float64(a) - b) / b }
 	for _, c := range cases {
 		launches, err := ncu.ReadFile(filepath.Join("../../evidence", c.csv))
@@ -82,6 +75,36 @@ func spmvAt100(t *testing.T, cases []ncuCase) {
 			}
 		}
 	}
+}
+
+// csrArgs are the CSR SpMVs' buffers for HPCCG's problem on one grid.
+type csrArgs struct {
+	n            int
+	rowPtr, cols *gpuext.Buffer[int32]
+	vals, x, y   *gpuext.Buffer[float64]
+}
+
+// uploadCSR generates HPCCG's problem on a g³ grid and uploads its matrix,
+// b (as x) and an output y to dev.
+func uploadCSR(t *testing.T, dev *gpuext.Device, g int) csrArgs {
+	t.Helper()
+	p, err := Generate(Cube(g), GenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return csrArgs{
+		n:      p.A.Rows,
+		rowPtr: testenv.Must(gpuext.Upload(dev, "rowPtr", p.A.RowPtr))(t),
+		cols:   testenv.Must(gpuext.Upload(dev, "cols", p.A.ColIdx))(t),
+		vals:   testenv.Must(gpuext.Upload(dev, "vals", p.A.Val))(t),
+		x:      testenv.Must(gpuext.Upload(dev, "x", p.B))(t),
+		y:      testenv.Must(gpuext.Alloc[float64](dev, "y", p.A.Rows))(t),
+	}
+}
+
+// free releases the buffers.
+func (a csrArgs) free() error {
+	return errors.Join(a.rowPtr.Free(), a.cols.Free(), a.vals.Free(), a.x.Free(), a.y.Free())
 }
 
 // TestSpMVEqualsNCUAt100 holds the simulator's global-load counters of the

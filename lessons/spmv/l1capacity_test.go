@@ -61,12 +61,7 @@ func TestL1CapacityAgainstNCU(t *testing.T) {
 				t.Fatalf("rows %d unroll %d: no %s in the CSV", rows, unroll, ncu.L2ReadSectors)
 			}
 			st := threadPerRowStats(t, dev, mod, kernel, rows, c.skewed)
-			var got int64
-			for _, s := range st.Sites {
-				if s.Space == "global" && s.Op == "ld" {
-					got += s.L2Sectors
-				}
-			}
+			got := loadL2Sectors(st)
 			sectors, _ := c.ref.Metric(ncu.LoadSectors)
 			t.Logf("rows %d unroll %d skewed=%v: L2 read sectors: simulator %d, ncu %d (%+.0f%%); L1 sectors %d, ncu %d",
 				rows, unroll, c.skewed, got, int64(want), 100*(float64(got)/want-1), st.GlobalLoad.Sectors, int64(sectors))
@@ -111,18 +106,25 @@ func TestL1CapacityRealMatricesAgainstNCU(t *testing.T) {
 			if !ok || run.Stats == nil {
 				t.Fatalf("%s %s: no %s in the CSV or no simulator counters", m, run.Kernel, ncu.L2ReadSectors)
 			}
-			var got int64
-			for _, s := range run.Stats.Sites {
-				if s.Space == "global" && s.Op == "ld" {
-					got += s.L2Sectors
-				}
-			}
+			got := loadL2Sectors(run.Stats)
 			t.Logf("%s %s: L2 read sectors: simulator %d, ncu %d (%+.0f%%)", m, run.Kernel, got, int64(want), 100*(float64(got)/want-1))
 			if math.Abs(float64(got)/want-1) > l1CapacityTolerance {
 				t.Errorf("%s %s: L2 read sectors %d, ncu on the H200 %d: off by more than %.0f%%", m, run.Kernel, got, int64(want), 100*l1CapacityTolerance)
 			}
 		}
 	}
+}
+
+// loadL2Sectors is what st's global loads read from L2, the counterpart
+// of ncu's lts__t_sectors_srcunit_tex_op_read.
+func loadL2Sectors(st *sim.Stats) int64 {
+	var n int64
+	for _, s := range st.Sites {
+		if s.Space == "global" && s.Op == "ld" {
+			n += s.L2Sectors
+		}
+	}
+	return n
 }
 
 // threadPerRowStats launches a thread-per-row kernel once on a seed matrix
