@@ -242,6 +242,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 			s.capFar += a.capFar
 			s.missRequests += a.missRequests
 			s.capRequests += a.capRequests
+			s.l2Lines += a.l2Lines
 			m.miss += a.missRequests
 			m.buf = key.buf
 			s.L1Wavefronts += a.lines

@@ -50,6 +50,13 @@ type Model struct {
 	// resident warps × the 128-byte lines its warp touched since the last
 	// touch ÷ the L1's capacity in lines (worker.go, l1Lost).
 	L1MissFrom, L1MissTo float64
+	// L2LineShare is how many line transactions a second the L2 serves,
+	// as a share of its sector rate (L2Bandwidth / 32 bytes): a request
+	// that uses one sector of each line it touches (a thread-per-row
+	// loop's lanes, each in its own line) is held to that many lines a
+	// second however few bytes it moves. 0 leaves the L2 counted in bytes
+	// alone.
+	L2LineShare float64
 }
 
 const (
@@ -72,7 +79,7 @@ func Models() []Model {
 			LaunchOverhead: 3e-6, PCIeBandwidth: 12e9, PCIeLatency: 10e-6,
 			L1Latency: 32 / 1.59e9, L2Latency: 188 / 1.59e9, DRAMLatency: 500e-9, WarpCPI: 4,
 			DRAMAchievable: 0.8 * 320e9, TimedLaunch: 5.27e-6,
-			L1Bytes: 96 * kib, L1DataBytes: 64 * kib, L1MissFrom: 0.5, L1MissTo: 1.5,
+			L1Bytes: 96 * kib, L1DataBytes: 64 * kib, L1MissFrom: 0.5, L1MissTo: 1.5, L2LineShare: 0.52,
 		},
 		{
 			Key: "a100", Name: "NVIDIA A100 80GB PCIe", CCMajor: 8, CCMinor: 0,
@@ -84,7 +91,7 @@ func Models() []Model {
 			LaunchOverhead: 2.5e-6, PCIeBandwidth: 24e9, PCIeLatency: 8e-6,
 			L1Latency: 40e-9, L2Latency: 300e-9, DRAMLatency: 700e-9, WarpCPI: 4,
 			DRAMAchievable: 0.85 * 1935e9, TimedLaunch: 5.27e-6,
-			L1Bytes: 192 * kib, L1DataBytes: 192 * kib, L1MissFrom: 0.5, L1MissTo: 1.5,
+			L1Bytes: 192 * kib, L1DataBytes: 192 * kib, L1MissFrom: 0.5, L1MissTo: 1.5, L2LineShare: 0.52,
 		},
 		{
 			Key: "h100", Name: "NVIDIA H100 SXM", CCMajor: 9, CCMinor: 0,
@@ -96,7 +103,7 @@ func Models() []Model {
 			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
 			L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4,
 			DRAMAchievable: 0.75 * 3.35e12, TimedLaunch: 5.27e-6,
-			L1Bytes: 256 * kib, L1DataBytes: 256 * kib, L1MissFrom: 0.5, L1MissTo: 1.5,
+			L1Bytes: 256 * kib, L1DataBytes: 256 * kib, L1MissFrom: 0.5, L1MissTo: 1.5, L2LineShare: 0.52,
 		},
 		{
 			Key: "h200", Name: "NVIDIA H200", CCMajor: 9, CCMinor: 0,
@@ -108,7 +115,7 @@ func Models() []Model {
 			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
 			L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4,
 			DRAMAchievable: 3.59e12, TimedLaunch: 5.27e-6,
-			L1Bytes: 256 * kib, L1DataBytes: 256 * kib, L1MissFrom: 0.5, L1MissTo: 1.5,
+			L1Bytes: 256 * kib, L1DataBytes: 256 * kib, L1MissFrom: 0.5, L1MissTo: 1.5, L2LineShare: 0.52,
 		},
 	}
 	// A recorded microbenchmark run, where one is embedded, replaces the

@@ -103,6 +103,7 @@ type Stats struct {
 	capRequests  int64   // global load requests that missed only sectors the L1's capacity lost
 	capSectors   int64   // sectors of global loads the L1's capacity lost (in L2Sectors)
 	capFar       int64   // of those, the ones whose re-read came after the L2 had turned over
+	l2Lines      int64   // line transactions global accesses sent to L2 (per request, the lines of its L2 sectors)
 	loadSites    []loadSite
 	tm           launchTM // per-block records of a PTX launch (timemodel_ptx.go)
 }

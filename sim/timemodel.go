@@ -150,7 +150,13 @@ func (m Model) kernelTime(s *Stats, l2LoadSectors int64, warm bool) (float64, Ti
 	l2 = float64(s.L2Sectors*32) / m.L2Bandwidth
 	if warm {
 		l2 = float64(s.L2Sectors*32) / min(m.L2Bandwidth, inflight)
-	} else {
+	}
+	if m.L2LineShare > 0 {
+		// The L2 serves line transactions at a rate of its own: requests
+		// that use one sector a line reach it before the bytes do.
+		l2 = max(l2, float64(s.l2Lines)/(m.L2LineShare*m.L2Bandwidth/32))
+	}
+	if !warm {
 		dram = float64(s.DRAMReadBytes+s.DRAMWriteBytes) / min(m.DRAMAchievable, inflight)
 	}
 	issueRate := m.IssuePerSMCycle * clock * issueEff(s, m, active)

@@ -221,6 +221,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"L1DataBytes", float64(m.L1DataBytes), "B", src("L1DataBytes")},
 		{"L1MissFrom", m.L1MissFrom, "", src("L1Miss")},
 		{"L1MissTo", m.L1MissTo, "", src("L1Miss")},
+		{"L2LineShare", m.L2LineShare, "", src("L2LineShare")},
 		{"IssueEfficiency", issueEfficiency, "", "1: the issue term uses the measured (or published) issue rate as it is; a warp's own stalls are in the latency term (docs/timemodel.md)"},
 	}
 }
@@ -240,6 +241,7 @@ var defaultSources = map[string]map[string]string{
 	"h200": {
 		"L1Bytes":         "published: 256 KB of combined L1 data cache and shared memory per SM (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022; the H200 has the same SM)",
 		"L1DataBytes":     "published: all of it can be L1 when a kernel uses no shared memory (the carve-outs run from 0 to 228 KB of shared memory)",
+		"L2LineShare":     "measured: evidence/timemodel-l2sectors-h200-2026-12-01 (a warm 16 MiB buffer read with ld.global.cg at 64 warps per SM, eight loads in flight a thread): lanes 128 bytes apart, one sector of each of 32 lines a request, are served at 1.30e11 sectors (and lines) a second, 4.17 TB/s of sectors, against 2.51e11 sectors a second at l2_read's 8.03 TB/s; 1.30/2.51 = 0.52. Two sectors a line (6.75 TB/s) and four (6.69 TB/s) are not line-bound",
 		"L1Miss":          "read off the H200 microbenchmark evidence/timemodel-l1reuse-h200-2026-12-01 (rowsUnroll1 and rowsValColUnroll1, one wave, ncu L2 read sectors against the footprint): no re-read lost at ρ = 0.5 (measured 0.00-0.04 at 32 warps of one array), about half at ρ = 1 (0.45-0.59 one array at 64 warps, 0.19-0.62 two arrays at 32), nearly all at ρ = 2 (0.93-0.98); the line from 0.5 to 1.5 passes through those. sim.TestL1CapacityMicrobenchmark runs rowsUnroll1 on the simulator against the recorded shares",
 		"ClockHz":         "published boost clock (1,980 MHz)",
 		"L1Latency":       "estimate of the 2026-11-29 time model (40 ns), fitted then against the H200 runs in evidence/spmv-2p19-h200-2026-11-29; replaced by chase_l1 once recorded",
@@ -256,6 +258,7 @@ var defaultSources = map[string]map[string]string{
 		"L1Bytes":         "published: 256 KB of combined L1 and shared memory per SM (NVIDIA H100 whitepaper)",
 		"L1DataBytes":     "published: carve-outs from 0 KB of shared memory",
 		"L1Miss":          "the H200's curve (same SM)",
+		"L2LineShare":     "the H200's share (same L2)",
 		"ClockHz":         "published boost clock",
 		"L1Latency":       "the H200's value (same SM)",
 		"L2Latency":       "the H200's value (same SM and L2)",
@@ -271,6 +274,7 @@ var defaultSources = map[string]map[string]string{
 		"L1Bytes":         "published: 192 KB of combined L1 and shared memory per SM (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020)",
 		"L1DataBytes":     "published: carve-outs from 0 KB of shared memory",
 		"L1Miss":          "the H200's curve, assumed",
+		"L2LineShare":     "the H200's share, assumed",
 		"ClockHz":         "published boost clock",
 		"L1Latency":       "the H200's estimate, assumed",
 		"L2Latency":       "the H200's estimate, assumed",
@@ -286,6 +290,7 @@ var defaultSources = map[string]map[string]string{
 		"L1Bytes":         "published: 96 KB of combined L1 and shared memory per SM on Turing (NVIDIA Turing GPU Architecture whitepaper, 2018); not measured here",
 		"L1DataBytes":     "published: the L1 takes 32 or 64 KB of it (shared memory 64 or 32 KB); not measured here",
 		"L1Miss":          "the H200's curve, assumed; not measured here (no T4 to measure)",
+		"L2LineShare":     "the H200's share, assumed; not measured here (no T4 to measure)",
 		"ClockHz":         "published boost clock (1,590 MHz); not measured here (no T4 to measure)",
 		"L1Latency":       "published microbenchmark figure: about 32 cycles (Jia et al., Dissecting the NVidia Turing T4 GPU via Microbenchmarking, arXiv:1903.07486, 2019); not measured here",
 		"L2Latency":       "published microbenchmark figure: about 188 cycles (Jia et al. 2019, as L1Latency); not measured here",

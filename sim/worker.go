@@ -41,6 +41,7 @@ type siteAgg struct {
 	capSectors             int64 // re-touched sectors the L1's capacity lost (worker.l1Lost)
 	capFar                 int64 // of those, the ones old enough to have left L2 as well
 	capRequests            int64 // load requests with such a sector and no first touch
+	l2Lines                int64 // line transactions to L2: per request, the lines with a sector it sends there
 	lines                  int64 // L1 data-stage wavefronts (bank rule), summed
 }
 
@@ -484,8 +485,16 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	base := uint32(agg.meta.addr >> 5)
 	load := agg.key.op == opLd
 	most := busiestBank(v, wide)
-	sector, line := uint32(1<<32-1), uint32(1<<32-1)
-	var sectors, misses, lost, far int64
+	sector, line, l2line := uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1)
+	var sectors, misses, lost, far, l2lines int64
+	// toL2 counts the line transaction of a sector the request sends to
+	// L2: sectors come sorted, so a line's sectors are adjacent.
+	toL2 := func(s uint32) {
+		if ln := (base + s) >> 2; ln != l2line {
+			l2line = ln
+			l2lines++
+		}
+	}
 	for _, wd := range v {
 		s := wd >> 3
 		if s == sector {
@@ -497,6 +506,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		if !load {
 			misses++
 			agg.dram.set(s)
+			toL2(s)
 			continue
 		}
 		if ln := (base + s) >> 2; ln != line {
@@ -512,14 +522,17 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		case isNew:
 			misses++
 			agg.dram.set(s)
+			toL2(s)
 		case age > w.l1cap.safe && w.l1Lost(base+s, age):
 			lost++
+			toL2(s)
 			if age > w.l1cap.far {
 				far++
 			}
 		}
 	}
 	agg.sectors += sectors
+	agg.l2Lines += l2lines
 	agg.lines += most
 	agg.l2Sectors += misses
 	agg.capSectors += lost

@@ -132,8 +132,10 @@ type Fitted struct {
 // TimedLaunch) on the training half: the median measured time of the
 // training runs that the model puts below the host's launch interval for
 // an empty kernel (the calibration run, Go back to back), that is, the
-// runs whose time the host's launch rate sets. It reports how many runs
-// that was (0: none, and no value).
+// runs whose time the host's launch rate sets. CG's per-call runs stay
+// out: a call is one to three launches, and the floor is a launch's (they
+// had no GPU time until 2026-12-01, so the fit's runs are as before). It
+// reports how many runs that was (0: none, and no value).
 func FitTimedLaunch(runs []Run) (float64, int) {
 	floor := 0.0
 	for _, r := range runs {
@@ -143,7 +145,7 @@ func FitTimedLaunch(runs []Run) (float64, int) {
 	}
 	var t []float64
 	for _, r := range runs {
-		if r.Half == "train" && r.ModeledGPU > 0 && r.ModeledGPU < floor {
+		if r.Half == "train" && r.Bound != "per call" && r.ModeledGPU > 0 && r.ModeledGPU < floor {
 			t = append(t, r.Measured)
 		}
 	}

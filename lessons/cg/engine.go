@@ -95,6 +95,7 @@ type opStat struct {
 	calls    int
 	hostSec  float64
 	modelSec float64
+	gpuSec   float64        // modeled GPU time under modelSec: without the host's launch floor
 	launches map[string]int // kernel name -> launches made by this operation
 }
 
@@ -349,11 +350,11 @@ func (e *engine) count(op, kernel string, grid, block int, args []any, st *sim.S
 	rec.launches++
 	rec.grid, rec.block, rec.args = sim.Dim1(grid), sim.Dim1(block), args
 	e.bytesMoved += launchBytes(kernel, args)
-	var sec float64
+	var sec, gpu float64
 	if st != nil {
-		sec = st.Time.Seconds
+		sec, gpu = st.Time.Seconds, st.Time.GPUSeconds
 		if inGraph {
-			sec = st.Time.GPUSeconds
+			sec = gpu
 		}
 		rec.modelSec += sec
 	}
@@ -361,6 +362,7 @@ func (e *engine) count(op, kernel string, grid, block int, args []any, st *sim.S
 	o := e.opStat(op, e.where())
 	o.launches[kernel]++
 	o.modelSec += sec
+	o.gpuSec += gpu
 	if op == KernelSpMV && st != nil {
 		e.spmvStats = st
 	}
@@ -679,7 +681,7 @@ func (e *engine) finish(res *StageResult, hostWall time.Duration) error {
 			k.Seconds, k.Timer, k.TimeKind = st.hostSec, TimerHost, TimeMeasured
 			cpuSec += st.hostSec
 		case WhereSim:
-			k.Seconds, k.Timer, k.TimeKind = st.modelSec, TimerModel, TimeModeled
+			k.Seconds, k.GPUSeconds, k.Timer, k.TimeKind = st.modelSec, st.gpuSec, TimerModel, TimeModeled
 			devKernelSec += st.modelSec
 		default:
 			for kn, c := range st.launches {

@@ -141,6 +141,12 @@ type KernelStat struct {
 	Timer    string  `json:"timer"`     // TimerHost, TimerEvent or TimerModel
 	TimeKind string  `json:"time_kind"` // TimeMeasured or TimeModeled
 
+	// GPUSeconds is, on the simulator, the modeled GPU time under Seconds:
+	// the same launches without the host's launch interval, which sets the
+	// time of a launch shorter than it (sim.Modeled.GPUSeconds). It tells
+	// apart two operations that both sit at that floor.
+	GPUSeconds float64 `json:"gpu_seconds,omitempty"`
+
 	// HostSeconds is the host wall clock around the same calls, recorded
 	// beside an event or modeled time so the two can be shown side by side.
 	// For Timer == TimerHost it equals Seconds.
