@@ -278,6 +278,12 @@ func (d *Device) runLaunch(ctx context.Context, l *launch) (*Stats, error) {
 	}
 	for i := range nw {
 		w := newWorker(l)
+		if l.px != nil {
+			// The time model keeps a record a block: room for a fair
+			// share of the grid, so a large grid's records do not grow
+			// by copying.
+			w.tmBlocks = make([]blockTM, 0, nBlocks/nw+16)
+		}
 		workers[i] = w
 		wg.Add(1)
 		go func() {
@@ -803,6 +809,25 @@ func typeMask(t ptx.Type) uint64 {
 // (inactive, exited or outside the member mask) is a fault, as it is
 // undefined on hardware.
 func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
+	if mask == fullMask && x.shflK >= 0 && x.src[0].kind == oReg && e.l.pk.k.Regs[x.src[0].idx].Type.Size() == 4 {
+		// The reduction idiom (markShuffles) on a 32-bit register, whose
+		// row already holds canonical .b32 bits: lane l takes lane l+k,
+		// the top k lanes their own value (copy moves overlapping rows
+		// as memmove does, so d may be the source register).
+		a := e.src(wp, &x.src[0], 0)
+		d := e.dst(wp, &x.dst[0], 0)
+		k := int(x.shflK)
+		copy(d[:32-k], a[k:])
+		copy(d[32-k:], a[32-k:])
+		if x.in.NDst > 1 {
+			p := e.dst(wp, &x.dst[1], 1)
+			for lane := range 32 {
+				p[lane] = uint64(^uint32(31-lane-k) >> 31)
+			}
+		}
+		e.t.w.sh.warpSync(wp.id)
+		return nil
+	}
 	a := e.src(wp, &x.src[0], 0)
 	b := e.src(wp, &x.src[1], 1)
 	c := e.src(wp, &x.src[2], 2)

@@ -329,6 +329,53 @@ func TestPTXShuffleVote(t *testing.T) {
 	equal(t, "votes", gvo.Data, []int32{int32(ballot), 0, 1, 0, -1, 1, 1, 1})
 }
 
+// TestPTXShuffleDownInPlace checks shfl.sync.down over a whole warp in
+// place with its predicate output, once with immediate operands (the
+// reduction idiom's fast path, markShuffles) and once with the offset in a
+// register (the general path): lane l takes lane l+5, the top 5 lanes keep
+// their own value with a false predicate.
+func TestPTXShuffleDownInPlace(t *testing.T) {
+	d := newH200(t)
+	out := mustUpload(t, d, "out", make([]int32, 64))
+	pred := mustUpload(t, d, "pred", make([]int32, 64))
+	k := ptxKernel(t, "shfldown")
+	if k.code[indexOfShfl(t, k, 0)].shflK != 5 || k.code[indexOfShfl(t, k, 1)].shflK != -1 {
+		t.Fatalf("markShuffles: the immediate shuffle should take the fast path (offset 5) and the register one not")
+	}
+	if _, err := d.LaunchPTX(context.Background(), k, Dim1(1), Dim1(32), 0, out, pred, int32(0)); err != nil {
+		t.Fatal(err)
+	}
+	for l := range 32 {
+		src, p := l+5, int32(1)
+		if src > 31 {
+			src, p = l, 0
+		}
+		for pass := range 2 {
+			if got := out.Data[32*pass+l]; got != int32(3*src+1) {
+				t.Errorf("pass %d lane %d: %d, want %d", pass, l, got, 3*src+1)
+			}
+			if got := pred.Data[32*pass+l]; got != p {
+				t.Errorf("pass %d lane %d: predicate %d, want %d", pass, l, got, p)
+			}
+		}
+	}
+}
+
+// indexOfShfl is the code index of k's n-th shfl instruction.
+func indexOfShfl(t *testing.T, k *PTXKernel, n int) int {
+	t.Helper()
+	for i := range k.code {
+		if k.code[i].op == ptx.OpShfl {
+			if n == 0 {
+				return i
+			}
+			n--
+		}
+	}
+	t.Fatalf("no shfl number %d", n)
+	return -1
+}
+
 // TestPTXShuffleModes checks shfl.sync's lane arithmetic against CUDA's
 // width-8 shuffles (__shfl_xor_sync, __shfl_sync, __shfl_up_sync,
 // __shfl_down_sync with width 8).

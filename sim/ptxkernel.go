@@ -92,6 +92,7 @@ type xin struct {
 	guard            int32  // predicate register row, -1 for none
 	gneg             bool
 	dead             bool // a mov whose every reader reads its source instead (forwardConstMoves)
+	shflK            int8 // shfl.sync.down by a constant offset over the whole warp, no segments (markShuffles); -1 otherwise
 	dst              [2]xopd
 	src              [4]xopd
 
@@ -145,6 +146,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 	pk.markLoadRounds()
 	pk.forwardConstMoves()
 	pk.forwardCopies()
+	pk.markShuffles()
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {
@@ -155,6 +157,34 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 		}
 	}
 	return pk, nil
+}
+
+// markShuffles finds the reduction idiom among the shuffles:
+// shfl.sync.down whose offset, clamp and member mask are immediates (after
+// forwardConstMoves), the clamp 31 with no segment bits and the member
+// mask every lane. With all 32 lanes executing it, lane l reads lane l+k
+// and the top k lanes their own value, whatever the warp holds: shfl runs
+// it as two copies.
+func (pk *PTXKernel) markShuffles() {
+	imm := func(o xopd) (uint64, bool) {
+		if o.kind != oImm {
+			return 0, false
+		}
+		return pk.imms[o.idx][0], true
+	}
+	for i := range pk.code {
+		x := &pk.code[i]
+		x.shflK = -1
+		if x.op != ptx.OpShfl || x.in.Shfl != ptx.ShflDown {
+			continue
+		}
+		b, ok1 := imm(x.src[1])
+		c, ok2 := imm(x.src[2])
+		mm, ok3 := imm(x.src[3])
+		if ok1 && ok2 && ok3 && c&0x1f1f == 31 && uint32(mm) == fullMask {
+			x.shflK = int8(b & 31)
+		}
+	}
 }
 
 // forwardConstMoves lets the readers of a register that holds a constant

@@ -1,9 +1,10 @@
 package sim
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
-	"sort"
+	"slices"
 
 	"github.com/warplab/warplab/sim/ptx"
 )
@@ -228,7 +229,7 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	for _, w := range workers {
 		s.tm.blocks = append(s.tm.blocks, w.tmBlocks...)
 	}
-	sort.Slice(s.tm.blocks, func(i, j int) bool { return s.tm.blocks[i].b < s.tm.blocks[j].b })
+	slices.SortFunc(s.tm.blocks, func(a, b blockTM) int { return cmp.Compare(a.b, b.b) })
 	s.tm.warpsPerBlock = l.nWarps
 	s.tm.blocksPerSM = l.d.model.blocksPerSM(l.nWarps, l.nThreads, l.px.shBytes)
 }
