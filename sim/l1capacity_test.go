@@ -2,13 +2,11 @@ package sim_test
 
 import (
 	"math"
-	"os"
 	"reflect"
 	"runtime"
 	"testing"
 
 	"github.com/warplab/warplab/sim"
-	"github.com/warplab/warplab/sim/ptx"
 )
 
 // TestL1CapacityMicrobenchmark runs the microbenchmark the L1's capacity
@@ -112,18 +110,7 @@ func runRows(t *testing.T, k *sim.PTXKernel, m sim.Model, blocks, threads, n int
 // model it is held to.
 func l1ReuseKernel(t *testing.T) (*sim.PTXKernel, sim.Model) {
 	t.Helper()
-	src, err := os.ReadFile("testdata/ptx/l1reuse.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := ptx.Parse("l1reuse.ptx", string(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := sim.NewPTXKernel(mod, "rowsUnroll1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := ptxKernel(t, "testdata/ptx/l1reuse.ptx", "rowsUnroll1")
 	m, err := sim.ModelByKey("h200")
 	if err != nil {
 		t.Fatal(err)

@@ -26,14 +26,10 @@ E="$(cd "$E" && pwd)"
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,memory.total --format=csv
 	nvcc --version | tail -2
 } >"$E/env.txt" 2>&1
+R="$(cd "$(dirname "$0")/../.." && pwd)"
 T="$(mktemp -d)"
 cat >"$T/l2sectors.cu" <<'CU'
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
-static void check(cudaError_t e, const char* w) {
-    if (e != cudaSuccess) { std::fprintf(stderr, "%s: %s\n", w, cudaGetErrorString(e)); std::exit(1); }
-}
+#include "bench.cuh"  // check, eventTime (scripts/evidence/timemodel)
 // Each warp reads, per step, 8 requests; request j of step k of warp g
 // starts at ((g * steps + k) * 8 + j) * 32 * stride bytes (mod the buffer),
 // lane l at + l * stride.
@@ -51,22 +47,6 @@ __global__ void strided(const float* __restrict__ p, size_t maskElems, int strid
         for (int j = 0; j < 8; ++j) s += v[j];
     }
     if (s == 12345.0f) out[0] = s;
-}
-template <class F>
-static double eventTime(F launch, int warm = 3, int runs = 10) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "event");
-    check(cudaEventCreate(&b), "event");
-    for (int i = 0; i < warm; ++i) launch();
-    check(cudaDeviceSynchronize(), "warm-up");
-    check(cudaEventRecord(a), "record");
-    for (int i = 0; i < runs; ++i) launch();
-    check(cudaEventRecord(b), "record");
-    check(cudaEventSynchronize(b), "sync");
-    float ms;
-    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    check(cudaGetLastError(), "launch");
-    return ms / runs;
 }
 int main() {
     int sms = 0;
@@ -101,7 +81,7 @@ int main() {
     return 0;
 }
 CU
-if nvcc -O3 -arch=native -std=c++17 -o "$T/l2sectors" "$T/l2sectors.cu" 2>"$E/nvcc.err"; then
+if nvcc -O3 -arch=native -std=c++17 -I "$R/scripts/evidence/timemodel" -o "$T/l2sectors" "$T/l2sectors.cu" 2>"$E/nvcc.err"; then
 	timeout 120 "$T/l2sectors" >"$E/l2sectors.csv" 2>"$E/l2sectors.err"
 	echo "l2sectors exit $?"
 else

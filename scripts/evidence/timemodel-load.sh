@@ -42,31 +42,10 @@ E="$(cd "$E" && pwd)"
 	nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total --format=csv
 	nvcc --version | tail -2
 } >"$E/env.txt" 2>&1
+R="$(cd "$(dirname "$0")/../.." && pwd)"
 T="$(mktemp -d)"
 cat >"$T/loadbench.cu" <<'CU'
-#include <cstdio>
-#include <cstdlib>
-#include <cuda_runtime.h>
-static void check(cudaError_t e, const char* w) {
-    if (e != cudaSuccess) { std::fprintf(stderr, "%s: %s\n", w, cudaGetErrorString(e)); std::exit(1); }
-}
-static void row(const char* n, const char* p, double v, const char* u, const char* note) {
-    std::printf("%s,%s,%.6g,%s,%s\n", n, p, v, u, note);
-    std::fflush(stdout);
-}
-template <class F> static double eventTime(F launch, int warm = 3, int runs = 10) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "event"); check(cudaEventCreate(&b), "event");
-    for (int i = 0; i < warm; ++i) launch();
-    check(cudaDeviceSynchronize(), "warm-up");
-    check(cudaEventRecord(a), "record");
-    for (int i = 0; i < runs; ++i) launch();
-    check(cudaEventRecord(b), "record");
-    check(cudaEventSynchronize(b), "sync");
-    float ms; check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    check(cudaGetLastError(), "launch");
-    return ms / runs;
-}
+#include "bench.cuh"  // check, row, eventTime (scripts/evidence/timemodel)
 // one .cg float4 load in flight per thread, n float4s (a power of two)
 __global__ void readOne(const float4* __restrict__ p, size_t mask, int steps, float* out) {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -170,7 +149,7 @@ int main() {
     return 0;
 }
 CU
-if nvcc -O3 -arch=native -std=c++17 -o "$T/loadbench" "$T/loadbench.cu" 2>"$E/nvcc.err"; then
+if nvcc -O3 -arch=native -std=c++17 -I "$R/scripts/evidence/timemodel" -o "$T/loadbench" "$T/loadbench.cu" 2>"$E/nvcc.err"; then
 	timeout 120 "$T/loadbench" >"$E/loadbench.csv" 2>"$E/loadbench.err"
 	echo "loadbench exit $?"
 	cat "$E/loadbench.csv"

@@ -43,17 +43,7 @@
 #include <random>
 #include <cuda_runtime.h>
 
-static void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) {
-        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
-        std::exit(1);
-    }
-}
-
-static void row(const char* name, const char* param, double value, const char* unit, const char* note) {
-    std::printf("%s,%s,%.6g,%s,%s\n", name, param, value, unit, note);
-    std::fflush(stdout);
-}
+#include "bench.cuh"  // check, row, eventTime
 
 // ---- clock -------------------------------------------------------------
 
@@ -154,28 +144,6 @@ static void runChase(const char* name, size_t bytes, size_t stride, int steps, b
 __global__ void emptyKernel() {}
 __global__ void tinyKernel(float* p) {
     if (threadIdx.x == 0 && blockIdx.x == 0) p[0] = 1.0f;
-}
-
-// eventTime runs launch 3 times, then times 10 back-to-back launches
-// between two events (the lessons' gpuext.Device.Time pass 1) and returns
-// milliseconds per launch.
-template <class F>
-static double eventTime(F launch, int warm = 3, int runs = 10) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "event");
-    check(cudaEventCreate(&b), "event");
-    for (int i = 0; i < warm; ++i) launch();
-    check(cudaDeviceSynchronize(), "warm-up");
-    check(cudaEventRecord(a), "record");
-    for (int i = 0; i < runs; ++i) launch();
-    check(cudaEventRecord(b), "record");
-    check(cudaEventSynchronize(b), "sync");
-    float ms;
-    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    check(cudaGetLastError(), "launch");
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return ms / runs;
 }
 
 // eventEach records an event between every two launches (gpuext's pass 2)

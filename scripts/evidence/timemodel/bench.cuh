@@ -1,0 +1,44 @@
+// bench.cuh — what the time model's microbenchmarks share (issue 13):
+// microbench.cu and the programs in scripts/evidence/timemodel-load.sh and
+// timemodel-l2sectors.sh include it (nvcc -I scripts/evidence/timemodel).
+//
+// check exits with the failing call named; row prints one CSV row of the
+// `name,param,value,unit,note` files; eventTime times a launch sequence as
+// the lessons do (gpuext.Device.Time's first pass): warm-ups, a
+// synchronize, then CUDA events around runs launches back to back, and
+// returns milliseconds per launch.
+#pragma once
+#include <cstdio>
+#include <cstdlib>
+#include <cuda_runtime.h>
+
+static void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) {
+        std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(e));
+        std::exit(1);
+    }
+}
+
+static void row(const char* name, const char* param, double value, const char* unit, const char* note) {
+    std::printf("%s,%s,%.6g,%s,%s\n", name, param, value, unit, note);
+    std::fflush(stdout);
+}
+
+template <class F>
+static double eventTime(F launch, int warm = 3, int runs = 10) {
+    cudaEvent_t a, b;
+    check(cudaEventCreate(&a), "event");
+    check(cudaEventCreate(&b), "event");
+    for (int i = 0; i < warm; ++i) launch();
+    check(cudaDeviceSynchronize(), "warm-up");
+    check(cudaEventRecord(a), "record");
+    for (int i = 0; i < runs; ++i) launch();
+    check(cudaEventRecord(b), "record");
+    check(cudaEventSynchronize(b), "sync");
+    float ms;
+    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
+    check(cudaGetLastError(), "launch");
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return ms / runs;
+}
