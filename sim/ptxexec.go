@@ -809,22 +809,14 @@ func typeMask(t ptx.Type) uint64 {
 // (inactive, exited or outside the member mask) is a fault, as it is
 // undefined on hardware.
 func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
-	if mask == fullMask && x.shflK >= 0 && x.src[0].kind == oReg && e.l.pk.k.Regs[x.src[0].idx].Type.Size() == 4 {
-		// The reduction idiom (markShuffles) on a 32-bit register, whose
-		// row already holds canonical .b32 bits: lane l takes lane l+k,
-		// the top k lanes their own value (copy moves overlapping rows
-		// as memmove does, so d may be the source register).
-		a := e.src(wp, &x.src[0], 0)
-		d := e.dst(wp, &x.dst[0], 0)
-		k := int(x.shflK)
-		copy(d[:32-k], a[k:])
-		copy(d[32-k:], a[32-k:])
+	if mask == fullMask && x.shflK >= 0 {
+		// The reduction idiom on a 32-bit register (markShuffles), whose
+		// row already holds canonical .b32 bits.
+		var p *[32]uint64
 		if x.in.NDst > 1 {
-			p := e.dst(wp, &x.dst[1], 1)
-			for lane := range 32 {
-				p[lane] = uint64(^uint32(31-lane-k) >> 31)
-			}
+			p = e.dst(wp, &x.dst[1], 1)
 		}
+		shiftDown(e.dst(wp, &x.dst[0], 0), e.src(wp, &x.src[0], 0), p, int(x.shflK))
 		e.t.w.sh.warpSync(wp.id)
 		return nil
 	}
@@ -890,6 +882,20 @@ func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
 	return nil
 }
 
+// shiftDown is shfl.sync.down by k over a whole warp with no segments:
+// lane l takes vals[l+k], the top k lanes their own value, and p (when not
+// nil) says which lanes read another. copy moves overlapping rows as
+// memmove does, so d may be vals.
+func shiftDown(d, vals, p *[32]uint64, k int) {
+	copy(d[:32-k], vals[k:])
+	copy(d[32-k:], vals[32-k:])
+	if p != nil {
+		for lane := range 32 {
+			p[lane] = uint64(^uint32(31-lane-k) >> 31)
+		}
+	}
+}
+
 // shflDownFull is shfl.sync.down with all 32 lanes active, the reduction
 // idiom: it reports false, having written nothing, when a lane's member
 // mask leaves out its source lane (the general path then reports it).
@@ -904,17 +910,7 @@ func (e *ptxWorker) shflDownFull(vals, b, c, mm, d, p *[32]uint64) bool {
 	if uniform && c[0]&0x1f1f == 31 {
 		// One offset k for all, no segments: lane l takes l+k, the top
 		// k lanes their own value. vals holds canonical .b32 bits.
-		k := int(b[0] & 31)
-		copy(d[:32-k], vals[k:])
-		copy(d[32-k:], vals[32-k:])
-		if p != nil {
-			for lane := range 32 {
-				p[lane] = 1
-				if lane+k > 31 {
-					p[lane] = 0
-				}
-			}
-		}
+		shiftDown(d, vals, p, int(b[0]&31))
 		return true
 	}
 	for lane := range 32 {

@@ -160,11 +160,12 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 }
 
 // markShuffles finds the reduction idiom among the shuffles:
-// shfl.sync.down whose offset, clamp and member mask are immediates (after
-// forwardConstMoves), the clamp 31 with no segment bits and the member
-// mask every lane. With all 32 lanes executing it, lane l reads lane l+k
-// and the top k lanes their own value, whatever the warp holds: shfl runs
-// it as two copies.
+// shfl.sync.down of a 32-bit register (its row holds canonical .b32 bits)
+// whose offset, clamp and member mask are immediates (after
+// forwardConstMoves and forwardCopies), the clamp 31 with no segment bits
+// and the member mask every lane. With all 32 lanes executing it, lane l
+// reads lane l+k and the top k lanes their own value, whatever the warp
+// holds: shfl runs it as two copies (shiftDown).
 func (pk *PTXKernel) markShuffles() {
 	imm := func(o xopd) (uint64, bool) {
 		if o.kind != oImm {
@@ -175,7 +176,7 @@ func (pk *PTXKernel) markShuffles() {
 	for i := range pk.code {
 		x := &pk.code[i]
 		x.shflK = -1
-		if x.op != ptx.OpShfl || x.in.Shfl != ptx.ShflDown {
+		if x.op != ptx.OpShfl || x.in.Shfl != ptx.ShflDown || x.src[0].kind != oReg || pk.k.Regs[x.src[0].idx].Type.Size() != 4 {
 			continue
 		}
 		b, ok1 := imm(x.src[1])

@@ -487,14 +487,6 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	most := busiestBank(v, wide)
 	sector, line, l2line := uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1)
 	var sectors, misses, lost, far, l2lines int64
-	// toL2 counts the line transaction of a sector the request sends to
-	// L2: sectors come sorted, so a line's sectors are adjacent.
-	toL2 := func(s uint32) {
-		if ln := (base + s) >> 2; ln != l2line {
-			l2line = ln
-			l2lines++
-		}
-	}
 	for _, wd := range v {
 		s := wd >> 3
 		if s == sector {
@@ -502,33 +494,40 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		}
 		sector = s
 		sectors++
+		ln := (base + s) >> 2
 		// L1 caches loads; stores and atomics write through to L2.
+		toL2 := !load
 		if !load {
 			misses++
 			agg.dram.set(s)
-			toL2(s)
-			continue
-		}
-		if ln := (base + s) >> 2; ln != line {
-			line = ln
-			key := w.l1round<<32 | uint64(ln)
-			if f := &w.l1seen[(ln*0x9E3779B1)>>24]; *f != key {
-				*f = key
-				w.l1lines++
+		} else {
+			if ln != line {
+				line = ln
+				key := w.l1round<<32 | uint64(ln)
+				if f := &w.l1seen[(ln*0x9E3779B1)>>24]; *f != key {
+					*f = key
+					w.l1lines++
+				}
+			}
+			isNew, age := w.l1Touch(base+s, w.l1now)
+			switch {
+			case isNew:
+				misses++
+				agg.dram.set(s)
+				toL2 = true
+			case age > w.l1cap.safe && w.l1Lost(base+s, age):
+				lost++
+				toL2 = true
+				if age > w.l1cap.far {
+					far++
+				}
 			}
 		}
-		isNew, age := w.l1Touch(base+s, w.l1now)
-		switch {
-		case isNew:
-			misses++
-			agg.dram.set(s)
-			toL2(s)
-		case age > w.l1cap.safe && w.l1Lost(base+s, age):
-			lost++
-			toL2(s)
-			if age > w.l1cap.far {
-				far++
-			}
+		// One line transaction per line the request sends sectors of to
+		// L2: sectors come sorted, so a line's sectors are adjacent.
+		if toL2 && ln != l2line {
+			l2line = ln
+			l2lines++
 		}
 	}
 	agg.sectors += sectors

@@ -128,6 +128,10 @@ type Fitted struct {
 	Rule  string  `json:"rule"`
 }
 
+// BoundPerCall is the Bound of a CG run, whose modeled time is a call's
+// (one to three launches), not one launch's.
+const BoundPerCall = "per call"
+
 // FitTimedLaunch fits the host's interval per timed launch (the model's
 // TimedLaunch) on the training half: the median measured time of the
 // training runs that the model puts below the host's launch interval for
@@ -145,7 +149,7 @@ func FitTimedLaunch(runs []Run) (float64, int) {
 	}
 	var t []float64
 	for _, r := range runs {
-		if r.Half == "train" && r.Bound != "per call" && r.ModeledGPU > 0 && r.ModeledGPU < floor {
+		if r.Half == "train" && r.Bound != BoundPerCall && r.ModeledGPU > 0 && r.ModeledGPU < floor {
 			t = append(t, r.Measured)
 		}
 	}

@@ -274,10 +274,10 @@ func TestFitTimedLaunch(t *testing.T) {
 		{Half: "train", ModeledGPU: 2e-6, Measured: 5e-6},
 		{Half: "train", ModeledGPU: 3e-6, Measured: 7e-6},
 		{Half: "train", ModeledGPU: 1e-6, Measured: 6e-6},
-		{Half: "train", ModeledGPU: 9e-6, Measured: 9e-6},                     // the GPU's time: not the host's
-		{Half: "test", ModeledGPU: 1e-6, Measured: 50e-6},                     // test half: never fitted on
-		{Half: "train", Measured: 5e-6},                                       // no GPU time
-		{Half: "train", ModeledGPU: 2e-6, Measured: 30e-6, Bound: "per call"}, // CG: a call of several launches
+		{Half: "train", ModeledGPU: 9e-6, Measured: 9e-6},                       // the GPU's time: not the host's
+		{Half: "test", ModeledGPU: 1e-6, Measured: 50e-6},                       // test half: never fitted on
+		{Half: "train", Measured: 5e-6},                                         // no GPU time
+		{Half: "train", ModeledGPU: 2e-6, Measured: 30e-6, Bound: BoundPerCall}, // CG: a call of several launches
 	}
 	v, n := FitTimedLaunch(runs)
 	if n != 3 || !near(v, 6e-6) {

@@ -220,14 +220,16 @@ func simCG(dev *gpuext.Device, runs []Run, idx []int) error {
 			}
 			name := strings.TrimPrefix(r.Kernel, fmt.Sprintf("stage %d ", s))
 			if k, ok := res.Kernel(name); ok && k.Calls > 0 && k.Where == cg.WhereSim {
-				r.Modeled, r.ModeledGPU, r.Bound = k.Seconds/float64(k.Calls), k.GPUSeconds/float64(k.Calls), "per call"
 				// The simulated iterations are few: where a call's launches
 				// vary (stage 6's ddot skips its partial after updateXRDot
 				// left one), the recorded solve's launches per call apply.
-				if r.LaunchesPerCall > 0 && k.Launches > 0 {
-					r.Modeled = k.Seconds / float64(k.Launches) * r.LaunchesPerCall
-					r.ModeledGPU = k.GPUSeconds / float64(k.Launches) * r.LaunchesPerCall
+				perCall := func(total float64) float64 {
+					if r.LaunchesPerCall > 0 && k.Launches > 0 {
+						return total / float64(k.Launches) * r.LaunchesPerCall
+					}
+					return total / float64(k.Calls)
 				}
+				r.Modeled, r.ModeledGPU, r.Bound = perCall(k.Seconds), perCall(k.GPUSeconds), BoundPerCall
 			} else {
 				r.Skipped = "the simulated stage ran no such kernel on the device"
 			}
