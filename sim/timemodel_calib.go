@@ -252,7 +252,7 @@ var defaultSources = map[string]map[string]string{
 		"DRAMAchievable":  "measured: CG's copy kernel, 3,587-3,591 GB/s (evidence/cg-50-h200-2026-11-30, bandwidth.copy_gbps); replaced by dram_copy once recorded",
 		"L2Bandwidth":     "estimate of the 2026-11-29 time model (10 TB/s); replaced by l2_read once recorded",
 		"LaunchOverhead":  "estimate of the 2026-11-29 time model (2 µs of GPU time per kernel); replaced by launch_gpu_grid once recorded",
-		"TimedLaunch":     "fitted on the training half of the recorded H200 runs (internal/timecheck.FitTimedLaunch): the median CUDA-event time per call of the training runs whose modeled GPU time is below the Go empty-kernel launch interval (3.92 µs, evidence/launch-overhead-h200-2026-11-29), 5.27 µs; a lesson's launch passes arguments and costs the host more than the empty kernel",
+		"TimedLaunch":     "measured: the median interval of 20,000 back-to-back launches of an empty kernel from Go through gpuext (warplab bench launch) over the six records of 2026-12-01 (5.05-5.98 µs; evidence/timemodel-launch-h200-2026-12-01 and evidence/timemodel-microbench-h200-2026-12-01), 5.615 µs; internal/timecheck holds it to the newest records. Until 2026-12-01 it was fitted on the training half of the check (5.27 µs), a fit that moved from 6.5 to 4.9 µs with the rule once repeats were recorded",
 	},
 	"h100": {
 		"L1Bytes":         "published: 256 KB of combined L1 and shared memory per SM (NVIDIA H100 whitepaper)",
@@ -268,7 +268,7 @@ var defaultSources = map[string]map[string]string{
 		"DRAMAchievable":  "assumed 75% of the published 3.35 TB/s (the H200 reaches 75% of its 4.8 TB/s)",
 		"L2Bandwidth":     "the H200's estimate",
 		"LaunchOverhead":  "the H200's estimate",
-		"TimedLaunch":     "the H200's fitted value (a property of the host and gpuext, not of the GPU), assumed",
+		"TimedLaunch":     "the H200's measured value (a property of the host and gpuext, not of the GPU), assumed",
 	},
 	"a100": {
 		"L1Bytes":         "published: 192 KB of combined L1 and shared memory per SM (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020)",
@@ -284,7 +284,7 @@ var defaultSources = map[string]map[string]string{
 		"DRAMAchievable":  "assumed 85% of the published 1,935 GB/s",
 		"L2Bandwidth":     "estimate (5.5 TB/s)",
 		"LaunchOverhead":  "estimate (2.5 µs)",
-		"TimedLaunch":     "the H200's fitted value (a property of the host and gpuext, not of the GPU), assumed",
+		"TimedLaunch":     "the H200's measured value (a property of the host and gpuext, not of the GPU), assumed",
 	},
 	"t4": {
 		"L1Bytes":         "published: 96 KB of combined L1 and shared memory per SM on Turing (NVIDIA Turing GPU Architecture whitepaper, 2018); not measured here",
@@ -300,6 +300,6 @@ var defaultSources = map[string]map[string]string{
 		"DRAMAchievable":  "assumed 80% of the published 320 GB/s; not measured here",
 		"L2Bandwidth":     "estimate (1.3 TB/s); not measured here",
 		"LaunchOverhead":  "estimate (3 µs); not measured here",
-		"TimedLaunch":     "the H200's fitted value (a property of the host and gpuext), assumed for Colab's host; not measured here",
+		"TimedLaunch":     "the H200's measured value (a property of the host and gpuext), assumed for Colab's host; not measured here",
 	},
 }

@@ -116,45 +116,24 @@ type Report struct {
 	Test      Summary            `json:"test"`
 	ByLesson  map[string]Summary `json:"by_lesson"`
 	Constants []sim.TimeConstant `json:"constants"`
-	Fitted    []Fitted           `json:"fitted"`
+	// Calibrated are the constants read off the report's calibration
+	// runs, beside the values the model uses. Nothing is fitted on the
+	// runs the figures report.
+	Calibrated []Calibrated `json:"calibrated"`
 }
 
-// Fitted is a constant the check fits on the training half.
-type Fitted struct {
-	Name  string  `json:"name"`
-	Value float64 `json:"value"` // fitted
-	Model float64 `json:"model"` // what the model uses
-	Runs  int     `json:"runs"`  // training runs it was fitted on
-	Rule  string  `json:"rule"`
+// Calibrated is a model constant that a calibration run sets.
+type Calibrated struct {
+	Name    string   `json:"name"`
+	Value   float64  `json:"value"` // from the calibration run
+	Model   float64  `json:"model"` // what the model uses
+	Sources []string `json:"sources"`
+	Rule    string   `json:"rule"`
 }
 
 // BoundPerCall is the Bound of a CG run, whose modeled time is a call's
 // (one to three launches), not one launch's.
 const BoundPerCall = "per call"
-
-// FitTimedLaunch fits the host's interval per timed launch (the model's
-// TimedLaunch) on the training half: the median measured time of the
-// training runs that the model puts below the host's launch interval for
-// an empty kernel (the calibration run, Go back to back), that is, the
-// runs whose time the host's launch rate sets. CG's per-call runs stay
-// out: a call is one to three launches, and the floor is a launch's (they
-// had no GPU time until 2026-12-01, so the fit's runs are as before). It
-// reports how many runs that was (0: none, and no value).
-func FitTimedLaunch(runs []Run) (float64, int) {
-	floor := 0.0
-	for _, r := range runs {
-		if r.Lesson == "launch" {
-			floor = r.Measured
-		}
-	}
-	var t []float64
-	for _, r := range runs {
-		if r.Half == "train" && r.Bound != BoundPerCall && r.ModeledGPU > 0 && r.ModeledGPU < floor {
-			t = append(t, r.Measured)
-		}
-	}
-	return median(t), len(t)
-}
 
 // NewReport summarizes runs for model key.
 func NewReport(model string, runs []Run) (*Report, error) {
@@ -170,9 +149,12 @@ func NewReport(model string, runs []Run) (*Report, error) {
 	for _, l := range []string{"spmv", "tiling", "cg"} {
 		r.ByLesson[l] = Summarize(filter(runs, func(x Run) bool { return x.Lesson == l }))
 	}
-	v, n := FitTimedLaunch(runs)
-	r.Fitted = append(r.Fitted, Fitted{Name: "TimedLaunch", Value: v, Model: m.TimedLaunch, Runs: n,
-		Rule: "median measured time of the training runs whose modeled GPU time is below the Go empty-kernel launch interval"})
+	for _, x := range runs {
+		if x.Lesson == "launch" {
+			r.Calibrated = append(r.Calibrated, Calibrated{Name: "TimedLaunch", Value: x.Measured, Model: m.TimedLaunch, Sources: x.Sources,
+				Rule: "the median interval of back-to-back launches of an empty kernel from Go (warplab bench launch) over the newest day's records"})
+		}
+	}
 	return r, nil
 }
 
@@ -225,8 +207,8 @@ func (r *Report) WriteTable(w io.Writer) error {
 	for _, l := range []string{"spmv", "tiling", "cg"} {
 		line(l, r.ByLesson[l])
 	}
-	for _, f := range r.Fitted {
-		fmt.Fprintf(w, "fitted on the training half: %s = %.3g (the model uses %.3g), from %d runs: %s\n", f.Name, f.Value, f.Model, f.Runs, f.Rule)
+	for _, c := range r.Calibrated {
+		fmt.Fprintf(w, "calibration: %s = %.3g (the model uses %.3g), from %d records: %s\n", c.Name, c.Value, c.Model, len(c.Sources), c.Rule)
 	}
 	goal := "not met"
 	if r.All.Goal() {
