@@ -3,6 +3,8 @@ package timecheck
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -348,5 +350,24 @@ func TestLaunchRunNewest(t *testing.T) {
 		if !strings.HasSuffix(filepath.Dir(s), "2026-12-01") {
 			t.Errorf("source %s is not of the newest day", s)
 		}
+	}
+}
+
+// TestCGRecordingsSource holds CGKernelsSince to the code: the cg.cu that
+// the CG runs recorded since then compiled (commit 45eb1ef, 28,249 bytes)
+// must still begin today's cg.cu, byte for byte. When stages 1–8's kernels
+// change, this fails: record CG again and move CGKernelsSince and the hash
+// to the new recordings.
+func TestCGRecordingsSource(t *testing.T) {
+	const n, want = 28249, "26094d0fb97f56f752ca26213952e3d1715c42092fb169812a3f3235a0487aca"
+	src, err := os.ReadFile(filepath.Join("..", "..", "lessons", "cg", "cg.cu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src) < n {
+		t.Fatalf("cg.cu has %d bytes, fewer than the %d the recorded CG runs compiled", len(src), n)
+	}
+	if got := fmt.Sprintf("%x", sha256.Sum256(src[:n])); got != want {
+		t.Errorf("cg.cu's first %d bytes hash to %s, not %s: stages 1–8's kernels changed since the CG runs the check counts (CGKernelsSince %s)", n, got, want, CGKernelsSince)
 	}
 }

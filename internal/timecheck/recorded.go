@@ -130,6 +130,14 @@ type tilingRun struct {
 	TimeKind string  `json:"time_kind"`
 }
 
+// CGKernelsSince is when stages 1–8's kernels last changed (commit
+// 45eb1ef: stage 3's copy by cuMemcpyDtoD). cg.cu has only grown since:
+// stages 9 and 10 were appended, and the file as the CG runs counted here
+// compiled it is a prefix of today's (TestCGRecordingsSource holds that).
+// A CG run recorded before this date timed other kernels and does not
+// count.
+const CGKernelsSince = "2026-11-30T19:59:29Z"
+
 // Recorded reads every recorded GPU run under root/evidence that a lesson
 // times: each folder's lesson JSON files (spmv, tiling, cg; backend "gpu"),
 // the Nsight Compute CSVs beside them, and the launch-overhead run. Runs
@@ -137,10 +145,11 @@ type tilingRun struct {
 // are one run with the median of their measured times: a timing now and
 // then takes several times as long as the others (lecture 4's matmulTiled
 // at N=256: 11.2, 11.2, 12.1 and 43.3 µs over four recordings), and one
-// such run should not decide what a student sees. For CG only cg.json counts,
-// and per grid only the newest (by its "date"): the older per-stage files
-// timed earlier versions of the kernels (evidence/README.md, "Which CG runs
-// hold"). Unreadable JSON is an error naming the file.
+// such run should not decide what a student sees. For CG the lesson's whole
+// runs count (cg.json, and cg-*.json for repeats), those recorded since
+// CGKernelsSince: earlier ones timed earlier versions of the kernels
+// (evidence/README.md, "Which CG runs hold"). Unreadable JSON is an error
+// naming the file.
 func Recorded(root string) ([]Run, error) {
 	files, err := filepath.Glob(filepath.Join(root, "evidence", "*", "*.json"))
 	if err != nil {
@@ -167,8 +176,7 @@ func Recorded(root string) ([]Run, error) {
 		a.run.Sources = append(a.run.Sources, src)
 		return a
 	}
-	newestCG := map[string]string{} // grid -> date
-	cgFile := map[string]string{}   // grid -> file
+	var cgFiles []string
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -232,19 +240,18 @@ func Recorded(root string) ([]Run, error) {
 				}
 			}
 		case "cg":
-			if filepath.Base(f) != "cg.json" || len(j.Grid) != 3 {
+			base := filepath.Base(f)
+			if base != "cg.json" && !strings.HasPrefix(base, "cg-") || len(j.Grid) != 3 || j.Date < CGKernelsSince {
 				continue
 			}
-			g := gridName(j.Grid)
-			if j.Date > newestCG[g] {
-				newestCG[g], cgFile[g] = j.Date, f
-			}
+			cgFiles = append(cgFiles, f)
 		}
 	}
-	for g, f := range cgFile {
+	for _, f := range cgFiles {
 		data, _ := os.ReadFile(f)
 		var j lessonJSON
 		_ = json.Unmarshal(data, &j)
+		g := gridName(j.Grid)
 		src := rel(root, f)
 		for _, s := range j.Stages {
 			if s.Backend != "gpu" {
