@@ -132,8 +132,9 @@ type tilingRun struct {
 
 // CGKernelsSince is when stages 1–8's kernels last changed (commit
 // 45eb1ef: stage 3's copy by cuMemcpyDtoD). cg.cu has only grown since:
-// stages 9 and 10 were appended, and the file as the CG runs counted here
-// compiled it is a prefix of today's (TestCGRecordingsSource holds that).
+// stages 9 and 10 were appended, so the cg.cu that the CG runs counted
+// here compiled is the beginning of today's, byte for byte
+// (TestCGRecordingsSource holds that).
 // A CG run recorded before this date timed other kernels and does not
 // count.
 const CGKernelsSince = "2026-11-30T19:59:29Z"
