@@ -54,7 +54,9 @@ import "math"
 // 2026-11-29 model's average chain (all warps' load requests × latency /
 // warps / goMemParallel, times the waves of resident warps).
 const (
-	// issueEfficiency is the one fitted parameter (docs/timemodel.md).
+	// issueEfficiency is a structural choice made on the check's training
+	// half, 1 against the 2026-11-29 model's 0.5 (docs/timemodel.md, "The
+	// halves, and no fitted launch"); no constant is fitted on the runs.
 	issueEfficiency = 1.0
 	// goMemParallel is the loads in flight per warp assumed for Go kernels,
 	// which have no compiled loop to read it from.
