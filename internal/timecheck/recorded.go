@@ -177,7 +177,6 @@ func Recorded(root string) ([]Run, error) {
 		a.run.Sources = append(a.run.Sources, src)
 		return a
 	}
-	var cgFiles []string
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -242,30 +241,23 @@ func Recorded(root string) ([]Run, error) {
 			}
 		case "cg":
 			base := filepath.Base(f)
-			if base != "cg.json" && !strings.HasPrefix(base, "cg-") || len(j.Grid) != 3 || j.Date < CGKernelsSince {
+			if (base != "cg.json" && !strings.HasPrefix(base, "cg-")) || len(j.Grid) != 3 || j.Date < CGKernelsSince {
 				continue
 			}
-			cgFiles = append(cgFiles, f)
-		}
-	}
-	for _, f := range cgFiles {
-		data, _ := os.ReadFile(f)
-		var j lessonJSON
-		_ = json.Unmarshal(data, &j)
-		g := gridName(j.Grid)
-		src := rel(root, f)
-		for _, s := range j.Stages {
-			if s.Backend != "gpu" {
-				continue
-			}
-			for _, k := range s.Kernels {
-				if k.Where != "gpu" || k.Timer != "cuda_event" || k.Calls == 0 || k.Seconds <= 0 {
+			g := gridName(j.Grid)
+			for _, s := range j.Stages {
+				if s.Backend != "gpu" {
 					continue
 				}
-				config := fmt.Sprintf("stage %d", s.Stage)
-				add(Run{Lesson: "cg", Input: g, Kernel: fmt.Sprintf("stage %d %s", s.Stage, k.Name), Config: config,
-					Group: "cg|" + g + "|" + config, Measured: k.Seconds / float64(k.Calls),
-					LaunchesPerCall: float64(k.Launches) / float64(k.Calls)}, src)
+				for _, k := range s.Kernels {
+					if k.Where != "gpu" || k.Timer != "cuda_event" || k.Calls == 0 || k.Seconds <= 0 {
+						continue
+					}
+					config := fmt.Sprintf("stage %d", s.Stage)
+					add(Run{Lesson: "cg", Input: g, Kernel: fmt.Sprintf("stage %d %s", s.Stage, k.Name), Config: config,
+						Group: "cg|" + g + "|" + config, Measured: k.Seconds / float64(k.Calls),
+						LaunchesPerCall: float64(k.Launches) / float64(k.Calls)}, src)
+				}
 			}
 		}
 	}
