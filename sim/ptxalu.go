@@ -196,10 +196,19 @@ func fastClass(in *ptx.Instr) uint8 {
 
 // alu runs an arithmetic, logic, cvt, setp, selp or mov instruction on the
 // lanes in mask.
+//
+// Each fast path walks the mask as runs of consecutive lanes (laneRun): a
+// whole warp is one run of 32, the half warp of a divergent branch one run
+// of 16, and within a run the lane loop is a plain loop over subslices that
+// the compiler checks for bounds once, not once a lane.
 func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	in := x.in
 	a := e.src(wp, &x.src[0], 0)
 	b := e.src(wp, &x.src[1], 1)
+	if x.fast == fSetpI && in.NDst == 1 {
+		e.setpInt(wp, x, a, b, mask)
+		return nil
+	}
 	d := e.dst(wp, &x.dst[0], 0)
 	switch x.fast {
 	case fMov:
@@ -209,454 +218,465 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 				*d = *a
 				return nil
 			}
-			for m := mask; m != 0; m &= m - 1 {
-				l := bits.TrailingZeros32(m)
-				d[l] = a[l]
+			for m := mask; m != 0; {
+				lo, hi, rest := laneRun(m)
+				m = rest
+				copy(d[lo:hi], a[lo:hi])
 			}
 			return nil
 		}
 		tm := x.tmask
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = a[l] & tm
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar := d[lo:hi], a[lo:hi]
+			for i := range dr {
+				dr[i] = ar[i] & tm
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = a[l] & tm
 		}
 		return nil
 	case fAdd32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l] + b[l]))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(ar[i] + br[i]))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l] + b[l]))
 		}
 		return nil
 	case fAdd64:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = a[l] + b[l]
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = ar[i] + br[i]
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = a[l] + b[l]
 		}
 		return nil
 	case fSub32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l] - b[l]))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(ar[i] - br[i]))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l] - b[l]))
 		}
 		return nil
 	case fSub64:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = a[l] - b[l]
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = ar[i] - br[i]
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = a[l] - b[l]
 		}
 		return nil
 	case fMulLo32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l]) * uint32(b[l]))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(ar[i]) * uint32(br[i]))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l]) * uint32(b[l]))
 		}
 		return nil
 	case fMulLo64:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = a[l] * b[l]
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = ar[i] * br[i]
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = a[l] * b[l]
 		}
 		return nil
 	case fMulWideS32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(int64(int32(ar[i])) * int64(int32(br[i])))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(int64(int32(a[l])) * int64(int32(b[l])))
 		}
 		return nil
 	case fMulWideU32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(ar[i])) * uint64(uint32(br[i]))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l])) * uint64(uint32(b[l]))
 		}
 		return nil
 	case fMadLo32:
 		c := e.src(wp, &x.src[2], 2)
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l])*uint32(b[l]) + uint32(c[l]))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(ar[i])*uint32(br[i]) + uint32(cr[i]))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l])*uint32(b[l]) + uint32(c[l]))
 		}
 		return nil
 	case fMadWideS32:
 		c := e.src(wp, &x.src[2], 2)
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) + c[l]
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(int64(int32(ar[i]))*int64(int32(br[i]))) + cr[i]
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(int64(int32(a[l]))*int64(int32(b[l]))) + c[l]
 		}
 		return nil
 	case fMadWideU32:
 		c := e.src(wp, &x.src[2], 2)
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l]))*uint64(uint32(b[l])) + c[l]
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(ar[i]))*uint64(uint32(br[i])) + cr[i]
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l]))*uint64(uint32(b[l])) + c[l]
 		}
 		return nil
 	case fShl32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l]) << uint32(b[l]))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(ar[i]) << uint32(br[i]))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l]) << uint32(b[l]))
 		}
 		return nil
 	case fShl64:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = a[l] << uint32(b[l])
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = ar[i] << uint32(br[i])
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = a[l] << uint32(b[l])
 		}
 		return nil
 	case fShrU32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l]) >> uint32(b[l]))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(ar[i]) >> uint32(br[i]))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l]) >> uint32(b[l]))
 		}
 		return nil
 	case fShrS32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(int32(a[l]) >> uint32(b[l])))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(int32(ar[i]) >> uint32(br[i])))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(int32(a[l]) >> uint32(b[l])))
 		}
 		return nil
 	case fShrU64:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = a[l] >> uint32(b[l])
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = ar[i] >> uint32(br[i])
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = a[l] >> uint32(b[l])
 		}
 		return nil
 	case fShrS64:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(int64(a[l]) >> uint32(b[l]))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(int64(ar[i]) >> uint32(br[i]))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(int64(a[l]) >> uint32(b[l]))
 		}
 		return nil
 	case fAnd:
 		tm := x.tmask
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = a[l] & b[l] & tm
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = ar[i] & br[i] & tm
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = a[l] & b[l] & tm
 		}
 		return nil
 	case fOr:
 		tm := x.tmask
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = (a[l] | b[l]) & tm
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = (ar[i] | br[i]) & tm
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = (a[l] | b[l]) & tm
 		}
 		return nil
 	case fXor:
 		tm := x.tmask
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = (a[l] ^ b[l]) & tm
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = (ar[i] ^ br[i]) & tm
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = (a[l] ^ b[l]) & tm
 		}
 		return nil
 	case fNot:
 		tm := x.tmask
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = ^a[l] & tm
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar := d[lo:hi], a[lo:hi]
+			for i := range dr {
+				dr[i] = ^ar[i] & tm
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = ^a[l] & tm
 		}
 		return nil
 	case fSelp:
 		c := e.src(wp, &x.src[2], 2)
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = selp(a[l], b[l], c[l])
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
+			for i := range dr {
+				dr[i] = selp(ar[i], br[i], cr[i])
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = selp(a[l], b[l], c[l])
 		}
 		return nil
-	case fCvtU64U32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l]))
+	case fCvtU64U32, fCvtU32U64:
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar := d[lo:hi], a[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(uint32(ar[i]))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l]))
 		}
 		return nil
 	case fCvtS64S32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(int64(int32(a[l])))
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar := d[lo:hi], a[lo:hi]
+			for i := range dr {
+				dr[i] = uint64(int64(int32(ar[i])))
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(int64(int32(a[l])))
-		}
-		return nil
-	case fCvtU32U64:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = uint64(uint32(a[l]))
-			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = uint64(uint32(a[l]))
 		}
 		return nil
 	case fAddF32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = f32res(math.Float32frombits(uint32(a[l]))+math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = f32res(math.Float32frombits(uint32(ar[i]))+math.Float32frombits(uint32(br[i])), in, ar[i], br[i], 0)
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = f32res(math.Float32frombits(uint32(a[l]))+math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
 		}
 		return nil
 	case fMulF32:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = f32res(math.Float32frombits(uint32(a[l]))*math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = f32res(math.Float32frombits(uint32(ar[i]))*math.Float32frombits(uint32(br[i])), in, ar[i], br[i], 0)
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = f32res(math.Float32frombits(uint32(a[l]))*math.Float32frombits(uint32(b[l])), in, a[l], b[l], 0)
 		}
 		return nil
 	case fFmaF32:
 		c := e.src(wp, &x.src[2], 2)
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))), in, a[l], b[l], c[l])
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
+			for i := range dr {
+				dr[i] = f32res(fmaF32(math.Float32frombits(uint32(ar[i])), math.Float32frombits(uint32(br[i])), math.Float32frombits(uint32(cr[i]))), in, ar[i], br[i], cr[i])
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = f32res(fmaF32(math.Float32frombits(uint32(a[l])), math.Float32frombits(uint32(b[l])), math.Float32frombits(uint32(c[l]))), in, a[l], b[l], c[l])
 		}
 		return nil
 	case fAddF64:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = f64res(math.Float64frombits(a[l])+math.Float64frombits(b[l]), in, a[l], b[l], 0)
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = f64res(math.Float64frombits(ar[i])+math.Float64frombits(br[i]), in, ar[i], br[i], 0)
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = f64res(math.Float64frombits(a[l])+math.Float64frombits(b[l]), in, a[l], b[l], 0)
 		}
 		return nil
 	case fMulF64:
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = f64res(math.Float64frombits(a[l])*math.Float64frombits(b[l]), in, a[l], b[l], 0)
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			for i := range dr {
+				dr[i] = f64res(math.Float64frombits(ar[i])*math.Float64frombits(br[i]), in, ar[i], br[i], 0)
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = f64res(math.Float64frombits(a[l])*math.Float64frombits(b[l]), in, a[l], b[l], 0)
 		}
 		return nil
 	case fFmaF64:
 		c := e.src(wp, &x.src[2], 2)
-		if mask == fullMask {
-			for l := range 32 {
-				d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])), in, a[l], b[l], c[l])
+		for m := mask; m != 0; {
+			lo, hi, rest := laneRun(m)
+			m = rest
+			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
+			for i := range dr {
+				dr[i] = f64res(math.FMA(math.Float64frombits(ar[i]), math.Float64frombits(br[i]), math.Float64frombits(cr[i])), in, ar[i], br[i], cr[i])
 			}
-			return nil
-		}
-		for m := mask; m != 0; m &= m - 1 {
-			l := bits.TrailingZeros32(m)
-			d[l] = f64res(math.FMA(math.Float64frombits(a[l]), math.Float64frombits(b[l]), math.Float64frombits(c[l])), in, a[l], b[l], c[l])
 		}
 		return nil
 	case fSetpI:
-		// Branch-free: both operands become unsigned keys (signed values
-		// with their sign bit flipped), and the comparison's truth table is
-		// indexed by (less, equal).
+		// setp with a second, negated destination (setp %p|%q): the
+		// general form of cmpKey.
 		flip, km, tbl := x.cmpFlip, x.cmpMask, x.cmpTbl
-		if in.NDst > 1 {
-			q := e.dst(wp, &x.dst[1], 1)
-			for m := mask; m != 0; m &= m - 1 {
-				l := bits.TrailingZeros32(m)
-				r := cmpKey(a[l], b[l], flip, km, tbl)
-				d[l] = r
-				q[l] = r ^ 1
-			}
-			return nil
-		}
-		if mask == fullMask {
-			var pm uint32
-			for l := range 32 {
-				r := cmpKey(a[l], b[l], flip, km, tbl)
-				d[l] = r
-				pm |= uint32(r) << l
-			}
-			if o := x.dst[0]; o.kind == oReg && int(o.idx) < len(wp.pvalid) {
-				wp.pbits[o.idx], wp.pvalid[o.idx] = pm, true
-			}
-			return nil
-		}
+		q := e.dst(wp, &x.dst[1], 1)
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
-			d[l] = cmpKey(a[l], b[l], flip, km, tbl)
+			r := cmpKey(a[l], b[l], flip, km, tbl)
+			d[l] = r
+			q[l] = r ^ 1
 		}
 		return nil
 	}
 	c := e.src(wp, &x.src[2], 2)
-	dd := e.src(wp, &x.src[3], 3)
+	s3 := e.src(wp, &x.src[3], 3)
 	var d1 *[32]uint64
 	if in.NDst > 1 {
 		d1 = e.dst(wp, &x.dst[1], 1)
 	}
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
-		r0, r1 := ptxEval(in, a[l], b[l], c[l], dd[l])
+		r0, r1 := ptxEval(in, a[l], b[l], c[l], s3[l])
 		d[l] = r0
 		if d1 != nil {
 			d1[l] = r1
 		}
 	}
 	return nil
+}
+
+// laneRun splits the lowest run of consecutive lanes off a mask m != 0: the
+// run is lanes lo to hi-1 and rest is m without it. (A shift by 32 gives 0
+// in Go, so the run that ends at lane 31 clears every bit.)
+func laneRun(m uint32) (lo, hi int, rest uint32) {
+	lo = bits.TrailingZeros32(m)
+	hi = lo + bits.TrailingZeros32(^(m >> lo))
+	return lo, hi, m &^ (uint32(1)<<hi - 1)
+}
+
+// Integer setp's comparisons after decode (setpKind): both operands become
+// unsigned keys as in cmpKey, and greater-than forms swap their operands.
+const (
+	setpEq uint8 = iota
+	setpNe
+	setpLt
+	setpLe
+	setpGeneral // a table setpKind does not know: cmpKey
+)
+
+// setpKind reduces cmpKey's truth table to one comparison of the keys,
+// reporting whether the operands swap (a > b is b < a).
+func setpKind(tbl uint8) (kind uint8, swap bool) {
+	const gt, eq, lt = 1, 2, 4
+	switch tbl {
+	case eq:
+		return setpEq, false
+	case gt | lt:
+		return setpNe, false
+	case lt:
+		return setpLt, false
+	case lt | eq:
+		return setpLe, false
+	case gt:
+		return setpLt, true
+	case gt | eq:
+		return setpLe, true
+	}
+	return setpGeneral, false
+}
+
+// setpInt runs an integer setp with one destination: one loop per
+// comparison (setpKind), so a lane costs a compare and no table lookup.
+// The lanes' results also go to the warp's cache of predicate bits
+// (pwarp.pbits), so the guard that reads the predicate next need not
+// gather them again: for a full warp always, for fewer lanes when the
+// cache held the other lanes' bits before the write.
+func (e *ptxWorker) setpInt(wp *pwarp, x *xin, a, b *[32]uint64, mask uint32) {
+	o := x.dst[0]
+	cached := o.kind == oReg && int(o.idx) < len(wp.pvalid)
+	var old uint32
+	oldValid := false
+	if cached {
+		old, oldValid = wp.pbits[o.idx], wp.pvalid[o.idx]
+	}
+	d := e.dst(wp, &x.dst[0], 0)
+	if x.setpSwap {
+		a, b = b, a
+	}
+	flip, km := x.cmpFlip, x.cmpMask
+	var pm uint32
+	for m := mask; m != 0; {
+		lo, hi, rest := laneRun(m)
+		m = rest
+		dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+		var pb uint32 // the run's bits, gathered from its top lane down
+		switch x.setpKind {
+		case setpEq:
+			for i := len(dr) - 1; i >= 0; i-- {
+				r := b2u((ar[i]&km)^flip == (br[i]&km)^flip)
+				dr[i] = r
+				pb = pb<<1 | uint32(r)
+			}
+		case setpNe:
+			for i := len(dr) - 1; i >= 0; i-- {
+				r := b2u((ar[i]&km)^flip != (br[i]&km)^flip)
+				dr[i] = r
+				pb = pb<<1 | uint32(r)
+			}
+		case setpLt:
+			for i := len(dr) - 1; i >= 0; i-- {
+				r := b2u((ar[i]&km)^flip < (br[i]&km)^flip)
+				dr[i] = r
+				pb = pb<<1 | uint32(r)
+			}
+		case setpLe:
+			for i := len(dr) - 1; i >= 0; i-- {
+				r := b2u((ar[i]&km)^flip <= (br[i]&km)^flip)
+				dr[i] = r
+				pb = pb<<1 | uint32(r)
+			}
+		default:
+			for i := len(dr) - 1; i >= 0; i-- {
+				r := cmpKey(ar[i], br[i], flip, km, x.cmpTbl) // operands unswapped: setpKind swaps none here
+				dr[i] = r
+				pb = pb<<1 | uint32(r)
+			}
+		}
+		pm |= pb << lo
+	}
+	if cached && (mask == fullMask || oldValid) {
+		wp.pbits[o.idx], wp.pvalid[o.idx] = old&^mask|pm, true
+	}
 }
 
 const fullMask = ^uint32(0)

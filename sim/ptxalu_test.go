@@ -144,3 +144,108 @@ func TestPTXAtomOps(t *testing.T) {
 		}
 	}
 }
+
+// TestPTXSetpPredicateCache runs every one-destination integer setp of the
+// lessons' PTX on random rows, masks and cache states, and checks that
+// whenever the warp's predicate-bit cache (pwarp.pbits) says it is valid
+// after the setp, it holds the register's lanes as predMask reads them.
+func TestPTXSetpPredicateCache(t *testing.T) {
+	files := []string{"testdata/ptx/basic.ptx", "../lessons/spmv/spmv.ptx", "../lessons/tiling/tiling.ptx", "../lessons/cg/cg.ptx"}
+	r := rand.New(rand.NewPCG(5, 6))
+	n := 0
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ptx.Parse(f, string(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range m.Kernels {
+			pk, err := NewPTXKernel(m, k.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := &ptxWorker{l: &ptxLaunch{pk: pk}}
+			wp := &pwarp{regs: make([][32]uint64, pk.nregs), pbits: make([]uint32, pk.nregs), pvalid: make([]bool, pk.nregs)}
+			for i := range pk.code {
+				x := &pk.code[i]
+				if x.fast != fSetpI || x.in.NDst != 1 || x.dst[0].kind != oReg {
+					continue
+				}
+				p := x.dst[0].idx
+				for round := range 16 {
+					for reg := range wp.regs {
+						for l := range 32 {
+							v := r.Uint64() >> (r.IntN(4) * 16)
+							if k.Regs[reg].Type == ptx.Pred {
+								v &= 1
+							}
+							wp.regs[reg][l] = v
+						}
+					}
+					// The cache before: valid (and right) or not.
+					wp.pvalid[p] = round%2 == 0
+					wp.pbits[p] = predMask(&wp.regs[p], false)
+					mask := r.Uint32()
+					switch round % 4 {
+					case 0, 1:
+						mask = fullMask
+					case 2:
+						mask = 0xffff
+					}
+					if mask == 0 {
+						mask = 1
+					}
+					if f := e.alu(wp, x, mask); f != nil {
+						t.Fatal(f)
+					}
+					n++
+					if wp.pvalid[p] && wp.pbits[p] != predMask(&wp.regs[p], false) {
+						t.Fatalf("%s line %d %q (mask %032b): cached bits %032b, register %032b",
+							f, x.in.Line, x.in.Text, mask, wp.pbits[p], predMask(&wp.regs[p], false))
+					}
+					if mask == fullMask && !wp.pvalid[p] {
+						t.Fatalf("%s line %d %q: a full-warp setp left no cached bits", f, x.in.Line, x.in.Text)
+					}
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no setp tested")
+	}
+}
+
+// TestPTXSinkUnread checks sinkUnread on warp-per-row SpMV: the shuffles'
+// predicates, which nothing reads, become sinks, and the reduction's
+// shuffles keep their value destinations.
+func TestPTXSinkUnread(t *testing.T) {
+	src, err := os.ReadFile("../lessons/spmv/spmv.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ptx.Parse("spmv.ptx", string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pk, err := NewPTXKernel(m, "spmvCsrWarpPerRow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shfl := 0
+	for i := range pk.code {
+		x := &pk.code[i]
+		if x.op != ptx.OpShfl {
+			continue
+		}
+		shfl++
+		if x.dead || x.dst[0].kind != oReg || x.dst[1].kind != oNone {
+			t.Errorf("line %d %q: dead %v, destinations %d and %d; want a register and a sink", x.in.Line, x.in.Text, x.dead, x.dst[0].kind, x.dst[1].kind)
+		}
+	}
+	if shfl != 5 {
+		t.Errorf("%d shuffles, want 5", shfl)
+	}
+}

@@ -320,9 +320,15 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 		for i := range e.warps {
 			wp := &e.warps[i]
 			wp.id = i
-			wp.regs = make([][32]uint64, px.pk.nregs)
-			wp.pbits = make([]uint32, px.pk.nregs)
-			wp.pvalid = make([]bool, px.pk.nregs)
+			if i == 0 || !px.pk.oneRun {
+				wp.regs = make([][32]uint64, px.pk.nregs)
+				wp.pbits = make([]uint32, px.pk.nregs)
+				wp.pvalid = make([]bool, px.pk.nregs)
+			} else {
+				// Warps that each run once, start to end, take turns
+				// with one register file (PTXKernel.oneRun).
+				wp.regs, wp.pbits, wp.pvalid = e.warps[0].regs, e.warps[0].pbits, e.warps[0].pvalid
+			}
 			wp.local = make([]byte, 32*px.pk.localBytes)
 			wp.stack = make([]ipdom, 0, 8)
 		}
@@ -359,6 +365,9 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 			if wp.waiting || len(wp.stack) == 0 {
 				continue
 			}
+			if px.pk.oneRun {
+				e.resetRegs(wp)
+			}
 			if f := e.runWarp(wp); f != nil {
 				return f
 			}
@@ -383,10 +392,9 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 	l := e.t.w.l
 	pk := e.l.pk
-	for _, r := range pk.clearRegs {
-		wp.regs[r] = [32]uint64{}
+	if !pk.oneRun {
+		e.resetRegs(wp)
 	}
-	clear(wp.pvalid)
 	if len(wp.local) > 0 {
 		clear(wp.local)
 	}
@@ -404,6 +412,17 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 			e.fillSpecial(wp, sp)
 		}
 	}
+}
+
+// resetRegs readies wp's register file for the warp's first instruction:
+// the registers some path may read before writing them zeroed, and no
+// predicate bits cached. The other registers keep what the last warp to
+// use the file left, which no path of the kernel can read.
+func (e *ptxWorker) resetRegs(wp *pwarp) {
+	for _, r := range e.l.pk.clearRegs {
+		wp.regs[r] = [32]uint64{}
+	}
+	clear(wp.pvalid)
 }
 
 // fillSpecial fills wp's row of special register sp for the current block.
@@ -520,12 +539,18 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 					return f
 				}
 			}
+			if x.dead {
+				// Issued and counted, but nothing reads what it would
+				// write: no guard to evaluate, no lanes to run.
+				pc++
+				continue
+			}
 			exec := act
 			if x.guard >= 0 {
 				exec &= wp.guardMask(x.guard, x.gneg)
 			}
 			if x.fast != fNone {
-				if exec != 0 && !x.dead {
+				if exec != 0 {
 					if f := e.alu(wp, x, exec); f != nil {
 						return f
 					}
@@ -813,7 +838,7 @@ func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
 		// The reduction idiom on a 32-bit register (markShuffles), whose
 		// row already holds canonical .b32 bits.
 		var p *[32]uint64
-		if x.in.NDst > 1 {
+		if x.dst[1].kind == oReg { // a predicate nothing reads is a sink (sinkUnread)
 			p = e.dst(wp, &x.dst[1], 1)
 		}
 		shiftDown(e.dst(wp, &x.dst[0], 0), e.src(wp, &x.src[0], 0), p, int(x.shflK))

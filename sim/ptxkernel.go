@@ -34,7 +34,15 @@ type PTXKernel struct {
 	nsites   int
 
 	clearRegs []int32 // registers a path may read before writing (maybeUndefined)
-	specials  []ptx.Special
+
+	// oneRun: the kernel has no bar instruction, so each warp of a block
+	// runs once, from its first instruction to its end (or the block's
+	// fault), before the next starts (runBlockPTX). Its warps then share
+	// one register file, reset as each starts: a file per warp is hundreds
+	// of kilobytes a block for a kernel of a hundred registers, more than
+	// the CPU's L1 cache holds, while one file stays in it.
+	oneRun   bool
+	specials []ptx.Special
 
 	sharedStatic int        // bytes of static .shared variables
 	externOff    int        // offset of the .extern .shared array (dynamic shared memory)
@@ -87,6 +95,8 @@ type xin struct {
 
 	cmpFlip, cmpMask uint64 // integer setp (setpTable)
 	cmpTbl           uint8
+	setpKind         uint8  // the comparison cmpTbl reduces to (setpKind)
+	setpSwap         bool   // compare b with a
 	tmask            uint64 // the value mask of the instruction's type (pred: 1)
 	movCopy          bool   // mov whose source needs no masking: rows copy as they are
 	guard            int32  // predicate register row, -1 for none
@@ -105,7 +115,8 @@ type xin struct {
 	fastLd bool // a scalar ld.global from a 64-bit register: ldGlobal may run it
 	vec    int  // elements per lane (1, 2, 4)
 	// address: base register row (-1 none), constant part (var offset or
-	// window address + immediate), param index
+	// window address + immediate, or parameter offset + immediate), param
+	// index
 	abase  int32
 	a32    bool // the base register is 32 bits wide (shared and local addresses)
 	aconst uint64
@@ -143,10 +154,17 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 		}
 	}
 	pk.clearRegs = pk.maybeUndefined()
+	pk.oneRun = true
+	for i := range pk.code {
+		if pk.code[i].op == ptx.OpBar {
+			pk.oneRun = false
+		}
+	}
 	pk.markLoadRounds()
 	pk.forwardConstMoves()
 	pk.forwardCopies()
 	pk.markShuffles()
+	pk.sinkUnread()
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {
@@ -184,6 +202,69 @@ func (pk *PTXKernel) markShuffles() {
 		mm, ok3 := imm(x.src[3])
 		if ok1 && ok2 && ok3 && c&0x1f1f == 31 && uint32(mm) == fullMask {
 			x.shflK = int8(b & 31)
+		}
+	}
+}
+
+// sinkUnread turns the destinations that no instruction reads into sinks
+// (shfl.sync's predicate in the reduction idiom, nvcc's %p|... results
+// kept for nothing), and marks dead an arithmetic instruction all of whose
+// destinations are then sinks: as with forwardConstMoves, it is still
+// issued and counted, but runs no lanes. Registers are not observable from
+// outside the warp, so a write that no instruction reads changes nothing.
+// Reads by dead instructions do not count, so removing one reader can
+// remove the last reader of its source; the pass repeats until nothing
+// changes.
+func (pk *PTXKernel) sinkUnread() {
+	read := make([]bool, pk.nregs)
+	for changed := true; changed; {
+		changed = false
+		clear(read)
+		mark := func(r int32) {
+			if r >= 0 {
+				read[r] = true
+			}
+		}
+		for i := range pk.code {
+			x := &pk.code[i]
+			if x.dead {
+				continue
+			}
+			mark(x.guard)
+			mark(x.abase)
+			for j := range x.src {
+				switch o := &x.src[j]; o.kind {
+				case oReg:
+					mark(o.idx)
+				case oVec:
+					for _, r := range o.vec {
+						mark(r)
+					}
+				}
+			}
+		}
+		for i := range pk.code {
+			x := &pk.code[i]
+			if x.dead {
+				continue
+			}
+			live := false
+			for j := range x.dst {
+				switch o := &x.dst[j]; o.kind {
+				case oReg:
+					if !read[o.idx] {
+						*o = xopd{kind: oNone, idx: -1}
+						continue
+					}
+					live = true
+				case oVec:
+					live = true
+				}
+			}
+			if !live && x.fast != fNone && x.guard < 0 {
+				x.dead = true
+				changed = true
+			}
 		}
 	}
 }
@@ -592,6 +673,10 @@ func (pk *PTXKernel) decode(i int) error {
 		switch {
 		case a.Param >= 0:
 			x.aparam = a.Param
+			if int(a.Param) >= len(pk.k.Params) {
+				return fail("parameter %d out of range", a.Param)
+			}
+			x.aconst += uint64(pk.k.Params[a.Param].Offset)
 		case a.Var >= 0:
 			x.aconst += pk.symAddr(a.Var)
 			if pk.k.Vars[a.Var].Space == ptx.SpaceLocal && in.Space == ptx.SpaceGeneric {
@@ -644,6 +729,7 @@ func (pk *PTXKernel) decode(i int) error {
 	}
 	if x.fast == fSetpI {
 		x.cmpFlip, x.cmpMask, x.cmpTbl = setpTable(in)
+		x.setpKind, x.setpSwap = setpKind(x.cmpTbl)
 	}
 	return nil
 }

@@ -358,9 +358,7 @@ func (e *ptxWorker) ldGlobalUniform(wp *pwarp, x *xin, mask uint32, base uint64)
 	v := uint64(*(*uint32)(unsafe.Add(g.base, off)))
 	d := e.dst(wp, &x.dst[0], 0)
 	if mask == fullMask {
-		for l := range d {
-			d[l] = v
-		}
+		fillRow(d, v)
 	} else {
 		for m := mask; m != 0; m &= m - 1 {
 			d[bits.TrailingZeros32(m)&31] = v
@@ -655,10 +653,7 @@ func atomOp(op ptx.AtomOp, t ptx.Type, old, b, c uint64) (uint64, bool) {
 
 // ldParam reads a kernel parameter into the lanes in mask.
 func (e *ptxWorker) ldParam(wp *pwarp, x *xin, mask uint32) *Fault {
-	off := x.aconst
-	if x.aparam >= 0 {
-		off += uint64(e.l.pk.k.Params[x.aparam].Offset)
-	}
+	off := x.aconst // the parameter's offset is folded in (decode)
 	width := x.size * x.vec
 	if off+uint64(width) > uint64(len(e.l.params)) {
 		return e.fault(wp, bits.TrailingZeros32(mask), x, "out of bounds", fmt.Sprintf("ld.param at offset %d reads past the %d bytes of parameters", off, len(e.l.params)))
@@ -677,15 +672,23 @@ func (e *ptxWorker) ldParam(wp *pwarp, x *xin, mask uint32) *Fault {
 	}
 	d := e.dst(wp, &x.dst[0], 0)
 	if mask == fullMask {
-		for l := range d {
-			d[l] = v
-		}
+		fillRow(d, v)
 		return nil
 	}
 	for m := mask; m != 0; m &= m - 1 {
 		d[bits.TrailingZeros32(m)] = v
 	}
 	return nil
+}
+
+// fillRow sets all 32 lanes of d to v, eight stores a step: a warp-wide
+// value (a parameter, a uniform load) is written often, and the plain
+// loop spends more on its counter than on its stores.
+func fillRow(d *[32]uint64, v uint64) {
+	for l := 0; l <= 24; l += 8 {
+		d[l], d[l+1], d[l+2], d[l+3] = v, v, v, v
+		d[l+4], d[l+5], d[l+6], d[l+7] = v, v, v, v
+	}
 }
 
 // countGlobal counts the global request of one warp-level instruction: the
