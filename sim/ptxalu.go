@@ -205,7 +205,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	in := x.in
 	a := e.src(wp, &x.src[0], 0)
 	b := e.src(wp, &x.src[1], 1)
-	if x.fast == fSetpI && in.NDst == 1 {
+	if x.fast == fSetpI && in.NDst == 1 && x.setpKind != setpGeneral {
 		e.setpInt(wp, x, a, b, mask)
 		return nil
 	}
@@ -546,15 +546,20 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fSetpI:
-		// setp with a second, negated destination (setp %p|%q): the
-		// general form of cmpKey.
+		// The general form, cmpKey: setp with a second, negated
+		// destination (setp %p|%q), or a table setpKind does not reduce.
 		flip, km, tbl := x.cmpFlip, x.cmpMask, x.cmpTbl
-		q := e.dst(wp, &x.dst[1], 1)
+		var q *[32]uint64
+		if in.NDst > 1 {
+			q = e.dst(wp, &x.dst[1], 1)
+		}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			r := cmpKey(a[l], b[l], flip, km, tbl)
 			d[l] = r
-			q[l] = r ^ 1
+			if q != nil {
+				q[l] = r ^ 1
+			}
 		}
 		return nil
 	}
@@ -584,8 +589,8 @@ func laneRun(m uint32) (lo, hi int, rest uint32) {
 	return lo, hi, m &^ (uint32(1)<<hi - 1)
 }
 
-// Integer setp's comparisons after decode (setpKind): both operands become
-// unsigned keys as in cmpKey, and greater-than forms swap their operands.
+// Integer setp's comparisons after decode (setpKind); greater-than forms
+// swap their operands.
 const (
 	setpEq uint8 = iota
 	setpNe
@@ -594,8 +599,8 @@ const (
 	setpGeneral // a table setpKind does not know: cmpKey
 )
 
-// setpKind reduces cmpKey's truth table to one comparison of the keys,
-// reporting whether the operands swap (a > b is b < a).
+// setpKind reduces cmpKey's truth table to one comparison, reporting
+// whether the operands swap (a > b is b < a).
 func setpKind(tbl uint8) (kind uint8, swap bool) {
 	const gt, eq, lt = 1, 2, 4
 	switch tbl {
@@ -615,12 +620,38 @@ func setpKind(tbl uint8) (kind uint8, swap bool) {
 	return setpGeneral, false
 }
 
+// Operand types of an integer setp (xin.setpType): the Go type whose
+// comparison is the instruction's, so a lane is one compare of the
+// registers' low bits.
+const (
+	setpU32 uint8 = iota
+	setpS32
+	setpU64
+	setpS64
+)
+
+// setpTypeOf is the comparison type of an integer setp: the instruction
+// type's width, signed unless the type is unsigned or the comparison one
+// of the unsigned ones (lo, ls, hi, hs), as in setpTable.
+func setpTypeOf(in *ptx.Instr) uint8 {
+	flip, km, _ := setpTable(in)
+	switch {
+	case km == 0xffffffff && flip == 0:
+		return setpU32
+	case km == 0xffffffff:
+		return setpS32
+	case flip == 0:
+		return setpU64
+	}
+	return setpS64
+}
+
 // setpInt runs an integer setp with one destination: one loop per
-// comparison (setpKind), so a lane costs a compare and no table lookup.
-// The lanes' results also go to the warp's cache of predicate bits
-// (pwarp.pbits), so the guard that reads the predicate next need not
-// gather them again: for a full warp always, for fewer lanes when the
-// cache held the other lanes' bits before the write.
+// comparison and operand type (setpLanes), so a lane costs a compare and
+// no table lookup. The lanes' results also go to the warp's cache of
+// predicate bits (pwarp.pbits), so the guard that reads the predicate next
+// need not gather them again: for a full warp always, for fewer lanes when
+// the cache held the other lanes' bits before the write.
 func (e *ptxWorker) setpInt(wp *pwarp, x *xin, a, b *[32]uint64, mask uint32) {
 	o := x.dst[0]
 	cached := o.kind == oReg && int(o.idx) < len(wp.pvalid)
@@ -633,50 +664,63 @@ func (e *ptxWorker) setpInt(wp *pwarp, x *xin, a, b *[32]uint64, mask uint32) {
 	if x.setpSwap {
 		a, b = b, a
 	}
-	flip, km := x.cmpFlip, x.cmpMask
 	var pm uint32
 	for m := mask; m != 0; {
 		lo, hi, rest := laneRun(m)
 		m = rest
 		dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-		var pb uint32 // the run's bits, gathered from its top lane down
-		switch x.setpKind {
-		case setpEq:
-			for i := len(dr) - 1; i >= 0; i-- {
-				r := b2u((ar[i]&km)^flip == (br[i]&km)^flip)
-				dr[i] = r
-				pb = pb<<1 | uint32(r)
-			}
-		case setpNe:
-			for i := len(dr) - 1; i >= 0; i-- {
-				r := b2u((ar[i]&km)^flip != (br[i]&km)^flip)
-				dr[i] = r
-				pb = pb<<1 | uint32(r)
-			}
-		case setpLt:
-			for i := len(dr) - 1; i >= 0; i-- {
-				r := b2u((ar[i]&km)^flip < (br[i]&km)^flip)
-				dr[i] = r
-				pb = pb<<1 | uint32(r)
-			}
-		case setpLe:
-			for i := len(dr) - 1; i >= 0; i-- {
-				r := b2u((ar[i]&km)^flip <= (br[i]&km)^flip)
-				dr[i] = r
-				pb = pb<<1 | uint32(r)
-			}
+		var pb uint32
+		switch x.setpType {
+		case setpU32:
+			pb = setpLanes[uint32](x.setpKind, dr, ar, br)
+		case setpS32:
+			pb = setpLanes[int32](x.setpKind, dr, ar, br)
+		case setpU64:
+			pb = setpLanes[uint64](x.setpKind, dr, ar, br)
 		default:
-			for i := len(dr) - 1; i >= 0; i-- {
-				r := cmpKey(ar[i], br[i], flip, km, x.cmpTbl) // operands unswapped: setpKind swaps none here
-				dr[i] = r
-				pb = pb<<1 | uint32(r)
-			}
+			pb = setpLanes[int64](x.setpKind, dr, ar, br)
 		}
 		pm |= pb << lo
 	}
 	if cached && (mask == fullMask || oldValid) {
 		wp.pbits[o.idx], wp.pvalid[o.idx] = old&^mask|pm, true
 	}
+}
+
+// setpLanes compares ar with br lane by lane as T, writes each result (1
+// or 0) to dr and returns them as a mask, lane 0 in bit 0. The mask is
+// gathered from the top lane down, a shift by one a lane. Each integer
+// type T is its own instantiation, with T's own compare.
+func setpLanes[T int32 | uint32 | int64 | uint64](kind uint8, dr, ar, br []uint64) uint32 {
+	ar, br = ar[:len(dr)], br[:len(dr)]
+	var pb uint32
+	switch kind {
+	case setpEq:
+		for i := len(dr) - 1; i >= 0; i-- {
+			r := b2u(T(ar[i]) == T(br[i]))
+			dr[i] = r
+			pb = pb<<1 | uint32(r)
+		}
+	case setpNe:
+		for i := len(dr) - 1; i >= 0; i-- {
+			r := b2u(T(ar[i]) != T(br[i]))
+			dr[i] = r
+			pb = pb<<1 | uint32(r)
+		}
+	case setpLt:
+		for i := len(dr) - 1; i >= 0; i-- {
+			r := b2u(T(ar[i]) < T(br[i]))
+			dr[i] = r
+			pb = pb<<1 | uint32(r)
+		}
+	default:
+		for i := len(dr) - 1; i >= 0; i-- {
+			r := b2u(T(ar[i]) <= T(br[i]))
+			dr[i] = r
+			pb = pb<<1 | uint32(r)
+		}
+	}
+	return pb
 }
 
 const fullMask = ^uint32(0)

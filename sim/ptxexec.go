@@ -765,15 +765,13 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 	if x.in.CvtaTo {
 		win = -win
 	}
-	if mask == fullMask {
-		for l := range 32 {
-			d[l] = (a[l] + win) & wmask
+	for m := mask; m != 0; {
+		lo, hi, rest := laneRun(m)
+		m = rest
+		dr, ar := d[lo:hi], a[lo:hi]
+		for i := range dr {
+			dr[i] = (ar[i] + win) & wmask
 		}
-		return
-	}
-	for m := mask; m != 0; m &= m - 1 {
-		l := bits.TrailingZeros32(m)
-		d[l] = (a[l] + win) & wmask
 	}
 }
 

@@ -97,6 +97,7 @@ type xin struct {
 	cmpTbl           uint8
 	setpKind         uint8  // the comparison cmpTbl reduces to (setpKind)
 	setpSwap         bool   // compare b with a
+	setpType         uint8  // the operands' comparison type (setpTypeOf)
 	tmask            uint64 // the value mask of the instruction's type (pred: 1)
 	movCopy          bool   // mov whose source needs no masking: rows copy as they are
 	guard            int32  // predicate register row, -1 for none
@@ -730,6 +731,7 @@ func (pk *PTXKernel) decode(i int) error {
 	if x.fast == fSetpI {
 		x.cmpFlip, x.cmpMask, x.cmpTbl = setpTable(in)
 		x.setpKind, x.setpSwap = setpKind(x.cmpTbl)
+		x.setpType = setpTypeOf(in)
 	}
 	return nil
 }

@@ -249,8 +249,29 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 	if x.size == 4 && !x.widen && ptxUniformLoads && sameLanes(base, mask) {
 		return e.ldGlobalUniform(wp, x, mask, base[bits.TrailingZeros32(mask)])
 	}
-	// Check every lane before touching a register.
-	for m := mask; m != 0; m &= m - 1 {
+	// Check every lane before touching a register. Most often every lane
+	// hits the buffer that the first lane hits, which is often the one
+	// the last access hit: the lowest address, the highest end and the
+	// lanes' alignment together tell, and the lane-by-lane check below is
+	// left for the rest (it decides as it did before this shortcut; e.last
+	// only spares a search).
+	if addr := x.aconst + base[bits.TrailingZeros32(mask)&31]; (addr < g.lo || addr+width > g.hi) && addr&(width-1) == 0 && addr >= 1<<32 {
+		if nb := e.l.find(addr); nb >= 0 && addr+width <= bufs[nb].hi {
+			b, g = nb, &bufs[nb]
+			e.last = b
+		}
+	}
+	low, end, ors := ^uint64(0), uint64(0), uint64(0)
+	for m := mask; m != 0; {
+		lo, hi, rest := laneRun(m)
+		m = rest
+		for _, v := range base[lo:hi] {
+			addr := x.aconst + v
+			low, end, ors = min(low, addr), max(end, addr+width), ors|addr
+		}
+	}
+	inBuf := low >= g.lo && end <= g.hi && ors&(width-1) == 0
+	for m := mask; m != 0 && !inBuf; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		addr := x.aconst + base[lane]
 		if addr < g.lo || addr+width > g.hi || addr&(width-1) != 0 {
@@ -282,24 +303,31 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 		return true
 	}
 	// 4-byte elements, the common case: load and gather the request's
-	// words in one pass (countGlobal's rule for one buffer).
-	n, sorted := 0, true
-	for m := mask; m != 0; m &= m - 1 {
-		lane := bits.TrailingZeros32(m)
-		off := x.aconst + base[lane] - g.lo
-		d[lane] = uint64(*(*uint32)(unsafe.Add(g.base, off)))
-		wd := uint32(off >> 2)
-		if n > 0 && wd <= e.words[n-1] {
-			if wd == e.words[n-1] {
-				continue
+	// words in one pass (countGlobal's rule for one buffer). prev is the
+	// last word listed (-1: none yet); n counts at most 32 words, so it
+	// indexes the words array as a uint8.
+	n, sorted, prev := uint8(0), true, int64(-1)
+	for m := mask; m != 0; {
+		lo, hi, rest := laneRun(m)
+		m = rest
+		dr, br := d[lo:hi], base[lo:hi]
+		for i, v := range br {
+			off := x.aconst + v - g.lo
+			dr[i] = uint64(*(*uint32)(unsafe.Add(g.base, off)))
+			wd := uint32(off >> 2)
+			if int64(wd) <= prev {
+				if int64(wd) == prev {
+					continue
+				}
+				sorted = false
 			}
-			sorted = false
+			e.words[n] = wd
+			n++
+			prev = int64(wd)
 		}
-		e.words[n] = wd
-		n++
 	}
 	if !sorted {
-		n = uniq(e.words[:n])
+		n = uint8(uniq(e.words[:n]))
 	}
 	w := e.t.w
 	sc := &e.siteCache[x.site]
