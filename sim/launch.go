@@ -24,6 +24,8 @@ type launch struct {
 	l2 map[int]int64
 
 	px *ptxLaunch // a PTX launch (LaunchPTX); nil for Go kernels
+
+	args LaunchArgs // the launch's arguments by kind (PTX launches; zero for Go kernels)
 }
 
 // bitmapFor returns this worker's DRAM-footprint bitmap of buffer m for
@@ -192,7 +194,7 @@ func (w *worker) caught(t *Thread, r any) *Fault {
 
 // stats merges the workers' counters in a fixed order.
 func (l *launch) stats(workers []*worker) *Stats {
-	s := &Stats{Kernel: l.k.Name, Grid: l.grid, Block: l.block, Model: l.d.model.Key,
+	s := &Stats{Kernel: l.k.Name, Grid: l.grid, Block: l.block, Model: l.d.model.Key, Args: l.args,
 		Warps: int64(l.grid.Count()) * int64(l.nWarps)}
 	type merged struct {
 		SiteStats

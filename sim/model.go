@@ -37,9 +37,13 @@ type Model struct {
 	DRAMLatency        float64 // seconds: a dependent load that misses L2
 	WarpCPI            float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
 	DRAMAchievable     float64 // bytes/s a streaming kernel reaches (below DRAMBandwidth, the peak)
-	TimedLaunch        float64 // seconds: least time per launch between CUDA events when launches come back to back from Go (the host's launch rate)
-	PCIeBandwidth      float64 // bytes/s host<->device, achievable
-	PCIeLatency        float64 // seconds per copy call
+	TimedLaunch        float64 // seconds: least time per launch between CUDA events when launches come back to back from Go (the host's launch rate), for a kernel without arguments
+	// TimedLaunchPerBuffer and TimedLaunchPerScalar are what each buffer
+	// and each scalar argument adds to TimedLaunch: gpuext checks every
+	// buffer before it launches, and the driver copies every argument.
+	TimedLaunchPerBuffer, TimedLaunchPerScalar float64 // seconds
+	PCIeBandwidth                              float64 // bytes/s host<->device, achievable
+	PCIeLatency                                float64 // seconds per copy call
 	// L1Bytes is an SM's unified L1 data cache and shared memory; what
 	// the resident blocks' shared memory leaves, up to L1DataBytes (the
 	// largest data carve-out), is the L1's data capacity.
@@ -78,7 +82,7 @@ func Models() []Model {
 			FP32Flops: 8.1e12, TF32Flops: 0, ClockHz: 1.59e9, IssuePerSMCycle: 4,
 			LaunchOverhead: 3e-6, PCIeBandwidth: 12e9, PCIeLatency: 10e-6,
 			L1Latency: 32 / 1.59e9, L2Latency: 188 / 1.59e9, DRAMLatency: 500e-9, WarpCPI: 4,
-			DRAMAchievable: 0.8 * 320e9, TimedLaunch: 5.615e-6,
+			DRAMAchievable: 0.8 * 320e9, TimedLaunch: 5.385e-6, TimedLaunchPerBuffer: 0.217e-6, TimedLaunchPerScalar: 0.0533e-6,
 			L1Bytes: 96 * kib, L1DataBytes: 64 * kib, L1MissFrom: 0.5, L1MissTo: 1.5, L2LineShare: 0.52,
 		},
 		{
@@ -90,7 +94,7 @@ func Models() []Model {
 			FP32Flops: 19.5e12, TF32Flops: 156e12, ClockHz: 1.41e9, IssuePerSMCycle: 4,
 			LaunchOverhead: 2.5e-6, PCIeBandwidth: 24e9, PCIeLatency: 8e-6,
 			L1Latency: 40e-9, L2Latency: 300e-9, DRAMLatency: 700e-9, WarpCPI: 4,
-			DRAMAchievable: 0.85 * 1935e9, TimedLaunch: 5.615e-6,
+			DRAMAchievable: 0.85 * 1935e9, TimedLaunch: 5.385e-6, TimedLaunchPerBuffer: 0.217e-6, TimedLaunchPerScalar: 0.0533e-6,
 			L1Bytes: 192 * kib, L1DataBytes: 192 * kib, L1MissFrom: 0.5, L1MissTo: 1.5, L2LineShare: 0.52,
 		},
 		{
@@ -102,7 +106,7 @@ func Models() []Model {
 			FP32Flops: 67e12, TF32Flops: 494.7e12, ClockHz: 1.98e9, IssuePerSMCycle: 4,
 			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
 			L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4,
-			DRAMAchievable: 0.75 * 3.35e12, TimedLaunch: 5.615e-6,
+			DRAMAchievable: 0.75 * 3.35e12, TimedLaunch: 5.385e-6, TimedLaunchPerBuffer: 0.217e-6, TimedLaunchPerScalar: 0.0533e-6,
 			L1Bytes: 256 * kib, L1DataBytes: 256 * kib, L1MissFrom: 0.5, L1MissTo: 1.5, L2LineShare: 0.52,
 		},
 		{
@@ -114,7 +118,7 @@ func Models() []Model {
 			FP32Flops: 67e12, TF32Flops: 494.7e12, ClockHz: 1.98e9, IssuePerSMCycle: 4,
 			LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
 			L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4,
-			DRAMAchievable: 3.59e12, TimedLaunch: 5.615e-6,
+			DRAMAchievable: 3.59e12, TimedLaunch: 5.385e-6, TimedLaunchPerBuffer: 0.217e-6, TimedLaunchPerScalar: 0.0533e-6,
 			L1Bytes: 256 * kib, L1DataBytes: 256 * kib, L1MissFrom: 0.5, L1MissTo: 1.5, L2LineShare: 0.52,
 		},
 	}

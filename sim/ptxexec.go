@@ -176,7 +176,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr
 	}
 	kk := &Kernel{Name: k.Name, Ordered: k.Ordered, sites: k.labels}
 	l := &launch{d: d, k: kk, grid: grid, block: block, sharedBytes: sharedBytes,
-		nThreads: block.Count(), px: px}
+		nThreads: block.Count(), px: px, args: countArgs(args)}
 	l.nWarps = (l.nThreads + 31) / 32
 	px.l1 = d.model.l1Capacity(grid.Count(), l.nWarps, l.nThreads, shBytes)
 	return d.runLaunch(ctx, l)

@@ -64,6 +64,10 @@ type Stats struct {
 	Block  Dim3   `json:"block"`
 	Model  string `json:"model"`
 	Warps  int64  `json:"warps"`
+	// Args counts the launch's arguments by kind, for the time model's
+	// launch floor (a buffer argument costs the host more to launch than a
+	// scalar). Zero for Go kernels, whose arguments the closure holds.
+	Args LaunchArgs `json:"args"`
 
 	Sites        []SiteStats `json:"sites"`
 	GlobalLoad   Traffic     `json:"global_load"`
@@ -145,6 +149,26 @@ type Modeled struct {
 	// Terms are the model's terms in seconds behind GPUSeconds, before the
 	// launch's fixed cost: the bound is the largest.
 	Terms TimeTerms `json:"terms"`
+}
+
+// LaunchArgs counts a launch's arguments: buffers (*Global, a device
+// pointer) and scalars.
+type LaunchArgs struct {
+	Buffers int `json:"buffers"`
+	Scalars int `json:"scalars"`
+}
+
+// countArgs sorts a PTX launch's arguments into buffers and scalars.
+func countArgs(args []any) LaunchArgs {
+	var a LaunchArgs
+	for _, x := range args {
+		if _, ok := x.(globalArg); ok {
+			a.Buffers++
+		} else {
+			a.Scalars++
+		}
+	}
+	return a
 }
 
 // TimeTerms are the time model's terms of one launch, in seconds

@@ -37,7 +37,8 @@ import "math"
 //
 // What the lessons time is a CUDA-event time per call with launches back to
 // back, so the modeled time is the kernel's time or the host's launch
-// interval (TimedLaunch), whichever is longer; Bound is then "launch".
+// interval (LaunchFloor: TimedLaunch and a cost per argument, buffers
+// costing more than scalars), whichever is longer; Bound is then "launch".
 //
 // Warm or cold: a launch whose footprint fits in half the L2 finds in L2
 // the share of it that the launches before it on the device left there
@@ -103,9 +104,16 @@ func (m Model) estimate(s *Stats) {
 	}
 	s.Time.GPUSeconds = gpu + m.LaunchOverhead
 	s.Time.Seconds, s.Time.Bound, s.Time.Terms = s.Time.GPUSeconds, bound, terms
-	if m.TimedLaunch > s.Time.Seconds {
-		s.Time.Seconds, s.Time.Bound = m.TimedLaunch, "launch"
+	if floor := m.LaunchFloor(s.Args); floor > s.Time.Seconds {
+		s.Time.Seconds, s.Time.Bound = floor, "launch"
 	}
+}
+
+// LaunchFloor is the least time per call the lessons can time for a launch
+// with args: the host's launch interval, TimedLaunch plus the cost of each
+// argument (warplab bench launch measures all three).
+func (m Model) LaunchFloor(args LaunchArgs) float64 {
+	return m.TimedLaunch + float64(args.Buffers)*m.TimedLaunchPerBuffer + float64(args.Scalars)*m.TimedLaunchPerScalar
 }
 
 // kernelTime is the slowest of the model's terms for s, with its name;

@@ -6,7 +6,9 @@ package launchbench
 
 import (
 	_ "embed"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
@@ -19,61 +21,162 @@ var cudaSource string
 //go:embed empty.ptx
 var ptx string
 
-// Module is the empty kernel: its CUDA C for a GPU and its PTX, which both
-// a GPU and the simulator run.
+// Module holds the two kernels (empty.cu): their CUDA C for a GPU and
+// their PTX, which both a GPU and the simulator run.
 func Module() *gpuext.Module {
 	return &gpuext.Module{Name: "launchbench", CUDA: cudaSource, PTX: ptx}
 }
 
-// Result is the host time per launch, in microseconds, for n launches of
-// one block of 32 threads: back to back with one synchronisation at the end
-// (what a lesson's timing loop does), and each followed by a
-// synchronisation (the round trip).
+// WideBlocks is the grid of the wide launch: the SpMV lesson's probe grid
+// (1,056 blocks of 256 threads), so that a grid the GPU has to hand out
+// block by block is measured beside a one-block one.
+const WideBlocks = 1056
+
+// Result is the time per launch, in microseconds.
+//
+// The first three figures are the host clock over n launches back to back
+// with one synchronisation at the end: of emptyKernel in one block of 32
+// threads (AsyncMicros), of argsKernel with five buffers and a count, as
+// the SpMV lessons launch (ArgsAsyncMicros), and of argsKernel over
+// WideBlocks blocks of 256 threads (WideAsyncMicros), and of scalarsKernel
+// with six scalars in one block (ScalarsAsyncMicros). RoundTripMicros is
+// emptyKernel with a synchronisation after every launch.
+//
+// The Timed figures follow the lessons' own protocol (gpuext's Device.Time:
+// 3 warm-ups, then CUDA events around 10 back-to-back runs), repeated
+// Repeats times; each is the median of its repeats' per-run means. They are
+// measured on a GPU only (on the simulator Time returns the model's own
+// launch figure, which these measurements exist to set): 0 there.
 type Result struct {
-	Launches        int     `json:"launches"`
-	AsyncMicros     float64 `json:"async_us_per_launch"`
-	RoundTripMicros float64 `json:"sync_us_per_launch"`
-	Kind            string  `json:"kind"` // "measured" (host clock)
+	Launches           int     `json:"launches"`
+	AsyncMicros        float64 `json:"async_us_per_launch"`
+	RoundTripMicros    float64 `json:"sync_us_per_launch"`
+	ArgsAsyncMicros    float64 `json:"args_async_us_per_launch"`
+	WideAsyncMicros    float64 `json:"wide_async_us_per_launch"`
+	ScalarsAsyncMicros float64 `json:"scalars_async_us_per_launch"`
+
+	Repeats            int     `json:"timed_repeats,omitempty"`
+	TimedEmptyMicros   float64 `json:"timed_empty_us_per_call,omitempty"`
+	TimedArgsMicros    float64 `json:"timed_args_us_per_call,omitempty"`
+	TimedWideMicros    float64 `json:"timed_wide_us_per_call,omitempty"`
+	TimedScalarsMicros float64 `json:"timed_scalars_us_per_call,omitempty"`
+
+	Kind string `json:"kind"` // "measured" (host clock and, on a GPU, CUDA events)
 }
 
-// Measure launches the empty kernel n times each way on dev.
-func Measure(dev *gpuext.Device, n int) (Result, error) {
+// TimedRepeats is how many times Measure times each kernel with the
+// lessons' protocol on a GPU.
+const TimedRepeats = 101
+
+// Measure launches the kernels n times each way on dev (see Result).
+func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 	if n < 1 {
 		return Result{}, fmt.Errorf("launchbench: %d launches; need at least 1", n)
 	}
 	m := Module()
-	launch := func() error {
-		_, err := dev.Launch(m, "emptyKernel", sim.Dim1(1), sim.Dim1(32), 0)
-		return err
-	}
-	for i := 0; i < 100; i++ { // load the module, warm the driver
-		if err := launch(); err != nil {
+	var bufs [5]*gpuext.Buffer[float32]
+	defer func() {
+		for _, b := range bufs {
+			if b != nil {
+				err = errors.Join(err, b.Free())
+			}
+		}
+	}()
+	for i := range bufs {
+		if bufs[i], err = gpuext.Alloc[float32](dev, fmt.Sprintf("arg%d", i), 256); err != nil {
 			return Result{}, err
 		}
 	}
+	empty := func() error {
+		_, err := dev.Launch(m, "emptyKernel", sim.Dim1(1), sim.Dim1(32), 0)
+		return err
+	}
+	args := func(blocks, threads int) func() error {
+		return func() error {
+			_, err := dev.Launch(m, "argsKernel", sim.Dim1(blocks), sim.Dim1(threads), 0,
+				bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], uint64(256))
+			return err
+		}
+	}
+	narrow, wide := args(1, 32), args(WideBlocks, 256)
+	scalars := func() error {
+		_, err := dev.Launch(m, "scalarsKernel", sim.Dim1(1), sim.Dim1(32), 0,
+			uint64(1), uint64(2), uint64(3), uint64(4), uint64(5), uint64(6))
+		return err
+	}
+	for _, f := range []func() error{empty, narrow, wide, scalars} {
+		for i := 0; i < 100; i++ { // load the module, warm the driver
+			if err := f(); err != nil {
+				return Result{}, err
+			}
+		}
+	}
 	if err := dev.Synchronize(); err != nil {
+		return Result{}, err
+	}
+	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(n) }
+	async := func(f func() error) (float64, error) {
+		t0 := time.Now()
+		for i := 0; i < n; i++ {
+			if err := f(); err != nil {
+				return 0, err
+			}
+		}
+		if err := dev.Synchronize(); err != nil {
+			return 0, err
+		}
+		return per(time.Since(t0)), nil
+	}
+	r = Result{Launches: n, Kind: "measured"}
+	if r.AsyncMicros, err = async(empty); err != nil {
 		return Result{}, err
 	}
 	t0 := time.Now()
 	for i := 0; i < n; i++ {
-		if err := launch(); err != nil {
-			return Result{}, err
-		}
-	}
-	if err := dev.Synchronize(); err != nil {
-		return Result{}, err
-	}
-	async := time.Since(t0)
-	t0 = time.Now()
-	for i := 0; i < n; i++ {
-		if err := launch(); err != nil {
+		if err := empty(); err != nil {
 			return Result{}, err
 		}
 		if err := dev.Synchronize(); err != nil {
 			return Result{}, err
 		}
 	}
-	round := time.Since(t0)
-	per := func(d time.Duration) float64 { return float64(d.Microseconds()) / float64(n) }
-	return Result{Launches: n, AsyncMicros: per(async), RoundTripMicros: per(round), Kind: "measured"}, nil
+	r.RoundTripMicros = per(time.Since(t0))
+	if r.ArgsAsyncMicros, err = async(narrow); err != nil {
+		return Result{}, err
+	}
+	if r.WideAsyncMicros, err = async(wide); err != nil {
+		return Result{}, err
+	}
+	if r.ScalarsAsyncMicros, err = async(scalars); err != nil {
+		return Result{}, err
+	}
+	if dev.Kind() != "gpu" {
+		return r, nil
+	}
+	timed := func(f func() error) (float64, error) {
+		us := make([]float64, TimedRepeats)
+		for i := range us {
+			t, err := dev.Time(f, gpuext.DefaultWarmups, gpuext.DefaultRuns)
+			if err != nil {
+				return 0, err
+			}
+			us[i] = t.MeanMs * 1e3
+		}
+		slices.Sort(us)
+		return us[len(us)/2], nil
+	}
+	r.Repeats = TimedRepeats
+	if r.TimedEmptyMicros, err = timed(empty); err != nil {
+		return Result{}, err
+	}
+	if r.TimedArgsMicros, err = timed(narrow); err != nil {
+		return Result{}, err
+	}
+	if r.TimedWideMicros, err = timed(wide); err != nil {
+		return Result{}, err
+	}
+	if r.TimedScalarsMicros, err = timed(scalars); err != nil {
+		return Result{}, err
+	}
+	return r, nil
 }

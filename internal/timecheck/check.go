@@ -150,10 +150,24 @@ func NewReport(model string, runs []Run) (*Report, error) {
 		r.ByLesson[l] = Summarize(filter(runs, func(x Run) bool { return x.Lesson == l }))
 	}
 	for _, x := range runs {
-		if x.Lesson == "launch" {
-			r.Calibrated = append(r.Calibrated, Calibrated{Name: "TimedLaunch", Value: x.Measured, Model: m.TimedLaunch, Sources: x.Sources,
-				Rule: "the median interval of back-to-back launches of an empty kernel from Go (warplab bench launch) over the newest day's records"})
+		if x.Lesson != "launch" {
+			continue
 		}
+		c := Calibrated{Value: x.Measured, Sources: x.Sources}
+		switch x.Kernel {
+		case LaunchEmpty:
+			c.Name, c.Model = "TimedLaunch", m.TimedLaunch
+			c.Rule = "the median interval of back-to-back launches of an empty kernel from Go (warplab bench launch) over the newest day's records"
+		case LaunchPerBuffer:
+			c.Name, c.Model = "TimedLaunchPerBuffer", m.TimedLaunchPerBuffer
+			c.Rule = "the median over the newest day's records of (six buffer-and-count arguments − six scalars) / 5, each a median of 101 timings with the lessons' protocol (warplab bench launch)"
+		case LaunchPerScalar:
+			c.Name, c.Model = "TimedLaunchPerScalar", m.TimedLaunchPerScalar
+			c.Rule = "the median over the newest day's records of (six scalars − no arguments) / 6, each a median of 101 timings with the lessons' protocol (warplab bench launch)"
+		default:
+			continue
+		}
+		r.Calibrated = append(r.Calibrated, c)
 	}
 	return r, nil
 }

@@ -280,7 +280,7 @@ func TestEmbeddedModeledCurrent(t *testing.T) {
 // came from data dependences, 2026-12-01, the skewed matrix's
 // thread-per-row and warp-per-row were 1.35 and 1.74 and logged here as
 // known misses; docs/timemodel.md.) It also holds the model's TimedLaunch
-// to the value the check fits.
+// and its costs per argument to the launch records.
 func TestEmbeddedPromise(t *testing.T) {
 	rep, err := Embedded()
 	if err != nil {
@@ -308,49 +308,118 @@ func TestEmbeddedPromise(t *testing.T) {
 	if tiling != 11 || tilingIn < 7 {
 		t.Errorf("lecture 4 at N=512: %d of %d within 25%%, want at least 7 of 11", tilingIn, tiling)
 	}
-	launch := 0
+	want := map[string]bool{"TimedLaunch": false, "TimedLaunchPerBuffer": false, "TimedLaunchPerScalar": false}
 	for _, c := range rep.Calibrated {
-		if c.Name == "TimedLaunch" {
-			launch++
-			if math.Abs(c.Value/c.Model-1) > 0.005 {
-				t.Errorf("TimedLaunch: the model uses %g, the launch records (%v) give %g", c.Model, c.Sources, c.Value)
-			}
+		seen, ok := want[c.Name]
+		if !ok || seen {
+			t.Errorf("calibration %s: unexpected or repeated", c.Name)
+			continue
+		}
+		want[c.Name] = true
+		if math.Abs(c.Value-c.Model) > 0.005*math.Max(c.Value, 1e-7) {
+			t.Errorf("%s: the model uses %g, the launch records (%v) give %g", c.Name, c.Model, c.Sources, c.Value)
 		}
 	}
-	if launch != 1 {
-		t.Errorf("%d TimedLaunch calibrations in the report, want 1", launch)
+	for name, seen := range want {
+		if !seen {
+			t.Errorf("no %s calibration in the report", name)
+		}
 	}
 }
 
-// TestLaunchRunNewest: the launch records of the newest day (a timemodel
+// TestLaunchRunsNewest: the launch records of the newest day (a timemodel
 // run's launch-go*.txt, dated later) replace the launch-overhead run as the
-// calibration run, with their median.
-func TestLaunchRunNewest(t *testing.T) {
-	root := t.TempDir()
-	text := "launch overhead on NVIDIA H200, 20000 launches of an empty kernel (host clock, measured)\n  back to back, one sync at the end:     %s us per launch\n"
-	files := []struct{ dir, name, us string }{
-		{"launch-overhead-h200-2026-11-29", "launch-overhead.txt", "3.92"},
-		{"timemodel-microbench-h200-2026-12-01", "launch-go.txt", "4.10"},
-		{"timemodel-launch-h200-2026-12-01", "launch-go-r1.txt", "4.50"},
-		{"timemodel-launch-h200-2026-12-01", "launch-go-r2.txt", "4.30"},
+// calibration run, with their median; the records that also time the
+// argument kernels with the lessons' protocol give the costs per buffer
+// and per scalar, by their medians, a negative one taken as 0; a protocol
+// block with a line missing is an error.
+func TestLaunchRunsNewest(t *testing.T) {
+	const text = "launch overhead on NVIDIA H200, 20000 launches of an empty kernel (host clock, measured)\n  back to back, one sync at the end:     %s us per launch\n"
+	protocol := func(empty, args, scalars string) string {
+		return "lessons' protocol (3 warm-ups, CUDA events around 10 runs), median of 101 timings (measured)\n" +
+			"  empty kernel, one block:           " + empty + " us per call\n" +
+			"  six arguments, one block:          " + args + " us per call\n" +
+			"  six arguments, 1056 blocks:        9.99 us per call\n" +
+			"  six scalar arguments, one block:   " + scalars + " us per call\n"
 	}
-	for _, f := range files {
-		d := filepath.Join(root, "evidence", f.dir)
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
+	type file struct{ dir, name, body string }
+	write := func(t *testing.T, files []file) string {
+		root := t.TempDir()
+		for _, f := range files {
+			d := filepath.Join(root, "evidence", f.dir)
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(d, f.name), []byte(f.body), 0o644); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if err := os.WriteFile(filepath.Join(d, f.name), []byte(strings.Replace(text, "%s", f.us, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		return root
 	}
-	r, err := launchRun(root)
-	if err != nil || r == nil || !near(r.Measured, 4.30e-6) || len(r.Sources) != 3 {
-		t.Fatalf("launch run %+v, %v; want 4.30 µs, the median of the three 2026-12-01 records", r, err)
+	rec := func(us string) string { return strings.Replace(text, "%s", us, 1) }
+	base := []file{
+		{"launch-overhead-h200-2026-11-29", "launch-overhead.txt", rec("3.92")},
+		{"timemodel-microbench-h200-2026-12-01", "launch-go.txt", rec("4.10")},
+		{"timemodel-launch-h200-2026-12-01", "launch-go-r1.txt", rec("4.50")},
+		{"timemodel-launch-h200-2026-12-01", "launch-go-r2.txt", rec("4.30")},
 	}
-	for _, s := range r.Sources {
-		if !strings.HasSuffix(filepath.Dir(s), "2026-12-01") {
-			t.Errorf("source %s is not of the newest day", s)
-		}
+	tests := []struct {
+		name              string
+		files             []file
+		empty             float64 // µs
+		perBuf, perScalar float64 // µs; < 0: no such calibration
+		sources           int
+		wantErr           bool
+	}{
+		{name: "empty kernel only", files: base, empty: 4.30, perBuf: -1, sources: 3},
+		{name: "with argument records", files: append(append([]file(nil), base...),
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", rec("4.20") + protocol("4.00", "5.50", "4.30")},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r2.txt", rec("4.40") + protocol("4.20", "5.00", "4.00")},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r3.txt", rec("4.60") + protocol("4.30", "5.40", "4.10")},
+		), empty: 4.35, perBuf: 0.24, perScalar: 0, sources: 6},
+		{name: "a line missing", files: append(append([]file(nil), base...),
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", rec("4.20") + strings.Replace(protocol("4.00", "5.50", "4.30"), "six scalar", "six", 1)},
+		), wantErr: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			runs, err := launchRuns(write(t, tc.files))
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("no error for %v", runs)
+				}
+				return
+			}
+			if err != nil || len(runs) == 0 {
+				t.Fatalf("launch runs %+v, %v", runs, err)
+			}
+			got := map[string]Run{}
+			for _, r := range runs {
+				got[r.Kernel] = r
+				for _, s := range r.Sources {
+					if !strings.HasSuffix(filepath.Dir(s), "2026-12-01") {
+						t.Errorf("%s: source %s is not of the newest day", r.Kernel, s)
+					}
+				}
+			}
+			if e := got[LaunchEmpty]; !near(e.Measured, tc.empty*1e-6) || len(e.Sources) != tc.sources {
+				t.Errorf("empty kernel %+v; want %.2f µs from %d records", e, tc.empty, tc.sources)
+			}
+			b, okB := got[LaunchPerBuffer]
+			sc, okS := got[LaunchPerScalar]
+			if tc.perBuf < 0 {
+				if okB || okS {
+					t.Errorf("argument calibrations %+v %+v from records without them", b, sc)
+				}
+				return
+			}
+			if !okB || math.Abs(b.Measured-tc.perBuf*1e-6) > 1e-12 {
+				t.Errorf("per buffer %+v; want %.3f µs", b, tc.perBuf)
+			}
+			if !okS || math.Abs(sc.Measured-tc.perScalar*1e-6) > 1e-12 {
+				t.Errorf("per scalar %+v; want %.3f µs", sc, tc.perScalar)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package timecheck
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -261,10 +262,12 @@ func Recorded(root string) ([]Run, error) {
 			}
 		}
 	}
-	if lr, err := launchRun(root); err != nil {
+	lrs, err := launchRuns(root)
+	if err != nil {
 		return nil, err
-	} else if lr != nil {
-		add(*lr, lr.Sources[0])
+	}
+	for _, lr := range lrs {
+		add(lr, lr.Sources[0])
 		byKey[lr.Key()].run.Sources = lr.Sources
 	}
 	out := make([]Run, 0, len(order))
@@ -307,18 +310,44 @@ func lessonRank(l string) int {
 	return 3
 }
 
-var launchLine = regexp.MustCompile(`(?m)^launch overhead on .*\n\s*back to back, one sync at the end:\s*([0-9.]+) us per launch`)
+var (
+	launchLine = regexp.MustCompile(`(?m)^launch overhead on .*\n\s*back to back, one sync at the end:\s*([0-9.]+) us per launch`)
+	// The lessons' protocol block of `warplab bench launch` (since
+	// 2026-12-01, 20:39 UTC): the empty kernel, six arguments (five
+	// buffers and a count) and six scalars, each a median of timings.
+	timedEmptyLine   = regexp.MustCompile(`(?m)^\s*empty kernel, one block:\s*([0-9.]+) us per call`)
+	timedArgsLine    = regexp.MustCompile(`(?m)^\s*six arguments, one block:\s*([0-9.]+) us per call`)
+	timedScalarsLine = regexp.MustCompile(`(?m)^\s*six scalar arguments, one block:\s*([0-9.]+) us per call`)
+)
 
-// launchRun reads the newest records of Go's back-to-back launch of an
-// empty kernel (`warplab bench launch`): evidence/launch-overhead-*/
-// launch-overhead.txt and the timemodel runs' launch-go*.txt. Every record
-// of the newest date (the date that ends the folder's name) counts, and the
-// run's time is their median: the host's launch interval moves from call
-// to call (5.05 to 5.98 µs over five calls on 2026-12-01), so one record
-// would not do. The model's TimedLaunch is this figure
-// (TestEmbeddedPromise); it is listed as a calibration run and left out of
-// the summaries.
-func launchRun(root string) (*Run, error) {
+// Kernel names of the launch calibration runs, one per model constant
+// they set (NewReport).
+const (
+	LaunchEmpty     = "emptyKernel"
+	LaunchPerBuffer = "per buffer argument"
+	LaunchPerScalar = "per scalar argument"
+)
+
+// launchRuns reads the newest records of Go's launch microbenchmark
+// (`warplab bench launch`): evidence/launch-overhead-*/launch-overhead.txt
+// and the timemodel runs' launch-go*.txt. Every record of the newest date
+// (the date that ends the folder's name) counts, and each figure is the
+// median over those records: the host's launch interval moves from call to
+// call and from machine to machine (4.06 to 5.98 µs over 2026-12-01's
+// records), so one record would not do.
+//
+// It returns up to three calibration runs, left out of the summaries:
+//   - LaunchEmpty: back-to-back launches of the empty kernel by the host
+//     clock, the model's TimedLaunch;
+//   - LaunchPerBuffer and LaunchPerScalar, from the records that also time
+//     with the lessons' protocol a kernel of six arguments (five buffers
+//     and a count) and one of six scalars: per record, (six arguments −
+//     six scalars) / 5 is what a buffer argument adds to a launch over a
+//     scalar (gpuext checks every buffer before it launches), and (six
+//     scalars − empty) / 6 what a scalar adds; the model's
+//     TimedLaunchPerBuffer and TimedLaunchPerScalar are their medians,
+//     taken as 0 when a median is negative (a cost below the scatter).
+func launchRuns(root string) ([]Run, error) {
 	a, _ := filepath.Glob(filepath.Join(root, "evidence", "launch-overhead-*", "launch-overhead.txt"))
 	b, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go*.txt"))
 	files := append(a, b...)
@@ -336,8 +365,19 @@ func launchRun(root string) (*Run, error) {
 	for _, f := range files {
 		newest = max(newest, date(f))
 	}
-	var us []float64
-	var srcs []string
+	num := func(f string, re *regexp.Regexp, data []byte) (float64, bool, error) {
+		m := re.FindSubmatch(data)
+		if m == nil {
+			return 0, false, nil
+		}
+		v, err := strconv.ParseFloat(string(m[1]), 64)
+		if err != nil {
+			return 0, false, fmt.Errorf("timecheck: %s: %v", rel(root, f), err)
+		}
+		return v, true, nil
+	}
+	var us, perBuf, perScalar []float64
+	var srcs, argSrcs []string
 	for _, f := range files {
 		if date(f) != newest {
 			continue
@@ -346,19 +386,41 @@ func launchRun(root string) (*Run, error) {
 		if err != nil {
 			return nil, err
 		}
-		m := launchLine.FindSubmatch(data)
-		if m == nil {
-			return nil, fmt.Errorf("timecheck: %s: no \"launch overhead on ...\" block with a back-to-back line", rel(root, f))
-		}
-		v, err := strconv.ParseFloat(string(m[1]), 64)
+		v, ok, err := num(f, launchLine, data)
 		if err != nil {
-			return nil, fmt.Errorf("timecheck: %s: %v", rel(root, f), err)
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("timecheck: %s: no \"launch overhead on ...\" block with a back-to-back line", rel(root, f))
 		}
 		us = append(us, v)
 		srcs = append(srcs, rel(root, f))
+		empty, ok1, err1 := num(f, timedEmptyLine, data)
+		args, ok2, err2 := num(f, timedArgsLine, data)
+		scalars, ok3, err3 := num(f, timedScalarsLine, data)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, err
+		}
+		switch {
+		case ok1 && ok2 && ok3:
+			perBuf = append(perBuf, (args-scalars)/5)
+			perScalar = append(perScalar, (scalars-empty)/6)
+			argSrcs = append(argSrcs, rel(root, f))
+		case ok1 || ok2 || ok3:
+			return nil, fmt.Errorf("timecheck: %s: the lessons' protocol block lacks a line (empty kernel, six arguments and six scalar arguments, one block each)", rel(root, f))
+		}
 	}
-	return &Run{Lesson: "launch", Input: "empty kernel", Kernel: "emptyKernel", Config: "Go, back to back (host clock)",
-		Group: "launch", Half: "calibration", Measured: median(us) * 1e-6, Sources: srcs}, nil
+	calib := func(kernel, config string, us float64, srcs []string) Run {
+		return Run{Lesson: "launch", Input: "empty kernel", Kernel: kernel, Config: config,
+			Group: "launch", Half: "calibration", Measured: us * 1e-6, Sources: srcs}
+	}
+	out := []Run{calib(LaunchEmpty, "Go, back to back (host clock)", median(us), srcs)}
+	if len(perBuf) > 0 {
+		out = append(out,
+			calib(LaunchPerBuffer, "lessons' protocol, six buffers' cost over six scalars' / 5", max(0, median(perBuf)), argSrcs),
+			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", max(0, median(perScalar)), argSrcs))
+	}
+	return out, nil
 }
 
 // spmvNCU returns ncu's median gpu__time_duration (seconds) for each of the
