@@ -461,9 +461,7 @@ func (e *ptxWorker) fillSpecial(wp *pwarp, sp ptx.Special) {
 		uniform = false
 	}
 	if uniform {
-		for i := range row {
-			row[i] = v
-		}
+		fillRow(row, v)
 		return
 	}
 	for lane := range 32 {
