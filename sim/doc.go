@@ -267,7 +267,8 @@
 // instructions and load rounds (loads in flight together, from the data
 // dependences of the compiled loop) list-scheduled onto the SMs' warp slots, so the
 // slowest warp and the waves of blocks show. The GPU's fixed cost is added,
-// and a timed launch takes at least the host's launch interval.
+// and a timed launch takes at least the host's launch interval for its
+// arguments (Model.LaunchFloor: a buffer costs the host more than a scalar).
 // Stats.Time carries the result with Kind "modeled" and Bound naming the
 // term that set it; TimeConstants lists each model's constants with their
 // sources. It is a prediction to compare with a measurement, not a
