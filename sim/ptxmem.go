@@ -238,7 +238,13 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) bool {
 	width := uint64(x.size)
 	bufs := e.l.bufs
+	// The first guess at the buffer: the one this site hit last (a site
+	// keeps to one buffer, while consecutive loads often alternate), else
+	// the one the last access hit. A wrong guess costs a search.
 	b := e.last
+	if sb := e.siteCache[x.site].buf; sb >= 0 {
+		b = int(sb)
+	}
 	if b >= len(bufs) {
 		b = 0
 		if len(bufs) == 0 {
@@ -367,6 +373,9 @@ func sameLanes(row *[32]uint64, mask uint32) bool {
 func (e *ptxWorker) ldGlobalUniform(wp *pwarp, x *xin, mask uint32, base uint64) bool {
 	bufs := e.l.bufs
 	b := e.last
+	if sb := e.siteCache[x.site].buf; sb >= 0 {
+		b = int(sb) // as in ldGlobal
+	}
 	addr := x.aconst + base
 	if b >= len(bufs) || addr < bufs[b].lo || addr+4 > bufs[b].hi {
 		if addr&3 != 0 || addr < 1<<32 {
