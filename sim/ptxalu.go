@@ -653,14 +653,19 @@ func setpTypeOf(in *ptx.Instr) uint8 {
 // need not gather them again: for a full warp always, for fewer lanes when
 // the cache held the other lanes' bits before the write.
 func (e *ptxWorker) setpInt(wp *pwarp, x *xin, a, b *[32]uint64, mask uint32) {
-	o := x.dst[0]
-	cached := o.kind == oReg && int(o.idx) < len(wp.pvalid)
+	o := &x.dst[0]
+	var d *[32]uint64
 	var old uint32
-	oldValid := false
-	if cached {
+	cached, oldValid := false, false
+	if o.kind == oReg && int(o.idx) < len(wp.pvalid) {
+		// dst's work, with the cache's state before the write kept.
+		cached = true
 		old, oldValid = wp.pbits[o.idx], wp.pvalid[o.idx]
+		wp.pvalid[o.idx] = false
+		d = &wp.regs[o.idx]
+	} else {
+		d = e.dst(wp, o, 0)
 	}
-	d := e.dst(wp, &x.dst[0], 0)
 	if x.setpSwap {
 		a, b = b, a
 	}
