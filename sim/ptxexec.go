@@ -601,7 +601,14 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 						"the thread executed trap (__trap()); on a GPU the kernel fails with CUDA_ERROR_LAUNCH_FAILED and the context is lost")
 				}
 			default:
-				if exec != 0 {
+				if exec != 0 && x.op == ptx.OpLd && x.space == ptx.SpaceParam {
+					// ld.param, a warp-wide read of the launch's
+					// arguments: no memory traffic, no load round
+					// (what mem would do, without its dispatch).
+					if f := e.ldParam(wp, x, exec); f != nil {
+						return f
+					}
+				} else if exec != 0 {
 					w := e.t.w
 					miss, lost := w.tmMiss, w.tmCap
 					if x.tmRound != tmNoLoad {
