@@ -595,6 +595,17 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				wp.waiting = true
 				return nil
 			case ptx.OpMembar:
+			case ptx.OpCvta:
+				// exec's work, without its dispatch (no load round).
+				if exec != 0 {
+					e.cvta(wp, x, exec)
+				}
+			case ptx.OpShfl:
+				if exec != 0 {
+					if f := e.shfl(wp, x, exec); f != nil {
+						return f
+					}
+				}
 			case ptx.OpTrap:
 				if exec != 0 {
 					return e.fault(wp, bits.TrailingZeros32(exec), x, "trap",
