@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/launchbench"
 )
 
@@ -47,22 +46,8 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(b))
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "launch overhead on %s, %d launches of an empty kernel (host clock, measured)\n", dev.Name(), r.Launches)
-	fmt.Fprintf(stdout, "  back to back, one sync at the end: %8.2f us per launch\n", r.AsyncMicros)
-	fmt.Fprintf(stdout, "  each launch followed by a sync:    %8.2f us per launch\n", r.RoundTripMicros)
-	fmt.Fprintf(stdout, "  six arguments (five buffers, a count), back to back: %8.2f us per launch\n", r.ArgsAsyncMicros)
-	fmt.Fprintf(stdout, "  the same over %d blocks of 256 threads, back to back: %8.2f us per launch\n", launchbench.WideBlocks, r.WideAsyncMicros)
-	fmt.Fprintf(stdout, "  six scalar arguments, back to back: %8.2f us per launch\n", r.ScalarsAsyncMicros)
-	if r.Repeats > 0 {
-		fmt.Fprintf(stdout, "lessons' protocol (%d warm-ups, CUDA events around %d runs), median of %d timings (measured)\n",
-			gpuext.DefaultWarmups, gpuext.DefaultRuns, r.Repeats)
-		fmt.Fprintf(stdout, "  empty kernel, one block:           %8.2f us per call\n", r.TimedEmptyMicros)
-		fmt.Fprintf(stdout, "  six arguments, one block:          %8.2f us per call\n", r.TimedArgsMicros)
-		fmt.Fprintf(stdout, "  six arguments, %d blocks:        %8.2f us per call\n", launchbench.WideBlocks, r.TimedWideMicros)
-		fmt.Fprintf(stdout, "  six scalar arguments, one block:   %8.2f us per call\n", r.TimedScalarsMicros)
-	}
-	if dev.Kind() == "sim" {
-		fmt.Fprintln(stdout, "  (on the simulator these are the simulator's own costs, not a GPU's)")
+	if err := r.WriteText(stdout, dev.Name(), dev.Kind() == "sim"); err != nil {
+		return fail(stderr, "warplab bench launch", err)
 	}
 	return exitOK
 }

@@ -184,6 +184,8 @@ func TestBenchLaunch(t *testing.T) {
 	}{
 		{[]string{"bench", "launch", "--backend", "sim", "--n", "20"}, exitOK, "us per launch"},
 		{[]string{"bench", "launch", "--backend", "sim", "--n", "20", "--json"}, exitOK, `"launches": 20`},
+		{[]string{"bench", "launch", "--backend", "sim", "--n", "20"}, exitOK, "six arguments (five buffers, a count), back to back:"},
+		{[]string{"bench", "launch", "--backend", "sim", "--n", "20", "--json"}, exitOK, `"scalars_async_us_per_launch"`},
 		{[]string{"bench", "launch", "--n", "0"}, exitUsage, ""},
 		{[]string{"bench"}, exitUsage, ""},
 		{[]string{"bench", "launch", "--backend", "tpu"}, exitUsage, ""},

@@ -8,7 +8,9 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
@@ -179,4 +181,31 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		return Result{}, err
 	}
 	return r, nil
+}
+
+// WriteText prints r as `warplab bench launch` does, the text that
+// internal/timecheck reads back from the recorded runs (launch-go*.txt);
+// device names the GPU, and sim says that the simulator's own costs were
+// measured, not a GPU's.
+func (r Result) WriteText(w io.Writer, device string, sim bool) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "launch overhead on %s, %d launches of an empty kernel (host clock, measured)\n", device, r.Launches)
+	fmt.Fprintf(&b, "  back to back, one sync at the end: %8.2f us per launch\n", r.AsyncMicros)
+	fmt.Fprintf(&b, "  each launch followed by a sync:    %8.2f us per launch\n", r.RoundTripMicros)
+	fmt.Fprintf(&b, "  six arguments (five buffers, a count), back to back: %8.2f us per launch\n", r.ArgsAsyncMicros)
+	fmt.Fprintf(&b, "  the same over %d blocks of 256 threads, back to back: %8.2f us per launch\n", WideBlocks, r.WideAsyncMicros)
+	fmt.Fprintf(&b, "  six scalar arguments, back to back: %8.2f us per launch\n", r.ScalarsAsyncMicros)
+	if r.Repeats > 0 {
+		fmt.Fprintf(&b, "lessons' protocol (%d warm-ups, CUDA events around %d runs), median of %d timings (measured)\n",
+			gpuext.DefaultWarmups, gpuext.DefaultRuns, r.Repeats)
+		fmt.Fprintf(&b, "  empty kernel, one block:           %8.2f us per call\n", r.TimedEmptyMicros)
+		fmt.Fprintf(&b, "  six arguments, one block:          %8.2f us per call\n", r.TimedArgsMicros)
+		fmt.Fprintf(&b, "  six arguments, %d blocks:        %8.2f us per call\n", WideBlocks, r.TimedWideMicros)
+		fmt.Fprintf(&b, "  six scalar arguments, one block:   %8.2f us per call\n", r.TimedScalarsMicros)
+	}
+	if sim {
+		fmt.Fprintln(&b, "  (on the simulator these are the simulator's own costs, not a GPU's)")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }

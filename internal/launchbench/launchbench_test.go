@@ -1,6 +1,9 @@
 package launchbench
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
@@ -30,5 +33,25 @@ func TestMeasureOnSimulator(t *testing.T) {
 	}
 	if _, err := Measure(dev, 0); err == nil {
 		t.Fatal("0 launches accepted")
+	}
+}
+
+// TestWriteTextAsRecorded: WriteText prints what the recorded runs hold,
+// byte for byte (internal/timecheck parses those files), here the first
+// record of 2026-12-01's second argument run.
+func TestWriteTextAsRecorded(t *testing.T) {
+	want, err := os.ReadFile(filepath.Join("..", "..", "evidence", "timemodel-launchargs-2041-h200-2026-12-01", "launch-go-r1.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Result{Launches: 20000, AsyncMicros: 5.73, RoundTripMicros: 10.56, ArgsAsyncMicros: 7.35,
+		WideAsyncMicros: 6.56, ScalarsAsyncMicros: 6.00, Repeats: TimedRepeats,
+		TimedEmptyMicros: 5.89, TimedArgsMicros: 7.44, TimedWideMicros: 7.49, TimedScalarsMicros: 6.33}
+	var b strings.Builder
+	if err := r.WriteText(&b, "NVIDIA H200", false); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("WriteText printed\n%s\nthe record holds\n%s", b.String(), want)
 	}
 }

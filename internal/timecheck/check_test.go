@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/internal/launchbench"
 )
 
 func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) }
@@ -334,13 +336,20 @@ func TestEmbeddedPromise(t *testing.T) {
 // and per scalar, by their medians, a negative one taken as 0; a protocol
 // block with a line missing is an error.
 func TestLaunchRunsNewest(t *testing.T) {
-	const text = "launch overhead on NVIDIA H200, 20000 launches of an empty kernel (host clock, measured)\n  back to back, one sync at the end:     %s us per launch\n"
-	protocol := func(empty, args, scalars string) string {
-		return "lessons' protocol (3 warm-ups, CUDA events around 10 runs), median of 101 timings (measured)\n" +
-			"  empty kernel, one block:           " + empty + " us per call\n" +
-			"  six arguments, one block:          " + args + " us per call\n" +
-			"  six arguments, 1056 blocks:        9.99 us per call\n" +
-			"  six scalar arguments, one block:   " + scalars + " us per call\n"
+	// Records as warplab bench launch prints them (launchbench's
+	// WriteText): the empty kernel's back-to-back figure, and with the
+	// lessons' protocol the three one-block figures when empty > 0.
+	rec := func(async, empty, args, scalars float64) string {
+		r := launchbench.Result{Launches: 20000, AsyncMicros: async, RoundTripMicros: 10,
+			ArgsAsyncMicros: 7, WideAsyncMicros: 7, ScalarsAsyncMicros: 6}
+		if empty > 0 {
+			r.Repeats, r.TimedEmptyMicros, r.TimedArgsMicros, r.TimedWideMicros, r.TimedScalarsMicros = 101, empty, args, 9.99, scalars
+		}
+		var b strings.Builder
+		if err := r.WriteText(&b, "NVIDIA H200", false); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
 	}
 	type file struct{ dir, name, body string }
 	write := func(t *testing.T, files []file) string {
@@ -356,12 +365,11 @@ func TestLaunchRunsNewest(t *testing.T) {
 		}
 		return root
 	}
-	rec := func(us string) string { return strings.Replace(text, "%s", us, 1) }
 	base := []file{
-		{"launch-overhead-h200-2026-11-29", "launch-overhead.txt", rec("3.92")},
-		{"timemodel-microbench-h200-2026-12-01", "launch-go.txt", rec("4.10")},
-		{"timemodel-launch-h200-2026-12-01", "launch-go-r1.txt", rec("4.50")},
-		{"timemodel-launch-h200-2026-12-01", "launch-go-r2.txt", rec("4.30")},
+		{"launch-overhead-h200-2026-11-29", "launch-overhead.txt", rec(3.92, 0, 0, 0)},
+		{"timemodel-microbench-h200-2026-12-01", "launch-go.txt", rec(4.10, 0, 0, 0)},
+		{"timemodel-launch-h200-2026-12-01", "launch-go-r1.txt", rec(4.50, 0, 0, 0)},
+		{"timemodel-launch-h200-2026-12-01", "launch-go-r2.txt", rec(4.30, 0, 0, 0)},
 	}
 	tests := []struct {
 		name              string
@@ -373,12 +381,12 @@ func TestLaunchRunsNewest(t *testing.T) {
 	}{
 		{name: "empty kernel only", files: base, empty: 4.30, perBuf: -1, sources: 3},
 		{name: "with argument records", files: append(append([]file(nil), base...),
-			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", rec("4.20") + protocol("4.00", "5.50", "4.30")},
-			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r2.txt", rec("4.40") + protocol("4.20", "5.00", "4.00")},
-			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r3.txt", rec("4.60") + protocol("4.30", "5.40", "4.10")},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", rec(4.20, 4.00, 5.50, 4.30)},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r2.txt", rec(4.40, 4.20, 5.00, 4.00)},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r3.txt", rec(4.60, 4.30, 5.40, 4.10)},
 		), empty: 4.35, perBuf: 0.24, perScalar: 0, sources: 6},
 		{name: "a line missing", files: append(append([]file(nil), base...),
-			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", rec("4.20") + strings.Replace(protocol("4.00", "5.50", "4.30"), "six scalar", "six", 1)},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", strings.Replace(rec(4.20, 4.00, 5.50, 4.30), "six scalar arguments, one block", "six scalars, one block", 1)},
 		), wantErr: true},
 	}
 	for _, tc := range tests {
