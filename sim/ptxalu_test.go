@@ -15,83 +15,69 @@ import (
 // register values, with random active masks, and checks each lane against
 // ptx.Eval, and that inactive lanes keep their values.
 func TestPTXFastPathMatchesEval(t *testing.T) {
-	files := []string{"testdata/ptx/basic.ptx", "../lessons/spmv/spmv.ptx", "../lessons/tiling/tiling.ptx", "../lessons/cg/cg.ptx"}
 	corners := []uint64{0, 1, 2, 31, 32, 33, 0x7f, 0x80, 0xffff, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffffe,
 		0x3f800000, 0xbf800000, 0x7f800000, 0xff800000, 0x7fc00000, 0x00000001, 0x00800000, 0x7f7fffff,
 		1 << 63, 1<<63 - 1, ^uint64(0), 0x3ff0000000000000, 0x7ff0000000000000, 0x7ff8000000000000, 0x000fffffffffffff}
 	r := rand.New(rand.NewPCG(11, 12))
 	tested := map[uint8]int{}
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := ptx.Parse(f, string(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range m.Kernels {
-			pk, err := NewPTXKernel(m, k.Name)
-			if err != nil {
-				t.Fatal(err)
+	for _, lk := range lessonKernels(t) {
+		f, pk, k := lk.file, lk.pk, lk.pk.k
+		e := &ptxWorker{l: &ptxLaunch{pk: pk}}
+		wp := &pwarp{regs: make([][32]uint64, pk.nregs)}
+		for i := range pk.code {
+			x := &pk.code[i]
+			if x.fast == fNone {
+				continue
 			}
-			e := &ptxWorker{l: &ptxLaunch{pk: pk}}
-			wp := &pwarp{regs: make([][32]uint64, pk.nregs)}
-			for i := range pk.code {
-				x := &pk.code[i]
-				if x.fast == fNone {
-					continue
-				}
-				for round := range 6 {
-					for reg := range wp.regs {
-						w := k.Regs[reg].Type.Size()
-						for l := range 32 {
-							v := r.Uint64()
-							if r.IntN(3) == 0 {
-								v = corners[r.IntN(len(corners))]
-							}
-							switch {
-							case k.Regs[reg].Type == ptx.Pred:
-								v &= 1
-							case w < 8:
-								v &= 1<<(8*w) - 1
-							}
-							wp.regs[reg][l] = v
-						}
-					}
-					mask := r.Uint32()
-					if round%2 == 0 {
-						mask = fullMask
-					}
-					if mask == 0 {
-						mask = 1
-					}
-					var a, b, c, d [32]uint64
-					a, b, c, d = *e.src(wp, &x.src[0], 0), *e.src(wp, &x.src[1], 1), *e.src(wp, &x.src[2], 2), *e.src(wp, &x.src[3], 3)
-					before := append([][32]uint64(nil), wp.regs...)
-					if f := e.alu(wp, x, mask); f != nil {
-						t.Fatal(f)
-					}
-					tested[x.fast]++
+			for round := range 6 {
+				for reg := range wp.regs {
+					w := k.Regs[reg].Type.Size()
 					for l := range 32 {
-						want0, want1 := ptxEval(x.in, a[l], b[l], c[l], d[l])
-						for j := 0; j < int(x.in.NDst); j++ {
-							o := x.dst[j]
-							if o.kind != oReg {
-								continue
-							}
-							got := wp.regs[o.idx][l]
-							want := want0
-							if j == 1 {
-								want = want1
-							}
-							if mask&(1<<l) == 0 {
-								want = before[o.idx][l]
-							}
-							if got != want {
-								t.Fatalf("%s line %d %q lane %d (mask %032b): fast %#x, Eval %#x (sources %#x %#x %#x)",
-									f, x.in.Line, x.in.Text, l, mask, got, want, a[l], b[l], c[l])
-							}
+						v := r.Uint64()
+						if r.IntN(3) == 0 {
+							v = corners[r.IntN(len(corners))]
+						}
+						switch {
+						case k.Regs[reg].Type == ptx.Pred:
+							v &= 1
+						case w < 8:
+							v &= 1<<(8*w) - 1
+						}
+						wp.regs[reg][l] = v
+					}
+				}
+				mask := r.Uint32()
+				if round%2 == 0 {
+					mask = fullMask
+				}
+				if mask == 0 {
+					mask = 1
+				}
+				var a, b, c, d [32]uint64
+				a, b, c, d = *e.src(wp, &x.src[0], 0), *e.src(wp, &x.src[1], 1), *e.src(wp, &x.src[2], 2), *e.src(wp, &x.src[3], 3)
+				before := append([][32]uint64(nil), wp.regs...)
+				if f := e.alu(wp, x, mask); f != nil {
+					t.Fatal(f)
+				}
+				tested[x.fast]++
+				for l := range 32 {
+					want0, want1 := ptxEval(x.in, a[l], b[l], c[l], d[l])
+					for j := 0; j < int(x.in.NDst); j++ {
+						o := x.dst[j]
+						if o.kind != oReg {
+							continue
+						}
+						got := wp.regs[o.idx][l]
+						want := want0
+						if j == 1 {
+							want = want1
+						}
+						if mask&(1<<l) == 0 {
+							want = before[o.idx][l]
+						}
+						if got != want {
+							t.Fatalf("%s line %d %q lane %d (mask %032b): fast %#x, Eval %#x (sources %#x %#x %#x)",
+								f, x.in.Line, x.in.Text, l, mask, got, want, a[l], b[l], c[l])
 						}
 					}
 				}
@@ -150,65 +136,51 @@ func TestPTXAtomOps(t *testing.T) {
 // whenever the warp's predicate-bit cache (pwarp.pbits) says it is valid
 // after the setp, it holds the register's lanes as predMask reads them.
 func TestPTXSetpPredicateCache(t *testing.T) {
-	files := []string{"testdata/ptx/basic.ptx", "../lessons/spmv/spmv.ptx", "../lessons/tiling/tiling.ptx", "../lessons/cg/cg.ptx"}
 	r := rand.New(rand.NewPCG(5, 6))
 	n := 0
-	for _, f := range files {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := ptx.Parse(f, string(src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, k := range m.Kernels {
-			pk, err := NewPTXKernel(m, k.Name)
-			if err != nil {
-				t.Fatal(err)
+	for _, lk := range lessonKernels(t) {
+		f, pk, k := lk.file, lk.pk, lk.pk.k
+		e := &ptxWorker{l: &ptxLaunch{pk: pk}}
+		wp := &pwarp{regs: make([][32]uint64, pk.nregs), pbits: make([]uint32, pk.nregs), pvalid: make([]bool, pk.nregs)}
+		for i := range pk.code {
+			x := &pk.code[i]
+			if x.fast != fSetpI || x.in.NDst != 1 || x.dst[0].kind != oReg {
+				continue
 			}
-			e := &ptxWorker{l: &ptxLaunch{pk: pk}}
-			wp := &pwarp{regs: make([][32]uint64, pk.nregs), pbits: make([]uint32, pk.nregs), pvalid: make([]bool, pk.nregs)}
-			for i := range pk.code {
-				x := &pk.code[i]
-				if x.fast != fSetpI || x.in.NDst != 1 || x.dst[0].kind != oReg {
-					continue
-				}
-				p := x.dst[0].idx
-				for round := range 16 {
-					for reg := range wp.regs {
-						for l := range 32 {
-							v := r.Uint64() >> (r.IntN(4) * 16)
-							if k.Regs[reg].Type == ptx.Pred {
-								v &= 1
-							}
-							wp.regs[reg][l] = v
+			p := x.dst[0].idx
+			for round := range 16 {
+				for reg := range wp.regs {
+					for l := range 32 {
+						v := r.Uint64() >> (r.IntN(4) * 16)
+						if k.Regs[reg].Type == ptx.Pred {
+							v &= 1
 						}
+						wp.regs[reg][l] = v
 					}
-					// The cache before: valid (and right) or not.
-					wp.pvalid[p] = round%2 == 0
-					wp.pbits[p] = predMask(&wp.regs[p], false)
-					mask := r.Uint32()
-					switch round % 4 {
-					case 0, 1:
-						mask = fullMask
-					case 2:
-						mask = 0xffff
-					}
-					if mask == 0 {
-						mask = 1
-					}
-					if f := e.alu(wp, x, mask); f != nil {
-						t.Fatal(f)
-					}
-					n++
-					if wp.pvalid[p] && wp.pbits[p] != predMask(&wp.regs[p], false) {
-						t.Fatalf("%s line %d %q (mask %032b): cached bits %032b, register %032b",
-							f, x.in.Line, x.in.Text, mask, wp.pbits[p], predMask(&wp.regs[p], false))
-					}
-					if mask == fullMask && !wp.pvalid[p] {
-						t.Fatalf("%s line %d %q: a full-warp setp left no cached bits", f, x.in.Line, x.in.Text)
-					}
+				}
+				// The cache before: valid (and right) or not.
+				wp.pvalid[p] = round%2 == 0
+				wp.pbits[p] = predMask(&wp.regs[p], false)
+				mask := r.Uint32()
+				switch round % 4 {
+				case 0, 1:
+					mask = fullMask
+				case 2:
+					mask = 0xffff
+				}
+				if mask == 0 {
+					mask = 1
+				}
+				if f := e.alu(wp, x, mask); f != nil {
+					t.Fatal(f)
+				}
+				n++
+				if wp.pvalid[p] && wp.pbits[p] != predMask(&wp.regs[p], false) {
+					t.Fatalf("%s line %d %q (mask %032b): cached bits %032b, register %032b",
+						f, x.in.Line, x.in.Text, mask, wp.pbits[p], predMask(&wp.regs[p], false))
+				}
+				if mask == fullMask && !wp.pvalid[p] {
+					t.Fatalf("%s line %d %q: a full-warp setp left no cached bits", f, x.in.Line, x.in.Text)
 				}
 			}
 		}
@@ -248,4 +220,35 @@ func TestPTXSinkUnread(t *testing.T) {
 	if shfl != 5 {
 		t.Errorf("%d shuffles, want 5", shfl)
 	}
+}
+
+// lessonKernel is a decoded kernel and the PTX file it came from.
+type lessonKernel struct {
+	file string
+	pk   *PTXKernel
+}
+
+// lessonKernels is every kernel of the test PTX and the lessons' PTX, for
+// the tests that run each decoded instruction against its reference.
+func lessonKernels(t *testing.T) []lessonKernel {
+	t.Helper()
+	var out []lessonKernel
+	for _, f := range []string{"testdata/ptx/basic.ptx", "../lessons/spmv/spmv.ptx", "../lessons/tiling/tiling.ptx", "../lessons/cg/cg.ptx"} {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := ptx.Parse(f, string(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range m.Kernels {
+			pk, err := NewPTXKernel(m, k.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, lessonKernel{f, pk})
+		}
+	}
+	return out
 }

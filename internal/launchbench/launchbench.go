@@ -143,14 +143,14 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		}
 	}
 	r.RoundTripMicros = per(time.Since(t0))
-	if r.ArgsAsyncMicros, err = async(narrow); err != nil {
-		return Result{}, err
+	type measure struct {
+		into   *float64
+		launch func() error
 	}
-	if r.WideAsyncMicros, err = async(wide); err != nil {
-		return Result{}, err
-	}
-	if r.ScalarsAsyncMicros, err = async(scalars); err != nil {
-		return Result{}, err
+	for _, m := range []measure{{&r.ArgsAsyncMicros, narrow}, {&r.WideAsyncMicros, wide}, {&r.ScalarsAsyncMicros, scalars}} {
+		if *m.into, err = async(m.launch); err != nil {
+			return Result{}, err
+		}
 	}
 	if dev.Kind() != "gpu" {
 		return r, nil
@@ -168,17 +168,10 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		return us[len(us)/2], nil
 	}
 	r.Repeats = TimedRepeats
-	if r.TimedEmptyMicros, err = timed(empty); err != nil {
-		return Result{}, err
-	}
-	if r.TimedArgsMicros, err = timed(narrow); err != nil {
-		return Result{}, err
-	}
-	if r.TimedWideMicros, err = timed(wide); err != nil {
-		return Result{}, err
-	}
-	if r.TimedScalarsMicros, err = timed(scalars); err != nil {
-		return Result{}, err
+	for _, m := range []measure{{&r.TimedEmptyMicros, empty}, {&r.TimedArgsMicros, narrow}, {&r.TimedWideMicros, wide}, {&r.TimedScalarsMicros, scalars}} {
+		if *m.into, err = timed(m.launch); err != nil {
+			return Result{}, err
+		}
 	}
 	return r, nil
 }
