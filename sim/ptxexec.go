@@ -70,6 +70,11 @@ type pwarp struct {
 	// ptxWorker.dst, which clears it.
 	pbits  []uint32
 	pvalid []bool
+
+	// aff holds each register's affine form and whether its row is
+	// written (ptxaffine.go); specAff the special registers' forms.
+	aff     []affv
+	specAff [numSpecial]affv
 }
 
 // ptxLaunch is what one LaunchPTX shares between its workers.
@@ -93,7 +98,8 @@ type ptxWorker struct {
 	t      Thread // scratch thread for the shared race check and faults
 	blkIdx Dim3
 	instr  int64
-	last   int // index of the buffer the last global access hit
+	last   int    // index of the buffer the last global access hit
+	act    uint32 // the running warp's active lanes (whole)
 
 	mix [numClasses]int64 // issued warp instructions by class
 
@@ -324,10 +330,12 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 				wp.regs = make([][32]uint64, px.pk.nregs)
 				wp.pbits = make([]uint32, px.pk.nregs)
 				wp.pvalid = make([]bool, px.pk.nregs)
+				wp.aff = make([]affv, px.pk.nregs)
 			} else {
 				// Warps that each run once, start to end, take turns
 				// with one register file (PTXKernel.oneRun).
-				wp.regs, wp.pbits, wp.pvalid = e.warps[0].regs, e.warps[0].pbits, e.warps[0].pvalid
+				w0 := &e.warps[0]
+				wp.regs, wp.pbits, wp.pvalid, wp.aff = w0.regs, w0.pbits, w0.pvalid, w0.aff
 			}
 			wp.local = make([]byte, 32*px.pk.localBytes)
 			wp.stack = make([]ipdom, 0, 8)
@@ -415,12 +423,16 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 }
 
 // resetRegs readies wp's register file for the warp's first instruction:
-// the registers some path may read before writing them zeroed, and no
-// predicate bits cached. The other registers keep what the last warp to
-// use the file left, which no path of the kernel can read.
+// the registers some path may read before writing them zeroed (rows
+// written, no other form), and no predicate bits cached. The other
+// registers keep what the last warp to use the file left, in whatever
+// form, which no path of the kernel can read: the first write replaces
+// it (a lane-by-lane write of a register whose row is unwritten writes
+// the row first, so the lanes it skips hold the old value as before).
 func (e *ptxWorker) resetRegs(wp *pwarp) {
 	for _, r := range e.l.pk.clearRegs {
 		wp.regs[r] = [32]uint64{}
+		wp.aff[r] = affv{}
 	}
 	clear(wp.pvalid)
 }
@@ -462,8 +474,10 @@ func (e *ptxWorker) fillSpecial(wp *pwarp, sp ptx.Special) {
 	}
 	if uniform {
 		fillRow(row, v)
+		wp.specAff[sp] = affv{ok: true, base: v, wm: wm64}
 		return
 	}
+	defer func() { wp.specAff[sp] = detectAff(row) }()
 	for lane := range 32 {
 		tid := 32*wp.id + lane
 		bit := uint32(1) << lane
@@ -523,6 +537,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 		// Run the top entry with its pc in a local until the stack or the
 		// active mask changes.
 		pc, rpc := top.pc, top.rpc
+		e.act = act
 		for pc != rpc {
 			if pc >= ncode {
 				// Falling off the end of the kernel is an implicit exit.
@@ -548,7 +563,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				exec &= wp.guardMask(x.guard, x.gneg)
 			}
 			if x.fast != fNone {
-				if exec != 0 {
+				if exec != 0 && !(x.affOK && e.aluAff(wp, x, exec)) {
 					if f := e.alu(wp, x, exec); f != nil {
 						return f
 					}
@@ -698,6 +713,9 @@ func predMask(row *[32]uint64, neg bool) uint32 {
 func (e *ptxWorker) src(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	switch o.kind {
 	case oReg:
+		if wp.aff[o.idx].stale {
+			wp.fill(o.idx)
+		}
 		r := &wp.regs[o.idx]
 		if o.neg {
 			s := &e.scratch[slot]
@@ -718,9 +736,7 @@ func (e *ptxWorker) src(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 // dst returns operand o's row for writing (a sink row for _).
 func (e *ptxWorker) dst(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	if o.kind == oReg {
-		if int(o.idx) < len(wp.pvalid) {
-			wp.pvalid[o.idx] = false
-		}
+		wp.written(o.idx)
 		return &wp.regs[o.idx]
 	}
 	return &e.sink[slot]
@@ -734,6 +750,7 @@ func (wp *pwarp) guardMask(g int32, neg bool) uint32 {
 	if wp.pvalid[g] {
 		m = wp.pbits[g]
 	} else {
+		wp.fill(g)
 		m = predMask(&wp.regs[g], false)
 		wp.pbits[g], wp.pvalid[g] = m, true
 	}
@@ -768,8 +785,6 @@ func (e *ptxWorker) exec(wp *pwarp, x *xin, mask uint32) *Fault {
 // cvta moves an address between a state space and the generic space by
 // adding or removing the space's window.
 func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
-	a := e.src(wp, &x.src[0], 0)
-	d := e.dst(wp, &x.dst[0], 0)
 	var win uint64
 	switch x.in.Space {
 	case ptx.SpaceShared:
@@ -781,6 +796,14 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 	if x.in.CvtaTo {
 		win = -win
 	}
+	if o := &x.dst[0]; o.kind == oReg {
+		if b, s, wm, ok := e.opAff(wp, &x.src[0]); ok && wm&wmask == wmask && e.whole(wp, mask, o.idx) {
+			wp.setAff(o.idx, b+win, s, wmask)
+			return
+		}
+	}
+	a := e.src(wp, &x.src[0], 0)
+	d := e.dst(wp, &x.dst[0], 0)
 	for m := mask; m != 0; {
 		lo, hi, rest := laneRun(m)
 		m = rest
@@ -802,10 +825,8 @@ func (e *ptxWorker) movVec(wp *pwarp, x *xin, mask uint32) {
 			if r < 0 {
 				continue
 			}
+			wp.written(r)
 			d := &wp.regs[r]
-			if int(r) < len(wp.pvalid) {
-				wp.pvalid[r] = false
-			}
 			for m := mask; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m)
 				d[l] = a[l] >> (i * part) & (1<<part - 1)
@@ -815,6 +836,11 @@ func (e *ptxWorker) movVec(wp *pwarp, x *xin, mask uint32) {
 	}
 	sv := x.src[0]
 	part := size / len(sv.vec)
+	for _, r := range sv.vec {
+		if r >= 0 {
+			wp.fill(r)
+		}
+	}
 	d := e.dst(wp, &x.dst[0], 0)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)

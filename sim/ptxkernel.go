@@ -44,6 +44,15 @@ type PTXKernel struct {
 	oneRun   bool
 	specials []ptx.Special
 
+	// liveIn holds, liveWords words an instruction, the registers some
+	// path from the instruction may read before writing them (liveness);
+	// nil for a kernel too large to keep it.
+	liveIn    []uint64
+	liveWords int
+	// lanes: keep every register as its 32 lanes, no affine form (the
+	// tests compare the two ways of running a kernel).
+	lanes bool
+
 	sharedStatic int        // bytes of static .shared variables
 	externOff    int        // offset of the .extern .shared array (dynamic shared memory)
 	localBytes   int        // bytes of .local variables per thread
@@ -103,6 +112,8 @@ type xin struct {
 	guard            int32  // predicate register row, -1 for none
 	gneg             bool
 	dead             bool // a mov whose every reader reads its source instead (forwardConstMoves)
+	affOK            bool // a fast-path instruction aluAff may run in affine form
+	nsrc             uint8
 	shflK            int8 // shfl.sync.down by a constant offset over the whole warp, no segments (markShuffles); -1 otherwise
 	dst              [2]xopd
 	src              [4]xopd
@@ -175,6 +186,13 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 			}
 		}
 	}
+	for i := range pk.code {
+		// After the passes above, which may turn a destination into a
+		// sink.
+		x := &pk.code[i]
+		x.affOK = x.fast != fNone && x.fast != fSetpI && x.in.NDst == 1 && x.nsrc <= 3 && x.dst[0].kind == oReg
+	}
+	pk.liveness()
 	return pk, nil
 }
 
@@ -728,6 +746,7 @@ func (pk *PTXKernel) decode(i int) error {
 			x.movCopy = in.Type.Size() >= 4 // special registers hold 32-bit values
 		}
 	}
+	x.nsrc = in.NSrc
 	if x.fast == fSetpI {
 		x.cmpFlip, x.cmpMask, x.cmpTbl = setpTable(in)
 		x.setpKind, x.setpSwap = setpKind(x.cmpTbl)

@@ -106,14 +106,23 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	if x.space == ptx.SpaceParam {
 		return e.ldParam(wp, x, mask)
 	}
-	var base *[32]uint64
-	if x.abase >= 0 {
-		base = &wp.regs[x.abase]
-	}
 	// A traced warp takes the general path, which locates every lane's
 	// access (laneBuf, laneOff) for record; the counters are the same.
 	e.cur = x
 	traced := e.l.trace != nil && e.traced(wp)
+	var base *[32]uint64
+	if x.abase >= 0 {
+		if a := &wp.aff[x.abase]; a.ok && a.wm == wm64 && x.fastLd && x.size == 4 && !x.widen && !traced {
+			if a.step == 0 && ptxUniformLoads && e.ldGlobalUniform(wp, x, mask, a.base) {
+				return nil
+			}
+			if a.step != 0 && e.ldGlobalAff(wp, x, mask, a.base, a.step) {
+				return nil
+			}
+		}
+		wp.fill(x.abase)
+		base = &wp.regs[x.abase]
+	}
 	if x.fastLd && base != nil && !traced && e.ldGlobal(wp, x, mask, base) {
 		return nil
 	}
@@ -393,8 +402,9 @@ func (e *ptxWorker) ldGlobalUniform(wp *pwarp, x *xin, mask uint32, base uint64)
 	g := &bufs[b]
 	off := addr - g.lo
 	v := uint64(*(*uint32)(unsafe.Add(g.base, off)))
-	d := e.dst(wp, &x.dst[0], 0)
-	if mask == fullMask {
+	if o := &x.dst[0]; o.kind == oReg && e.whole(wp, mask, o.idx) {
+		wp.setAff(o.idx, v, 0, wm64)
+	} else if d := e.dst(wp, o, 0); mask == fullMask {
 		fillRow(d, v)
 	} else {
 		for m := mask; m != 0; m &= m - 1 {
@@ -541,10 +551,8 @@ func (e *ptxWorker) load(wp *pwarp, x *xin, lane int, p unsafe.Pointer) {
 			if x.widen {
 				v = ptx.Widen(v, x.in.Type, e.l.pk.k.Regs[r].Type.Size())
 			}
+			wp.written(r)
 			wp.regs[r][lane] = v
-			if int(r) < len(wp.pvalid) {
-				wp.pvalid[r] = false
-			}
 		}
 	}
 }
@@ -556,6 +564,7 @@ func (e *ptxWorker) store(wp *pwarp, x *xin, lane int, p unsafe.Pointer) {
 	}
 	for i, r := range x.src[1].vec {
 		if r >= 0 {
+			wp.fill(r)
 			writeMem(unsafe.Add(p, i*x.size), x.size, wp.regs[r][lane])
 		}
 	}
@@ -706,6 +715,10 @@ func (e *ptxWorker) ldParam(wp *pwarp, x *xin, mask uint32) *Fault {
 	v := readMem(p, x.size)
 	if x.widen {
 		v = ptx.Widen(v, x.in.Type, x.dsize)
+	}
+	if o := &x.dst[0]; o.kind == oReg && e.whole(wp, mask, o.idx) {
+		wp.setAff(o.idx, v, 0, wm64)
+		return nil
 	}
 	d := e.dst(wp, &x.dst[0], 0)
 	if mask == fullMask {
