@@ -50,9 +50,9 @@ func (wp *pwarp) fill(r int32) {
 	row := &wp.regs[r]
 	if a.ok {
 		v, s, wm := a.base, a.step, a.wm
-		for l := range row {
-			row[l] = v & wm
-			v += s
+		for l := 0; l < 32; l += 4 {
+			row[l], row[l+1], row[l+2], row[l+3] = v&wm, (v+s)&wm, (v+2*s)&wm, (v+3*s)&wm
+			v += 4 * s
 		}
 		return
 	}
@@ -85,13 +85,10 @@ func (wp *pwarp) setBits(r int32, b uint32) {
 // on, and those waiting on the reconvergence stack resume where r may be
 // live. Lanes that have exited read nothing.
 func (e *ptxWorker) whole(wp *pwarp, exec uint32, r int32) bool {
-	if exec != e.act || e.l.pk.lanes {
+	if exec != e.act || e.lanes {
 		return false
 	}
-	if exec == wp.live {
-		return true
-	}
-	return e.wholeLive(wp, exec, r)
+	return exec == wp.live || e.wholeLive(wp, exec, r)
 }
 
 // wholeLive is whole for a warp whose other live lanes wait on its
@@ -458,7 +455,7 @@ func (pk *PTXKernel) liveness() {
 // reports false, having done nothing, when a source has none. The bits
 // of lanes outside mask are not defined.
 func (e *ptxWorker) setpAff(wp *pwarp, x *xin, mask uint32) (uint32, bool) {
-	if e.l.pk.lanes {
+	if e.lanes {
 		return 0, false
 	}
 	ab, as, aw, ok := e.opAff(wp, &x.src[0])
@@ -483,7 +480,9 @@ func (e *ptxWorker) setpAff(wp *pwarp, x *xin, mask uint32) (uint32, bool) {
 		return 0, false
 	}
 	lo, hi := bits.TrailingZeros32(mask), 31-bits.LeadingZeros32(mask)
-	if need == wm32 && (as == 0 || bs == 0) {
+	if as|bs == 0 {
+		lo, hi = 0, 0 // one compare decides every lane
+	} else if need == wm32 && (as == 0 || bs == 0) {
 		if pb, ok := setpRun32(x.setpKind, x.setpType == setpS32, ab, as, bb, bs, lo, hi); ok {
 			return pb, true
 		}
@@ -498,6 +497,9 @@ func (e *ptxWorker) setpAff(wp *pwarp, x *xin, mask uint32) (uint32, bool) {
 		pb = setpAffLanes[uint64](x.setpKind, ab, as, bb, bs, lo, hi)
 	default:
 		pb = setpAffLanes[int64](x.setpKind, ab, as, bb, bs, lo, hi)
+	}
+	if as|bs == 0 {
+		pb = -(pb & 1) // lane 0's result on every lane
 	}
 	return pb, true
 }

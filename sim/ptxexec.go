@@ -100,6 +100,7 @@ type ptxWorker struct {
 	instr  int64
 	last   int    // index of the buffer the last global access hit
 	act    uint32 // the running warp's active lanes (whole)
+	lanes  bool   // PTXKernel.lanes: no affine forms
 
 	mix [numClasses]int64 // issued warp instructions by class
 
@@ -319,7 +320,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	px := l.px
 	e := w.px
 	if e == nil {
-		e = &ptxWorker{l: px, shMeta: bufMeta{id: 0, name: "shared", esize: 4}}
+		e = &ptxWorker{l: px, shMeta: bufMeta{id: 0, name: "shared", esize: 4}, lanes: px.pk.lanes}
 		e.t.w = w
 		e.t.BlockDim, e.t.GridDim = l.block, l.grid
 		e.warps = make([]pwarp, l.nWarps)
@@ -563,7 +564,10 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				exec &= wp.guardMask(x.guard, x.gneg)
 			}
 			if x.fast != fNone {
-				if exec != 0 && !(x.affOK && e.aluAff(wp, x, exec)) {
+				// The affine path first, when the first source may
+				// have a form (checked here: most instructions that
+				// have none fail on it, and a call costs more).
+				if exec != 0 && !(x.affOK && (x.src[0].kind != oReg || wp.aff[x.src[0].idx].ok) && e.aluAff(wp, x, exec)) {
 					if f := e.alu(wp, x, exec); f != nil {
 						return f
 					}
@@ -709,8 +713,18 @@ func predMask(row *[32]uint64, neg bool) uint32 {
 	return m
 }
 
-// src returns operand o's row for reading.
+// src returns operand o's row for reading. A register, the common case,
+// is read here (small enough to inline), the rest in srcOther.
 func (e *ptxWorker) src(wp *pwarp, o *xopd, slot int) *[32]uint64 {
+	if o.kind == oReg && !o.neg && !wp.aff[o.idx].stale {
+		return &wp.regs[o.idx]
+	}
+	return e.srcOther(wp, o, slot)
+}
+
+// srcOther is src for a register whose row is unwritten, a negated
+// predicate, an immediate, a special register or no operand.
+func (e *ptxWorker) srcOther(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	switch o.kind {
 	case oReg:
 		if wp.aff[o.idx].stale {
@@ -735,6 +749,18 @@ func (e *ptxWorker) src(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 
 // dst returns operand o's row for writing (a sink row for _).
 func (e *ptxWorker) dst(wp *pwarp, o *xopd, slot int) *[32]uint64 {
+	if o.kind == oReg {
+		if a := &wp.aff[o.idx]; !a.stale {
+			a.ok = false
+			wp.pvalid[o.idx] = false
+			return &wp.regs[o.idx]
+		}
+	}
+	return e.dstSlow(wp, o, slot)
+}
+
+// dstSlow is dst for a register whose row is unwritten, or a sink.
+func (e *ptxWorker) dstSlow(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	if o.kind == oReg {
 		wp.written(o.idx)
 		return &wp.regs[o.idx]
