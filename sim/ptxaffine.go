@@ -30,9 +30,14 @@ type affv struct {
 	// lanes.
 	ok bool
 	// stale: the row is not written. The value is the affine form when
-	// ok, else (a predicate) the bits of pwarp.pbits, which pvalid then
-	// marks valid.
-	stale          bool
+	// ok, else (a predicate) bits.
+	stale bool
+	// bitsOK: bits holds the register's lanes as a mask (lane l true
+	// when bit l is set): what a guard or a branch reads of a predicate.
+	// Kept as a cache of the row too, valid until the register is
+	// written (every write goes through dst, setAff or setBits).
+	bitsOK         bool
+	bits           uint32
 	base, step, wm uint64
 }
 
@@ -56,7 +61,7 @@ func (wp *pwarp) fill(r int32) {
 		}
 		return
 	}
-	b := wp.pbits[r]
+	b := a.bits
 	for l := range row {
 		row[l] = uint64(b>>l) & 1
 	}
@@ -68,15 +73,13 @@ func (wp *pwarp) written(r int32) {
 	if wp.aff[r].stale {
 		wp.fill(r)
 	}
-	wp.aff[r].ok = false
-	wp.pvalid[r] = false
+	wp.aff[r].ok, wp.aff[r].bitsOK = false, false
 }
 
 // setBits makes predicate register r's value the mask bits alone (lane l
 // true when bit l is set), its row left unwritten.
 func (wp *pwarp) setBits(r int32, b uint32) {
-	wp.aff[r] = affv{stale: true}
-	wp.pbits[r], wp.pvalid[r] = b, true
+	wp.aff[r] = affv{stale: true, bitsOK: true, bits: b}
 }
 
 // whole reports whether an instruction on the lanes in exec may write
@@ -116,8 +119,7 @@ func (e *ptxWorker) wholeLive(wp *pwarp, exec uint32, r int32) bool {
 // its row unwritten.
 func (wp *pwarp) setAff(r int32, base, step, wm uint64) {
 	a := &wp.aff[r]
-	a.ok, a.stale, a.base, a.step, a.wm = true, true, base, step, wm
-	wp.pvalid[r] = false
+	a.ok, a.stale, a.bitsOK, a.base, a.step, a.wm = true, true, false, base, step, wm
 }
 
 // opAff is source operand o's affine form (lane l holds (base + step·l) &

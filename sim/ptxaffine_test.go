@@ -26,7 +26,7 @@ func TestPTXAffineMatchesEval(t *testing.T) {
 	for _, lk := range lessonKernels(t) {
 		f, pk, k := lk.file, lk.pk, lk.pk.k
 		e := &ptxWorker{l: &ptxLaunch{pk: pk}}
-		wp := &pwarp{regs: make([][32]uint64, pk.nregs), pbits: make([]uint32, pk.nregs), pvalid: make([]bool, pk.nregs), aff: make([]affv, pk.nregs)}
+		wp := &pwarp{regs: make([][32]uint64, pk.nregs), aff: make([]affv, pk.nregs)}
 		for i := range pk.code {
 			x := &pk.code[i]
 			setp := x.fast == fSetpI && x.in.NDst == 1 && x.setpKind != setpGeneral
@@ -46,7 +46,6 @@ func TestPTXAffineMatchesEval(t *testing.T) {
 						wm, b, s = 1, uint64(r.IntN(2)), 0
 					}
 					wp.aff[reg] = affv{ok: true, stale: true, base: b, step: s, wm: wm}
-					wp.pvalid[reg] = false
 				}
 				for sp := range wp.spec {
 					b, s := uint64(r.IntN(1024)), uint64(r.IntN(2))

@@ -665,8 +665,8 @@ func (e *ptxWorker) setpInt(wp *pwarp, x *xin, mask uint32) {
 	var old uint32
 	if mask != fullMask {
 		// The other lanes keep their bits.
-		if a := &wp.aff[r]; wp.pvalid[r] || a.stale && !a.ok {
-			old = wp.pbits[r]
+		if a := &wp.aff[r]; a.bitsOK {
+			old = a.bits
 		} else {
 			wp.fill(r)
 			old = predMask(&wp.regs[r], false)

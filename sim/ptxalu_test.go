@@ -23,7 +23,7 @@ func TestPTXFastPathMatchesEval(t *testing.T) {
 	for _, lk := range lessonKernels(t) {
 		f, pk, k := lk.file, lk.pk, lk.pk.k
 		e := &ptxWorker{l: &ptxLaunch{pk: pk}}
-		wp := &pwarp{regs: make([][32]uint64, pk.nregs), pbits: make([]uint32, pk.nregs), pvalid: make([]bool, pk.nregs), aff: make([]affv, pk.nregs)}
+		wp := &pwarp{regs: make([][32]uint64, pk.nregs), aff: make([]affv, pk.nregs)}
 		for i := range pk.code {
 			x := &pk.code[i]
 			if x.fast == fNone {
@@ -47,7 +47,6 @@ func TestPTXFastPathMatchesEval(t *testing.T) {
 					}
 				}
 				clear(wp.aff)
-				clear(wp.pvalid)
 				mask := r.Uint32()
 				if round%2 == 0 {
 					mask = fullMask
@@ -136,7 +135,7 @@ func TestPTXAtomOps(t *testing.T) {
 
 // TestPTXSetpPredicateCache runs every one-destination integer setp of the
 // lessons' PTX on random rows, masks and cache states, and checks that
-// the setp leaves its result as the warp's predicate bits (pwarp.pbits),
+// the setp leaves its result as the warp's predicate bits (affv.bits),
 // the register's row unwritten until something reads it lane by lane,
 // and that those bits are Eval's on the lanes that ran and the old
 // value's on the others.
@@ -146,7 +145,7 @@ func TestPTXSetpPredicateCache(t *testing.T) {
 	for _, lk := range lessonKernels(t) {
 		f, pk, k := lk.file, lk.pk, lk.pk.k
 		e := &ptxWorker{l: &ptxLaunch{pk: pk}}
-		wp := &pwarp{regs: make([][32]uint64, pk.nregs), pbits: make([]uint32, pk.nregs), pvalid: make([]bool, pk.nregs), aff: make([]affv, pk.nregs)}
+		wp := &pwarp{regs: make([][32]uint64, pk.nregs), aff: make([]affv, pk.nregs)}
 		for i := range pk.code {
 			x := &pk.code[i]
 			if x.fast != fSetpI || x.in.NDst != 1 || x.dst[0].kind != oReg {
@@ -165,9 +164,9 @@ func TestPTXSetpPredicateCache(t *testing.T) {
 				}
 				clear(wp.aff)
 				// The cache before: valid (and right) or not.
-				wp.pvalid[p] = round%2 == 0
-				wp.pbits[p] = predMask(&wp.regs[p], false)
-				old := wp.pbits[p]
+				wp.aff[p].bitsOK = round%2 == 0
+				wp.aff[p].bits = predMask(&wp.regs[p], false)
+				old := wp.aff[p].bits
 				mask := r.Uint32()
 				switch round % 4 {
 				case 0, 1:
@@ -183,9 +182,9 @@ func TestPTXSetpPredicateCache(t *testing.T) {
 					t.Fatal(f)
 				}
 				n++
-				if !wp.pvalid[p] || !wp.aff[p].stale {
+				if !wp.aff[p].bitsOK || !wp.aff[p].stale {
 					t.Fatalf("%s line %d %q (mask %032b): the result is not kept as bits alone (valid %v, row unwritten %v)",
-						f, x.in.Line, x.in.Text, mask, wp.pvalid[p], wp.aff[p].stale)
+						f, x.in.Line, x.in.Text, mask, wp.aff[p].bitsOK, wp.aff[p].stale)
 				}
 				want := old &^ mask
 				for l := range 32 {
@@ -193,7 +192,7 @@ func TestPTXSetpPredicateCache(t *testing.T) {
 						want |= 1 << l
 					}
 				}
-				got := wp.pbits[p]
+				got := wp.aff[p].bits
 				wp.fill(p)
 				if got != want || predMask(&wp.regs[p], false) != want {
 					t.Fatalf("%s line %d %q (mask %032b): bits %032b, row %032b, want %032b",

@@ -65,14 +65,9 @@ type pwarp struct {
 	// round still open.
 	l1clk, l1pend uint32
 
-	// pbits caches each predicate register's lanes as a mask, valid while
-	// pvalid says so: every write of a register goes through
-	// ptxWorker.dst, which clears it.
-	pbits  []uint32
-	pvalid []bool
-
-	// aff holds each register's affine form and whether its row is
-	// written (ptxaffine.go); specAff the special registers' forms.
+	// aff holds each register's affine form, its predicate bits and
+	// whether its row is written (ptxaffine.go); specAff the special
+	// registers' forms.
 	aff     []affv
 	specAff [numSpecial]affv
 }
@@ -329,14 +324,12 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 			wp.id = i
 			if i == 0 || !px.pk.oneRun {
 				wp.regs = make([][32]uint64, px.pk.nregs)
-				wp.pbits = make([]uint32, px.pk.nregs)
-				wp.pvalid = make([]bool, px.pk.nregs)
 				wp.aff = make([]affv, px.pk.nregs)
 			} else {
 				// Warps that each run once, start to end, take turns
 				// with one register file (PTXKernel.oneRun).
 				w0 := &e.warps[0]
-				wp.regs, wp.pbits, wp.pvalid, wp.aff = w0.regs, w0.pbits, w0.pvalid, w0.aff
+				wp.regs, wp.aff = w0.regs, w0.aff
 			}
 			wp.local = make([]byte, 32*px.pk.localBytes)
 			wp.stack = make([]ipdom, 0, 8)
@@ -425,7 +418,7 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 
 // resetRegs readies wp's register file for the warp's first instruction:
 // the registers some path may read before writing them zeroed (rows
-// written, no other form), and no predicate bits cached. The other
+// written, no other form). The other
 // registers keep what the last warp to use the file left, in whatever
 // form, which no path of the kernel can read: the first write replaces
 // it (a lane-by-lane write of a register whose row is unwritten writes
@@ -435,7 +428,6 @@ func (e *ptxWorker) resetRegs(wp *pwarp) {
 		wp.regs[r] = [32]uint64{}
 		wp.aff[r] = affv{}
 	}
-	clear(wp.pvalid)
 }
 
 // fillSpecial fills wp's row of special register sp for the current block.
@@ -751,8 +743,7 @@ func (e *ptxWorker) srcOther(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 func (e *ptxWorker) dst(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	if o.kind == oReg {
 		if a := &wp.aff[o.idx]; !a.stale {
-			a.ok = false
-			wp.pvalid[o.idx] = false
+			a.ok, a.bitsOK = false, false
 			return &wp.regs[o.idx]
 		}
 	}
@@ -773,12 +764,12 @@ func (e *ptxWorker) dstSlow(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 // been written since they were taken.
 func (wp *pwarp) guardMask(g int32, neg bool) uint32 {
 	var m uint32
-	if wp.pvalid[g] {
-		m = wp.pbits[g]
+	if a := &wp.aff[g]; a.bitsOK {
+		m = a.bits
 	} else {
 		wp.fill(g)
 		m = predMask(&wp.regs[g], false)
-		wp.pbits[g], wp.pvalid[g] = m, true
+		wp.aff[g].bits, wp.aff[g].bitsOK = m, true
 	}
 	if neg {
 		m = ^m

@@ -120,7 +120,9 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 				return nil
 			}
 		}
-		wp.fill(x.abase)
+		if wp.aff[x.abase].stale {
+			wp.fill(x.abase)
+		}
 		base = &wp.regs[x.abase]
 	}
 	if x.fastLd && base != nil && !traced && e.ldGlobal(wp, x, mask, base) {
