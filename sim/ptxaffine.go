@@ -96,23 +96,31 @@ func (e *ptxWorker) whole(wp *pwarp, exec uint32, r int32) bool {
 
 // wholeLive is whole for a warp whose other live lanes wait on its
 // reconvergence stack: r must not be live where any of them resumes.
+//
+// The registers live where the waiting lanes resume are gathered once
+// each time the active mask changes (waiting), so that a check is one
+// bit test.
 func (e *ptxWorker) wholeLive(wp *pwarp, exec uint32, r int32) bool {
-	live := e.l.pk.liveIn
-	if live == nil {
+	pk := e.l.pk
+	if pk.liveIn == nil {
 		return false
 	}
-	w, bit := int(r)>>6, uint64(1)<<(r&63)
-	n := len(wp.stack) - 1
-	for i := range n {
-		en := &wp.stack[i]
-		if en.mask&wp.live&^exec == 0 {
-			continue
+	if !e.waitOK {
+		// exec == e.act here: the lanes outside it wait on the stack.
+		clear(e.waiting)
+		for i := range len(wp.stack) - 1 {
+			en := &wp.stack[i]
+			if en.mask&wp.live&^exec == 0 {
+				continue
+			}
+			row := pk.liveIn[int(en.pc)*pk.liveWords:][:pk.liveWords]
+			for w, v := range row {
+				e.waiting[w] |= v
+			}
 		}
-		if live[int(en.pc)*e.l.pk.liveWords+w]&bit != 0 {
-			return false
-		}
+		e.waitOK = true
 	}
-	return true
+	return e.waiting[r>>6]&(1<<(r&63)) == 0
 }
 
 // setAff gives register r the affine value (base, step, wm) on all lanes,
@@ -130,7 +138,7 @@ func (e *ptxWorker) opAff(wp *pwarp, o *xopd) (base, step, wm uint64, ok bool) {
 		a := &wp.aff[o.idx]
 		return a.base, a.step, a.wm, a.ok && !o.neg
 	case oImm:
-		return e.l.pk.imms[o.idx][0], 0, wm64, true
+		return o.imm, 0, wm64, true
 	case oSpec:
 		a := &wp.specAff[o.idx]
 		return a.base, a.step, a.wm, a.ok

@@ -95,6 +95,11 @@ type ptxWorker struct {
 	instr  int64
 	last   int    // index of the buffer the last global access hit
 	act    uint32 // the running warp's active lanes (whole)
+	// waiting holds the registers live where the warp's waiting lanes
+	// resume, valid while waitOK (wholeLive); runWarp clears waitOK when
+	// the active mask changes.
+	waiting []uint64
+	waitOK  bool
 	lanes  bool   // PTXKernel.lanes: no affine forms
 
 	mix [numClasses]int64 // issued warp instructions by class
@@ -315,7 +320,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	px := l.px
 	e := w.px
 	if e == nil {
-		e = &ptxWorker{l: px, shMeta: bufMeta{id: 0, name: "shared", esize: 4}, lanes: px.pk.lanes}
+		e = &ptxWorker{l: px, shMeta: bufMeta{id: 0, name: "shared", esize: 4}, lanes: px.pk.lanes, waiting: make([]uint64, px.pk.liveWords)}
 		e.t.w = w
 		e.t.BlockDim, e.t.GridDim = l.block, l.grid
 		e.warps = make([]pwarp, l.nWarps)
@@ -530,7 +535,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 		// Run the top entry with its pc in a local until the stack or the
 		// active mask changes.
 		pc, rpc := top.pc, top.rpc
-		e.act = act
+		e.act, e.waitOK = act, false
 		for pc != rpc {
 			if pc >= ncode {
 				// Falling off the end of the kernel is an implicit exit.

@@ -89,6 +89,7 @@ type xopd struct {
 	kind uint8
 	neg  bool // a negated predicate source
 	idx  int32
+	imm  uint64 // oImm: the value (row idx of PTXKernel.imms, lane 0)
 	vec  []int32
 }
 
@@ -191,6 +192,11 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 		// sink.
 		x := &pk.code[i]
 		x.affOK = x.fast != fNone && x.fast != fSetpI && x.in.NDst == 1 && x.nsrc <= 3 && x.dst[0].kind == oReg
+		for j := range x.src {
+			if o := &x.src[j]; o.kind == oImm {
+				o.imm = pk.imms[o.idx][0]
+			}
+		}
 	}
 	pk.liveness()
 	return pk, nil
