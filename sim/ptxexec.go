@@ -100,7 +100,7 @@ type ptxWorker struct {
 	// the active mask changes.
 	waiting []uint64
 	waitOK  bool
-	lanes  bool   // PTXKernel.lanes: no affine forms
+	lanes   bool // PTXKernel.lanes: no affine forms
 
 	mix [numClasses]int64 // issued warp instructions by class
 
