@@ -242,14 +242,16 @@ func procStatusKB(field string) int64 {
 }
 
 // benchSpMVPTX runs one kernel of the Day-37 lesson's spmv.ptx on the even
-// seed matrix (16 nonzeros a row, columns banded) at 2^16 rows on one
-// worker and reports the CPU-bound executor's cost per issued warp
-// instruction: smaller than the lesson's benchmarks in lessons/spmv, so
-// that before/after comparisons of the executor can take the best of many
-// runs on a loaded machine.
+// seed matrix (16 nonzeros a row, columns banded), or the skewed one (in
+// each group of 32 rows, 31 of 3 nonzeros and one of 419, so thread per
+// row's loop ends with one lane running), at 2^16 rows on one worker and
+// reports the CPU-bound executor's cost per issued warp instruction:
+// smaller than the lesson's benchmarks in lessons/spmv, so that
+// before/after comparisons of the executor can take the best of many runs
+// on a loaded machine.
 //
 //	go test -run '^$' -bench SpMVPTX -cpu 1 -count 10 ./sim/
-func benchSpMVPTX(b *testing.B, kernel string, warpPerRow bool) {
+func benchSpMVPTX(b *testing.B, kernel string, warpPerRow, skewed bool) {
 	const rows = 1 << 16
 	src, err := os.ReadFile("../lessons/spmv/spmv.ptx")
 	if err != nil {
@@ -267,8 +269,15 @@ func benchSpMVPTX(b *testing.B, kernel string, warpPerRow bool) {
 	var ci []int32
 	var v []float32
 	for r := range rows {
-		start := min(r, rows-16)
-		for j := range 16 {
+		n := 16
+		if skewed {
+			n = 3
+			if r%32 == 31 {
+				n = 32*16 - 31*3
+			}
+		}
+		start := min(r, rows-n)
+		for j := range n {
 			ci = append(ci, int32(start+j))
 			v = append(v, float32(j%7+1))
 		}
@@ -317,5 +326,9 @@ func benchSpMVPTX(b *testing.B, kernel string, warpPerRow bool) {
 	}
 }
 
-func BenchmarkSpMVPTXThreadPerRow(b *testing.B) { benchSpMVPTX(b, "spmvCsrThreadPerRow", false) }
-func BenchmarkSpMVPTXWarpPerRow(b *testing.B)   { benchSpMVPTX(b, "spmvCsrWarpPerRow", true) }
+func BenchmarkSpMVPTXThreadPerRow(b *testing.B) { benchSpMVPTX(b, "spmvCsrThreadPerRow", false, false) }
+func BenchmarkSpMVPTXWarpPerRow(b *testing.B)   { benchSpMVPTX(b, "spmvCsrWarpPerRow", true, false) }
+func BenchmarkSpMVPTXThreadPerRowSkewed(b *testing.B) {
+	benchSpMVPTX(b, "spmvCsrThreadPerRow", false, true)
+}
+func BenchmarkSpMVPTXWarpPerRowSkewed(b *testing.B) { benchSpMVPTX(b, "spmvCsrWarpPerRow", true, true) }

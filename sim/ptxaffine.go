@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/bits"
+	"slices"
 	"unsafe"
 
 	"github.com/warplab/warplab/sim/ptx"
@@ -76,10 +77,56 @@ func (wp *pwarp) written(r int32) {
 	wp.aff[r].ok, wp.aff[r].bitsOK = false, false
 }
 
-// setBits makes predicate register r's value the mask bits alone (lane l
-// true when bit l is set), its row left unwritten.
-func (wp *pwarp) setBits(r int32, b uint32) {
+// setBits makes predicate register r's value the mask bits (lane l true
+// when bit l is set), its row left unwritten unless an instruction reads
+// the register lane by lane (PTXKernel.laneRead).
+func (e *ptxWorker) setBits(wp *pwarp, r int32, b uint32) {
+	wasStale := wp.aff[r].stale
 	wp.aff[r] = affv{stale: true, bitsOK: true, bits: b}
+	e.formed(wp, r, wasStale)
+}
+
+// formed ends setAff and setBits: the register's row is written now if
+// an instruction reads it lane by lane or the warp runs without forms
+// (formsOn); else it is listed as unwritten (pwarp.stale).
+func (e *ptxWorker) formed(wp *pwarp, r int32, wasStale bool) {
+	switch {
+	case e.l.pk.laneRead[r] || !e.formsOn:
+		wp.fill(r)
+	case !wasStale:
+		*wp.stale = append(*wp.stale, r)
+	}
+}
+
+// formsOff leaves no register of the warp with an unwritten row: the warp
+// goes on at pc with too few lanes for forms to pay (runWarp), and with no
+// row unwritten the instructions that run lane by lane need not check
+// theirs. A register that no lane can read again (live neither at pc, for
+// the active lanes, nor where a waiting lane resumes) is not written out
+// but dropped: its next write, before any read, replaces it.
+func (e *ptxWorker) formsOff(wp *pwarp, pc int32) {
+	pk := e.l.pk
+	need := e.need
+	if pk.liveIn != nil {
+		copy(need, pk.liveIn[int(pc)*pk.liveWords:][:pk.liveWords])
+		for i := range len(wp.stack) - 1 {
+			if en := &wp.stack[i]; en.mask&wp.live&^e.act != 0 {
+				for w, v := range pk.liveIn[int(en.pc)*pk.liveWords:][:pk.liveWords] {
+					need[w] |= v
+				}
+			}
+		}
+	}
+	for _, r := range *wp.stale {
+		switch a := &wp.aff[r]; {
+		case !a.stale:
+		case pk.liveIn == nil || need[r>>6]&(1<<(r&63)) != 0:
+			wp.fill(r)
+		default:
+			*a = affv{}
+		}
+	}
+	*wp.stale = (*wp.stale)[:0]
 }
 
 // whole reports whether an instruction on the lanes in exec may write
@@ -87,12 +134,28 @@ func (wp *pwarp) setBits(r int32, b uint32) {
 // must keep their values: those the instruction's guard turned off run
 // on, and those waiting on the reconvergence stack resume where r may be
 // live. Lanes that have exited read nothing.
+//
+// It also declines when few lanes execute: a form's arithmetic costs about
+// what a few lanes' does, and a register in a form that a lane-by-lane
+// instruction then reads has its 32 lanes written out (fill), so below
+// minFormLanes lanes (a loop's last straggler lanes, say) the lanes are
+// cheaper.
 func (e *ptxWorker) whole(wp *pwarp, exec uint32, r int32) bool {
-	if exec != e.act || e.lanes {
+	if !e.formsOn || exec != e.act {
 		return false
 	}
 	return exec == wp.live || e.wholeLive(wp, exec, r)
 }
+
+// minFormLanes is the fewest active lanes with which a warp keeps
+// registers in forms (ptxWorker.formsOn). A form's arithmetic costs about
+// what a few lanes' does, while the checks that forms need cost every
+// instruction that runs lane by lane: with fewer lanes (a loop's last
+// straggling lanes, say) rows alone are cheaper. Measured on the Day-37
+// kernels (docs/design-notes.md): with forms on one lane, thread per row on
+// the skewed seed matrix, whose loops end with one lane running, took a
+// quarter longer than with rows alone.
+const minFormLanes = 8
 
 // wholeLive is whole for a warp whose other live lanes wait on its
 // reconvergence stack: r must not be live where any of them resumes.
@@ -124,10 +187,27 @@ func (e *ptxWorker) wholeLive(wp *pwarp, exec uint32, r int32) bool {
 }
 
 // setAff gives register r the affine value (base, step, wm) on all lanes,
-// its row unwritten.
-func (wp *pwarp) setAff(r int32, base, step, wm uint64) {
+// its row unwritten unless an instruction reads the register lane by lane
+// (PTXKernel.laneRead).
+func (e *ptxWorker) setAff(wp *pwarp, r int32, base, step, wm uint64) {
 	a := &wp.aff[r]
+	wasStale := a.stale
 	a.ok, a.stale, a.bitsOK, a.base, a.step, a.wm = true, true, false, base, step, wm
+	e.formed(wp, r, wasStale)
+}
+
+// prep writes the rows that only a form holds of x's registers, before x
+// runs lane by lane (xin.prep): its sources, when x is one of the
+// instructions that read registers in forms (aluAff's, setpAff's, cvta's;
+// a register any other instruction reads always has its row written,
+// setAff), and its destinations, whose lanes x does not write must keep
+// their values.
+func (e *ptxWorker) prep(wp *pwarp, x *xin) {
+	for _, r := range x.prepRegs {
+		if wp.aff[r].stale {
+			wp.fill(r)
+		}
+	}
 }
 
 // opAff is source operand o's affine form (lane l holds (base + step·l) &
@@ -231,7 +311,7 @@ func (e *ptxWorker) aluAff(wp *pwarp, x *xin, exec uint32) bool {
 		// gives one lane, exactly (ptx.Eval is the semantics every fast
 		// path is held to).
 		r0, _ := ptxEval(x.in, ab&aw, bb&bw, cb&cw, 0)
-		wp.setAff(d, r0, 0, wm64)
+		e.setAff(wp, d, r0, 0, wm64)
 		return true
 	}
 	tm := x.tmask
@@ -293,7 +373,7 @@ func (e *ptxWorker) aluAff(wp *pwarp, x *xin, exec uint32) bool {
 	if !ok {
 		return false
 	}
-	wp.setAff(d, rb, rs, rw)
+	e.setAff(wp, d, rb, rs, rw)
 	return true
 }
 
@@ -465,7 +545,7 @@ func (pk *PTXKernel) liveness() {
 // reports false, having done nothing, when a source has none. The bits
 // of lanes outside mask are not defined.
 func (e *ptxWorker) setpAff(wp *pwarp, x *xin, mask uint32) (uint32, bool) {
-	if e.lanes {
+	if !e.formsOn {
 		return 0, false
 	}
 	ab, as, aw, ok := e.opAff(wp, &x.src[0])
@@ -679,4 +759,65 @@ func lanesRun(first, last int64, lo int) uint32 {
 	first = max(first, 0)
 	m := uint32(fullMask) >> (31 - (last - first))
 	return m << (int64(lo) + first)
+}
+
+// formReads decides which registers may be left with their rows unwritten.
+// aluAff, setpAff and cvta read a register's form; every other instruction
+// reads its rows (the address register of a memory instruction and a
+// guard's predicate are handled where they are read: mem and guardMask
+// write the row first). A register some instruction reads lane by lane is
+// in laneRead, and setAff and setBits write its row at once; the others
+// may stay in their forms, and an instruction that reads them in a form
+// but runs lane by lane after all (its operands have none, too few lanes
+// run) writes their rows first (xin.prep, prep). So src need not check a
+// register's row, which keeps it small enough for the compiler to inline.
+func (pk *PTXKernel) formReads() {
+	pk.laneRead = make([]bool, pk.nregs)
+	aware := func(x *xin) bool {
+		return x.affOK || x.op == ptx.OpCvta || x.fast == fSetpI && x.in.NDst == 1 && x.setpKind != setpGeneral
+	}
+	for i := range pk.code {
+		x := &pk.code[i]
+		if x.dead {
+			continue // not run: its readers read its source instead
+		}
+		for j := range x.src {
+			switch o := &x.src[j]; o.kind {
+			case oReg:
+				if !aware(x) || o.neg {
+					pk.laneRead[o.idx] = true
+				}
+			case oVec:
+				for _, r := range o.vec {
+					if r >= 0 {
+						pk.laneRead[r] = true
+					}
+				}
+			}
+		}
+	}
+	for i := range pk.code {
+		x := &pk.code[i]
+		add := func(r int32) {
+			if r >= 0 && !pk.laneRead[r] && !slices.Contains(x.prepRegs, r) {
+				x.prepRegs = append(x.prepRegs, r)
+			}
+		}
+		for j := range x.src {
+			if o := &x.src[j]; o.kind == oReg && aware(x) {
+				add(o.idx)
+			}
+		}
+		for j := range x.dst {
+			switch o := &x.dst[j]; o.kind {
+			case oReg:
+				add(o.idx)
+			case oVec:
+				for _, r := range o.vec {
+					add(r)
+				}
+			}
+		}
+		x.prep = len(x.prepRegs) > 0
+	}
 }

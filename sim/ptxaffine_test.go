@@ -25,8 +25,8 @@ func TestPTXAffineMatchesEval(t *testing.T) {
 	setps := 0
 	for _, lk := range lessonKernels(t) {
 		f, pk, k := lk.file, lk.pk, lk.pk.k
-		e := &ptxWorker{l: &ptxLaunch{pk: pk}}
-		wp := &pwarp{regs: make([][32]uint64, pk.nregs), aff: make([]affv, pk.nregs)}
+		e := &ptxWorker{l: &ptxLaunch{pk: pk}, formsOn: true}
+		wp := &pwarp{regs: make([][32]uint64, pk.nregs), aff: make([]affv, pk.nregs), stale: new([]int32)}
 		for i := range pk.code {
 			x := &pk.code[i]
 			setp := x.fast == fSetpI && x.in.NDst == 1 && x.setpKind != setpGeneral
@@ -66,10 +66,17 @@ func TestPTXAffineMatchesEval(t *testing.T) {
 					exec = 1
 				}
 				e.act, wp.live = exec, exec
+				// The sources' lanes, for Eval: rows written from the
+				// forms (a copy, so that the forms stay unwritten).
 				var srcs [4][32]uint64
+				saved := append([]affv(nil), wp.aff...)
+				for reg := range wp.regs {
+					wp.fill(int32(reg))
+				}
 				for j := 0; j < int(x.nsrc) && j < 4; j++ {
 					srcs[j] = *e.src(wp, &x.src[j], j)
 				}
+				copy(wp.aff, saved)
 				if setp {
 					pb, ok := e.setpAff(wp, x, exec)
 					if !ok {

@@ -207,6 +207,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		e.setpInt(wp, x, mask)
 		return nil
 	}
+	if x.prep && e.formsOn {
+		e.prep(wp, x)
+	}
 	a := e.src(wp, &x.src[0], 0)
 	b := e.src(wp, &x.src[1], 1)
 	d := e.dst(wp, &x.dst[0], 0)
@@ -672,11 +675,14 @@ func (e *ptxWorker) setpInt(wp *pwarp, x *xin, mask uint32) {
 			old = predMask(&wp.regs[r], false)
 		}
 	}
-	wp.setBits(r, old&^mask|pm&mask)
+	e.setBits(wp, r, old&^mask|pm&mask)
 }
 
 // setpRows is setpInt's comparison on the sources' rows.
 func (e *ptxWorker) setpRows(wp *pwarp, x *xin, mask uint32) uint32 {
+	if x.prep && e.formsOn {
+		e.prep(wp, x)
+	}
 	a := e.src(wp, &x.src[0], 0)
 	b := e.src(wp, &x.src[1], 1)
 	if x.setpSwap {

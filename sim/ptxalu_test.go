@@ -22,8 +22,8 @@ func TestPTXFastPathMatchesEval(t *testing.T) {
 	tested := map[uint8]int{}
 	for _, lk := range lessonKernels(t) {
 		f, pk, k := lk.file, lk.pk, lk.pk.k
-		e := &ptxWorker{l: &ptxLaunch{pk: pk}}
-		wp := &pwarp{regs: make([][32]uint64, pk.nregs), aff: make([]affv, pk.nregs)}
+		e := &ptxWorker{l: &ptxLaunch{pk: pk}, formsOn: true}
+		wp := &pwarp{regs: make([][32]uint64, pk.nregs), aff: make([]affv, pk.nregs), stale: new([]int32)}
 		for i := range pk.code {
 			x := &pk.code[i]
 			if x.fast == fNone {
@@ -136,16 +136,16 @@ func TestPTXAtomOps(t *testing.T) {
 // TestPTXSetpPredicateCache runs every one-destination integer setp of the
 // lessons' PTX on random rows, masks and cache states, and checks that
 // the setp leaves its result as the warp's predicate bits (affv.bits),
-// the register's row unwritten until something reads it lane by lane,
-// and that those bits are Eval's on the lanes that ran and the old
-// value's on the others.
+// the register's row unwritten unless some instruction reads it lane by
+// lane (PTXKernel.laneRead), and that those bits are Eval's on the lanes
+// that ran and the old value's on the others.
 func TestPTXSetpPredicateCache(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	n := 0
 	for _, lk := range lessonKernels(t) {
 		f, pk, k := lk.file, lk.pk, lk.pk.k
-		e := &ptxWorker{l: &ptxLaunch{pk: pk}}
-		wp := &pwarp{regs: make([][32]uint64, pk.nregs), aff: make([]affv, pk.nregs)}
+		e := &ptxWorker{l: &ptxLaunch{pk: pk}, formsOn: true}
+		wp := &pwarp{regs: make([][32]uint64, pk.nregs), aff: make([]affv, pk.nregs), stale: new([]int32)}
 		for i := range pk.code {
 			x := &pk.code[i]
 			if x.fast != fSetpI || x.in.NDst != 1 || x.dst[0].kind != oReg {
@@ -182,9 +182,9 @@ func TestPTXSetpPredicateCache(t *testing.T) {
 					t.Fatal(f)
 				}
 				n++
-				if !wp.aff[p].bitsOK || !wp.aff[p].stale {
-					t.Fatalf("%s line %d %q (mask %032b): the result is not kept as bits alone (valid %v, row unwritten %v)",
-						f, x.in.Line, x.in.Text, mask, wp.aff[p].bitsOK, wp.aff[p].stale)
+				if !wp.aff[p].bitsOK || wp.aff[p].stale == pk.laneRead[p] {
+					t.Fatalf("%s line %d %q (mask %032b): bits valid %v, row unwritten %v, read lane by lane %v",
+						f, x.in.Line, x.in.Text, mask, wp.aff[p].bitsOK, wp.aff[p].stale, pk.laneRead[p])
 				}
 				want := old &^ mask
 				for l := range 32 {

@@ -70,6 +70,9 @@ type pwarp struct {
 	// registers' forms.
 	aff     []affv
 	specAff [numSpecial]affv
+	// stale lists the registers whose rows may be unwritten (at least
+	// those; setAff and setBits add them), shared like aff.
+	stale *[]int32
 }
 
 // ptxLaunch is what one LaunchPTX shares between its workers.
@@ -100,6 +103,11 @@ type ptxWorker struct {
 	// the active mask changes.
 	waiting []uint64
 	waitOK  bool
+	// formsOn: the running warp has enough active lanes (minFormLanes)
+	// to keep registers in forms; when off, no register's row is
+	// unwritten (pwarp.formsOff).
+	formsOn bool
+	need    []uint64 // formsOff's scratch: the registers still to be read
 	lanes   bool // PTXKernel.lanes: no affine forms
 
 	mix [numClasses]int64 // issued warp instructions by class
@@ -320,7 +328,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	px := l.px
 	e := w.px
 	if e == nil {
-		e = &ptxWorker{l: px, shMeta: bufMeta{id: 0, name: "shared", esize: 4}, lanes: px.pk.lanes, waiting: make([]uint64, px.pk.liveWords)}
+		e = &ptxWorker{l: px, shMeta: bufMeta{id: 0, name: "shared", esize: 4}, lanes: px.pk.lanes, waiting: make([]uint64, px.pk.liveWords), need: make([]uint64, px.pk.liveWords)}
 		e.t.w = w
 		e.t.BlockDim, e.t.GridDim = l.block, l.grid
 		e.warps = make([]pwarp, l.nWarps)
@@ -330,11 +338,12 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 			if i == 0 || !px.pk.oneRun {
 				wp.regs = make([][32]uint64, px.pk.nregs)
 				wp.aff = make([]affv, px.pk.nregs)
+				wp.stale = new([]int32)
 			} else {
 				// Warps that each run once, start to end, take turns
 				// with one register file (PTXKernel.oneRun).
 				w0 := &e.warps[0]
-				wp.regs, wp.aff = w0.regs, w0.aff
+				wp.regs, wp.aff, wp.stale = w0.regs, w0.aff, w0.stale
 			}
 			wp.local = make([]byte, 32*px.pk.localBytes)
 			wp.stack = make([]ipdom, 0, 8)
@@ -429,6 +438,10 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 // it (a lane-by-lane write of a register whose row is unwritten writes
 // the row first, so the lanes it skips hold the old value as before).
 func (e *ptxWorker) resetRegs(wp *pwarp) {
+	for _, r := range *wp.stale {
+		wp.aff[r] = affv{}
+	}
+	*wp.stale = (*wp.stale)[:0]
 	for _, r := range e.l.pk.clearRegs {
 		wp.regs[r] = [32]uint64{}
 		wp.aff[r] = affv{}
@@ -536,6 +549,9 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 		// active mask changes.
 		pc, rpc := top.pc, top.rpc
 		e.act, e.waitOK = act, false
+		if e.formsOn = !e.lanes && bits.OnesCount32(act) >= minFormLanes; !e.formsOn && len(*wp.stale) > 0 {
+			e.formsOff(wp, pc)
+		}
 		for pc != rpc {
 			if pc >= ncode {
 				// Falling off the end of the kernel is an implicit exit.
@@ -562,9 +578,10 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 			}
 			if x.fast != fNone {
 				// The affine path first, when the first source may
-				// have a form (checked here: most instructions that
-				// have none fail on it, and a call costs more).
-				if exec != 0 && !(x.affOK && (x.src[0].kind != oReg || wp.aff[x.src[0].idx].ok) && e.aluAff(wp, x, exec)) {
+				// have a form and enough lanes run for a form to pay
+				// (checked here: most instructions that have none
+				// fail on these, and a call costs more).
+				if exec != 0 && !(x.affOK && e.formsOn && (x.src[0].kind != oReg || wp.aff[x.src[0].idx].ok) && e.aluAff(wp, x, exec)) {
 					if f := e.alu(wp, x, exec); f != nil {
 						return f
 					}
@@ -710,23 +727,12 @@ func predMask(row *[32]uint64, neg bool) uint32 {
 	return m
 }
 
-// src returns operand o's row for reading. A register, the common case,
-// is read here (small enough to inline), the rest in srcOther.
+// src returns operand o's row for reading. A register's row is written
+// whenever an instruction that reads it lane by lane runs (formReads,
+// prep), so src does not check it.
 func (e *ptxWorker) src(wp *pwarp, o *xopd, slot int) *[32]uint64 {
-	if o.kind == oReg && !o.neg && !wp.aff[o.idx].stale {
-		return &wp.regs[o.idx]
-	}
-	return e.srcOther(wp, o, slot)
-}
-
-// srcOther is src for a register whose row is unwritten, a negated
-// predicate, an immediate, a special register or no operand.
-func (e *ptxWorker) srcOther(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	switch o.kind {
 	case oReg:
-		if wp.aff[o.idx].stale {
-			wp.fill(o.idx)
-		}
 		r := &wp.regs[o.idx]
 		if o.neg {
 			s := &e.scratch[slot]
@@ -745,20 +751,15 @@ func (e *ptxWorker) srcOther(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 }
 
 // dst returns operand o's row for writing (a sink row for _).
+//
+// The caller writes lanes of the row, so the register's other forms end
+// here. Its row is written already: a register whose row a form may hold
+// alone is one an instruction that writes it lane by lane prepares first
+// (xin.prep, prep).
 func (e *ptxWorker) dst(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	if o.kind == oReg {
-		if a := &wp.aff[o.idx]; !a.stale {
-			a.ok, a.bitsOK = false, false
-			return &wp.regs[o.idx]
-		}
-	}
-	return e.dstSlow(wp, o, slot)
-}
-
-// dstSlow is dst for a register whose row is unwritten, or a sink.
-func (e *ptxWorker) dstSlow(wp *pwarp, o *xopd, slot int) *[32]uint64 {
-	if o.kind == oReg {
-		wp.written(o.idx)
+		a := &wp.aff[o.idx]
+		a.ok, a.bitsOK, a.stale = false, false, false
 		return &wp.regs[o.idx]
 	}
 	return &e.sink[slot]
@@ -820,9 +821,12 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 	}
 	if o := &x.dst[0]; o.kind == oReg {
 		if b, s, wm, ok := e.opAff(wp, &x.src[0]); ok && wm&wmask == wmask && e.whole(wp, mask, o.idx) {
-			wp.setAff(o.idx, b+win, s, wmask)
+			e.setAff(wp, o.idx, b+win, s, wmask)
 			return
 		}
+	}
+	if x.prep && e.formsOn {
+		e.prep(wp, x)
 	}
 	a := e.src(wp, &x.src[0], 0)
 	d := e.dst(wp, &x.dst[0], 0)
@@ -839,6 +843,9 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 // movVec packs registers into a wider one or unpacks one into several:
 // mov.b64 %rd, {%r1, %r2} and its reverse.
 func (e *ptxWorker) movVec(wp *pwarp, x *xin, mask uint32) {
+	if x.prep && e.formsOn {
+		e.prep(wp, x)
+	}
 	size := x.in.Type.Size() * 8
 	if dv := x.dst[0]; dv.kind == oVec {
 		part := size / len(dv.vec)
@@ -896,6 +903,9 @@ func typeMask(t ptx.Type) uint64 {
 // (inactive, exited or outside the member mask) is a fault, as it is
 // undefined on hardware.
 func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
+	if x.prep && e.formsOn {
+		e.prep(wp, x)
+	}
 	if mask == fullMask && x.shflK >= 0 {
 		// The reduction idiom on a 32-bit register (markShuffles), whose
 		// row already holds canonical .b32 bits.
@@ -1017,6 +1027,9 @@ func (e *ptxWorker) shflDownFull(vals, b, c, mm, d, p *[32]uint64) bool {
 
 // vote runs vote.sync over the lanes executing it.
 func (e *ptxWorker) vote(wp *pwarp, x *xin, mask uint32) {
+	if x.prep && e.formsOn {
+		e.prep(wp, x)
+	}
 	a := e.src(wp, &x.src[0], 0)
 	ballot := predMask(a, false) & mask
 	d := e.dst(wp, &x.dst[0], 0)

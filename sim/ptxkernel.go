@@ -52,6 +52,9 @@ type PTXKernel struct {
 	// lanes: keep every register as its 32 lanes, no affine form (the
 	// tests compare the two ways of running a kernel).
 	lanes bool
+	// laneRead marks the registers some instruction reads lane by lane
+	// (formReads); their rows are always written (setAff).
+	laneRead []bool
 
 	sharedStatic int        // bytes of static .shared variables
 	externOff    int        // offset of the .extern .shared array (dynamic shared memory)
@@ -112,8 +115,10 @@ type xin struct {
 	movCopy          bool   // mov whose source needs no masking: rows copy as they are
 	guard            int32  // predicate register row, -1 for none
 	gneg             bool
-	dead             bool // a mov whose every reader reads its source instead (forwardConstMoves)
-	affOK            bool // a fast-path instruction aluAff may run in affine form
+	dead             bool    // a mov whose every reader reads its source instead (forwardConstMoves)
+	affOK            bool    // a fast-path instruction aluAff may run in affine form
+	prep             bool    // reads a register whose row may be unwritten: run lane by lane, it calls prep first
+	prepRegs         []int32 // those registers
 	nsrc             uint8
 	shflK            int8 // shfl.sync.down by a constant offset over the whole warp, no segments (markShuffles); -1 otherwise
 	dst              [2]xopd
@@ -198,6 +203,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 			}
 		}
 	}
+	pk.formReads()
 	pk.liveness()
 	return pk, nil
 }

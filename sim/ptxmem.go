@@ -112,14 +112,23 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	traced := e.l.trace != nil && e.traced(wp)
 	var base *[32]uint64
 	if x.abase >= 0 {
-		if a := &wp.aff[x.abase]; a.ok && a.wm == wm64 && x.fastLd && x.size == 4 && !x.widen && !traced {
+		if a := &wp.aff[x.abase]; e.formsOn && a.ok && a.wm == wm64 && x.fastLd && x.size == 4 && !x.widen && !traced {
 			if a.step == 0 && ptxUniformLoads && e.ldGlobalUniform(wp, x, mask, a.base) {
 				return nil
+			}
+			if x.prep && e.formsOn {
+				e.prep(wp, x)
 			}
 			if a.step != 0 && e.ldGlobalAff(wp, x, mask, a.base, a.step) {
 				return nil
 			}
 		}
+	}
+	if x.prep && e.formsOn {
+		// The lanes this instruction does not write keep their values.
+		e.prep(wp, x)
+	}
+	if x.abase >= 0 {
 		if wp.aff[x.abase].stale {
 			wp.fill(x.abase)
 		}
@@ -404,13 +413,20 @@ func (e *ptxWorker) ldGlobalUniform(wp *pwarp, x *xin, mask uint32, base uint64)
 	g := &bufs[b]
 	off := addr - g.lo
 	v := uint64(*(*uint32)(unsafe.Add(g.base, off)))
-	if o := &x.dst[0]; o.kind == oReg && e.whole(wp, mask, o.idx) {
-		wp.setAff(o.idx, v, 0, wm64)
-	} else if d := e.dst(wp, o, 0); mask == fullMask {
-		fillRow(d, v)
+	if o := &x.dst[0]; o.kind == oReg && !e.l.pk.laneRead[o.idx] && e.whole(wp, mask, o.idx) {
+		// A uniform form, unless the register is read lane by lane:
+		// then its row is written at once anyway, as below.
+		e.setAff(wp, o.idx, v, 0, wm64)
 	} else {
-		for m := mask; m != 0; m &= m - 1 {
-			d[bits.TrailingZeros32(m)&31] = v
+		if x.prep && e.formsOn {
+			e.prep(wp, x)
+		}
+		if d := e.dst(wp, o, 0); mask == fullMask {
+			fillRow(d, v)
+		} else {
+			for m := mask; m != 0; m &= m - 1 {
+				d[bits.TrailingZeros32(m)&31] = v
+			}
 		}
 	}
 	e.words[0] = uint32(off >> 2)
@@ -718,9 +734,14 @@ func (e *ptxWorker) ldParam(wp *pwarp, x *xin, mask uint32) *Fault {
 	if x.widen {
 		v = ptx.Widen(v, x.in.Type, x.dsize)
 	}
-	if o := &x.dst[0]; o.kind == oReg && e.whole(wp, mask, o.idx) {
-		wp.setAff(o.idx, v, 0, wm64)
+	if o := &x.dst[0]; o.kind == oReg && !e.l.pk.laneRead[o.idx] && e.whole(wp, mask, o.idx) {
+		// A uniform form, unless the register is read lane by lane:
+		// then its row is written at once anyway, as below.
+		e.setAff(wp, o.idx, v, 0, wm64)
 		return nil
+	}
+	if x.prep && e.formsOn {
+		e.prep(wp, x)
 	}
 	d := e.dst(wp, &x.dst[0], 0)
 	if mask == fullMask {
