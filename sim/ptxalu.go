@@ -203,15 +203,12 @@ func fastClass(in *ptx.Instr) uint8 {
 // the compiler checks for bounds once, not once a lane.
 func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	in := x.in
-	if x.fast == fSetpI && in.NDst == 1 && x.setpKind != setpGeneral {
-		e.setpInt(wp, x, mask)
-		return nil
-	}
-	if x.prep && e.formsOn {
-		e.prep(wp, x)
-	}
 	a := e.src(wp, &x.src[0], 0)
 	b := e.src(wp, &x.src[1], 1)
+	if x.fast == fSetpI && in.NDst == 1 && x.setpKind != setpGeneral {
+		e.setpInt(wp, x, a, b, mask)
+		return nil
+	}
 	d := e.dst(wp, &x.dst[0], 0)
 	switch x.fast {
 	case fMov:
@@ -651,40 +648,24 @@ func setpTypeOf(in *ptx.Instr) uint8 {
 
 // setpInt runs an integer setp with one destination: one loop per
 // comparison and operand type (setpLanes), so a lane costs a compare and
-// no table lookup. The result is kept as the warp's predicate bits
-// (pwarp.setBits), its row written only if something reads it lane by
-// lane: a guard or a branch, which read the bits, are what reads a
-// predicate.
-func (e *ptxWorker) setpInt(wp *pwarp, x *xin, mask uint32) {
-	pm, ok := e.setpAff(wp, x, mask)
-	if !ok {
-		pm = e.setpRows(wp, x, mask)
-	}
+// no table lookup. The lanes' results also go to the warp's cache of
+// predicate bits (pwarp.pbits), so the guard that reads the predicate next
+// need not gather them again: for a full warp always, for fewer lanes when
+// the cache held the other lanes' bits before the write.
+func (e *ptxWorker) setpInt(wp *pwarp, x *xin, a, b *[32]uint64, mask uint32) {
 	o := &x.dst[0]
-	if o.kind != oReg {
-		return // setp to _
-	}
-	r := o.idx
+	var d *[32]uint64
 	var old uint32
-	if mask != fullMask {
-		// The other lanes keep their bits.
-		if a := &wp.aff[r]; a.bitsOK {
-			old = a.bits
-		} else {
-			wp.fill(r)
-			old = predMask(&wp.regs[r], false)
-		}
+	cached, oldValid := false, false
+	if o.kind == oReg && int(o.idx) < len(wp.pvalid) {
+		// dst's work, with the cache's state before the write kept.
+		cached = true
+		old, oldValid = wp.pbits[o.idx], wp.pvalid[o.idx]
+		wp.pvalid[o.idx] = false
+		d = &wp.regs[o.idx]
+	} else {
+		d = e.dst(wp, o, 0)
 	}
-	e.setBits(wp, r, old&^mask|pm&mask)
-}
-
-// setpRows is setpInt's comparison on the sources' rows.
-func (e *ptxWorker) setpRows(wp *pwarp, x *xin, mask uint32) uint32 {
-	if x.prep && e.formsOn {
-		e.prep(wp, x)
-	}
-	a := e.src(wp, &x.src[0], 0)
-	b := e.src(wp, &x.src[1], 1)
 	if x.setpSwap {
 		a, b = b, a
 	}
@@ -692,46 +673,56 @@ func (e *ptxWorker) setpRows(wp *pwarp, x *xin, mask uint32) uint32 {
 	for m := mask; m != 0; {
 		lo, hi, rest := laneRun(m)
 		m = rest
-		ar, br := a[lo:hi], b[lo:hi]
+		dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
 		var pb uint32
 		switch x.setpType {
 		case setpU32:
-			pb = setpLanes[uint32](x.setpKind, ar, br)
+			pb = setpLanes[uint32](x.setpKind, dr, ar, br)
 		case setpS32:
-			pb = setpLanes[int32](x.setpKind, ar, br)
+			pb = setpLanes[int32](x.setpKind, dr, ar, br)
 		case setpU64:
-			pb = setpLanes[uint64](x.setpKind, ar, br)
+			pb = setpLanes[uint64](x.setpKind, dr, ar, br)
 		default:
-			pb = setpLanes[int64](x.setpKind, ar, br)
+			pb = setpLanes[int64](x.setpKind, dr, ar, br)
 		}
 		pm |= pb << lo
 	}
-	return pm
+	if cached && (mask == fullMask || oldValid) {
+		wp.pbits[o.idx], wp.pvalid[o.idx] = old&^mask|pm, true
+	}
 }
 
-// setpLanes compares ar with br lane by lane as T and returns the results
-// as a mask, lane 0 in bit 0. The mask is gathered from the top lane down,
-// a shift by one a lane. Each integer type T is its own instantiation,
-// with T's own compare.
-func setpLanes[T int32 | uint32 | int64 | uint64](kind uint8, ar, br []uint64) uint32 {
-	br = br[:len(ar)]
+// setpLanes compares ar with br lane by lane as T, writes each result (1
+// or 0) to dr and returns them as a mask, lane 0 in bit 0. The mask is
+// gathered from the top lane down, a shift by one a lane. Each integer
+// type T is its own instantiation, with T's own compare.
+func setpLanes[T int32 | uint32 | int64 | uint64](kind uint8, dr, ar, br []uint64) uint32 {
+	ar, br = ar[:len(dr)], br[:len(dr)]
 	var pb uint32
 	switch kind {
 	case setpEq:
-		for i := len(ar) - 1; i >= 0; i-- {
-			pb = pb<<1 | uint32(b2u(T(ar[i]) == T(br[i])))
+		for i := len(dr) - 1; i >= 0; i-- {
+			r := b2u(T(ar[i]) == T(br[i]))
+			dr[i] = r
+			pb = pb<<1 | uint32(r)
 		}
 	case setpNe:
-		for i := len(ar) - 1; i >= 0; i-- {
-			pb = pb<<1 | uint32(b2u(T(ar[i]) != T(br[i])))
+		for i := len(dr) - 1; i >= 0; i-- {
+			r := b2u(T(ar[i]) != T(br[i]))
+			dr[i] = r
+			pb = pb<<1 | uint32(r)
 		}
 	case setpLt:
-		for i := len(ar) - 1; i >= 0; i-- {
-			pb = pb<<1 | uint32(b2u(T(ar[i]) < T(br[i])))
+		for i := len(dr) - 1; i >= 0; i-- {
+			r := b2u(T(ar[i]) < T(br[i]))
+			dr[i] = r
+			pb = pb<<1 | uint32(r)
 		}
 	default:
-		for i := len(ar) - 1; i >= 0; i-- {
-			pb = pb<<1 | uint32(b2u(T(ar[i]) <= T(br[i])))
+		for i := len(dr) - 1; i >= 0; i-- {
+			r := b2u(T(ar[i]) <= T(br[i]))
+			dr[i] = r
+			pb = pb<<1 | uint32(r)
 		}
 	}
 	return pb

@@ -65,14 +65,11 @@ type pwarp struct {
 	// round still open.
 	l1clk, l1pend uint32
 
-	// aff holds each register's affine form, its predicate bits and
-	// whether its row is written (ptxaffine.go); specAff the special
-	// registers' forms.
-	aff     []affv
-	specAff [numSpecial]affv
-	// stale lists the registers whose rows may be unwritten (at least
-	// those; setAff and setBits add them), shared like aff.
-	stale *[]int32
+	// pbits caches each predicate register's lanes as a mask, valid while
+	// pvalid says so: every write of a register goes through
+	// ptxWorker.dst, which clears it.
+	pbits  []uint32
+	pvalid []bool
 }
 
 // ptxLaunch is what one LaunchPTX shares between its workers.
@@ -96,19 +93,7 @@ type ptxWorker struct {
 	t      Thread // scratch thread for the shared race check and faults
 	blkIdx Dim3
 	instr  int64
-	last   int    // index of the buffer the last global access hit
-	act    uint32 // the running warp's active lanes (whole)
-	// waiting holds the registers live where the warp's waiting lanes
-	// resume, valid while waitOK (wholeLive); runWarp clears waitOK when
-	// the active mask changes.
-	waiting []uint64
-	waitOK  bool
-	// formsOn: the running warp has enough active lanes (minFormLanes)
-	// to keep registers in forms; when off, no register's row is
-	// unwritten (pwarp.formsOff).
-	formsOn bool
-	need    []uint64 // formsOff's scratch: the registers still to be read
-	lanes   bool // PTXKernel.lanes: no affine forms
+	last   int // index of the buffer the last global access hit
 
 	mix [numClasses]int64 // issued warp instructions by class
 
@@ -328,7 +313,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	px := l.px
 	e := w.px
 	if e == nil {
-		e = &ptxWorker{l: px, shMeta: bufMeta{id: 0, name: "shared", esize: 4}, lanes: px.pk.lanes, waiting: make([]uint64, px.pk.liveWords), need: make([]uint64, px.pk.liveWords)}
+		e = &ptxWorker{l: px, shMeta: bufMeta{id: 0, name: "shared", esize: 4}}
 		e.t.w = w
 		e.t.BlockDim, e.t.GridDim = l.block, l.grid
 		e.warps = make([]pwarp, l.nWarps)
@@ -337,13 +322,12 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 			wp.id = i
 			if i == 0 || !px.pk.oneRun {
 				wp.regs = make([][32]uint64, px.pk.nregs)
-				wp.aff = make([]affv, px.pk.nregs)
-				wp.stale = new([]int32)
+				wp.pbits = make([]uint32, px.pk.nregs)
+				wp.pvalid = make([]bool, px.pk.nregs)
 			} else {
 				// Warps that each run once, start to end, take turns
 				// with one register file (PTXKernel.oneRun).
-				w0 := &e.warps[0]
-				wp.regs, wp.aff, wp.stale = w0.regs, w0.aff, w0.stale
+				wp.regs, wp.pbits, wp.pvalid = e.warps[0].regs, e.warps[0].pbits, e.warps[0].pvalid
 			}
 			wp.local = make([]byte, 32*px.pk.localBytes)
 			wp.stack = make([]ipdom, 0, 8)
@@ -431,21 +415,14 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 }
 
 // resetRegs readies wp's register file for the warp's first instruction:
-// the registers some path may read before writing them zeroed (rows
-// written, no other form). The other
-// registers keep what the last warp to use the file left, in whatever
-// form, which no path of the kernel can read: the first write replaces
-// it (a lane-by-lane write of a register whose row is unwritten writes
-// the row first, so the lanes it skips hold the old value as before).
+// the registers some path may read before writing them zeroed, and no
+// predicate bits cached. The other registers keep what the last warp to
+// use the file left, which no path of the kernel can read.
 func (e *ptxWorker) resetRegs(wp *pwarp) {
-	for _, r := range *wp.stale {
-		wp.aff[r] = affv{}
-	}
-	*wp.stale = (*wp.stale)[:0]
 	for _, r := range e.l.pk.clearRegs {
 		wp.regs[r] = [32]uint64{}
-		wp.aff[r] = affv{}
 	}
+	clear(wp.pvalid)
 }
 
 // fillSpecial fills wp's row of special register sp for the current block.
@@ -485,10 +462,8 @@ func (e *ptxWorker) fillSpecial(wp *pwarp, sp ptx.Special) {
 	}
 	if uniform {
 		fillRow(row, v)
-		wp.specAff[sp] = affv{ok: true, base: v, wm: wm64}
 		return
 	}
-	defer func() { wp.specAff[sp] = detectAff(row) }()
 	for lane := range 32 {
 		tid := 32*wp.id + lane
 		bit := uint32(1) << lane
@@ -548,10 +523,6 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 		// Run the top entry with its pc in a local until the stack or the
 		// active mask changes.
 		pc, rpc := top.pc, top.rpc
-		e.act, e.waitOK = act, false
-		if e.formsOn = !e.lanes && bits.OnesCount32(act) >= minFormLanes; !e.formsOn && len(*wp.stale) > 0 {
-			e.formsOff(wp, pc)
-		}
 		for pc != rpc {
 			if pc >= ncode {
 				// Falling off the end of the kernel is an implicit exit.
@@ -577,11 +548,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				exec &= wp.guardMask(x.guard, x.gneg)
 			}
 			if x.fast != fNone {
-				// The affine path first, when the first source may
-				// have a form and enough lanes run for a form to pay
-				// (checked here: most instructions that have none
-				// fail on these, and a call costs more).
-				if exec != 0 && !(x.affOK && e.formsOn && (x.src[0].kind != oReg || wp.aff[x.src[0].idx].ok) && e.aluAff(wp, x, exec)) {
+				if exec != 0 {
 					if f := e.alu(wp, x, exec); f != nil {
 						return f
 					}
@@ -727,9 +694,7 @@ func predMask(row *[32]uint64, neg bool) uint32 {
 	return m
 }
 
-// src returns operand o's row for reading. A register's row is written
-// whenever an instruction that reads it lane by lane runs (formReads,
-// prep), so src does not check it.
+// src returns operand o's row for reading.
 func (e *ptxWorker) src(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	switch o.kind {
 	case oReg:
@@ -751,15 +716,11 @@ func (e *ptxWorker) src(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 }
 
 // dst returns operand o's row for writing (a sink row for _).
-//
-// The caller writes lanes of the row, so the register's other forms end
-// here. Its row is written already: a register whose row a form may hold
-// alone is one an instruction that writes it lane by lane prepares first
-// (xin.prep, prep).
 func (e *ptxWorker) dst(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 	if o.kind == oReg {
-		a := &wp.aff[o.idx]
-		a.ok, a.bitsOK, a.stale = false, false, false
+		if int(o.idx) < len(wp.pvalid) {
+			wp.pvalid[o.idx] = false
+		}
 		return &wp.regs[o.idx]
 	}
 	return &e.sink[slot]
@@ -770,12 +731,11 @@ func (e *ptxWorker) dst(wp *pwarp, o *xopd, slot int) *[32]uint64 {
 // been written since they were taken.
 func (wp *pwarp) guardMask(g int32, neg bool) uint32 {
 	var m uint32
-	if a := &wp.aff[g]; a.bitsOK {
-		m = a.bits
+	if wp.pvalid[g] {
+		m = wp.pbits[g]
 	} else {
-		wp.fill(g)
 		m = predMask(&wp.regs[g], false)
-		wp.aff[g].bits, wp.aff[g].bitsOK = m, true
+		wp.pbits[g], wp.pvalid[g] = m, true
 	}
 	if neg {
 		m = ^m
@@ -808,6 +768,8 @@ func (e *ptxWorker) exec(wp *pwarp, x *xin, mask uint32) *Fault {
 // cvta moves an address between a state space and the generic space by
 // adding or removing the space's window.
 func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
+	a := e.src(wp, &x.src[0], 0)
+	d := e.dst(wp, &x.dst[0], 0)
 	var win uint64
 	switch x.in.Space {
 	case ptx.SpaceShared:
@@ -819,17 +781,6 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 	if x.in.CvtaTo {
 		win = -win
 	}
-	if o := &x.dst[0]; o.kind == oReg {
-		if b, s, wm, ok := e.opAff(wp, &x.src[0]); ok && wm&wmask == wmask && e.whole(wp, mask, o.idx) {
-			e.setAff(wp, o.idx, b+win, s, wmask)
-			return
-		}
-	}
-	if x.prep && e.formsOn {
-		e.prep(wp, x)
-	}
-	a := e.src(wp, &x.src[0], 0)
-	d := e.dst(wp, &x.dst[0], 0)
 	for m := mask; m != 0; {
 		lo, hi, rest := laneRun(m)
 		m = rest
@@ -843,9 +794,6 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 // movVec packs registers into a wider one or unpacks one into several:
 // mov.b64 %rd, {%r1, %r2} and its reverse.
 func (e *ptxWorker) movVec(wp *pwarp, x *xin, mask uint32) {
-	if x.prep && e.formsOn {
-		e.prep(wp, x)
-	}
 	size := x.in.Type.Size() * 8
 	if dv := x.dst[0]; dv.kind == oVec {
 		part := size / len(dv.vec)
@@ -854,8 +802,10 @@ func (e *ptxWorker) movVec(wp *pwarp, x *xin, mask uint32) {
 			if r < 0 {
 				continue
 			}
-			wp.written(r)
 			d := &wp.regs[r]
+			if int(r) < len(wp.pvalid) {
+				wp.pvalid[r] = false
+			}
 			for m := mask; m != 0; m &= m - 1 {
 				l := bits.TrailingZeros32(m)
 				d[l] = a[l] >> (i * part) & (1<<part - 1)
@@ -865,11 +815,6 @@ func (e *ptxWorker) movVec(wp *pwarp, x *xin, mask uint32) {
 	}
 	sv := x.src[0]
 	part := size / len(sv.vec)
-	for _, r := range sv.vec {
-		if r >= 0 {
-			wp.fill(r)
-		}
-	}
 	d := e.dst(wp, &x.dst[0], 0)
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
@@ -903,9 +848,6 @@ func typeMask(t ptx.Type) uint64 {
 // (inactive, exited or outside the member mask) is a fault, as it is
 // undefined on hardware.
 func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
-	if x.prep && e.formsOn {
-		e.prep(wp, x)
-	}
 	if mask == fullMask && x.shflK >= 0 {
 		// The reduction idiom on a 32-bit register (markShuffles), whose
 		// row already holds canonical .b32 bits.
@@ -1027,9 +969,6 @@ func (e *ptxWorker) shflDownFull(vals, b, c, mm, d, p *[32]uint64) bool {
 
 // vote runs vote.sync over the lanes executing it.
 func (e *ptxWorker) vote(wp *pwarp, x *xin, mask uint32) {
-	if x.prep && e.formsOn {
-		e.prep(wp, x)
-	}
 	a := e.src(wp, &x.src[0], 0)
 	ballot := predMask(a, false) & mask
 	d := e.dst(wp, &x.dst[0], 0)

@@ -44,18 +44,6 @@ type PTXKernel struct {
 	oneRun   bool
 	specials []ptx.Special
 
-	// liveIn holds, liveWords words an instruction, the registers some
-	// path from the instruction may read before writing them (liveness);
-	// nil for a kernel too large to keep it.
-	liveIn    []uint64
-	liveWords int
-	// lanes: keep every register as its 32 lanes, no affine form (the
-	// tests compare the two ways of running a kernel).
-	lanes bool
-	// laneRead marks the registers some instruction reads lane by lane
-	// (formReads); their rows are always written (setAff).
-	laneRead []bool
-
 	sharedStatic int        // bytes of static .shared variables
 	externOff    int        // offset of the .extern .shared array (dynamic shared memory)
 	localBytes   int        // bytes of .local variables per thread
@@ -92,7 +80,6 @@ type xopd struct {
 	kind uint8
 	neg  bool // a negated predicate source
 	idx  int32
-	imm  uint64 // oImm: the value (row idx of PTXKernel.imms, lane 0)
 	vec  []int32
 }
 
@@ -115,11 +102,7 @@ type xin struct {
 	movCopy          bool   // mov whose source needs no masking: rows copy as they are
 	guard            int32  // predicate register row, -1 for none
 	gneg             bool
-	dead             bool    // a mov whose every reader reads its source instead (forwardConstMoves)
-	affOK            bool    // a fast-path instruction aluAff may run in affine form
-	prep             bool    // reads a register whose row may be unwritten: run lane by lane, it calls prep first
-	prepRegs         []int32 // those registers
-	nsrc             uint8
+	dead             bool // a mov whose every reader reads its source instead (forwardConstMoves)
 	shflK            int8 // shfl.sync.down by a constant offset over the whole warp, no segments (markShuffles); -1 otherwise
 	dst              [2]xopd
 	src              [4]xopd
@@ -192,19 +175,6 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 			}
 		}
 	}
-	for i := range pk.code {
-		// After the passes above, which may turn a destination into a
-		// sink.
-		x := &pk.code[i]
-		x.affOK = x.fast != fNone && x.fast != fSetpI && x.in.NDst == 1 && x.nsrc <= 3 && x.dst[0].kind == oReg
-		for j := range x.src {
-			if o := &x.src[j]; o.kind == oImm {
-				o.imm = pk.imms[o.idx][0]
-			}
-		}
-	}
-	pk.formReads()
-	pk.liveness()
 	return pk, nil
 }
 
@@ -758,7 +728,6 @@ func (pk *PTXKernel) decode(i int) error {
 			x.movCopy = in.Type.Size() >= 4 // special registers hold 32-bit values
 		}
 	}
-	x.nsrc = in.NSrc
 	if x.fast == fSetpI {
 		x.cmpFlip, x.cmpMask, x.cmpTbl = setpTable(in)
 		x.setpKind, x.setpSwap = setpKind(x.cmpTbl)

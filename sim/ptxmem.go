@@ -106,34 +106,14 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	if x.space == ptx.SpaceParam {
 		return e.ldParam(wp, x, mask)
 	}
+	var base *[32]uint64
+	if x.abase >= 0 {
+		base = &wp.regs[x.abase]
+	}
 	// A traced warp takes the general path, which locates every lane's
 	// access (laneBuf, laneOff) for record; the counters are the same.
 	e.cur = x
 	traced := e.l.trace != nil && e.traced(wp)
-	var base *[32]uint64
-	if x.abase >= 0 {
-		if a := &wp.aff[x.abase]; e.formsOn && a.ok && a.wm == wm64 && x.fastLd && x.size == 4 && !x.widen && !traced {
-			if a.step == 0 && ptxUniformLoads && e.ldGlobalUniform(wp, x, mask, a.base) {
-				return nil
-			}
-			if x.prep && e.formsOn {
-				e.prep(wp, x)
-			}
-			if a.step != 0 && e.ldGlobalAff(wp, x, mask, a.base, a.step) {
-				return nil
-			}
-		}
-	}
-	if x.prep && e.formsOn {
-		// The lanes this instruction does not write keep their values.
-		e.prep(wp, x)
-	}
-	if x.abase >= 0 {
-		if wp.aff[x.abase].stale {
-			wp.fill(x.abase)
-		}
-		base = &wp.regs[x.abase]
-	}
 	if x.fastLd && base != nil && !traced && e.ldGlobal(wp, x, mask, base) {
 		return nil
 	}
@@ -413,20 +393,12 @@ func (e *ptxWorker) ldGlobalUniform(wp *pwarp, x *xin, mask uint32, base uint64)
 	g := &bufs[b]
 	off := addr - g.lo
 	v := uint64(*(*uint32)(unsafe.Add(g.base, off)))
-	if o := &x.dst[0]; o.kind == oReg && !e.l.pk.laneRead[o.idx] && e.whole(wp, mask, o.idx) {
-		// A uniform form, unless the register is read lane by lane:
-		// then its row is written at once anyway, as below.
-		e.setAff(wp, o.idx, v, 0, wm64)
+	d := e.dst(wp, &x.dst[0], 0)
+	if mask == fullMask {
+		fillRow(d, v)
 	} else {
-		if x.prep && e.formsOn {
-			e.prep(wp, x)
-		}
-		if d := e.dst(wp, o, 0); mask == fullMask {
-			fillRow(d, v)
-		} else {
-			for m := mask; m != 0; m &= m - 1 {
-				d[bits.TrailingZeros32(m)&31] = v
-			}
+		for m := mask; m != 0; m &= m - 1 {
+			d[bits.TrailingZeros32(m)&31] = v
 		}
 	}
 	e.words[0] = uint32(off >> 2)
@@ -569,8 +541,10 @@ func (e *ptxWorker) load(wp *pwarp, x *xin, lane int, p unsafe.Pointer) {
 			if x.widen {
 				v = ptx.Widen(v, x.in.Type, e.l.pk.k.Regs[r].Type.Size())
 			}
-			wp.written(r)
 			wp.regs[r][lane] = v
+			if int(r) < len(wp.pvalid) {
+				wp.pvalid[r] = false
+			}
 		}
 	}
 }
@@ -582,7 +556,6 @@ func (e *ptxWorker) store(wp *pwarp, x *xin, lane int, p unsafe.Pointer) {
 	}
 	for i, r := range x.src[1].vec {
 		if r >= 0 {
-			wp.fill(r)
 			writeMem(unsafe.Add(p, i*x.size), x.size, wp.regs[r][lane])
 		}
 	}
@@ -733,15 +706,6 @@ func (e *ptxWorker) ldParam(wp *pwarp, x *xin, mask uint32) *Fault {
 	v := readMem(p, x.size)
 	if x.widen {
 		v = ptx.Widen(v, x.in.Type, x.dsize)
-	}
-	if o := &x.dst[0]; o.kind == oReg && !e.l.pk.laneRead[o.idx] && e.whole(wp, mask, o.idx) {
-		// A uniform form, unless the register is read lane by lane:
-		// then its row is written at once anyway, as below.
-		e.setAff(wp, o.idx, v, 0, wm64)
-		return nil
-	}
-	if x.prep && e.formsOn {
-		e.prep(wp, x)
 	}
 	d := e.dst(wp, &x.dst[0], 0)
 	if mask == fullMask {
