@@ -164,11 +164,11 @@ func MeasuredOrRecorded(ctx context.Context) (res *Result, how string, err error
 // lengths.
 func MatricesTable(r *Result) table.Table {
 	t := table.Table{
-		Caption: fmt.Sprintf("Part 1: two matrices, %s rows each", thousands(int64(r.Matrices[0].Rows))),
+		Caption: fmt.Sprintf("Part 1: two matrices, %s rows each", table.Count(int64(r.Matrices[0].Rows))),
 		Header:  []string{"matrix", "rows", "nonzeros", "min row", "max row", "mean row"},
 	}
 	for _, m := range r.Matrices {
-		t.Add(m.Name, thousands(int64(m.Rows)), thousands(int64(m.NNZ)), fmt.Sprint(m.MinRow), fmt.Sprint(m.MaxRow), fmt.Sprintf("%.2f", m.MeanRow))
+		t.Add(m.Name, table.Count(int64(m.Rows)), table.Count(int64(m.NNZ)), fmt.Sprint(m.MinRow), fmt.Sprint(m.MaxRow), fmt.Sprintf("%.2f", m.MeanRow))
 	}
 	return t
 }
@@ -182,7 +182,7 @@ func LaneSlotsTable(r *Result) table.Table {
 		Header:  []string{"matrix", "kernel", "lane-slots", "useful", "lane-slots per nonzero"},
 	}
 	for _, p := range r.Predictions {
-		t.Add(p.Matrix, KernelLabel(p.Kernel), thousands(p.LaneSlots), fmt.Sprintf("%.1f%%", 100*p.Useful), fmt.Sprintf("%.2f×", 1/p.Useful))
+		t.Add(p.Matrix, KernelLabel(p.Kernel), table.Count(p.LaneSlots), fmt.Sprintf("%.1f%%", 100*p.Useful), fmt.Sprintf("%.2f×", 1/p.Useful))
 	}
 	return t
 }
@@ -197,21 +197,21 @@ func ComparisonTable(sim, gpu *Result, how string) table.Table {
 		gpuHead = fmt.Sprintf("GPU time (ms; %s, %s)", how, gpu.Device.Name)
 	}
 	t := table.Table{
-		Caption: fmt.Sprintf("Prediction (host arithmetic), simulator (%s, %s rows) and GPU", sim.Device.Name, thousands(int64(sim.Matrices[0].Rows))),
+		Caption: fmt.Sprintf("Prediction (host arithmetic), simulator (%s, %s rows) and GPU", sim.Device.Name, table.Count(int64(sim.Matrices[0].Rows))),
 		Header: []string{"matrix", "kernel", "lane-slots", "useful", "requests (sim)", "sectors (sim)", "sectors/request (sim)",
 			"time (ms, modeled)", "× probe (modeled)", gpuHead, "× probe (GPU)"},
 	}
 	for _, r := range sim.Runs {
 		slots, useful := "—", "—"
 		if r.LaneSlots != nil && r.UsefulShare != nil {
-			slots, useful = thousands(*r.LaneSlots), fmt.Sprintf("%.1f%%", 100**r.UsefulShare)
+			slots, useful = table.Count(*r.LaneSlots), fmt.Sprintf("%.1f%%", 100**r.UsefulShare)
 		}
 		gpuMs, gpuX := "—", "—"
 		if g, ok := gpu.Find(r.Matrix, r.Kernel); ok {
 			gpuMs, gpuX = fmt.Sprintf("%.3f", g.TimeMs), fmt.Sprintf("%.2f×", g.XFloor)
 		}
-		t.Add(r.Matrix, KernelLabel(r.Kernel), slots, useful, optThousands(r.Requests), optThousands(r.Sectors),
-			ratioText(r.Sectors, r.Requests), fmt.Sprintf("%.4f", r.TimeMs), fmt.Sprintf("%.2f×", r.XFloor), gpuMs, gpuX)
+		t.Add(r.Matrix, KernelLabel(r.Kernel), slots, useful, table.OptCount(r.Requests), table.OptCount(r.Sectors),
+			table.Ratio(r.Sectors, r.Requests), fmt.Sprintf("%.4f", r.TimeMs), fmt.Sprintf("%.2f×", r.XFloor), gpuMs, gpuX)
 	}
 	return t
 }
@@ -240,7 +240,7 @@ func (r *Result) Find(matrix, kernel string) (KernelRun, bool) {
 // attributed.
 func SitesTable(run KernelRun) table.Table {
 	t := table.Table{
-		Caption: fmt.Sprintf("%s on the %s matrix, %s rows: global loads by array (simulator counts)", KernelLabel(run.Kernel), run.Matrix, thousands(int64(run.Rows))),
+		Caption: fmt.Sprintf("%s on the %s matrix, %s rows: global loads by array (simulator counts)", KernelLabel(run.Kernel), run.Matrix, table.Count(int64(run.Rows))),
 		Header:  []string{"load", "source line", "PTX loads", "requests", "sectors", "sectors/request"},
 	}
 	sites, err := LoadSites(run)
@@ -249,42 +249,9 @@ func SitesTable(run KernelRun) table.Table {
 		return t
 	}
 	for _, s := range sites {
-		t.Add(s.Array, s.Source, fmt.Sprint(s.Instructions), thousands(s.Requests), thousands(s.Sectors), fmt.Sprintf("%.2f", float64(s.Sectors)/float64(s.Requests)))
+		t.Add(s.Array, s.Source, fmt.Sprint(s.Instructions), table.Count(s.Requests), table.Count(s.Sectors), fmt.Sprintf("%.2f", float64(s.Sectors)/float64(s.Requests)))
 	}
 	return t
-}
-
-func optThousands(p *int64) string {
-	if p == nil {
-		return "—"
-	}
-	return thousands(*p)
-}
-
-func ratioText(a, b *int64) string {
-	if a == nil || b == nil || *b == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.2f", float64(*a)/float64(*b))
-}
-
-// thousands formats n with commas, as every table in the notebooks does.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	out := ""
-	for len(s) > 3 {
-		out = "," + s[len(s)-3:] + out
-		s = s[:len(s)-3]
-	}
-	out = s + out
-	if neg {
-		out = "-" + out
-	}
-	return out
 }
 
 // Err is nil when every check of the run passed, and otherwise one error
@@ -306,12 +273,12 @@ func TimesTable(r *Result) table.Table {
 		kind = r.Runs[0].TimeKind
 	}
 	t := table.Table{
-		Caption: fmt.Sprintf("Part 2: y = A x on %s, %s rows (%s times)", r.Device.Name, thousands(int64(r.Matrices[0].Rows)), kind),
+		Caption: fmt.Sprintf("Part 2: y = A x on %s, %s rows (%s times)", r.Device.Name, table.Count(int64(r.Matrices[0].Rows)), kind),
 		Header:  []string{"matrix", "kernel", "time (ms, " + kind + ")", "GFLOP/s", "× probe", "requests", "sectors", "correct"},
 	}
 	for _, run := range r.Runs {
 		t.Add(run.Matrix, KernelLabel(run.Kernel), fmt.Sprintf("%.4f", run.TimeMs), fmt.Sprintf("%.1f", run.GFlops),
-			fmt.Sprintf("%.2f×", run.XFloor), optThousands(run.Requests), optThousands(run.Sectors), fmt.Sprint(run.Correct))
+			fmt.Sprintf("%.2f×", run.XFloor), table.OptCount(run.Requests), table.OptCount(run.Sectors), fmt.Sprint(run.Correct))
 	}
 	return t
 }

@@ -119,9 +119,6 @@ func TestNotebookTables(t *testing.T) {
 	if x := got["x spmv.cu:66"]; len(sites.Rows) != 5 || !strings.HasPrefix(x, "4 ") || len(sites.Header) != 6 {
 		t.Errorf("sites of even thread per row: %q", sites.Rows)
 	}
-	if thousands(-1234567) != "-1,234,567" || thousands(12) != "12" {
-		t.Error("thousands")
-	}
 }
 
 func TestTimesTable(t *testing.T) {

@@ -142,9 +142,9 @@ func RunsTable(res *Result) (t table.Table, summary string) {
 	}
 	ident := 0
 	for _, r := range res.Runs {
-		t.Add(r.Kernel, fmt.Sprint(r.Tile), fmt.Sprint(r.Coarse), count(r.LoadRequests), count(r.LoadSectors),
-			per(r.LoadSectors, r.LoadRequests), per(r.StoreSectors, r.StoreRequests), count(r.SharedWavefronts),
-			count(r.BankConflicts), count(r.DRAMBytes), fmt.Sprintf("%.4f", r.TimeMs), fmt.Sprint(r.BitIdentical))
+		t.Add(r.Kernel, fmt.Sprint(r.Tile), fmt.Sprint(r.Coarse), table.OptCount(r.LoadRequests), table.OptCount(r.LoadSectors),
+			table.Ratio(r.LoadSectors, r.LoadRequests), table.Ratio(r.StoreSectors, r.StoreRequests), table.OptCount(r.SharedWavefronts),
+			table.OptCount(r.BankConflicts), table.OptCount(r.DRAMBytes), fmt.Sprintf("%.4f", r.TimeMs), fmt.Sprint(r.BitIdentical))
 		if r.BitIdentical {
 			ident++
 		}
@@ -165,10 +165,10 @@ func LoadsTable(res *Result) (t table.Table, lines []string) {
 		if r.Counted != r.Formula {
 			eq = "DIFFERENT"
 		}
-		t.Add(r.Kernel, fmt.Sprint(r.Tile), fmt.Sprint(r.Coarse), thousands(r.ALoads), thousands(r.BLoads), thousands(r.Counted),
-			r.Text, thousands(r.Formula), eq, fmt.Sprintf("%.2f", float64(r.Sectors)/float64(r.Requests)))
+		t.Add(r.Kernel, fmt.Sprint(r.Tile), fmt.Sprint(r.Coarse), table.Count(r.ALoads), table.Count(r.BLoads), table.Count(r.Counted),
+			r.Text, table.Count(r.Formula), eq, fmt.Sprintf("%.2f", float64(r.Sectors)/float64(r.Requests)))
 		lines = append(lines, fmt.Sprintf("%s TILE=%d COARSE=%d: counted %s, %s = %s (%s)", r.Kernel, r.Tile, r.Coarse,
-			thousands(r.Counted), r.Text, thousands(r.Formula), eq))
+			table.Count(r.Counted), r.Text, table.Count(r.Formula), eq))
 	}
 	return t, lines
 }
@@ -188,15 +188,15 @@ func TransposesTable(res *Result) (t table.Table, lines []string) {
 		}
 		st, ld := r.Stats.SharedStore, r.Stats.SharedLoad
 		wst, wld := "—", "—"
-		lines = append(lines, fmt.Sprintf("%s: %s sectors/request on loads, %s on stores", k, per(r.LoadSectors, r.LoadRequests), per(r.StoreSectors, r.StoreRequests)))
+		lines = append(lines, fmt.Sprintf("%s: %s sectors/request on loads, %s on stores", k, table.Ratio(r.LoadSectors, r.LoadRequests), table.Ratio(r.StoreSectors, r.StoreRequests)))
 		if st.Requests > 0 {
 			wst = fmt.Sprintf("%.1f", float64(st.Wavefronts)/float64(st.Requests))
 			wld = fmt.Sprintf("%.1f", float64(ld.Wavefronts)/float64(ld.Requests))
 			lines = append(lines, fmt.Sprintf("%s: shared stores %s wavefronts/request (%d-way), %s bank conflicts in %s store requests; shared loads %s wavefronts/request",
-				k, wst, st.Wavefronts/st.Requests, thousands(st.Conflicts), thousands(st.Requests), wld))
+				k, wst, st.Wavefronts/st.Requests, table.Count(st.Conflicts), table.Count(st.Requests), wld))
 		}
-		t.Add(k, per(r.LoadSectors, r.LoadRequests), per(r.StoreSectors, r.StoreRequests),
-			thousands(st.Requests), thousands(st.Wavefronts), thousands(st.Conflicts), wst, wld)
+		t.Add(k, table.Ratio(r.LoadSectors, r.LoadRequests), table.Ratio(r.StoreSectors, r.StoreRequests),
+			table.Count(st.Requests), table.Count(st.Wavefronts), table.Count(st.Conflicts), wst, wld)
 	}
 	return t, lines
 }
@@ -217,9 +217,9 @@ func SparseTable(res *Result) (t table.Table, lines []string, err error) {
 		if !ok {
 			continue
 		}
-		t.Add(k, count(r.LoadRequests), per(r.LoadSectors, r.LoadRequests), count(r.SharedWavefronts), count(r.BankConflicts),
+		t.Add(k, table.OptCount(r.LoadRequests), table.Ratio(r.LoadSectors, r.LoadRequests), table.OptCount(r.SharedWavefronts), table.OptCount(r.BankConflicts),
 			fmt.Sprintf("%.4f", r.TimeMs), fmt.Sprint(r.Correct), fmt.Sprint(r.BitIdentical))
-		lines = append(lines, fmt.Sprintf("%s: %s sectors per load request, %s shared wavefronts", k, per(r.LoadSectors, r.LoadRequests), count(r.SharedWavefronts)))
+		lines = append(lines, fmt.Sprintf("%s: %s sectors per load request, %s shared wavefronts", k, table.Ratio(r.LoadSectors, r.LoadRequests), table.OptCount(r.SharedWavefronts)))
 	}
 	lines = append(lines, fmt.Sprintf("the matrix: %d × %d, %.1f%% of its entries nonzero (base density %.3f, scaled by 1 to 2.5 from row to row)",
 		res.Options.N, res.Options.N, 100*density, res.Options.Density))
@@ -305,9 +305,9 @@ func NCUTable(res *Result, hw []HWCounters) (t table.Table, lines []string, summ
 				diffs = append(diffs, counterNames[i]+" "+note)
 			}
 			if *s != hws[i] || (i >= 4 && hws[i] != 0) {
-				lines = append(lines, fmt.Sprintf("%s %s: simulator %s, ncu %s (%s)", h.Kernel, counterNames[i], thousands(*s), thousands(hws[i]), note))
+				lines = append(lines, fmt.Sprintf("%s %s: simulator %s, ncu %s (%s)", h.Kernel, counterNames[i], table.Count(*s), table.Count(hws[i]), note))
 			}
-			row = append(row, thousands(*s), thousands(hws[i]))
+			row = append(row, table.Count(*s), table.Count(hws[i]))
 		}
 		eq := "yes"
 		if len(diffs) > 0 {
@@ -319,39 +319,4 @@ func NCUTable(res *Result, hw []HWCounters) (t table.Table, lines []string, summ
 	}
 	summary = fmt.Sprintf("%d of %d counters equal Nsight Compute's exactly; %d of %d kernels equal on every counter", equal, total, kernelsEqual, len(hw))
 	return t, lines, summary, nil
-}
-
-// count prints a counter a GPU run does not have as "—".
-func count(p *int64) string {
-	if p == nil {
-		return "—"
-	}
-	return thousands(*p)
-}
-
-// per prints a/b with two decimals, "—" when either is missing or b is 0.
-func per(a, b *int64) string {
-	if a == nil || b == nil || *b == 0 {
-		return "—"
-	}
-	return fmt.Sprintf("%.2f", float64(*a)/float64(*b))
-}
-
-// thousands formats n with commas, as every table in the notebooks does.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	out := ""
-	for len(s) > 3 {
-		out = "," + s[len(s)-3:] + out
-		s = s[:len(s)-3]
-	}
-	out = s + out
-	if neg {
-		out = "-" + out
-	}
-	return out
 }

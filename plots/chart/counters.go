@@ -3,6 +3,8 @@ package chart
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/warplab/warplab/internal/table"
 )
 
 // CounterRow is one kernel on one matrix (Kernel as a reader should see
@@ -38,21 +40,9 @@ func Agreement(simReq, simSec, hwReq, hwSec int64) string {
 }
 
 // Thousands prints n with thousands separators (1,048,576), as the lesson
-// tables print counts, so that a reader can compare them at a glance.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
-}
+// tables print counts (table.Count), so that a reader can compare them at
+// a glance.
+func Thousands(n int64) string { return table.Count(n) }
 
 // Line is the row as one sentence, "even thread per row: simulator
 // 819,200 / 18,202,594, ncu 819,200 / 18,202,594: exact", which a notebook
