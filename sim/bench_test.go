@@ -13,7 +13,6 @@ import (
 
 	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
-	"github.com/warplab/warplab/sim/ptx"
 )
 
 // The hot paths of the simulator, each reported as ns per simulated access
@@ -253,18 +252,7 @@ func procStatusKB(field string) int64 {
 //	go test -run '^$' -bench SpMVPTX -cpu 1 -count 10 ./sim/
 func benchSpMVPTX(b *testing.B, kernel string, warpPerRow, skewed bool) {
 	const rows = 1 << 16
-	src, err := os.ReadFile("../lessons/spmv/spmv.ptx")
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, err := ptx.Parse("spmv.ptx", string(src))
-	if err != nil {
-		b.Fatal(err)
-	}
-	k, err := sim.NewPTXKernel(m, kernel)
-	if err != nil {
-		b.Fatal(err)
-	}
+	k := ptxKernel(b, "../lessons/spmv/spmv.ptx", kernel)
 	rp := make([]int32, rows+1)
 	var ci []int32
 	var v []float32

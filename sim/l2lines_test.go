@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/sim"
-	"github.com/warplab/warplab/sim/ptx"
 )
 
 // TestL2LineMicrobenchmark runs the microbenchmark the L2's line rate
@@ -101,17 +100,9 @@ func l2SectorRates(t *testing.T) map[int]float64 {
 }
 
 // ptxKernel parses the PTX file at path and returns its kernel name.
-func ptxKernel(t *testing.T, path, name string) *sim.PTXKernel {
+func ptxKernel(t testing.TB, path, name string) *sim.PTXKernel {
 	t.Helper()
-	src, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mod, err := ptx.Parse(path, string(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := sim.NewPTXKernel(mod, name)
+	k, err := sim.NewPTXKernel(sim.ParsePTXFile(t, path), name)
 	if err != nil {
 		t.Fatal(err)
 	}

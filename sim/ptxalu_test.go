@@ -194,15 +194,7 @@ func TestPTXSetpPredicateCache(t *testing.T) {
 // predicates, which nothing reads, become sinks, and the reduction's
 // shuffles keep their value destinations.
 func TestPTXSinkUnread(t *testing.T) {
-	src, err := os.ReadFile("../lessons/spmv/spmv.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := ptx.Parse("spmv.ptx", string(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	pk, err := NewPTXKernel(m, "spmvCsrWarpPerRow")
+	pk, err := NewPTXKernel(parsePTXFile(t, "../lessons/spmv/spmv.ptx"), "spmvCsrWarpPerRow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,14 +226,7 @@ func lessonKernels(t *testing.T) []lessonKernel {
 	t.Helper()
 	var out []lessonKernel
 	for _, f := range []string{"testdata/ptx/basic.ptx", "../lessons/spmv/spmv.ptx", "../lessons/tiling/tiling.ptx", "../lessons/cg/cg.ptx"} {
-		src, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := ptx.Parse(f, string(src))
-		if err != nil {
-			t.Fatal(err)
-		}
+		m := parsePTXFile(t, f)
 		for _, k := range m.Kernels {
 			pk, err := NewPTXKernel(m, k.Name)
 			if err != nil {
@@ -251,4 +236,18 @@ func lessonKernels(t *testing.T) []lessonKernel {
 		}
 	}
 	return out
+}
+
+// parsePTXFile reads and parses the PTX file at path.
+func parsePTXFile(t testing.TB, path string) *ptx.Module {
+	t.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ptx.Parse(path, string(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
