@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/warplab/warplab/sim/internal/lanes"
 	"github.com/warplab/warplab/sim/ptx"
 )
 
@@ -230,6 +231,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar := d[lo:hi], a[lo:hi]
+			if k := lanes.AddK(dr, ar, 0, tm); k > 0 {
+				dr, ar = dr[k:], ar[k:]
+			}
 			for i := range dr {
 				dr[i] = ar[i] & tm
 			}
@@ -240,6 +244,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.Add(dr, ar, br, math.MaxUint32); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i] + br[i]))
 			}
@@ -250,6 +257,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.Add(dr, ar, br, ^uint64(0)); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = ar[i] + br[i]
 			}
@@ -260,6 +270,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.Sub(dr, ar, br, math.MaxUint32); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i] - br[i]))
 			}
@@ -270,6 +283,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.Sub(dr, ar, br, ^uint64(0)); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = ar[i] - br[i]
 			}
@@ -280,6 +296,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.MulLo32(dr, ar, br); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i]) * uint32(br[i]))
 			}
@@ -300,6 +319,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.MulWideS32(dr, ar, br); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = uint64(int64(int32(ar[i])) * int64(int32(br[i])))
 			}
@@ -310,6 +332,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.MulWideU32(dr, ar, br); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i])) * uint64(uint32(br[i]))
 			}
@@ -353,6 +378,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.Shl(dr, ar, br, math.MaxUint32); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i]) << uint32(br[i]))
 			}
@@ -363,6 +391,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.Shl(dr, ar, br, ^uint64(0)); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = ar[i] << uint32(br[i])
 			}
@@ -373,6 +404,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.ShrU(dr, ar, br, math.MaxUint32); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i]) >> uint32(br[i]))
 			}
@@ -393,6 +427,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.ShrU(dr, ar, br, ^uint64(0)); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = ar[i] >> uint32(br[i])
 			}
@@ -414,6 +451,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.And(dr, ar, br, tm); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = ar[i] & br[i] & tm
 			}
@@ -425,6 +465,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.Or(dr, ar, br, tm); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = (ar[i] | br[i]) & tm
 			}
@@ -436,6 +479,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.Xor(dr, ar, br, tm); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = (ar[i] ^ br[i]) & tm
 			}
@@ -447,6 +493,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar := d[lo:hi], a[lo:hi]
+			if k := lanes.XorK(dr, ar, ^uint64(0), tm); k > 0 {
+				dr, ar = dr[k:], ar[k:]
+			}
 			for i := range dr {
 				dr[i] = ^ar[i] & tm
 			}
@@ -468,6 +517,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar := d[lo:hi], a[lo:hi]
+			if k := lanes.AddK(dr, ar, 0, math.MaxUint32); k > 0 {
+				dr, ar = dr[k:], ar[k:]
+			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i]))
 			}
@@ -488,6 +540,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.AddF32(dr, ar, br); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = f32res(math.Float32frombits(uint32(ar[i]))+math.Float32frombits(uint32(br[i])), in, ar[i], br[i], 0)
 			}
@@ -498,6 +553,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.MulF32(dr, ar, br); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = f32res(math.Float32frombits(uint32(ar[i]))*math.Float32frombits(uint32(br[i])), in, ar[i], br[i], 0)
 			}
@@ -509,6 +567,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
+			if k := lanes.FmaF32(dr, ar, br, cr); k > 0 {
+				dr, ar, br, cr = dr[k:], ar[k:], br[k:], cr[k:]
+			}
 			for i := range dr {
 				dr[i] = f32res(fmaF32(math.Float32frombits(uint32(ar[i])), math.Float32frombits(uint32(br[i])), math.Float32frombits(uint32(cr[i]))), in, ar[i], br[i], cr[i])
 			}
@@ -519,6 +580,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.AddF64(dr, ar, br); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = f64res(math.Float64frombits(ar[i])+math.Float64frombits(br[i]), in, ar[i], br[i], 0)
 			}
@@ -529,6 +593,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
+			if k := lanes.MulF64(dr, ar, br); k > 0 {
+				dr, ar, br = dr[k:], ar[k:], br[k:]
+			}
 			for i := range dr {
 				dr[i] = f64res(math.Float64frombits(ar[i])*math.Float64frombits(br[i]), in, ar[i], br[i], 0)
 			}
@@ -540,6 +607,9 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
+			if k := lanes.FmaF64(dr, ar, br, cr); k > 0 {
+				dr, ar, br, cr = dr[k:], ar[k:], br[k:], cr[k:]
+			}
 			for i := range dr {
 				dr[i] = f64res(math.FMA(math.Float64frombits(ar[i]), math.Float64frombits(br[i]), math.Float64frombits(cr[i])), in, ar[i], br[i], cr[i])
 			}
@@ -590,13 +660,13 @@ func laneRun(m uint32) (lo, hi int, rest uint32) {
 }
 
 // Integer setp's comparisons after decode (setpKind); greater-than forms
-// swap their operands.
+// swap their operands. The four comparisons are lanes.Setp's kinds.
 const (
-	setpEq uint8 = iota
-	setpNe
-	setpLt
-	setpLe
-	setpGeneral // a table setpKind does not know: cmpKey
+	setpEq      uint8 = lanes.Eq
+	setpNe      uint8 = lanes.Ne
+	setpLt      uint8 = lanes.Lt
+	setpLe      uint8 = lanes.Le
+	setpGeneral uint8 = 4 // a table setpKind does not know: cmpKey
 )
 
 // setpKind reduces cmpKey's truth table to one comparison, reporting
@@ -675,15 +745,20 @@ func (e *ptxWorker) setpInt(wp *pwarp, x *xin, a, b *[32]uint64, mask uint32) {
 		m = rest
 		dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
 		var pb uint32
+		var k int
+		if len(dr) >= 4 { // Setp does not inline; spare short runs the call
+			pb, k = lanes.Setp(dr, ar, br, x.setpCmp)
+		}
+		dr, ar, br = dr[k:], ar[k:], br[k:]
 		switch x.setpType {
 		case setpU32:
-			pb = setpLanes[uint32](x.setpKind, dr, ar, br)
+			pb |= setpLanes[uint32](x.setpKind, dr, ar, br) << k
 		case setpS32:
-			pb = setpLanes[int32](x.setpKind, dr, ar, br)
+			pb |= setpLanes[int32](x.setpKind, dr, ar, br) << k
 		case setpU64:
-			pb = setpLanes[uint64](x.setpKind, dr, ar, br)
+			pb |= setpLanes[uint64](x.setpKind, dr, ar, br) << k
 		default:
-			pb = setpLanes[int64](x.setpKind, dr, ar, br)
+			pb |= setpLanes[int64](x.setpKind, dr, ar, br) << k
 		}
 		pm |= pb << lo
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/warplab/warplab/sim/internal/lanes"
 	"github.com/warplab/warplab/sim/ptx"
 )
 
@@ -684,10 +685,7 @@ func (e *ptxWorker) checkRunaway(wp *pwarp, x *xin, act uint32, limit int64) *Fa
 
 // predMask is the lanes whose predicate in row is true (false with neg).
 func predMask(row *[32]uint64, neg bool) uint32 {
-	var m uint32
-	for l := range 32 {
-		m |= uint32(row[l]&1) << l
-	}
+	m := lanes.Bit0(row)
 	if neg {
 		m = ^m
 	}
@@ -785,6 +783,9 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 		lo, hi, rest := laneRun(m)
 		m = rest
 		dr, ar := d[lo:hi], a[lo:hi]
+		if k := lanes.AddK(dr, ar, win, wmask); k > 0 {
+			dr, ar = dr[k:], ar[k:]
+		}
 		for i := range dr {
 			dr[i] = (ar[i] + win) & wmask
 		}

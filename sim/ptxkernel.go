@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/warplab/warplab/sim/internal/lanes"
 	"github.com/warplab/warplab/sim/ptx"
 )
 
@@ -95,12 +96,13 @@ type xin struct {
 
 	cmpFlip, cmpMask uint64 // integer setp (setpTable)
 	cmpTbl           uint8
-	setpKind         uint8  // the comparison cmpTbl reduces to (setpKind)
-	setpSwap         bool   // compare b with a
-	setpType         uint8  // the operands' comparison type (setpTypeOf)
-	tmask            uint64 // the value mask of the instruction's type (pred: 1)
-	movCopy          bool   // mov whose source needs no masking: rows copy as they are
-	guard            int32  // predicate register row, -1 for none
+	setpKind         uint8     // the comparison cmpTbl reduces to (setpKind)
+	setpSwap         bool      // compare b with a
+	setpType         uint8     // the operands' comparison type (setpTypeOf)
+	setpCmp          lanes.Cmp // setpKind at setpType, for the vector form
+	tmask            uint64    // the value mask of the instruction's type (pred: 1)
+	movCopy          bool      // mov whose source needs no masking: rows copy as they are
+	guard            int32     // predicate register row, -1 for none
 	gneg             bool
 	dead             bool // a mov whose every reader reads its source instead (forwardConstMoves)
 	shflK            int8 // shfl.sync.down by a constant offset over the whole warp, no segments (markShuffles); -1 otherwise
@@ -732,6 +734,11 @@ func (pk *PTXKernel) decode(i int) error {
 		x.cmpFlip, x.cmpMask, x.cmpTbl = setpTable(in)
 		x.setpKind, x.setpSwap = setpKind(x.cmpTbl)
 		x.setpType = setpTypeOf(in)
+		width := 8
+		if x.setpType == setpU32 || x.setpType == setpS32 {
+			width = 4
+		}
+		x.setpCmp = lanes.NewCmp(int(x.setpKind), width, x.setpType == setpS32 || x.setpType == setpS64)
 	}
 	return nil
 }
