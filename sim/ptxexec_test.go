@@ -668,7 +668,7 @@ func TestPTXUniformLoadMatchesLanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { ptxUniformLoads = true }()
+	defer func() { ptxLoadShortcuts = true }()
 	for _, tc := range []struct {
 		block, grid int
 		extra       uint64 // bytes added to the a[ctaid] address
@@ -681,7 +681,7 @@ func TestPTXUniformLoadMatchesLanes(t *testing.T) {
 		var stats [2]*Stats
 		var errs [2]error
 		for i, on := range []bool{false, true} {
-			ptxUniformLoads = on
+			ptxLoadShortcuts = on
 			d := newH200(t)
 			a := mustUpload(t, d, "a", iota32(64, func(i int) int32 { return int32(i*i + 1) }))
 			out := mustUpload(t, d, "out", make([]int32, tc.block*tc.grid))
@@ -700,6 +700,101 @@ func TestPTXUniformLoadMatchesLanes(t *testing.T) {
 		equal(t, fmt.Sprintf("%+v out", tc), outs[1], outs[0])
 		if !reflect.DeepEqual(stats[0], stats[1]) {
 			t.Errorf("%+v: counters differ:\nlane by lane %+v\nuniform      %+v", tc, stats[0], stats[1])
+		}
+	}
+}
+
+// stepLoadPTX loads a[tid*stride + extra/4] (stride and extra are params
+// 2 and 3, extra in bytes): with stride 1 the lanes read consecutive words
+// (ldGlobalStep), with others not. Lanes with tid%5 == 3 skip the load, so
+// a warp's active lanes come in runs.
+const stepLoadPTX = `
+.version 7.8
+.target sm_75
+.address_size 64
+.visible .entry sload(.param .u64 sload_param_0, .param .u64 sload_param_1, .param .u64 sload_param_2, .param .u64 sload_param_3)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<12>;
+	.reg .b64 %rd<16>;
+	ld.param.u64 %rd1, [sload_param_0];
+	ld.param.u64 %rd2, [sload_param_1];
+	ld.param.u64 %rd3, [sload_param_2];
+	ld.param.u64 %rd4, [sload_param_3];
+	cvta.to.global.u64 %rd5, %rd1;
+	cvta.to.global.u64 %rd6, %rd2;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ctaid.x;
+	mov.u32 %r3, %ntid.x;
+	mad.lo.s32 %r4, %r2, %r3, %r1;
+	cvt.u64.u32 %rd7, %r4;
+	mul.lo.s64 %rd8, %rd7, %rd3;
+	shl.b64 %rd9, %rd8, 2;
+	add.s64 %rd10, %rd5, %rd9;
+	add.s64 %rd10, %rd10, %rd4;
+	mov.u32 %r5, 0;
+	rem.u32 %r6, %r1, 5;
+	setp.eq.u32 %p1, %r6, 3;
+	@%p1 bra $L_skip;
+	ld.global.u32 %r5, [%rd10];
+$L_skip:
+	mul.wide.u32 %rd11, %r4, 4;
+	add.s64 %rd12, %rd6, %rd11;
+	st.global.u32 [%rd12], %r5;
+	ret;
+}
+`
+
+// TestPTXStepLoadMatchesLanes runs loads whose lanes read consecutive words
+// (and some that do not) with ldGlobalStep and with the lane-by-lane path:
+// outputs, counters and faults must be the same.
+func TestPTXStepLoadMatchesLanes(t *testing.T) {
+	m, err := ptx.Parse("sload.ptx", stepLoadPTX)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewPTXKernel(m, "sload")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { ptxLoadShortcuts = true }()
+	for _, tc := range []struct {
+		block, grid int
+		stride      uint64
+		extra       uint64
+		fault       bool
+	}{
+		{32, 4, 1, 0, false}, {64, 2, 1, 4, false}, {40, 3, 1, 0, false}, {7, 3, 1, 8, false},
+		{32, 2, 2, 0, false},            // every other word: not on a line of step 4
+		{32, 2, 0, 12, false},           // one word: the uniform path
+		{32, 2, ^uint64(0), 508, false}, // descending
+		{32, 2, 1, 2, true},             // misaligned
+		{32, 4, 1, 600, true},           // the last warp's last lanes past the end of out
+		{32, 4, 1, 4 << 10, true},       // past the end of a and out (a[128] would be out[0]: buffers lie back to back)
+	} {
+		var outs [2][]int32
+		var stats [2]*Stats
+		var errs [2]error
+		for i, on := range []bool{false, true} {
+			ptxLoadShortcuts = on
+			d := newH200(t)
+			a := mustUpload(t, d, "a", iota32(128, func(i int) int32 { return int32(i*i + 1) }))
+			out := mustUpload(t, d, "out", make([]int32, tc.block*tc.grid))
+			stats[i], errs[i] = d.LaunchPTX(context.Background(), k, Dim1(tc.grid), Dim1(tc.block), 0, a, out, tc.stride, tc.extra)
+			outs[i] = out.Data
+		}
+		if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
+			t.Fatalf("%+v: lane by lane %v, shortcuts %v", tc, errs[0], errs[1])
+		}
+		if (errs[0] != nil) != tc.fault {
+			t.Fatalf("%+v: fault %v", tc, errs[0])
+		}
+		if errs[0] != nil {
+			continue
+		}
+		equal(t, fmt.Sprintf("%+v out", tc), outs[1], outs[0])
+		if !reflect.DeepEqual(stats[0], stats[1]) {
+			t.Errorf("%+v: counters differ:\nlane by lane %+v\nshortcuts    %+v", tc, stats[0], stats[1])
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 	"weak"
 
+	"github.com/warplab/warplab/sim/internal/lanes"
 	"github.com/warplab/warplab/sim/ptx"
 )
 
@@ -252,7 +253,7 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 		}
 	}
 	g := &bufs[b]
-	if x.size == 4 && !x.widen && ptxUniformLoads && sameLanes(base, mask) {
+	if x.size == 4 && !x.widen && ptxLoadShortcuts && sameLanes(base, mask) {
 		return e.ldGlobalUniform(wp, x, mask, base[bits.TrailingZeros32(mask)])
 	}
 	// Check every lane before touching a register. Most often every lane
@@ -266,6 +267,9 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 			b, g = nb, &bufs[nb]
 			e.last = b
 		}
+	}
+	if x.size == 4 && !x.widen && ptxLoadShortcuts && e.ldGlobalStep(wp, x, mask, base, b) {
+		return true
 	}
 	low, end, ors := ^uint64(0), uint64(0), uint64(0)
 	for m := mask; m != 0; {
@@ -344,9 +348,58 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 	return true
 }
 
-// ptxUniformLoads enables ldGlobalUniform; tests turn it off to hold it
-// to the lane-by-lane path.
-var ptxUniformLoads = true
+// ldGlobalStep is ldGlobal of 4-byte elements when lane l reads address
+// A + 4l (an array read at the thread's own index, the coalesced load):
+// the bounds come from the first and last lane, the values are copied four
+// lanes at a time and the words listed in order without sorting. It reports
+// false, having done nothing, where the lanes are not on such a line or
+// leave buffer b; ldGlobal's lane-by-lane path then decides, as it would
+// have without this one. The counters are the lane-by-lane path's: the
+// same words, the same request.
+func (e *ptxWorker) ldGlobalStep(wp *pwarp, x *xin, mask uint32, base *[32]uint64, b int) bool {
+	first, last := bits.TrailingZeros32(mask)&31, (31-bits.LeadingZeros32(mask))&31
+	if lanes.Steps(base, base[first]-4*uint64(first), 4)&mask != mask {
+		return false
+	}
+	g := &e.l.bufs[b]
+	lo, end := x.aconst+base[first], x.aconst+base[last]+4
+	if lo&3 != 0 || lo < g.lo || end > g.hi || end <= lo {
+		return false
+	}
+	// Everything is read from base before d is written: d may be base.
+	off0 := lo - g.lo - 4*uint64(first) // lane 0's offset on the line, modulo 2^64
+	d := e.dst(wp, &x.dst[0], 0)
+	n := 0
+	for m := mask; m != 0; {
+		rlo, rhi, rest := laneRun(m)
+		m = rest
+		off := off0 + 4*uint64(rlo)
+		src := unsafe.Slice((*uint32)(unsafe.Add(g.base, off)), rhi-rlo)
+		dr := d[rlo:rhi]
+		if k := lanes.Zext32(dr, src); k > 0 {
+			dr, src = dr[k:], src[k:]
+		}
+		for i, v := range src {
+			dr[i] = uint64(v)
+		}
+		wd := uint32(off >> 2)
+		for i := range uint32(rhi - rlo) {
+			e.words[n] = wd + i
+			n++
+		}
+	}
+	w := e.t.w
+	sc := &e.siteCache[x.site]
+	if sc.buf != int32(b) {
+		sc.buf, sc.d = int32(b), w.explicitSite(Site(x.site), g.m4, opLd*2)
+	}
+	w.request(&w.sites[sc.d], e.words[:n], bits.OnesCount32(mask))
+	return true
+}
+
+// ptxLoadShortcuts enables ldGlobalUniform and ldGlobalStep; tests turn it
+// off to hold them to the lane-by-lane path.
+var ptxLoadShortcuts = true
 
 // sameLanes reports whether the lanes in mask all hold one value in row.
 func sameLanes(row *[32]uint64, mask uint32) bool {

@@ -45,6 +45,43 @@ func bit0(row *[32]uint64) uint32 {
 	return m
 }
 
+// Steps is the lanes l of row that hold b0 + l*step (modulo 2^64), lane l
+// in bit l: the lanes whose value lies on one line, such as the addresses
+// of a load every thread makes at its own index.
+func Steps(row *[32]uint64, b0, step uint64) uint32 {
+	if !vector {
+		return steps(row, b0, step)
+	}
+	start := [4]uint64{b0, b0 + step, b0 + 2*step, b0 + 3*step}
+	return stepsQ(row, &start, 4*step)
+}
+
+func steps(row *[32]uint64, b0, step uint64) uint32 {
+	var m uint32
+	for l, v := range row {
+		if v == b0+uint64(l)*step {
+			m |= 1 << l
+		}
+	}
+	return m
+}
+
+// Zext32 sets d[i] = uint64(s[i]): 32-bit words read from memory into
+// lanes, zero-extended.
+func Zext32(d []uint64, s []uint32) int {
+	if len(d) < 4 || !vector {
+		return 0
+	}
+	return zext32(d, s)
+}
+
+func zext32(d []uint64, s []uint32) int {
+	n := len(d) &^ 3
+	_ = s[n-1]
+	zext32Q(&d[0], &s[0], n)
+	return n
+}
+
 // Add sets d = (a + b) & tm.
 func Add(d, a, b []uint64, tm uint64) int {
 	if len(d) < 4 || !vector {

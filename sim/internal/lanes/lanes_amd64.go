@@ -67,3 +67,9 @@ func fmaF64Q(d, a, b, c *uint64, n int) int
 
 //go:noescape
 func bit0Q(row *[32]uint64) uint32
+
+//go:noescape
+func stepsQ(row *[32]uint64, start *[4]uint64, step4 uint64) uint32
+
+//go:noescape
+func zext32Q(d *uint64, s *uint32, n int)

@@ -552,3 +552,73 @@ TEXT ·bit0Q(SB), NOSPLIT, $0-12
 	MOVL AX, ret+8(FP)
 	VZEROUPPER
 	RET
+
+// func stepsQ(row *[32]uint64, start *[4]uint64, step4 uint64) uint32
+// The lanes l of row that hold start[0] + l*step, start holding lanes 0
+// to 3 of that line and step4 four steps.
+TEXT ·stepsQ(SB), NOSPLIT, $0-28
+	MOVQ row+0(FP), SI
+	MOVQ start+8(FP), DX
+	VMOVDQU (DX), Y0
+	VPBROADCASTQ step4+16(FP), Y1
+	XORQ AX, AX
+	VPCMPEQQ 0(SI), Y0, Y2
+	VMOVMSKPD Y2, BX
+	ORQ  BX, AX
+	VPADDQ Y1, Y0, Y0
+	VPCMPEQQ 32(SI), Y0, Y2
+	VMOVMSKPD Y2, BX
+	SHLQ $4, BX
+	ORQ  BX, AX
+	VPADDQ Y1, Y0, Y0
+	VPCMPEQQ 64(SI), Y0, Y2
+	VMOVMSKPD Y2, BX
+	SHLQ $8, BX
+	ORQ  BX, AX
+	VPADDQ Y1, Y0, Y0
+	VPCMPEQQ 96(SI), Y0, Y2
+	VMOVMSKPD Y2, BX
+	SHLQ $12, BX
+	ORQ  BX, AX
+	VPADDQ Y1, Y0, Y0
+	VPCMPEQQ 128(SI), Y0, Y2
+	VMOVMSKPD Y2, BX
+	SHLQ $16, BX
+	ORQ  BX, AX
+	VPADDQ Y1, Y0, Y0
+	VPCMPEQQ 160(SI), Y0, Y2
+	VMOVMSKPD Y2, BX
+	SHLQ $20, BX
+	ORQ  BX, AX
+	VPADDQ Y1, Y0, Y0
+	VPCMPEQQ 192(SI), Y0, Y2
+	VMOVMSKPD Y2, BX
+	SHLQ $24, BX
+	ORQ  BX, AX
+	VPADDQ Y1, Y0, Y0
+	VPCMPEQQ 224(SI), Y0, Y2
+	VMOVMSKPD Y2, BX
+	SHLQ $28, BX
+	ORQ  BX, AX
+	MOVL AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func zext32Q(d *uint64, s *uint32, n int)
+// d[i] = uint64(s[i]) for i < n.
+TEXT ·zext32Q(SB), NOSPLIT, $0-24
+	MOVQ d+0(FP), DI
+	MOVQ s+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHLQ $2, CX
+	XORQ AX, AX // offset in s
+	XORQ DX, DX // offset in d
+loop:
+	VPMOVZXDQ (SI)(AX*1), Y0
+	VMOVDQU Y0, (DI)(DX*1)
+	ADDQ $16, AX
+	ADDQ $32, DX
+	CMPQ AX, CX
+	JB   loop
+	VZEROUPPER
+	RET

@@ -274,3 +274,54 @@ func TestBit0(t *testing.T) {
 		}
 	}
 }
+
+// TestSteps checks Steps on rows on a line with lanes knocked off it, with
+// steps that wrap, against its definition; and Zext32 against a loop.
+func TestStepsZext32(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, step := range []uint64{0, 1, 4, 8, 1 << 63, ^uint64(3)} {
+		for range 50 {
+			b0 := r.Uint64()
+			var row [32]uint64
+			var want uint32
+			for l := range row {
+				row[l] = b0 + uint64(l)*step
+				if r.IntN(4) == 0 {
+					row[l] += 1 + uint64(r.IntN(3))
+				} else {
+					want |= 1 << l
+				}
+			}
+			if got := Steps(&row, b0, step); got != want {
+				t.Fatalf("step %#x: Steps = %032b, want %032b", step, got, want)
+			}
+		}
+	}
+	if !vector {
+		return
+	}
+	for n := range 34 {
+		s := make([]uint32, n)
+		for i := range s {
+			s[i] = r.Uint32()
+		}
+		d := make([]uint64, n)
+		for i := range d {
+			d[i] = r.Uint64()
+		}
+		before := append([]uint64(nil), d...)
+		done := Zext32(d, s)
+		if done != n&^3 {
+			t.Fatalf("n=%d: did %d", n, done)
+		}
+		for i := range d {
+			want := before[i]
+			if i < done {
+				want = uint64(s[i])
+			}
+			if d[i] != want {
+				t.Fatalf("n=%d lane %d: %#x, want %#x", n, i, d[i], want)
+			}
+		}
+	}
+}
