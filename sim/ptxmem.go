@@ -253,7 +253,7 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 		}
 	}
 	g := &bufs[b]
-	if x.size == 4 && !x.widen && ptxLoadShortcuts && sameLanes(base, mask) {
+	if x.size == 4 && !x.widen && ptxLoadShortcuts && lanes.Same(base, mask) {
 		return e.ldGlobalUniform(wp, x, mask, base[bits.TrailingZeros32(mask)])
 	}
 	// Check every lane before touching a register. Most often every lane
@@ -400,25 +400,6 @@ func (e *ptxWorker) ldGlobalStep(wp *pwarp, x *xin, mask uint32, base *[32]uint6
 // ptxLoadShortcuts enables ldGlobalUniform and ldGlobalStep; tests turn it
 // off to hold them to the lane-by-lane path.
 var ptxLoadShortcuts = true
-
-// sameLanes reports whether the lanes in mask all hold one value in row.
-func sameLanes(row *[32]uint64, mask uint32) bool {
-	v := row[bits.TrailingZeros32(mask)&31]
-	if mask == fullMask {
-		for l := range row {
-			if row[l] != v {
-				return false
-			}
-		}
-		return true
-	}
-	for m := mask; m != 0; m &= m - 1 {
-		if row[bits.TrailingZeros32(m)&31] != v {
-			return false
-		}
-	}
-	return true
-}
 
 // ldGlobalUniform is ldGlobal of a 4-byte element when every lane reads
 // the same address (a row's bounds in warp-per-row SpMV): one bounds check,

@@ -300,23 +300,27 @@ func (h slotHeap) less(i, j int) bool {
 	return h[i].k < h[j].k
 }
 
-// down moves element i down until the heap holds again below it.
+// down moves element i down until the heap holds again below it. The
+// element is held aside and each smaller child moves up into the hole,
+// one store a level instead of a swap's two.
 func (h slotHeap) down(i int) {
 	n := len(h)
+	x := h[i]
 	for {
 		j := 2*i + 1
 		if j >= n {
-			return
+			break
 		}
 		if j2 := j + 1; j2 < n && h.less(j2, j) {
 			j = j2
 		}
-		if !h.less(j, i) {
-			return
+		if c := &h[j]; c.free > x.free || c.free == x.free && c.k >= x.k {
+			break // x is not after its smaller child: it stays here
 		}
-		h[i], h[j] = h[j], h[i]
+		h[i] = h[j]
 		i = j
 	}
+	h[i] = x
 }
 
 // schedule places blocks in index order on the SMs' warp slots (as many

@@ -487,10 +487,17 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	most := busiestBank(v, wide)
 	sector, line, l2line := uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1)
 	var sectors, misses, lost, far, l2lines int64
-	for _, wd := range v {
+	// Consecutive words (a coalesced request) skip straight to the next
+	// sector's first word; a request of a few words is not worth the test.
+	consecutive := len(v) > 8 && v[len(v)-1]-v[0] == uint32(len(v)-1)
+	for i := 0; i < len(v); i++ {
+		wd := v[i]
 		s := wd >> 3
 		if s == sector {
 			continue
+		}
+		if consecutive {
+			i += 7 - int(wd&7)
 		}
 		sector = s
 		sectors++

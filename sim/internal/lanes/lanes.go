@@ -19,6 +19,8 @@
 // caller knows (the canonical NaN for .f32, an operand for .f64).
 package lanes
 
+import "math/bits"
+
 // Setp's comparisons, after the caller has swapped the operands of the
 // greater-than forms: a == b, a != b, a < b, a <= b.
 const (
@@ -64,6 +66,30 @@ func steps(row *[32]uint64, b0, step uint64) uint32 {
 		}
 	}
 	return m
+}
+
+// Same reports whether the lanes in mask all hold one value in row (a
+// load every lane makes from one address). One lane is decided without a
+// call.
+func Same(row *[32]uint64, mask uint32) bool {
+	if mask&(mask-1) == 0 {
+		return true
+	}
+	return same(row, mask)
+}
+
+func same(row *[32]uint64, mask uint32) bool {
+	v := row[bits.TrailingZeros32(mask)&31]
+	if vector {
+		line := [4]uint64{v, v, v, v}
+		return stepsQ(row, &line, 0)&mask == mask
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		if row[bits.TrailingZeros32(m)&31] != v {
+			return false
+		}
+	}
+	return true
 }
 
 // Zext32 sets d[i] = uint64(s[i]): 32-bit words read from memory into

@@ -2,6 +2,7 @@ package lanes
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 )
@@ -322,6 +323,42 @@ func TestStepsZext32(t *testing.T) {
 			if d[i] != want {
 				t.Fatalf("n=%d lane %d: %#x, want %#x", n, i, d[i], want)
 			}
+		}
+	}
+}
+
+// TestSame checks Same on masks of one lane, none, some and all, with rows
+// that differ from the first active lane in an active or inactive lane.
+func TestSame(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for range 500 {
+		var row [32]uint64
+		v := r.Uint64()
+		fill := func() {
+			for l := range row {
+				row[l] = v
+			}
+		}
+		fill()
+		mask := r.Uint32()
+		switch r.IntN(4) {
+		case 0:
+			mask = 1 << r.IntN(32)
+		case 1:
+			mask = ^uint32(0)
+		}
+		odd := r.IntN(32)
+		if r.IntN(2) == 0 {
+			row[odd] ^= 1 << r.IntN(64)
+		}
+		want := true
+		for l := range row {
+			if mask>>l&1 != 0 && row[l] != row[bits.TrailingZeros32(mask)&31] {
+				want = false
+			}
+		}
+		if got := Same(&row, mask); got != want {
+			t.Fatalf("Same(mask %032b, lane %d changed) = %v, want %v", mask, odd, got, want)
 		}
 	}
 }
