@@ -54,8 +54,7 @@ func Steps(row *[32]uint64, b0, step uint64) uint32 {
 	if !vector {
 		return steps(row, b0, step)
 	}
-	start := [4]uint64{b0, b0 + step, b0 + 2*step, b0 + 3*step}
-	return stepsQ(row, &start, 4*step)
+	return stepsQ(row, b0, step)
 }
 
 func steps(row *[32]uint64, b0, step uint64) uint32 {
@@ -81,8 +80,7 @@ func Same(row *[32]uint64, mask uint32) bool {
 func same(row *[32]uint64, mask uint32) bool {
 	v := row[bits.TrailingZeros32(mask)&31]
 	if vector {
-		line := [4]uint64{v, v, v, v}
-		return stepsQ(row, &line, 0)&mask == mask
+		return stepsQ(row, v, 0)&mask == mask
 	}
 	for m := mask; m != 0; m &= m - 1 {
 		if row[bits.TrailingZeros32(m)&31] != v {

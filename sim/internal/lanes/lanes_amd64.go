@@ -69,7 +69,7 @@ func fmaF64Q(d, a, b, c *uint64, n int) int
 func bit0Q(row *[32]uint64) uint32
 
 //go:noescape
-func stepsQ(row *[32]uint64, start *[4]uint64, step4 uint64) uint32
+func stepsQ(row *[32]uint64, b0, step uint64) uint32
 
 //go:noescape
 func zext32Q(d *uint64, s *uint32, n int)

@@ -553,14 +553,25 @@ TEXT ·bit0Q(SB), NOSPLIT, $0-12
 	VZEROUPPER
 	RET
 
-// func stepsQ(row *[32]uint64, start *[4]uint64, step4 uint64) uint32
-// The lanes l of row that hold start[0] + l*step, start holding lanes 0
-// to 3 of that line and step4 four steps.
+// func stepsQ(row *[32]uint64, b0, step uint64) uint32
+// The lanes l of row that hold b0 + l*step. The line's first four lanes
+// are built in registers (not loaded from memory just stored, which would
+// stall on store forwarding).
 TEXT ·stepsQ(SB), NOSPLIT, $0-28
 	MOVQ row+0(FP), SI
-	MOVQ start+8(FP), DX
-	VMOVDQU (DX), Y0
-	VPBROADCASTQ step4+16(FP), Y1
+	MOVQ b0+8(FP), AX
+	MOVQ step+16(FP), DX
+	MOVQ AX, X0
+	ADDQ DX, AX
+	VPINSRQ $1, AX, X0, X0
+	ADDQ DX, AX
+	MOVQ AX, X2
+	ADDQ DX, AX
+	VPINSRQ $1, AX, X2, X2
+	VINSERTI128 $1, X2, Y0, Y0
+	SHLQ $2, DX
+	MOVQ DX, X1
+	VPBROADCASTQ X1, Y1
 	XORQ AX, AX
 	VPCMPEQQ 0(SI), Y0, Y2
 	VMOVMSKPD Y2, BX

@@ -29,5 +29,5 @@ func addF64Q(d, a, b *uint64, n int) int                               { unreach
 func mulF64Q(d, a, b *uint64, n int) int                               { unreachable(); return 0 }
 func fmaF64Q(d, a, b, c *uint64, n int) int                            { unreachable(); return 0 }
 func bit0Q(row *[32]uint64) uint32                                     { unreachable(); return 0 }
-func stepsQ(row *[32]uint64, start *[4]uint64, step4 uint64) uint32    { unreachable(); return 0 }
+func stepsQ(row *[32]uint64, b0, step uint64) uint32                   { unreachable(); return 0 }
 func zext32Q(d *uint64, s *uint32, n int)                              { unreachable() }
