@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh — the README's test command. Sets up (scripts/setup.sh --browser), then
-# runs `go vet ./...`, vets and builds the cuda build with extracted CUDA 11.8 and 12.4 headers,
+# runs `go vet ./...`, the simulator's tests without its assembly (-tags purego),
+# vets and builds the cuda build with extracted CUDA 11.8 and 12.4 headers,
 # and `go test ./...` with the notebook execution and browser
 # tests switched on (WARPLAB_NOTEBOOK_TESTS=1): every notebook in notebooks/ is
 # executed with the GoNB kernel and checked, its lesson page rendered, looked at
@@ -26,6 +27,14 @@ else
 fi
 step "go vet ./..."
 go vet ./...
+# The simulator's hottest lane loops run in AVX2 assembly where the CPU has
+# it (sim/internal/lanes). -tags purego runs the simulator's tests on the
+# scalar Go loops that every other CPU takes, and arm64 must build without
+# the assembly.
+step "go test -tags purego ./sim/... and go vet for arm64 (the scalar lane loops)"
+go vet -tags purego ./sim/...
+go test -tags purego ./sim/...
+GOARCH=arm64 go vet ./sim/...
 # The GPU backend (build tag cuda) must compile and vet on machines with no
 # GPU, against the headers of every CUDA release a student may have: cuda.h
 # and the libcuda.so stub of CUDA 11.8 (Debian bookworm) and 12.4 (Debian
