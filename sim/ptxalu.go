@@ -231,7 +231,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar := d[lo:hi], a[lo:hi]
-			if k := lanes.AddK(dr, ar, 0, tm); k > 0 {
+			if k := lanes.Const(lanes.Add, dr, ar, 0, tm); k > 0 {
 				dr, ar = dr[k:], ar[k:]
 			}
 			for i := range dr {
@@ -244,7 +244,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Add(dr, ar, br, math.MaxUint32); k > 0 {
+			if k := lanes.Int(lanes.Add, dr, ar, br, math.MaxUint32); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -257,7 +257,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Add(dr, ar, br, ^uint64(0)); k > 0 {
+			if k := lanes.Int(lanes.Add, dr, ar, br, ^uint64(0)); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -270,7 +270,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Sub(dr, ar, br, math.MaxUint32); k > 0 {
+			if k := lanes.Int(lanes.Sub, dr, ar, br, math.MaxUint32); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -283,7 +283,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Sub(dr, ar, br, ^uint64(0)); k > 0 {
+			if k := lanes.Int(lanes.Sub, dr, ar, br, ^uint64(0)); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -296,7 +296,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.MulLo32(dr, ar, br); k > 0 {
+			if k := lanes.Int(lanes.MulLo32, dr, ar, br, 0); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -319,7 +319,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.MulWideS32(dr, ar, br); k > 0 {
+			if k := lanes.Int(lanes.MulWideS32, dr, ar, br, 0); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -332,7 +332,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.MulWideU32(dr, ar, br); k > 0 {
+			if k := lanes.Int(lanes.MulWideU32, dr, ar, br, 0); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -378,7 +378,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Shl(dr, ar, br, math.MaxUint32); k > 0 {
+			if k := lanes.Int(lanes.Shl, dr, ar, br, math.MaxUint32); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -391,7 +391,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Shl(dr, ar, br, ^uint64(0)); k > 0 {
+			if k := lanes.Int(lanes.Shl, dr, ar, br, ^uint64(0)); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -404,7 +404,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.ShrU(dr, ar, br, math.MaxUint32); k > 0 {
+			if k := lanes.Int(lanes.ShrU, dr, ar, br, math.MaxUint32); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -427,7 +427,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.ShrU(dr, ar, br, ^uint64(0)); k > 0 {
+			if k := lanes.Int(lanes.ShrU, dr, ar, br, ^uint64(0)); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -451,7 +451,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.And(dr, ar, br, tm); k > 0 {
+			if k := lanes.Int(lanes.And, dr, ar, br, tm); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -465,7 +465,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Or(dr, ar, br, tm); k > 0 {
+			if k := lanes.Int(lanes.Or, dr, ar, br, tm); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -479,7 +479,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Xor(dr, ar, br, tm); k > 0 {
+			if k := lanes.Int(lanes.Xor, dr, ar, br, tm); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -493,7 +493,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar := d[lo:hi], a[lo:hi]
-			if k := lanes.XorK(dr, ar, ^uint64(0), tm); k > 0 {
+			if k := lanes.Const(lanes.Xor, dr, ar, ^uint64(0), tm); k > 0 {
 				dr, ar = dr[k:], ar[k:]
 			}
 			for i := range dr {
@@ -517,7 +517,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar := d[lo:hi], a[lo:hi]
-			if k := lanes.AddK(dr, ar, 0, math.MaxUint32); k > 0 {
+			if k := lanes.Const(lanes.Add, dr, ar, 0, math.MaxUint32); k > 0 {
 				dr, ar = dr[k:], ar[k:]
 			}
 			for i := range dr {
@@ -540,7 +540,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.AddF32(dr, ar, br); k > 0 {
+			if k := lanes.Float32(lanes.Add, dr, ar, br); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -553,7 +553,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.MulF32(dr, ar, br); k > 0 {
+			if k := lanes.Float32(lanes.Mul, dr, ar, br); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -567,11 +567,11 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
-			if k := lanes.FmaF32(dr, ar, br, cr); k > 0 {
+			if k := lanes.Fma32(dr, ar, br, cr); k > 0 {
 				dr, ar, br, cr = dr[k:], ar[k:], br[k:], cr[k:]
 			}
 			for i := range dr {
-				dr[i] = f32res(fmaF32(math.Float32frombits(uint32(ar[i])), math.Float32frombits(uint32(br[i])), math.Float32frombits(uint32(cr[i]))), in, ar[i], br[i], cr[i])
+				dr[i] = f32res(ptx.FmaRN32(math.Float32frombits(uint32(ar[i])), math.Float32frombits(uint32(br[i])), math.Float32frombits(uint32(cr[i]))), in, ar[i], br[i], cr[i])
 			}
 		}
 		return nil
@@ -580,7 +580,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.AddF64(dr, ar, br); k > 0 {
+			if k := lanes.Float64(lanes.Add, dr, ar, br); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -593,7 +593,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.MulF64(dr, ar, br); k > 0 {
+			if k := lanes.Float64(lanes.Mul, dr, ar, br); k > 0 {
 				dr, ar, br = dr[k:], ar[k:], br[k:]
 			}
 			for i := range dr {
@@ -607,7 +607,7 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
-			if k := lanes.FmaF64(dr, ar, br, cr); k > 0 {
+			if k := lanes.Fma64(dr, ar, br, cr); k > 0 {
 				dr, ar, br, cr = dr[k:], ar[k:], br[k:], cr[k:]
 			}
 			for i := range dr {
@@ -855,31 +855,4 @@ func setpTable(in *ptx.Instr) (flip, km uint64, tbl uint8) {
 		tbl = gt | eq
 	}
 	return flip, km, tbl
-}
-
-// fmaF32 is fma.rn.f32: a*b+c rounded once. The product of two floats is
-// exact in float64; the sum is rounded to float64 with round-to-odd (TwoSum
-// gives the rounding error), after which the rounding to float32 is correct
-// because float64 carries more than 24+1 bits.
-func fmaF32(a, b, c float32) float32 {
-	p := float64(a) * float64(b)
-	cc := float64(c)
-	s := p + cc
-	if math.IsInf(s, 0) || math.IsNaN(s) {
-		return float32(s)
-	}
-	bb := s - p
-	err := (p - (s - bb)) + (cc - bb)
-	if err != 0 {
-		u := math.Float64bits(s)
-		if u&1 == 0 {
-			if (err > 0) == (s > 0) {
-				u++
-			} else {
-				u--
-			}
-			s = math.Float64frombits(u)
-		}
-	}
-	return float32(s)
 }

@@ -783,7 +783,7 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 		lo, hi, rest := laneRun(m)
 		m = rest
 		dr, ar := d[lo:hi], a[lo:hi]
-		if k := lanes.AddK(dr, ar, win, wmask); k > 0 {
+		if k := lanes.Const(lanes.Add, dr, ar, win, wmask); k > 0 {
 			dr, ar = dr[k:], ar[k:]
 		}
 		for i := range dr {

@@ -668,7 +668,6 @@ func TestPTXUniformLoadMatchesLanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { ptxLoadShortcuts = true }()
 	for _, tc := range []struct {
 		block, grid int
 		extra       uint64 // bytes added to the a[ctaid] address
@@ -677,29 +676,14 @@ func TestPTXUniformLoadMatchesLanes(t *testing.T) {
 		{32, 2, 2},       // misaligned: a fault, the same one
 		{32, 2, 4 << 10}, // past the end of a
 	} {
-		var outs [2][]int32
-		var stats [2]*Stats
-		var errs [2]error
-		for i, on := range []bool{false, true} {
-			ptxLoadShortcuts = on
-			d := newH200(t)
+		err := shortcutsAgree(t, fmt.Sprintf("%+v", tc), func(d *Device) (*Stats, []int32, error) {
 			a := mustUpload(t, d, "a", iota32(64, func(i int) int32 { return int32(i*i + 1) }))
 			out := mustUpload(t, d, "out", make([]int32, tc.block*tc.grid))
-			stats[i], errs[i] = d.LaunchPTX(context.Background(), k, Dim1(tc.grid), Dim1(tc.block), 0, a, out, tc.extra)
-			outs[i] = out.Data
-		}
-		if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
-			t.Fatalf("%+v: lane by lane %v, uniform %v", tc, errs[0], errs[1])
-		}
-		if (errs[0] != nil) != (tc.extra != 0) {
-			t.Fatalf("%+v: fault %v", tc, errs[0])
-		}
-		if errs[0] != nil {
-			continue
-		}
-		equal(t, fmt.Sprintf("%+v out", tc), outs[1], outs[0])
-		if !reflect.DeepEqual(stats[0], stats[1]) {
-			t.Errorf("%+v: counters differ:\nlane by lane %+v\nuniform      %+v", tc, stats[0], stats[1])
+			st, err := d.LaunchPTX(context.Background(), k, Dim1(tc.grid), Dim1(tc.block), 0, a, out, tc.extra)
+			return st, out.Data, err
+		})
+		if (err != nil) != (tc.extra != 0) {
+			t.Fatalf("%+v: fault %v", tc, err)
 		}
 	}
 }
@@ -757,7 +741,6 @@ func TestPTXStepLoadMatchesLanes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { ptxLoadShortcuts = true }()
 	for _, tc := range []struct {
 		block, grid int
 		stride      uint64
@@ -772,29 +755,40 @@ func TestPTXStepLoadMatchesLanes(t *testing.T) {
 		{32, 4, 1, 600, true},           // the last warp's last lanes past the end of out
 		{32, 4, 1, 4 << 10, true},       // past the end of a and out (a[128] would be out[0]: buffers lie back to back)
 	} {
-		var outs [2][]int32
-		var stats [2]*Stats
-		var errs [2]error
-		for i, on := range []bool{false, true} {
-			ptxLoadShortcuts = on
-			d := newH200(t)
+		err := shortcutsAgree(t, fmt.Sprintf("%+v", tc), func(d *Device) (*Stats, []int32, error) {
 			a := mustUpload(t, d, "a", iota32(128, func(i int) int32 { return int32(i*i + 1) }))
 			out := mustUpload(t, d, "out", make([]int32, tc.block*tc.grid))
-			stats[i], errs[i] = d.LaunchPTX(context.Background(), k, Dim1(tc.grid), Dim1(tc.block), 0, a, out, tc.stride, tc.extra)
-			outs[i] = out.Data
-		}
-		if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
-			t.Fatalf("%+v: lane by lane %v, shortcuts %v", tc, errs[0], errs[1])
-		}
-		if (errs[0] != nil) != tc.fault {
-			t.Fatalf("%+v: fault %v", tc, errs[0])
-		}
-		if errs[0] != nil {
-			continue
-		}
-		equal(t, fmt.Sprintf("%+v out", tc), outs[1], outs[0])
-		if !reflect.DeepEqual(stats[0], stats[1]) {
-			t.Errorf("%+v: counters differ:\nlane by lane %+v\nshortcuts    %+v", tc, stats[0], stats[1])
+			st, err := d.LaunchPTX(context.Background(), k, Dim1(tc.grid), Dim1(tc.block), 0, a, out, tc.stride, tc.extra)
+			return st, out.Data, err
+		})
+		if (err != nil) != tc.fault {
+			t.Fatalf("%+v: fault %v", tc, err)
 		}
 	}
+}
+
+// shortcutsAgree runs a launch (run gets a fresh H200 device) with the load
+// shortcuts (ldGlobalUniform, ldGlobalStep) off and on, checks that faults,
+// outputs and every counter are the same, and returns the launch's error.
+func shortcutsAgree(t *testing.T, name string, run func(d *Device) (*Stats, []int32, error)) error {
+	t.Helper()
+	defer func() { ptxLoadShortcuts = true }()
+	var outs [2][]int32
+	var stats [2]*Stats
+	var errs [2]error
+	for i, on := range []bool{false, true} {
+		ptxLoadShortcuts = on
+		stats[i], outs[i], errs[i] = run(newH200(t))
+	}
+	if (errs[0] == nil) != (errs[1] == nil) || errs[0] != nil && errs[0].Error() != errs[1].Error() {
+		t.Fatalf("%s: lane by lane %v, shortcuts %v", name, errs[0], errs[1])
+	}
+	if errs[0] != nil {
+		return errs[0]
+	}
+	equal(t, name+" out", outs[1], outs[0])
+	if !reflect.DeepEqual(stats[0], stats[1]) {
+		t.Errorf("%s: counters differ:\nlane by lane %+v\nshortcuts    %+v", name, stats[0], stats[1])
+	}
+	return nil
 }

@@ -280,6 +280,14 @@ func fmaF32(in *Instr, a, b, c uint64) uint64 {
 	return out32(f, in.Ftz, in.Sat)
 }
 
+// FmaRN32 is fma.rn.f32 on float32 values: x*y+z with one rounding, to
+// nearest even, as fma.rn.f32 without .ftz or .sat computes it (a NaN
+// result is Go's NaN, not the GPU's canonical one, which Eval gives).
+// The simulator's fast path and its vector forms are held to it.
+func FmaRN32(x, y, z float32) float32 {
+	return rnd32(sumOdd(float64(x)*float64(y), float64(z), RoundRN), RoundRN)
+}
+
 // divF32 is div.f32. .rn (and the directed modes) are IEEE division;
 // .full (at most 2 ulp off per the manual) and .approx (2 ulp for |b| in
 // [2^-126, 2^126]) are computed as the exact IEEE quotient, which is within

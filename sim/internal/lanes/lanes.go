@@ -106,187 +106,85 @@ func zext32(d []uint64, s []uint32) int {
 	return n
 }
 
-// Add sets d = (a + b) & tm.
-func Add(d, a, b []uint64, tm uint64) int {
+// An Op is the operation of Int, Float32, Float64 and Const.
+type Op uint8
+
+// The operations. Int applies each as its comment says, tm being the
+// result type's value mask (math.MaxUint32 for 32-bit types); Float32 and
+// Float64 take Add and Mul; Const takes Add and Xor.
+const (
+	Add        Op = iota // (a + b) & tm
+	Sub                  // (a - b) & tm
+	And                  // a & b & tm
+	Or                   // (a | b) & tm
+	Xor                  // (a ^ b) & tm
+	Shl                  // (a << b) & tm, 0 where b > 63: shl (a 32-bit shift by 32 or more leaves nothing in the low word)
+	ShrU                 // (a & tm) >> b, 0 where b > 63: shr.u32 and shr.u64
+	Mul                  // Float32 and Float64 only
+	MulLo32              // uint32(a) * uint32(b), the low 32 bits: mul.lo.s32 and mul.lo.u32
+	MulWideS32           // int64(int32(a)) * int64(int32(b)): mul.wide.s32
+	MulWideU32           // uint64(uint32(a)) * uint64(uint32(b)): mul.wide.u32
+)
+
+// Int sets d = op(a, b) lane by lane for an integer op.
+func Int(op Op, d, a, b []uint64, tm uint64) int {
 	if len(d) < 4 || !vector {
 		return 0
 	}
-	return add(d, a, b, tm)
+	return intOp(op, d, a, b, tm)
 }
 
-func add(d, a, b []uint64, tm uint64) int {
+func intOp(op Op, d, a, b []uint64, tm uint64) int {
 	n := len(d) &^ 3
 	_, _ = a[n-1], b[n-1]
-	addQ(&d[0], &a[0], &b[0], n, tm)
+	pd, pa, pb := &d[0], &a[0], &b[0]
+	switch op {
+	case Add:
+		addQ(pd, pa, pb, n, tm)
+	case Sub:
+		subQ(pd, pa, pb, n, tm)
+	case And:
+		andQ(pd, pa, pb, n, tm)
+	case Or:
+		orQ(pd, pa, pb, n, tm)
+	case Xor:
+		xorQ(pd, pa, pb, n, tm)
+	case Shl:
+		shlQ(pd, pa, pb, n, tm)
+	case ShrU:
+		shrQ(pd, pa, pb, n, tm)
+	case MulLo32:
+		mulLo32Q(pd, pa, pb, n)
+	case MulWideS32:
+		mulWideS32Q(pd, pa, pb, n)
+	case MulWideU32:
+		mulWideU32Q(pd, pa, pb, n)
+	default:
+		return 0
+	}
 	return n
 }
 
-// Sub sets d = (a - b) & tm.
-func Sub(d, a, b []uint64, tm uint64) int {
+// Const sets d = (a + k) & tm (op Add: cvta's window shift, and with k = 0
+// a truncating mov or cvt) or d = (a ^ k) & tm (op Xor: not, with k = ^0).
+func Const(op Op, d, a []uint64, k, tm uint64) int {
 	if len(d) < 4 || !vector {
 		return 0
 	}
-	return sub(d, a, b, tm)
+	return constOp(op, d, a, k, tm)
 }
 
-func sub(d, a, b []uint64, tm uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	subQ(&d[0], &a[0], &b[0], n, tm)
-	return n
-}
-
-// AddK sets d = (a + k) & tm: cvta's window shift, and with k = 0 a
-// truncating mov or cvt.
-func AddK(d, a []uint64, k, tm uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return addK(d, a, k, tm)
-}
-
-func addK(d, a []uint64, k, tm uint64) int {
+func constOp(op Op, d, a []uint64, k, tm uint64) int {
 	n := len(d) &^ 3
 	_ = a[n-1]
-	addKQ(&d[0], &a[0], n, k, tm)
-	return n
-}
-
-// XorK sets d = (a ^ k) & tm: not, with k = ^0.
-func XorK(d, a []uint64, k, tm uint64) int {
-	if len(d) < 4 || !vector {
+	switch op {
+	case Add:
+		addKQ(&d[0], &a[0], n, k, tm)
+	case Xor:
+		xorKQ(&d[0], &a[0], n, k, tm)
+	default:
 		return 0
 	}
-	return xorK(d, a, k, tm)
-}
-
-func xorK(d, a []uint64, k, tm uint64) int {
-	n := len(d) &^ 3
-	_ = a[n-1]
-	xorKQ(&d[0], &a[0], n, k, tm)
-	return n
-}
-
-// And sets d = a & b & tm.
-func And(d, a, b []uint64, tm uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return and(d, a, b, tm)
-}
-
-func and(d, a, b []uint64, tm uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	andQ(&d[0], &a[0], &b[0], n, tm)
-	return n
-}
-
-// Or sets d = (a | b) & tm.
-func Or(d, a, b []uint64, tm uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return or(d, a, b, tm)
-}
-
-func or(d, a, b []uint64, tm uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	orQ(&d[0], &a[0], &b[0], n, tm)
-	return n
-}
-
-// Xor sets d = (a ^ b) & tm.
-func Xor(d, a, b []uint64, tm uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return xor(d, a, b, tm)
-}
-
-func xor(d, a, b []uint64, tm uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	xorQ(&d[0], &a[0], &b[0], n, tm)
-	return n
-}
-
-// Shl sets d = (a << b) & tm, zero where b >= 64 (a shift by the lane's own
-// count; PTX's shl clamps, and a 32-bit shift by 32 or more leaves nothing
-// in the low word).
-func Shl(d, a, b []uint64, tm uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return shl(d, a, b, tm)
-}
-
-func shl(d, a, b []uint64, tm uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	shlQ(&d[0], &a[0], &b[0], n, tm)
-	return n
-}
-
-// ShrU sets d = (a & tm) >> b, zero where b >= 64: shr.u32 and shr.u64.
-func ShrU(d, a, b []uint64, tm uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return shrU(d, a, b, tm)
-}
-
-func shrU(d, a, b []uint64, tm uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	shrQ(&d[0], &a[0], &b[0], n, tm)
-	return n
-}
-
-// MulLo32 sets d = uint32(a) * uint32(b), the low 32 bits: mul.lo.s32 and
-// mul.lo.u32.
-func MulLo32(d, a, b []uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return mulLo32(d, a, b)
-}
-
-func mulLo32(d, a, b []uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	mulLo32Q(&d[0], &a[0], &b[0], n)
-	return n
-}
-
-// MulWideS32 sets d = int64(int32(a)) * int64(int32(b)): mul.wide.s32.
-func MulWideS32(d, a, b []uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return mulWideS32(d, a, b)
-}
-
-func mulWideS32(d, a, b []uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	mulWideS32Q(&d[0], &a[0], &b[0], n)
-	return n
-}
-
-// MulWideU32 sets d = uint64(uint32(a)) * uint64(uint32(b)): mul.wide.u32.
-func MulWideU32(d, a, b []uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return mulWideU32(d, a, b)
-}
-
-func mulWideU32(d, a, b []uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	mulWideU32Q(&d[0], &a[0], &b[0], n)
 	return n
 }
 
@@ -346,85 +244,70 @@ func setp(d, a, b []uint64, c Cmp) (mask uint32, done int) {
 	return uint32(setpQ(&d[0], pa, pb, n, shift, bias, gt, inv)), n
 }
 
-// AddF32 sets d = a + b in float32 (round to nearest even, denormals kept).
-func AddF32(d, a, b []uint64) int {
+// Float32 sets d = op(a, b) in float32 (op Add or Mul; round to nearest
+// even, denormals kept).
+func Float32(op Op, d, a, b []uint64) int {
 	if len(d) < 4 || !vector {
 		return 0
 	}
-	return addF32(d, a, b)
+	return float32Op(op, d, a, b)
 }
 
-func addF32(d, a, b []uint64) int {
+func float32Op(op Op, d, a, b []uint64) int {
 	n := len(d) &^ 3
 	_, _ = a[n-1], b[n-1]
-	return addF32Q(&d[0], &a[0], &b[0], n)
+	switch op {
+	case Add:
+		return addF32Q(&d[0], &a[0], &b[0], n)
+	case Mul:
+		return mulF32Q(&d[0], &a[0], &b[0], n)
+	}
+	return 0
 }
 
-// MulF32 sets d = a * b in float32.
-func MulF32(d, a, b []uint64) int {
+// Float64 sets d = op(a, b) in float64 (op Add or Mul).
+func Float64(op Op, d, a, b []uint64) int {
 	if len(d) < 4 || !vector {
 		return 0
 	}
-	return mulF32(d, a, b)
+	return float64Op(op, d, a, b)
 }
 
-func mulF32(d, a, b []uint64) int {
+func float64Op(op Op, d, a, b []uint64) int {
 	n := len(d) &^ 3
 	_, _ = a[n-1], b[n-1]
-	return mulF32Q(&d[0], &a[0], &b[0], n)
+	switch op {
+	case Add:
+		return addF64Q(&d[0], &a[0], &b[0], n)
+	case Mul:
+		return mulF64Q(&d[0], &a[0], &b[0], n)
+	}
+	return 0
 }
 
-// FmaF32 sets d = a*b + c in float32, rounded once (fma.rn.f32).
-func FmaF32(d, a, b, c []uint64) int {
+// Fma32 sets d = a*b + c in float32, rounded once (fma.rn.f32).
+func Fma32(d, a, b, c []uint64) int {
 	if len(d) < 4 || !vector {
 		return 0
 	}
-	return fmaF32(d, a, b, c)
+	return fma32(d, a, b, c)
 }
 
-func fmaF32(d, a, b, c []uint64) int {
+func fma32(d, a, b, c []uint64) int {
 	n := len(d) &^ 3
 	_, _, _ = a[n-1], b[n-1], c[n-1]
 	return fmaF32Q(&d[0], &a[0], &b[0], &c[0], n)
 }
 
-// AddF64 sets d = a + b in float64.
-func AddF64(d, a, b []uint64) int {
+// Fma64 sets d = a*b + c in float64, rounded once (fma.rn.f64).
+func Fma64(d, a, b, c []uint64) int {
 	if len(d) < 4 || !vector {
 		return 0
 	}
-	return addF64(d, a, b)
+	return fma64(d, a, b, c)
 }
 
-func addF64(d, a, b []uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	return addF64Q(&d[0], &a[0], &b[0], n)
-}
-
-// MulF64 sets d = a * b in float64.
-func MulF64(d, a, b []uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return mulF64(d, a, b)
-}
-
-func mulF64(d, a, b []uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	return mulF64Q(&d[0], &a[0], &b[0], n)
-}
-
-// FmaF64 sets d = a*b + c in float64, rounded once (fma.rn.f64).
-func FmaF64(d, a, b, c []uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
-	}
-	return fmaF64(d, a, b, c)
-}
-
-func fmaF64(d, a, b, c []uint64) int {
+func fma64(d, a, b, c []uint64) int {
 	n := len(d) &^ 3
 	_, _, _ = a[n-1], b[n-1], c[n-1]
 	return fmaF64Q(&d[0], &a[0], &b[0], &c[0], n)

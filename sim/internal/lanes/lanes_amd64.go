@@ -2,6 +2,8 @@
 
 package lanes
 
+//go:generate go run gen_amd64.go
+
 import "golang.org/x/sys/cpu"
 
 // vector is whether this CPU has the vector forms (lanes_amd64.s). It is

@@ -1,10 +1,16 @@
 package lanes
 
 import (
+	"bytes"
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
+
+	"github.com/warplab/warplab/sim/ptx"
 )
 
 // corners are values where the forms could go wrong: sign bits of both
@@ -37,95 +43,63 @@ func operands(r *rand.Rand, n int, w32 bool) []uint64 {
 
 func f32(v uint64) float32 { return math.Float32frombits(uint32(v)) }
 
-// Each case's want is the scalar definition of one lane. nan says the
-// form stops before a NaN result (the caller computes those lanes).
+// Each case's want is the scalar definition of one lane.
 var cases = []struct {
-	name  string
-	w32   bool
-	nsrc  int
-	nan   func(d uint64) bool
-	form  func(d, a, b, c []uint64) int
-	want  func(a, b, c uint64) uint64
-	skips bool // may stop early (float forms)
+	name   string
+	w32    bool // 32-bit operands
+	counts bool // b is a shift count (kept below 70: below, at and past the width)
+	form   func(d, a, b, c []uint64) int
+	want   func(a, b, c uint64) uint64
+	skips  bool // may stop before a NaN result (float forms)
 }{
-	{name: "Add32", w32: true, form: func(d, a, b, _ []uint64) int { return Add(d, a, b, math.MaxUint32) },
+	{name: "Add32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(Add, d, a, b, math.MaxUint32) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a + b)) }},
-	{name: "Add64", form: func(d, a, b, _ []uint64) int { return Add(d, a, b, ^uint64(0)) },
+	{name: "Add64", form: func(d, a, b, _ []uint64) int { return Int(Add, d, a, b, ^uint64(0)) },
 		want: func(a, b, _ uint64) uint64 { return a + b }},
-	{name: "Sub32", w32: true, form: func(d, a, b, _ []uint64) int { return Sub(d, a, b, math.MaxUint32) },
+	{name: "Sub32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(Sub, d, a, b, math.MaxUint32) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a - b)) }},
-	{name: "Sub64", form: func(d, a, b, _ []uint64) int { return Sub(d, a, b, ^uint64(0)) },
+	{name: "Sub64", form: func(d, a, b, _ []uint64) int { return Int(Sub, d, a, b, ^uint64(0)) },
 		want: func(a, b, _ uint64) uint64 { return a - b }},
-	{name: "AddK", form: func(d, a, _, _ []uint64) int { return AddK(d, a, 1<<40+7, 1<<48-1) },
+	{name: "AddK", form: func(d, a, _, _ []uint64) int { return Const(Add, d, a, 1<<40+7, 1<<48-1) },
 		want: func(a, _, _ uint64) uint64 { return (a + 1<<40 + 7) & (1<<48 - 1) }},
-	{name: "Not32", w32: true, form: func(d, a, _, _ []uint64) int { return XorK(d, a, ^uint64(0), math.MaxUint32) },
+	{name: "Not32", w32: true, form: func(d, a, _, _ []uint64) int { return Const(Xor, d, a, ^uint64(0), math.MaxUint32) },
 		want: func(a, _, _ uint64) uint64 { return uint64(^uint32(a)) }},
-	{name: "And", form: func(d, a, b, _ []uint64) int { return And(d, a, b, ^uint64(0)) },
+	{name: "And", form: func(d, a, b, _ []uint64) int { return Int(And, d, a, b, ^uint64(0)) },
 		want: func(a, b, _ uint64) uint64 { return a & b }},
-	{name: "Or32", w32: true, form: func(d, a, b, _ []uint64) int { return Or(d, a, b, math.MaxUint32) },
+	{name: "Or32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(Or, d, a, b, math.MaxUint32) },
 		want: func(a, b, _ uint64) uint64 { return a | b }},
-	{name: "Xor", form: func(d, a, b, _ []uint64) int { return Xor(d, a, b, ^uint64(0)) },
+	{name: "Xor", form: func(d, a, b, _ []uint64) int { return Int(Xor, d, a, b, ^uint64(0)) },
 		want: func(a, b, _ uint64) uint64 { return a ^ b }},
-	{name: "Shl32", w32: true, form: func(d, a, b, _ []uint64) int { return Shl(d, a, b, math.MaxUint32) },
+	{name: "Shl32", w32: true, counts: true, form: func(d, a, b, _ []uint64) int { return Int(Shl, d, a, b, math.MaxUint32) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a) << uint32(b)) }},
-	{name: "Shl64", w32: true, form: func(d, a, b, _ []uint64) int { return Shl(d, a, b, ^uint64(0)) },
+	{name: "Shl64", w32: true, counts: true, form: func(d, a, b, _ []uint64) int { return Int(Shl, d, a, b, ^uint64(0)) },
 		want: func(a, b, _ uint64) uint64 { return a << uint32(b) }},
-	{name: "ShrU32", w32: true, form: func(d, a, b, _ []uint64) int { return ShrU(d, a, b, math.MaxUint32) },
+	{name: "ShrU32", w32: true, counts: true, form: func(d, a, b, _ []uint64) int { return Int(ShrU, d, a, b, math.MaxUint32) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a) >> uint32(b)) }},
-	{name: "MulLo32", w32: true, form: func(d, a, b, _ []uint64) int { return MulLo32(d, a, b) },
+	{name: "MulLo32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(MulLo32, d, a, b, 0) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a) * uint32(b)) }},
-	{name: "MulWideS32", w32: true, form: func(d, a, b, _ []uint64) int { return MulWideS32(d, a, b) },
+	{name: "MulWideS32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(MulWideS32, d, a, b, 0) },
 		want: func(a, b, _ uint64) uint64 { return uint64(int64(int32(a)) * int64(int32(b))) }},
-	{name: "MulWideU32", w32: true, form: func(d, a, b, _ []uint64) int { return MulWideU32(d, a, b) },
+	{name: "MulWideU32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(MulWideU32, d, a, b, 0) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a)) * uint64(uint32(b)) }},
-	{name: "AddF32", w32: true, skips: true, form: func(d, a, b, _ []uint64) int { return AddF32(d, a, b) },
+	{name: "AddF32", w32: true, skips: true, form: func(d, a, b, _ []uint64) int { return Float32(Add, d, a, b) },
 		want: func(a, b, _ uint64) uint64 { return uint64(math.Float32bits(f32(a) + f32(b))) }},
-	{name: "MulF32", w32: true, skips: true, form: func(d, a, b, _ []uint64) int { return MulF32(d, a, b) },
+	{name: "MulF32", w32: true, skips: true, form: func(d, a, b, _ []uint64) int { return Float32(Mul, d, a, b) },
 		want: func(a, b, _ uint64) uint64 { return uint64(math.Float32bits(f32(a) * f32(b))) }},
-	{name: "FmaF32", w32: true, skips: true, form: func(d, a, b, c []uint64) int { return FmaF32(d, a, b, c) },
-		// float64 holds a float32 product exactly; math.FMA then rounds
-		// the sum once to float64, and float64 has enough bits beyond
-		// float32's that rounding that to float32 is not a double rounding
-		// error except at ties, which the exact product cannot make here
-		// often; the sim's own fmaF32 is the exact reference there.
-		want: func(a, b, c uint64) uint64 { return uint64(math.Float32bits(fma32(f32(a), f32(b), f32(c)))) }},
-	{name: "AddF64", skips: true, form: func(d, a, b, _ []uint64) int { return AddF64(d, a, b) },
+	{name: "FmaF32", w32: true, skips: true, form: func(d, a, b, c []uint64) int { return Fma32(d, a, b, c) },
+		want: func(a, b, c uint64) uint64 { return uint64(math.Float32bits(ptx.FmaRN32(f32(a), f32(b), f32(c)))) }},
+	{name: "AddF64", skips: true, form: func(d, a, b, _ []uint64) int { return Float64(Add, d, a, b) },
 		want: func(a, b, _ uint64) uint64 {
 			return math.Float64bits(math.Float64frombits(a) + math.Float64frombits(b))
 		}},
-	{name: "MulF64", skips: true, form: func(d, a, b, _ []uint64) int { return MulF64(d, a, b) },
+	{name: "MulF64", skips: true, form: func(d, a, b, _ []uint64) int { return Float64(Mul, d, a, b) },
 		want: func(a, b, _ uint64) uint64 {
 			return math.Float64bits(math.Float64frombits(a) * math.Float64frombits(b))
 		}},
-	{name: "FmaF64", skips: true, form: func(d, a, b, c []uint64) int { return FmaF64(d, a, b, c) },
+	{name: "FmaF64", skips: true, form: func(d, a, b, c []uint64) int { return Fma64(d, a, b, c) },
 		want: func(a, b, c uint64) uint64 {
 			return math.Float64bits(math.FMA(math.Float64frombits(a), math.Float64frombits(b), math.Float64frombits(c)))
 		}},
-}
-
-// fma32 is a*b+c rounded once to float32, by round-to-odd in float64
-// (the same construction as the simulator's fmaF32).
-func fma32(a, b, c float32) float32 {
-	p := float64(a) * float64(b)
-	cc := float64(c)
-	s := p + cc
-	if math.IsInf(s, 0) || math.IsNaN(s) {
-		return float32(s)
-	}
-	bb := s - p
-	err := (p - (s - bb)) + (cc - bb)
-	if err != 0 {
-		u := math.Float64bits(s)
-		if u&1 == 0 {
-			if (err > 0) == (s > 0) {
-				u++
-			} else {
-				u--
-			}
-			s = math.Float64frombits(u)
-		}
-	}
-	return float32(s)
 }
 
 func isNaN(v uint64, w32 bool) bool {
@@ -149,9 +123,9 @@ func TestForms(t *testing.T) {
 			for round := range 400 {
 				n := round % 34
 				a, b, c := operands(r, n, tc.w32), operands(r, n, tc.w32), operands(r, n, tc.w32)
-				if tc.name[:3] == "Shl" || tc.name[:3] == "Shr" {
+				if tc.counts {
 					for i := range b {
-						b[i] %= 70 // counts below, at and past the width
+						b[i] %= 70
 					}
 				}
 				wantAll := make([]uint64, n)
@@ -360,5 +334,32 @@ func TestSame(t *testing.T) {
 		if got := Same(&row, mask); got != want {
 			t.Fatalf("Same(mask %032b, lane %d changed) = %v, want %v", mask, odd, got, want)
 		}
+	}
+}
+
+// TestGenerated checks that lanes_amd64.s is what gen_amd64.go writes: the
+// assembly is edited through its generator, never by hand.
+func TestGenerated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the generator with go run")
+	}
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	out := filepath.Join(t.TempDir(), "lanes_amd64.s")
+	if b, err := exec.Command(goTool, "run", "gen_amd64.go", "-o", out).CombinedOutput(); err != nil {
+		t.Fatalf("go run gen_amd64.go: %v\n%s", err, b)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("lanes_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Error("lanes_amd64.s differs from gen_amd64.go's output: run go generate ./sim/internal/lanes")
 	}
 }
