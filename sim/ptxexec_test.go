@@ -37,6 +37,21 @@ func ptxKernel(t testing.TB, name string) *PTXKernel {
 	return k
 }
 
+// textKernel parses PTX source src (named file in errors) and returns its
+// kernel name.
+func textKernel(t testing.TB, file, src, name string) *PTXKernel {
+	t.Helper()
+	m, err := ptx.Parse(file, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewPTXKernel(m, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 func newH200(t testing.TB) *Device {
 	t.Helper()
 	m, err := ModelByKey("h200")
@@ -660,14 +675,7 @@ $L_join:
 // with ldGlobalUniform and with the lane-by-lane path, and checks that
 // outputs, counters and faults are the same.
 func TestPTXUniformLoadMatchesLanes(t *testing.T) {
-	m, err := ptx.Parse("uload.ptx", uniformLoadPTX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := NewPTXKernel(m, "uload")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := textKernel(t, "uload.ptx", uniformLoadPTX, "uload")
 	for _, tc := range []struct {
 		block, grid int
 		extra       uint64 // bytes added to the a[ctaid] address
@@ -733,14 +741,7 @@ $L_skip:
 // (and some that do not) with ldGlobalStep and with the lane-by-lane path:
 // outputs, counters and faults must be the same.
 func TestPTXStepLoadMatchesLanes(t *testing.T) {
-	m, err := ptx.Parse("sload.ptx", stepLoadPTX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := NewPTXKernel(m, "sload")
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := textKernel(t, "sload.ptx", stepLoadPTX, "sload")
 	for _, tc := range []struct {
 		block, grid int
 		stride      uint64
