@@ -284,8 +284,18 @@ func fmaF32(in *Instr, a, b, c uint64) uint64 {
 // nearest even, as fma.rn.f32 without .ftz or .sat computes it (a NaN
 // result is Go's NaN, not the GPU's canonical one, which Eval gives).
 // The simulator's fast path and its vector forms are held to it.
+//
+// It is fmaF32's computation for .rn without the modes' branches, cheap
+// enough to inline: the product is exact in float64, TwoSum gives the sum's
+// rounding error, and round-to-odd makes the one rounding to float32
+// correct (float64 carries more than 24+1 bits).
 func FmaRN32(x, y, z float32) float32 {
-	return rnd32(sumOdd(float64(x)*float64(y), float64(z), RoundRN), RoundRN)
+	p, c := float64(x)*float64(y), float64(z)
+	s := p + c
+	if math.IsInf(s, 0) || s != s {
+		return float32(s)
+	}
+	return float32(toOdd(s, twoSumErr(p, c, s)))
 }
 
 // divF32 is div.f32. .rn (and the directed modes) are IEEE division;
