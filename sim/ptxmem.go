@@ -358,7 +358,10 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 // same words, the same request.
 func (e *ptxWorker) ldGlobalStep(wp *pwarp, x *xin, mask uint32, base *[32]uint64, b int) bool {
 	first, last := bits.TrailingZeros32(mask)&31, (31-bits.LeadingZeros32(mask))&31
-	if lanes.Steps(base, base[first]-4*uint64(first), 4)&mask != mask {
+	// The first and last lanes rule out most gathers before the lanes
+	// between them are compared.
+	if base[last]-base[first] != 4*uint64(last-first) ||
+		lanes.Steps(base, base[first]-4*uint64(first), 4)&mask != mask {
 		return false
 	}
 	g := &e.l.bufs[b]

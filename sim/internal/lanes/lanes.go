@@ -8,7 +8,8 @@
 // time; these forms do the same work four lanes at a time and leave the
 // rest to the caller.
 //
-// Every function takes equal-length slices (destination first), does the
+// Bit0, Steps and Same read a whole 32-lane row. Every other function
+// takes equal-length slices (destination first), does the
 // longest prefix it can (a multiple of four lanes, none where the CPU lacks
 // the vector instructions) and returns its length. The exported functions
 // only check that there is such a prefix, so that they inline and a run of

@@ -4,7 +4,8 @@ package lanes
 
 // vector is false: without the vector forms every function does no lanes
 // and the caller's scalar loop does them all. The functions below are never
-// reached (prefix is 0); they exist so the package builds everywhere.
+// reached (every exported function tests vector first); they exist so the
+// package builds everywhere.
 const vector = false
 
 func unreachable() { panic("lanes: vector form called without vector instructions") }
