@@ -281,29 +281,87 @@ func (m Model) l1Capacity(blocks, warps, threads, shBytes int) l1Cap {
 	return c
 }
 
-// slotHeap is a binary min-heap of warp slots ordered by the time each
-// frees up, then by slot number (slot k sits on SM k mod SMs, so ties
-// spread over the SMs). It is typed, with container/heap's sift-down,
-// because the schedule moves the root once per warp of every block: through
-// heap.Interface that was a tenth of a simulated SpMV's CPU time.
-type slotHeap []warpSlot
+// slotQueue holds the SMs' warp slots ordered by the time each frees up,
+// then by slot number (slot k sits on SM k mod SMs, so ties spread over the
+// SMs). The schedule takes the first slot and puts it back later once per
+// warp of every block, so this is the time model's hot loop.
+//
+// A slot goes back at least as late as the one taken, and when a launch's
+// blocks take equal times it goes back after every slot held: a FIFO in
+// order (run) takes those in O(1). A slot that would go back before the
+// run's last goes to a binary heap (rest) instead, and the first slot is
+// the earlier of the two fronts. The order is the same as one heap's, so
+// the schedule is too; only the cost differs (a heap's sift-down through
+// 13 levels was a twentieth of a simulated warp-per-row SpMV's CPU time).
+type slotQueue struct {
+	run     []warpSlot // a ring, sorted: run[head], ... run[head+n-1]
+	head, n int
+	rest    []warpSlot // a binary min-heap
+}
 
 type warpSlot struct {
 	free float64 // when the slot frees up
 	k    int     // slot number
 }
 
-func (h slotHeap) less(i, j int) bool {
-	if h[i].free != h[j].free {
-		return h[i].free < h[j].free
-	}
-	return h[i].k < h[j].k
+// before orders slots by the time they free up, then by slot number.
+func (a warpSlot) before(b warpSlot) bool {
+	return a.free < b.free || a.free == b.free && a.k < b.k
 }
 
-// down moves element i down until the heap holds again below it. The
-// element is held aside and each smaller child moves up into the hole,
+// newSlotQueue holds slots slots, all free at 0.
+func newSlotQueue(slots int) *slotQueue {
+	q := &slotQueue{run: make([]warpSlot, slots), n: slots}
+	for i := range q.run {
+		q.run[i].k = i
+	}
+	return q
+}
+
+// pop takes the slot that frees first.
+func (q *slotQueue) pop() warpSlot {
+	if q.n > 0 && (len(q.rest) == 0 || q.run[q.head].before(q.rest[0])) {
+		x := q.run[q.head]
+		q.head++
+		if q.head == len(q.run) {
+			q.head = 0
+		}
+		q.n--
+		return x
+	}
+	x := q.rest[0]
+	last := len(q.rest) - 1
+	q.rest[0] = q.rest[last]
+	q.rest = q.rest[:last]
+	if last > 0 {
+		q.down(0)
+	}
+	return x
+}
+
+// push puts slot x back; it never holds more slots than it was made with.
+func (q *slotQueue) push(x warpSlot) {
+	if q.n == 0 || !x.before(q.run[(q.head+q.n-1)%len(q.run)]) {
+		q.run[(q.head+q.n)%len(q.run)] = x
+		q.n++
+		return
+	}
+	q.rest = append(q.rest, x)
+	for i := len(q.rest) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !q.rest[i].before(q.rest[p]) {
+			break
+		}
+		q.rest[i], q.rest[p] = q.rest[p], q.rest[i]
+		i = p
+	}
+}
+
+// down moves rest's element i down until the heap holds again below it.
+// The element is held aside and each smaller child moves up into the hole,
 // one store a level instead of a swap's two.
-func (h slotHeap) down(i int) {
+func (q *slotQueue) down(i int) {
+	h := q.rest
 	n := len(h)
 	x := h[i]
 	for {
@@ -311,10 +369,10 @@ func (h slotHeap) down(i int) {
 		if j >= n {
 			break
 		}
-		if j2 := j + 1; j2 < n && h.less(j2, j) {
+		if j2 := j + 1; j2 < n && h[j2].before(h[j]) {
 			j = j2
 		}
-		if c := &h[j]; c.free > x.free || c.free == x.free && c.k >= x.k {
+		if !h[j].before(x) {
 			break // x is not after its smaller child: it stays here
 		}
 		h[i] = h[j]
@@ -341,20 +399,17 @@ func (m Model) schedule(t *launchTM, missLat float64) (finish float64, maxSMInst
 	cpi := m.WarpCPI / m.ClockHz
 	slots := m.SMs * t.blocksPerSM * max(1, t.warpsPerBlock)
 	perSM := make([]float64, m.SMs)
-	// All slots free at 0 in slot order: already a heap.
-	h := make(slotHeap, slots)
-	for i := range h {
-		h[i].k = i
-	}
+	q := newSlotQueue(slots)
 	for i := range t.blocks {
 		b := &t.blocks[i]
 		d := float64(b.instr)*cpi + float64(b.hit)*m.L1Latency + float64(b.l2)*m.L2Latency + float64(b.miss)*missLat
 		per := float64(b.sum) / float64(max(1, b.warps))
 		for range max(1, b.warps) {
-			h[0].free += d
-			finish = max(finish, h[0].free)
-			perSM[h[0].k%m.SMs] += per
-			h.down(0)
+			x := q.pop()
+			x.free += d
+			finish = max(finish, x.free)
+			perSM[x.k%m.SMs] += per
+			q.push(x)
 		}
 	}
 	for _, n := range perSM {

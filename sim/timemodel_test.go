@@ -287,3 +287,45 @@ func TestScheduleMatchesLinearScan(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotQueueOrder holds the schedule's slot queue to the plain rule it
+// replaces: every pop takes the slot that frees first, ties to the lowest
+// slot number. Durations mix runs of equal times (the FIFO's case), ties
+// and shorter ones (the heap's).
+func TestSlotQueueOrder(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		slots int
+		d     func(r *rand.Rand, i int) float64
+	}{
+		{"equal", 7, func(*rand.Rand, int) float64 { return 3 }},
+		{"runs", 16, func(_ *rand.Rand, i int) float64 { return float64(1 + i/40%3) }},
+		{"ties", 9, func(r *rand.Rand, _ int) float64 { return float64(r.IntN(3)) }},
+		{"random", 33, func(r *rand.Rand, _ int) float64 { return r.Float64() * 10 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			q := newSlotQueue(c.slots)
+			ref := make([]warpSlot, c.slots)
+			for i := range ref {
+				ref[i].k = i
+			}
+			for i := range 2000 {
+				first := 0
+				for j := range ref {
+					if ref[j].before(ref[first]) {
+						first = j
+					}
+				}
+				got := q.pop()
+				if got != ref[first] {
+					t.Fatalf("pop %d: got %+v, want %+v", i, got, ref[first])
+				}
+				d := c.d(r, i)
+				ref[first].free += d
+				got.free += d
+				q.push(got)
+			}
+		})
+	}
+}
