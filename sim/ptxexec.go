@@ -71,6 +71,10 @@ type pwarp struct {
 	// ptxWorker.dst, which clears it.
 	pbits  []uint32
 	pvalid []bool
+	// ran says, by instruction, whether a once instruction (markOnce)
+	// has written the register file, which keeps its value for the
+	// launch.
+	ran []bool
 }
 
 // ptxLaunch is what one LaunchPTX shares between its workers.
@@ -325,10 +329,11 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 				wp.regs = make([][32]uint64, px.pk.nregs)
 				wp.pbits = make([]uint32, px.pk.nregs)
 				wp.pvalid = make([]bool, px.pk.nregs)
+				wp.ran = make([]bool, len(px.pk.code))
 			} else {
 				// Warps that each run once, start to end, take turns
 				// with one register file (PTXKernel.oneRun).
-				wp.regs, wp.pbits, wp.pvalid = e.warps[0].regs, e.warps[0].pbits, e.warps[0].pvalid
+				wp.regs, wp.pbits, wp.pvalid, wp.ran = e.warps[0].regs, e.warps[0].pbits, e.warps[0].pvalid, e.warps[0].ran
 			}
 			wp.local = make([]byte, 32*px.pk.localBytes)
 			wp.stack = make([]ipdom, 0, 8)
@@ -538,13 +543,19 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 					return f
 				}
 			}
-			if x.dead {
-				// Issued and counted, but nothing reads what it would
-				// write: no guard to evaluate, no lanes to run.
-				pc++
-				continue
-			}
 			exec := act
+			if x.dead || x.once {
+				// Issued and counted, but nothing reads what it would
+				// write (dead), or the file holds what it writes
+				// (once, after its first run): no guard to evaluate,
+				// no lanes to run.
+				if x.dead || wp.ran[pc] {
+					pc++
+					continue
+				}
+				wp.ran[pc] = true
+				exec = fullMask
+			}
 			if x.guard >= 0 {
 				exec &= wp.guardMask(x.guard, x.gneg)
 			}

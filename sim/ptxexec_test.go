@@ -793,3 +793,112 @@ func shortcutsAgree(t *testing.T, name string, run func(d *Device) (*Stats, []in
 	}
 	return nil
 }
+
+// oncePTX computes out[gid] from values that are the launch's, not the
+// warp's (markOnce): ntid × k, a predicate and a selp on it, and two such
+// values written only inside the two sides of a branch on tid < k. %r8 has
+// several writes and %r5 depends on the thread: neither may run once.
+// With bar set, a bar.sync before the store gives each warp its own
+// register file (PTXKernel.oneRun false).
+const oncePTX = `
+.version 7.8
+.target sm_75
+.address_size 64
+.visible .entry once(.param .u64 once_param_0, .param .u32 once_param_1)
+{
+	.reg .pred %p<4>;
+	.reg .b32 %r<20>;
+	.reg .b64 %rd<10>;
+	ld.param.u64 %rd1, [once_param_0];
+	ld.param.u32 %r1, [once_param_1];
+	cvta.to.global.u64 %rd2, %rd1;
+	mov.u32 %r2, %tid.x;
+	mov.u32 %r3, %ctaid.x;
+	mov.u32 %r4, %ntid.x;
+	mad.lo.s32 %r5, %r3, %r4, %r2;
+	mul.lo.s32 %r6, %r4, %r1;
+	setp.gt.u32 %p1, %r6, 100;
+	selp.b32 %r7, 3, 5, %p1;
+	mov.u32 %r8, 0;
+	setp.lt.u32 %p2, %r2, %r1;
+	@%p2 bra $L_low;
+	add.s32 %r9, %r7, 11;
+	add.s32 %r8, %r9, %r2;
+	bra $L_join;
+$L_low:
+	xor.b32 %r10, %r6, 85;
+	add.s32 %r8, %r10, %r5;
+$L_join:
+	@%p1 add.s32 %r8, %r8, 1000;
+	mul.wide.u32 %rd3, %r5, 4;
+	add.s64 %rd4, %rd2, %rd3;
+	BAR
+	st.global.u32 [%rd4], %r8;
+	ret;
+}
+`
+
+// TestPTXOnceMatchesEveryWarp runs oncePTX with the once instructions run
+// once per register file and, with the marks cleared, by every warp:
+// outputs and counters must be the same, and the outputs what the kernel
+// computes. Blocks of 7 and 40 threads end in a partial warp; k = 32 with
+// 64 threads sends warp 0 down one side and warp 1 down the other, so each
+// side's once instruction first runs in a different warp.
+func TestPTXOnceMatchesEveryWarp(t *testing.T) {
+	for _, bar := range []string{"", "bar.sync 0;"} {
+		src := strings.Replace(oncePTX, "BAR", bar, 1)
+		k := textKernel(t, "once.ptx", src, "once")
+		every := textKernel(t, "once.ptx", src, "once")
+		var marked []string
+		for i := range every.code {
+			if every.code[i].once {
+				marked = append(marked, instrText(every.code[i].in))
+			}
+			every.code[i].once = false
+		}
+		want := []string{
+			"ld.param.u64 %rd1, [once_param_0]", "ld.param.u32 %r1, [once_param_1]",
+			"cvta.to.global.u64 %rd2, %rd1", "mul.lo.s32 %r6, %r4, %r1",
+			"setp.gt.u32 %p1, %r6, 100", "selp.b32 %r7, 3, 5, %p1",
+			"add.s32 %r9, %r7, 11", "xor.b32 %r10, %r6, 85",
+		}
+		equal(t, "marked", marked, want)
+		for _, tc := range []struct{ block, grid, k int }{
+			{32, 3, 3}, {40, 2, 3}, {7, 3, 2}, {64, 2, 32}, {64, 3, 1},
+		} {
+			var outs [2][]int32
+			var stats [2]*Stats
+			for i, kern := range []*PTXKernel{every, k} {
+				d := newH200(t)
+				out := mustUpload(t, d, "out", make([]int32, tc.block*tc.grid))
+				st, err := d.LaunchPTX(context.Background(), kern, Dim1(tc.grid), Dim1(tc.block), 0, out, uint32(tc.k))
+				if err != nil {
+					t.Fatalf("%q %+v: %v", bar, tc, err)
+				}
+				outs[i], stats[i] = out.Data, st
+			}
+			name := fmt.Sprintf("%q %+v", bar, tc)
+			equal(t, name+" out", outs[1], outs[0])
+			if !reflect.DeepEqual(stats[0], stats[1]) {
+				t.Errorf("%s: counters differ:\nevery warp %+v\nonce       %+v", name, stats[0], stats[1])
+			}
+			exp := make([]int32, tc.block*tc.grid)
+			for g := range exp {
+				tid, n := g%tc.block, uint32(tc.block*tc.k)
+				sel := int32(5)
+				if n > 100 {
+					sel = 3
+				}
+				v := int32(n^85) + int32(g)
+				if tid >= tc.k {
+					v = sel + 11 + int32(tid)
+				}
+				if n > 100 {
+					v += 1000
+				}
+				exp[g] = v
+			}
+			equal(t, name+" out against Go", outs[1], exp)
+		}
+	}
+}

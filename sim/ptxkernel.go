@@ -105,6 +105,7 @@ type xin struct {
 	guard            int32     // predicate register row, -1 for none
 	gneg             bool
 	dead             bool // a mov whose every reader reads its source instead (forwardConstMoves)
+	once             bool // its value is the launch's, not the warp's: run once per register file (markOnce)
 	shflK            int8 // shfl.sync.down by a constant offset over the whole warp, no segments (markShuffles); -1 otherwise
 	dst              [2]xopd
 	src              [4]xopd
@@ -168,6 +169,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 	pk.forwardCopies()
 	pk.markShuffles()
 	pk.sinkUnread()
+	pk.markOnce()
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {
@@ -266,6 +268,88 @@ func (pk *PTXKernel) sinkUnread() {
 			}
 			if !live && x.fast != fNone && x.guard < 0 {
 				x.dead = true
+				changed = true
+			}
+		}
+	}
+}
+
+// markOnce marks the instructions whose result is the same in every lane
+// of every warp of a launch: ld.param, and arithmetic, cvta and mov whose
+// sources are immediates, %ntid, %nctaid or registers such an instruction
+// wrote. nvcc puts them first (the parameters, cvta.to.global of each
+// pointer), and every warp runs them again. The executor runs a marked
+// instruction once per register file, on all 32 lanes, and afterwards
+// only issues and counts it (runWarp), as with a dead mov.
+//
+// A register qualifies when that instruction is its only write,
+// unguarded, and no path reads the register before it (maybeUndefined):
+// then every lane that reads it passed the write, and the row holds the
+// same value for every warp that uses the file. Writing all 32 lanes
+// rather than the active ones is safe for the same reason: a lane that
+// never passes the write never reads the register.
+func (pk *PTXKernel) markOnce() {
+	defs := make([]int32, pk.nregs)
+	for i := range pk.code {
+		for _, o := range pk.code[i].dst {
+			switch o.kind {
+			case oReg:
+				defs[o.idx]++
+			case oVec:
+				for _, r := range o.vec {
+					if r >= 0 {
+						defs[r]++
+					}
+				}
+			}
+		}
+	}
+	undefined := make([]bool, pk.nregs)
+	for _, r := range pk.clearRegs {
+		undefined[r] = true
+	}
+	inv := make([]bool, pk.nregs)
+	invariant := func(x *xin) bool {
+		if x.dead || x.guard >= 0 || x.in.NDst != 1 || x.dst[0].kind != oReg || x.abase >= 0 {
+			return false
+		}
+		if r := x.dst[0].idx; defs[r] != 1 || undefined[r] {
+			return false
+		}
+		switch x.op {
+		case ptx.OpLd:
+			return x.space == ptx.SpaceParam && x.vec == 1
+		case ptx.OpMov, ptx.OpCvta, ptx.OpCvt, ptx.OpAdd, ptx.OpSub, ptx.OpMul, ptx.OpMad,
+			ptx.OpMin, ptx.OpMax, ptx.OpShl, ptx.OpShr, ptx.OpAnd, ptx.OpOr, ptx.OpXor,
+			ptx.OpNot, ptx.OpSetp, ptx.OpSelp:
+		default:
+			return false
+		}
+		for j := 0; j < int(x.in.NSrc); j++ {
+			switch o := &x.src[j]; o.kind {
+			case oImm:
+			case oReg:
+				if !inv[o.idx] {
+					return false
+				}
+			case oSpec:
+				switch ptx.Special(o.idx) {
+				case ptx.SpecialNtidX, ptx.SpecialNtidY, ptx.SpecialNtidZ,
+					ptx.SpecialNctaidX, ptx.SpecialNctaidY, ptx.SpecialNctaidZ:
+				default:
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range pk.code {
+			if x := &pk.code[i]; !x.once && invariant(x) {
+				x.once, inv[x.dst[0].idx] = true, true
 				changed = true
 			}
 		}
