@@ -71,9 +71,10 @@ type pwarp struct {
 	// ptxWorker.dst, which clears it.
 	pbits  []uint32
 	pvalid []bool
-	// ran says, by instruction, whether a once instruction (markOnce)
-	// has written the register file, which keeps its value for the
-	// launch.
+	// ran says, by instruction of a run of dead and once instructions
+	// (markSkips), whether a warp has passed it with this register file:
+	// the once instructions from there to the run's end have written
+	// their values, which the file keeps for the launch.
 	ran []bool
 }
 
@@ -510,7 +511,7 @@ func (e *ptxWorker) fault(wp *pwarp, lane int, x *xin, kind, detail string) *Fau
 // the executor's hot loop: one decoded instruction per step, applied to the
 // warp's active lanes.
 func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
-	code := e.l.pk.code
+	code, skipMix := e.l.pk.code, e.l.pk.skipMix
 	ncode := int32(len(code))
 	limit := e.l.maxInstr
 	start := wp.instr
@@ -536,6 +537,19 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				break
 			}
 			x := &code[pc]
+			if n := x.skip; n != 0 && (!x.onceAhead || wp.ran[pc]) && (wp.instr+int64(n))>>12 == wp.instr>>12 {
+				// A run of instructions that are issued and counted
+				// but run no lanes: nothing reads what they would write
+				// (dead), or the file holds what they write (once,
+				// after their first run). One step for the run, unless
+				// it would pass the next runaway check.
+				wp.instr += int64(n)
+				for c, k := range skipMix[pc] {
+					e.mix[c] += int64(k)
+				}
+				pc += n
+				continue
+			}
 			wp.instr++
 			e.mix[x.class]++
 			if wp.instr&4095 == 0 {
@@ -544,16 +558,16 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				}
 			}
 			exec := act
-			if x.dead || x.once {
-				// Issued and counted, but nothing reads what it would
-				// write (dead), or the file holds what it writes
-				// (once, after its first run): no guard to evaluate,
-				// no lanes to run.
-				if x.dead || wp.ran[pc] {
+			if x.skip != 0 {
+				// One instruction of such a run, passed one by one: a
+				// once instruction's first run in this file is on all
+				// lanes (markOnce).
+				ran := wp.ran[pc]
+				wp.ran[pc] = true
+				if x.dead || ran {
 					pc++
 					continue
 				}
-				wp.ran[pc] = true
 				exec = fullMask
 			}
 			if x.guard >= 0 {

@@ -796,7 +796,9 @@ func shortcutsAgree(t *testing.T, name string, run func(d *Device) (*Stats, []in
 
 // oncePTX computes out[gid] from values that are the launch's, not the
 // warp's (markOnce): ntid × k, a predicate and a selp on it, and two such
-// values written only inside the two sides of a branch on tid < k. %r8 has
+// values written only inside the two sides of a branch on tid < k. A
+// branch back to $L_top that no warp takes splits the run of parameters
+// and cvta (markSkips). %r8 has
 // several writes and %r5 depends on the thread: neither may run once.
 // With bar set, a bar.sync before the store gives each warp its own
 // register file (PTXKernel.oneRun false).
@@ -811,6 +813,7 @@ const oncePTX = `
 	.reg .b64 %rd<10>;
 	ld.param.u64 %rd1, [once_param_0];
 	ld.param.u32 %r1, [once_param_1];
+$L_top:
 	cvta.to.global.u64 %rd2, %rd1;
 	mov.u32 %r2, %tid.x;
 	mov.u32 %r3, %ctaid.x;
@@ -820,6 +823,8 @@ const oncePTX = `
 	setp.gt.u32 %p1, %r6, 100;
 	selp.b32 %r7, 3, 5, %p1;
 	mov.u32 %r8, 0;
+	setp.eq.u32 %p3, %r1, 12345;
+	@%p3 bra $L_top;
 	setp.lt.u32 %p2, %r2, %r1;
 	@%p2 bra $L_low;
 	add.s32 %r9, %r7, 11;
@@ -856,10 +861,21 @@ func TestPTXOnceMatchesEveryWarp(t *testing.T) {
 			}
 			every.code[i].once = false
 		}
+		every.markSkips()
+		var skips []string
+		for i := range k.code {
+			if x := &k.code[i]; x.skip > 0 {
+				skips = append(skips, fmt.Sprintf("%d:%d", i, x.skip))
+			}
+		}
+		// Runs by their first instruction and length: the parameters,
+		// split at $L_top; cvta and the three forwarded movs; the
+		// three launch values; each branch's own.
+		equal(t, "runs", skips, []string{"0:2", "1:1", "2:4", "3:3", "4:2", "5:1", "7:3", "8:2", "9:1", "11:1", "15:1", "18:1"})
 		want := []string{
 			"ld.param.u64 %rd1, [once_param_0]", "ld.param.u32 %r1, [once_param_1]",
 			"cvta.to.global.u64 %rd2, %rd1", "mul.lo.s32 %r6, %r4, %r1",
-			"setp.gt.u32 %p1, %r6, 100", "selp.b32 %r7, 3, 5, %p1",
+			"setp.gt.u32 %p1, %r6, 100", "selp.b32 %r7, 3, 5, %p1", "setp.eq.u32 %p3, %r1, 12345",
 			"add.s32 %r9, %r7, 11", "xor.b32 %r10, %r6, 85",
 		}
 		equal(t, "marked", marked, want)

@@ -34,7 +34,8 @@ type PTXKernel struct {
 	srcLines []string     // the CUDA C the PTX came from, by line (SetSource), for faults
 	nsites   int
 
-	clearRegs []int32 // registers a path may read before writing (maybeUndefined)
+	clearRegs []int32             // registers a path may read before writing (maybeUndefined)
+	skipMix   [][numClasses]int32 // by instruction: the classes of its run (xin.skip)
 
 	// oneRun: the kernel has no bar instruction, so each warp of a block
 	// runs once, from its first instruction to its end (or the block's
@@ -106,9 +107,15 @@ type xin struct {
 	gneg             bool
 	dead             bool // a mov whose every reader reads its source instead (forwardConstMoves)
 	once             bool // its value is the launch's, not the warp's: run once per register file (markOnce)
-	shflK            int8 // shfl.sync.down by a constant offset over the whole warp, no segments (markShuffles); -1 otherwise
-	dst              [2]xopd
-	src              [4]xopd
+	// skip: for a dead or once instruction, the length of the run of
+	// such instructions from it to the end of its basic block's run of
+	// them (markSkips); 0 for the others. onceAhead: the run has a once
+	// instruction.
+	skip      int32
+	onceAhead bool
+	shflK     int8 // shfl.sync.down by a constant offset over the whole warp, no segments (markShuffles); -1 otherwise
+	dst       [2]xopd
+	src       [4]xopd
 
 	// memory instructions
 	site   int32 // counter site, -1 for non-memory instructions and ld.param
@@ -170,6 +177,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 	pk.markShuffles()
 	pk.sinkUnread()
 	pk.markOnce()
+	pk.markSkips()
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {
@@ -351,6 +359,53 @@ func (pk *PTXKernel) markOnce() {
 			if x := &pk.code[i]; !x.once && invariant(x) {
 				x.once, inv[x.dst[0].idx] = true, true
 				changed = true
+			}
+		}
+	}
+}
+
+// markSkips finds the runs of instructions that are issued and counted but
+// run no lanes, dead ones (forwardConstMoves, forwardCopies, sinkUnread)
+// and once ones after their first run (markOnce), so that runWarp passes a
+// run in one step instead of one an instruction. nvcc's PTX has many:
+// the parameters and their cvta at the top, and the constant and copying
+// movs around each shuffle of a reduction. A run stays within a basic
+// block, so a warp that enters it runs all of it: it never holds a branch
+// target, a reconvergence point or the instruction after a branch, exit
+// or barrier, where a warp's stack entry may begin or end.
+func (pk *PTXKernel) markSkips() {
+	n := len(pk.code)
+	start := make([]bool, n+1)
+	start[0] = true
+	mark := func(pc int32) {
+		if pc >= 0 && int(pc) <= n {
+			start[pc] = true
+		}
+	}
+	for i := range pk.code {
+		switch x := &pk.code[i]; x.op {
+		case ptx.OpBra:
+			mark(x.in.Target)
+			mark(x.in.Reconv)
+			start[i+1] = true
+		case ptx.OpRet, ptx.OpExit, ptx.OpBar, ptx.OpTrap:
+			start[i+1] = true
+		}
+	}
+	pk.skipMix = make([][numClasses]int32, n)
+	for i := n - 1; i >= 0; i-- {
+		x := &pk.code[i]
+		x.skip, x.onceAhead = 0, false
+		if !x.dead && !x.once {
+			continue
+		}
+		x.skip, x.onceAhead = 1, x.once
+		pk.skipMix[i][x.class]++
+		if next := i + 1; next < n && !start[next] && pk.code[next].skip > 0 {
+			x.skip += pk.code[next].skip
+			x.onceAhead = x.onceAhead || pk.code[next].onceAhead
+			for c, k := range pk.skipMix[next] {
+				pk.skipMix[i][c] += k
 			}
 		}
 	}
