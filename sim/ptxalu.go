@@ -227,78 +227,60 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 			return nil
 		}
 		tm := x.tmask
-		for m := mask; m != 0; {
+		for m := lanes.AddK(d, a, 0, tm, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar := d[lo:hi], a[lo:hi]
-			if k := lanes.Const(lanes.Add, dr, ar, 0, tm); k > 0 {
-				dr, ar = dr[k:], ar[k:]
-			}
 			for i := range dr {
 				dr[i] = ar[i] & tm
 			}
 		}
 		return nil
 	case fAdd32:
-		for m := mask; m != 0; {
+		for m := lanes.Add(d, a, b, math.MaxUint32, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.Add, dr, ar, br, math.MaxUint32); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i] + br[i]))
 			}
 		}
 		return nil
 	case fAdd64:
-		for m := mask; m != 0; {
+		for m := lanes.Add(d, a, b, ^uint64(0), mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.Add, dr, ar, br, ^uint64(0)); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = ar[i] + br[i]
 			}
 		}
 		return nil
 	case fSub32:
-		for m := mask; m != 0; {
+		for m := lanes.Sub(d, a, b, math.MaxUint32, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.Sub, dr, ar, br, math.MaxUint32); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i] - br[i]))
 			}
 		}
 		return nil
 	case fSub64:
-		for m := mask; m != 0; {
+		for m := lanes.Sub(d, a, b, ^uint64(0), mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.Sub, dr, ar, br, ^uint64(0)); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = ar[i] - br[i]
 			}
 		}
 		return nil
 	case fMulLo32:
-		for m := mask; m != 0; {
+		for m := lanes.MulLo32(d, a, b, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.MulLo32, dr, ar, br, 0); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i]) * uint32(br[i]))
 			}
@@ -315,26 +297,20 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fMulWideS32:
-		for m := mask; m != 0; {
+		for m := lanes.MulWideS32(d, a, b, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.MulWideS32, dr, ar, br, 0); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = uint64(int64(int32(ar[i])) * int64(int32(br[i])))
 			}
 		}
 		return nil
 	case fMulWideU32:
-		for m := mask; m != 0; {
+		for m := lanes.MulWideU32(d, a, b, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.MulWideU32, dr, ar, br, 0); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i])) * uint64(uint32(br[i]))
 			}
@@ -374,39 +350,30 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fShl32:
-		for m := mask; m != 0; {
+		for m := lanes.Shl(d, a, b, math.MaxUint32, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.Shl, dr, ar, br, math.MaxUint32); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i]) << uint32(br[i]))
 			}
 		}
 		return nil
 	case fShl64:
-		for m := mask; m != 0; {
+		for m := lanes.Shl(d, a, b, ^uint64(0), mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.Shl, dr, ar, br, ^uint64(0)); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = ar[i] << uint32(br[i])
 			}
 		}
 		return nil
 	case fShrU32:
-		for m := mask; m != 0; {
+		for m := lanes.ShrU(d, a, b, math.MaxUint32, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.ShrU, dr, ar, br, math.MaxUint32); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i]) >> uint32(br[i]))
 			}
@@ -423,13 +390,10 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fShrU64:
-		for m := mask; m != 0; {
+		for m := lanes.ShrU(d, a, b, ^uint64(0), mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.ShrU, dr, ar, br, ^uint64(0)); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = ar[i] >> uint32(br[i])
 			}
@@ -447,13 +411,10 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		return nil
 	case fAnd:
 		tm := x.tmask
-		for m := mask; m != 0; {
+		for m := lanes.And(d, a, b, tm, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.And, dr, ar, br, tm); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = ar[i] & br[i] & tm
 			}
@@ -461,13 +422,10 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		return nil
 	case fOr:
 		tm := x.tmask
-		for m := mask; m != 0; {
+		for m := lanes.Or(d, a, b, tm, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.Or, dr, ar, br, tm); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = (ar[i] | br[i]) & tm
 			}
@@ -475,13 +433,10 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		return nil
 	case fXor:
 		tm := x.tmask
-		for m := mask; m != 0; {
+		for m := lanes.Xor(d, a, b, tm, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Int(lanes.Xor, dr, ar, br, tm); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = (ar[i] ^ br[i]) & tm
 			}
@@ -489,13 +444,10 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		return nil
 	case fNot:
 		tm := x.tmask
-		for m := mask; m != 0; {
+		for m := lanes.XorK(d, a, ^uint64(0), tm, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar := d[lo:hi], a[lo:hi]
-			if k := lanes.Const(lanes.Xor, dr, ar, ^uint64(0), tm); k > 0 {
-				dr, ar = dr[k:], ar[k:]
-			}
 			for i := range dr {
 				dr[i] = ^ar[i] & tm
 			}
@@ -513,13 +465,10 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fCvtU64U32, fCvtU32U64:
-		for m := mask; m != 0; {
+		for m := lanes.AddK(d, a, 0, math.MaxUint32, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar := d[lo:hi], a[lo:hi]
-			if k := lanes.Const(lanes.Add, dr, ar, 0, math.MaxUint32); k > 0 {
-				dr, ar = dr[k:], ar[k:]
-			}
 			for i := range dr {
 				dr[i] = uint64(uint32(ar[i]))
 			}
@@ -536,26 +485,20 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 		return nil
 	case fAddF32:
-		for m := mask; m != 0; {
+		for m := lanes.AddF32(d, a, b, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Float32(lanes.Add, dr, ar, br); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = f32res(math.Float32frombits(uint32(ar[i]))+math.Float32frombits(uint32(br[i])), in, ar[i], br[i], 0)
 			}
 		}
 		return nil
 	case fMulF32:
-		for m := mask; m != 0; {
+		for m := lanes.MulF32(d, a, b, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Float32(lanes.Mul, dr, ar, br); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = f32res(math.Float32frombits(uint32(ar[i]))*math.Float32frombits(uint32(br[i])), in, ar[i], br[i], 0)
 			}
@@ -563,39 +506,30 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		return nil
 	case fFmaF32:
 		c := e.src(wp, &x.src[2], 2)
-		for m := mask; m != 0; {
+		for m := lanes.FmaF32(d, a, b, c, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
-			if k := lanes.Fma32(dr, ar, br, cr); k > 0 {
-				dr, ar, br, cr = dr[k:], ar[k:], br[k:], cr[k:]
-			}
 			for i := range dr {
 				dr[i] = f32res(ptx.FmaRN32(math.Float32frombits(uint32(ar[i])), math.Float32frombits(uint32(br[i])), math.Float32frombits(uint32(cr[i]))), in, ar[i], br[i], cr[i])
 			}
 		}
 		return nil
 	case fAddF64:
-		for m := mask; m != 0; {
+		for m := lanes.AddF64(d, a, b, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Float64(lanes.Add, dr, ar, br); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = f64res(math.Float64frombits(ar[i])+math.Float64frombits(br[i]), in, ar[i], br[i], 0)
 			}
 		}
 		return nil
 	case fMulF64:
-		for m := mask; m != 0; {
+		for m := lanes.MulF64(d, a, b, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
-			if k := lanes.Float64(lanes.Mul, dr, ar, br); k > 0 {
-				dr, ar, br = dr[k:], ar[k:], br[k:]
-			}
 			for i := range dr {
 				dr[i] = f64res(math.Float64frombits(ar[i])*math.Float64frombits(br[i]), in, ar[i], br[i], 0)
 			}
@@ -603,13 +537,10 @@ func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 		return nil
 	case fFmaF64:
 		c := e.src(wp, &x.src[2], 2)
-		for m := mask; m != 0; {
+		for m := lanes.FmaF64(d, a, b, c, mask); m != 0; {
 			lo, hi, rest := laneRun(m)
 			m = rest
 			dr, ar, br, cr := d[lo:hi], a[lo:hi], b[lo:hi], c[lo:hi]
-			if k := lanes.Fma64(dr, ar, br, cr); k > 0 {
-				dr, ar, br, cr = dr[k:], ar[k:], br[k:], cr[k:]
-			}
 			for i := range dr {
 				dr[i] = f64res(math.FMA(math.Float64frombits(ar[i]), math.Float64frombits(br[i]), math.Float64frombits(cr[i])), in, ar[i], br[i], cr[i])
 			}
@@ -739,26 +670,21 @@ func (e *ptxWorker) setpInt(wp *pwarp, x *xin, a, b *[32]uint64, mask uint32) {
 	if x.setpSwap {
 		a, b = b, a
 	}
-	var pm uint32
-	for m := mask; m != 0; {
+	pm, left := lanes.Setp(d, a, b, x.setpCmp, mask)
+	for m := left; m != 0; {
 		lo, hi, rest := laneRun(m)
 		m = rest
 		dr, ar, br := d[lo:hi], a[lo:hi], b[lo:hi]
 		var pb uint32
-		var k int
-		if len(dr) >= 4 { // Setp does not inline; spare short runs the call
-			pb, k = lanes.Setp(dr, ar, br, x.setpCmp)
-		}
-		dr, ar, br = dr[k:], ar[k:], br[k:]
 		switch x.setpType {
 		case setpU32:
-			pb |= setpLanes[uint32](x.setpKind, dr, ar, br) << k
+			pb = setpLanes[uint32](x.setpKind, dr, ar, br)
 		case setpS32:
-			pb |= setpLanes[int32](x.setpKind, dr, ar, br) << k
+			pb = setpLanes[int32](x.setpKind, dr, ar, br)
 		case setpU64:
-			pb |= setpLanes[uint64](x.setpKind, dr, ar, br) << k
+			pb = setpLanes[uint64](x.setpKind, dr, ar, br)
 		default:
-			pb |= setpLanes[int64](x.setpKind, dr, ar, br) << k
+			pb = setpLanes[int64](x.setpKind, dr, ar, br)
 		}
 		pm |= pb << lo
 	}

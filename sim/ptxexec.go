@@ -804,13 +804,10 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 	if x.in.CvtaTo {
 		win = -win
 	}
-	for m := mask; m != 0; {
+	for m := lanes.AddK(d, a, win, wmask, mask); m != 0; {
 		lo, hi, rest := laneRun(m)
 		m = rest
 		dr, ar := d[lo:hi], a[lo:hi]
-		if k := lanes.Const(lanes.Add, dr, ar, win, wmask); k > 0 {
-			dr, ar = dr[k:], ar[k:]
-		}
 		for i := range dr {
 			dr[i] = (ar[i] + win) & wmask
 		}

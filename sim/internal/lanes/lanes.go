@@ -107,86 +107,125 @@ func zext32(d []uint64, s []uint32) int {
 	return n
 }
 
-// An Op is the operation of Int, Float32, Float64 and Const.
-type Op uint8
+// The row forms below apply one operation to the lanes of mask of 32-lane
+// rows: lane l is in the mask where bit l is set, and lanes outside it
+// keep their values in d. Each returns the lanes it left for the caller to
+// do lane by lane: all of mask where the CPU lacks the vector
+// instructions, none for the integer forms otherwise, and for the float
+// forms the lanes of mask in any group of four (lanes 4g to 4g+3) whose
+// result has a NaN. Their exported functions only check for the vector
+// instructions, so that they inline into a call of the assembly.
 
-// The operations. Int applies each as its comment says, tm being the
-// result type's value mask (math.MaxUint32 for 32-bit types); Float32 and
-// Float64 take Add and Mul; Const takes Add and Xor.
-const (
-	Add        Op = iota // (a + b) & tm
-	Sub                  // (a - b) & tm
-	And                  // a & b & tm
-	Or                   // (a | b) & tm
-	Xor                  // (a ^ b) & tm
-	Shl                  // (a << b) & tm, 0 where b > 63: shl (a 32-bit shift by 32 or more leaves nothing in the low word)
-	ShrU                 // (a & tm) >> b, 0 where b > 63: shr.u32 and shr.u64
-	Mul                  // Float32 and Float64 only
-	MulLo32              // uint32(a) * uint32(b), the low 32 bits: mul.lo.s32 and mul.lo.u32
-	MulWideS32           // int64(int32(a)) * int64(int32(b)): mul.wide.s32
-	MulWideU32           // uint64(uint32(a)) * uint64(uint32(b)): mul.wide.u32
-)
-
-// Int sets d = op(a, b) lane by lane for an integer op.
-func Int(op Op, d, a, b []uint64, tm uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
+// Add sets d = (a + b) & tm, tm being the result type's value mask
+// (math.MaxUint32 for 32-bit types).
+func Add(d, a, b *[32]uint64, tm uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return intOp(op, d, a, b, tm)
+	addR(d, a, b, tm, mask)
+	return 0
 }
 
-func intOp(op Op, d, a, b []uint64, tm uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	pd, pa, pb := &d[0], &a[0], &b[0]
-	switch op {
-	case Add:
-		addQ(pd, pa, pb, n, tm)
-	case Sub:
-		subQ(pd, pa, pb, n, tm)
-	case And:
-		andQ(pd, pa, pb, n, tm)
-	case Or:
-		orQ(pd, pa, pb, n, tm)
-	case Xor:
-		xorQ(pd, pa, pb, n, tm)
-	case Shl:
-		shlQ(pd, pa, pb, n, tm)
-	case ShrU:
-		shrQ(pd, pa, pb, n, tm)
-	case MulLo32:
-		mulLo32Q(pd, pa, pb, n)
-	case MulWideS32:
-		mulWideS32Q(pd, pa, pb, n)
-	case MulWideU32:
-		mulWideU32Q(pd, pa, pb, n)
-	default:
-		return 0
+// Sub sets d = (a - b) & tm.
+func Sub(d, a, b *[32]uint64, tm uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return n
+	subR(d, a, b, tm, mask)
+	return 0
 }
 
-// Const sets d = (a + k) & tm (op Add: cvta's window shift, and with k = 0
-// a truncating mov or cvt) or d = (a ^ k) & tm (op Xor: not, with k = ^0).
-func Const(op Op, d, a []uint64, k, tm uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
+// And sets d = a & b & tm.
+func And(d, a, b *[32]uint64, tm uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return constOp(op, d, a, k, tm)
+	andR(d, a, b, tm, mask)
+	return 0
 }
 
-func constOp(op Op, d, a []uint64, k, tm uint64) int {
-	n := len(d) &^ 3
-	_ = a[n-1]
-	switch op {
-	case Add:
-		addKQ(&d[0], &a[0], n, k, tm)
-	case Xor:
-		xorKQ(&d[0], &a[0], n, k, tm)
-	default:
-		return 0
+// Or sets d = (a | b) & tm.
+func Or(d, a, b *[32]uint64, tm uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return n
+	orR(d, a, b, tm, mask)
+	return 0
+}
+
+// Xor sets d = (a ^ b) & tm.
+func Xor(d, a, b *[32]uint64, tm uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
+	}
+	xorR(d, a, b, tm, mask)
+	return 0
+}
+
+// Shl sets d = (a << b) & tm, 0 where b > 63: shl (a 32-bit shift by 32
+// or more leaves nothing in the low word).
+func Shl(d, a, b *[32]uint64, tm uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
+	}
+	shlR(d, a, b, tm, mask)
+	return 0
+}
+
+// ShrU sets d = (a & tm) >> b, 0 where b > 63: shr.u32 and shr.u64.
+func ShrU(d, a, b *[32]uint64, tm uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
+	}
+	shrR(d, a, b, tm, mask)
+	return 0
+}
+
+// MulLo32 sets d to the low 32 bits of uint32(a) * uint32(b): mul.lo.s32
+// and mul.lo.u32.
+func MulLo32(d, a, b *[32]uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
+	}
+	mulLoR(d, a, b, 1<<32-1, mask)
+	return 0
+}
+
+// MulWideS32 sets d = int64(int32(a)) * int64(int32(b)): mul.wide.s32.
+func MulWideS32(d, a, b *[32]uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
+	}
+	mulWideSR(d, a, b, 0, mask)
+	return 0
+}
+
+// MulWideU32 sets d = uint64(uint32(a)) * uint64(uint32(b)): mul.wide.u32.
+func MulWideU32(d, a, b *[32]uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
+	}
+	mulWideUR(d, a, b, 0, mask)
+	return 0
+}
+
+// AddK sets d = (a + k) & tm: cvta's window shift, and with k = 0 a
+// truncating mov or cvt.
+func AddK(d, a *[32]uint64, k, tm uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
+	}
+	addKR(d, a, k, tm, mask)
+	return 0
+}
+
+// XorK sets d = (a ^ k) & tm: not, with k = ^0.
+func XorK(d, a *[32]uint64, k, tm uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
+	}
+	xorKR(d, a, k, tm, mask)
+	return 0
 }
 
 // A Cmp is one integer comparison for Setp: a kind (Eq, Ne, Lt or Le) at a
@@ -212,19 +251,17 @@ const (
 	cmpSigned Cmp = 8
 )
 
-// Setp compares a with b lane by lane as c says, writes each result (1 or
-// 0) to d and returns them as a mask, lane 0 in bit 0, with the number of
-// lanes done.
-func Setp(d, a, b []uint64, c Cmp) (mask uint32, done int) {
-	if len(d) < 4 || !vector {
-		return 0, 0
+// Setp compares a with b lane by lane as c says and writes each result (1
+// or 0) to d. It returns the results as a mask (lane 0 in bit 0, only
+// lanes of mask set) and the lanes it left.
+func Setp(d, a, b *[32]uint64, c Cmp, mask uint32) (res, rest uint32) {
+	if !vector {
+		return 0, mask
 	}
-	return setp(d, a, b, c)
+	return setp(d, a, b, c, mask), 0
 }
 
-func setp(d, a, b []uint64, c Cmp) (mask uint32, done int) {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
+func setp(d, a, b *[32]uint64, c Cmp, mask uint32) uint32 {
 	var shift, bias uint64
 	if c&cmp32 != 0 {
 		shift = 32 // compare the low words as the high words of 64-bit lanes
@@ -232,84 +269,65 @@ func setp(d, a, b []uint64, c Cmp) (mask uint32, done int) {
 	if c&cmpSigned == 0 {
 		bias = 1 << 63 // an unsigned order is the signed order of a ^ 1<<63
 	}
-	pa, pb := &a[0], &b[0]
-	var gt, inv uint64
+	var inv uint64
 	switch c & cmpKind {
+	case Eq:
+		return setpEqR(d, a, b, shift, bias, 0, mask) & mask
 	case Ne:
 		inv = ^uint64(0)
+		return setpEqR(d, a, b, shift, bias, inv, mask) & mask
 	case Lt: // b > a
-		gt, pa, pb = 1, pb, pa
-	case Le: // !(a > b)
-		gt, inv = 1, ^uint64(0)
+		return setpGtR(d, b, a, shift, bias, 0, mask) & mask
 	}
-	return uint32(setpQ(&d[0], pa, pb, n, shift, bias, gt, inv)), n
+	// Le: !(a > b)
+	return setpGtR(d, a, b, shift, bias, ^uint64(0), mask) & mask
 }
 
-// Float32 sets d = op(a, b) in float32 (op Add or Mul; round to nearest
-// even, denormals kept).
-func Float32(op Op, d, a, b []uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
+// AddF32 sets d = a + b in float32 (round to nearest even, denormals
+// kept).
+func AddF32(d, a, b *[32]uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return float32Op(op, d, a, b)
+	return addF32R(d, a, b, mask) & mask
 }
 
-func float32Op(op Op, d, a, b []uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	switch op {
-	case Add:
-		return addF32Q(&d[0], &a[0], &b[0], n)
-	case Mul:
-		return mulF32Q(&d[0], &a[0], &b[0], n)
+// MulF32 sets d = a * b in float32.
+func MulF32(d, a, b *[32]uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return 0
+	return mulF32R(d, a, b, mask) & mask
 }
 
-// Float64 sets d = op(a, b) in float64 (op Add or Mul).
-func Float64(op Op, d, a, b []uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
+// FmaF32 sets d = a*b + c in float32, rounded once (fma.rn.f32).
+func FmaF32(d, a, b, c *[32]uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return float64Op(op, d, a, b)
+	return fmaF32R(d, a, b, c, mask) & mask
 }
 
-func float64Op(op Op, d, a, b []uint64) int {
-	n := len(d) &^ 3
-	_, _ = a[n-1], b[n-1]
-	switch op {
-	case Add:
-		return addF64Q(&d[0], &a[0], &b[0], n)
-	case Mul:
-		return mulF64Q(&d[0], &a[0], &b[0], n)
+// AddF64 sets d = a + b in float64.
+func AddF64(d, a, b *[32]uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return 0
+	return addF64R(d, a, b, mask) & mask
 }
 
-// Fma32 sets d = a*b + c in float32, rounded once (fma.rn.f32).
-func Fma32(d, a, b, c []uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
+// MulF64 sets d = a * b in float64.
+func MulF64(d, a, b *[32]uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return fma32(d, a, b, c)
+	return mulF64R(d, a, b, mask) & mask
 }
 
-func fma32(d, a, b, c []uint64) int {
-	n := len(d) &^ 3
-	_, _, _ = a[n-1], b[n-1], c[n-1]
-	return fmaF32Q(&d[0], &a[0], &b[0], &c[0], n)
-}
-
-// Fma64 sets d = a*b + c in float64, rounded once (fma.rn.f64).
-func Fma64(d, a, b, c []uint64) int {
-	if len(d) < 4 || !vector {
-		return 0
+// FmaF64 sets d = a*b + c in float64, rounded once (fma.rn.f64).
+func FmaF64(d, a, b, c *[32]uint64, mask uint32) uint32 {
+	if !vector {
+		return mask
 	}
-	return fma64(d, a, b, c)
-}
-
-func fma64(d, a, b, c []uint64) int {
-	n := len(d) &^ 3
-	_, _, _ = a[n-1], b[n-1], c[n-1]
-	return fmaF64Q(&d[0], &a[0], &b[0], &c[0], n)
+	return fmaF64R(d, a, b, c, mask) & mask
 }

@@ -11,67 +11,48 @@ import "golang.org/x/sys/cpu"
 var vector = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
-func addQ(d, a, b *uint64, n int, tm uint64)
+func addR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func subQ(d, a, b *uint64, n int, tm uint64)
+func subR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func andQ(d, a, b *uint64, n int, tm uint64)
+func andR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func orQ(d, a, b *uint64, n int, tm uint64)
+func orR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func xorQ(d, a, b *uint64, n int, tm uint64)
+func xorR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func shlQ(d, a, b *uint64, n int, tm uint64)
+func shlR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func shrQ(d, a, b *uint64, n int, tm uint64)
+func shrR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func addKQ(d, a *uint64, n int, k, tm uint64)
+func mulLoR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func xorKQ(d, a *uint64, n int, k, tm uint64)
+func mulWideSR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func mulLo32Q(d, a, b *uint64, n int)
+func mulWideUR(d, a, b *[32]uint64, tm uint64, mask uint32)
 
-//go:noescape
-func mulWideS32Q(d, a, b *uint64, n int)
+func addKR(d, a *[32]uint64, k, tm uint64, mask uint32)
 
-//go:noescape
-func mulWideU32Q(d, a, b *uint64, n int)
+func xorKR(d, a *[32]uint64, k, tm uint64, mask uint32)
 
-//go:noescape
-func setpQ(d, a, b *uint64, n int, shift, bias, gt, inv uint64) uint64
+func setpEqR(d, a, b *[32]uint64, shift, bias, inv uint64, mask uint32) uint32
 
-//go:noescape
-func addF32Q(d, a, b *uint64, n int) int
+func setpGtR(d, a, b *[32]uint64, shift, bias, inv uint64, mask uint32) uint32
 
-//go:noescape
-func mulF32Q(d, a, b *uint64, n int) int
+func addF32R(d, a, b *[32]uint64, mask uint32) uint32
 
-//go:noescape
-func fmaF32Q(d, a, b, c *uint64, n int) int
+func mulF32R(d, a, b *[32]uint64, mask uint32) uint32
 
-//go:noescape
-func addF64Q(d, a, b *uint64, n int) int
+func fmaF32R(d, a, b, c *[32]uint64, mask uint32) uint32
 
-//go:noescape
-func mulF64Q(d, a, b *uint64, n int) int
+func addF64R(d, a, b *[32]uint64, mask uint32) uint32
 
-//go:noescape
-func fmaF64Q(d, a, b, c *uint64, n int) int
+func mulF64R(d, a, b *[32]uint64, mask uint32) uint32
 
-//go:noescape
+func fmaF64R(d, a, b, c *[32]uint64, mask uint32) uint32
+
 func bit0Q(row *[32]uint64) uint32
 
-//go:noescape
 func stepsQ(row *[32]uint64, b0, step uint64) uint32
 
-//go:noescape
 func zext32Q(d *uint64, s *uint32, n int)

@@ -5,8 +5,10 @@
 #include "textflag.h"
 
 // The vector forms behind lanes.go, AVX2 and FMA: four 64-bit lanes a
-// step. n is a positive multiple of four; every loop reads its group of
-// four whole before it writes it, so a destination may alias a source.
+// step. The row forms (…R) walk a 32-lane row's groups of four by the
+// mask, skip a group with no lane in it, store a whole group with one
+// store and a partial one through VPMASKMOVQ; each reads its group whole
+// before it writes it, so a destination may alias a source.
 
 // evenDwords picks the low word of each 64-bit lane of a YMM register into
 // the low 128 bits: the four float32 values of four lanes.
@@ -20,490 +22,2311 @@ DATA evenDwords<>+24(SB)/4, $0
 DATA evenDwords<>+28(SB)/4, $0
 GLOBL evenDwords<>(SB), RODATA|NOPTR, $32
 
-// func addQ(d, a, b *uint64, n int, tm uint64)
+// groupMask: entry i (32 bytes) has lane j all ones where bit j of i is set.
+DATA groupMask<>+0(SB)/8, $0
+DATA groupMask<>+8(SB)/8, $0
+DATA groupMask<>+16(SB)/8, $0
+DATA groupMask<>+24(SB)/8, $0
+DATA groupMask<>+32(SB)/8, $-1
+DATA groupMask<>+40(SB)/8, $0
+DATA groupMask<>+48(SB)/8, $0
+DATA groupMask<>+56(SB)/8, $0
+DATA groupMask<>+64(SB)/8, $0
+DATA groupMask<>+72(SB)/8, $-1
+DATA groupMask<>+80(SB)/8, $0
+DATA groupMask<>+88(SB)/8, $0
+DATA groupMask<>+96(SB)/8, $-1
+DATA groupMask<>+104(SB)/8, $-1
+DATA groupMask<>+112(SB)/8, $0
+DATA groupMask<>+120(SB)/8, $0
+DATA groupMask<>+128(SB)/8, $0
+DATA groupMask<>+136(SB)/8, $0
+DATA groupMask<>+144(SB)/8, $-1
+DATA groupMask<>+152(SB)/8, $0
+DATA groupMask<>+160(SB)/8, $-1
+DATA groupMask<>+168(SB)/8, $0
+DATA groupMask<>+176(SB)/8, $-1
+DATA groupMask<>+184(SB)/8, $0
+DATA groupMask<>+192(SB)/8, $0
+DATA groupMask<>+200(SB)/8, $-1
+DATA groupMask<>+208(SB)/8, $-1
+DATA groupMask<>+216(SB)/8, $0
+DATA groupMask<>+224(SB)/8, $-1
+DATA groupMask<>+232(SB)/8, $-1
+DATA groupMask<>+240(SB)/8, $-1
+DATA groupMask<>+248(SB)/8, $0
+DATA groupMask<>+256(SB)/8, $0
+DATA groupMask<>+264(SB)/8, $0
+DATA groupMask<>+272(SB)/8, $0
+DATA groupMask<>+280(SB)/8, $-1
+DATA groupMask<>+288(SB)/8, $-1
+DATA groupMask<>+296(SB)/8, $0
+DATA groupMask<>+304(SB)/8, $0
+DATA groupMask<>+312(SB)/8, $-1
+DATA groupMask<>+320(SB)/8, $0
+DATA groupMask<>+328(SB)/8, $-1
+DATA groupMask<>+336(SB)/8, $0
+DATA groupMask<>+344(SB)/8, $-1
+DATA groupMask<>+352(SB)/8, $-1
+DATA groupMask<>+360(SB)/8, $-1
+DATA groupMask<>+368(SB)/8, $0
+DATA groupMask<>+376(SB)/8, $-1
+DATA groupMask<>+384(SB)/8, $0
+DATA groupMask<>+392(SB)/8, $0
+DATA groupMask<>+400(SB)/8, $-1
+DATA groupMask<>+408(SB)/8, $-1
+DATA groupMask<>+416(SB)/8, $-1
+DATA groupMask<>+424(SB)/8, $0
+DATA groupMask<>+432(SB)/8, $-1
+DATA groupMask<>+440(SB)/8, $-1
+DATA groupMask<>+448(SB)/8, $0
+DATA groupMask<>+456(SB)/8, $-1
+DATA groupMask<>+464(SB)/8, $-1
+DATA groupMask<>+472(SB)/8, $-1
+DATA groupMask<>+480(SB)/8, $-1
+DATA groupMask<>+488(SB)/8, $-1
+DATA groupMask<>+496(SB)/8, $-1
+DATA groupMask<>+504(SB)/8, $-1
+GLOBL groupMask<>(SB), RODATA|NOPTR, $512
+
+// func addR(d, a, b *[32]uint64, tm uint64, mask uint32)
 // d = (a + b) & tm
-TEXT ·addQ(SB), NOSPLIT, $0-40
+TEXT ·addR(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPBROADCASTQ tm+32(FP), Y7
-	SHLQ $3, CX
-	XORQ AX, AX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVDQU (SI)(AX*1), Y0
-	VPADDQ (DX)(AX*1), Y0, Y0
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VPADDQ (DX)(CX*8), Y0, Y0
 	VPAND Y7, Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPADDQ 0(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPADDQ 32(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPADDQ 64(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPADDQ 96(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPADDQ 128(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPADDQ 160(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPADDQ 192(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPADDQ 224(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
 	VZEROUPPER
 	RET
 
-// func subQ(d, a, b *uint64, n int, tm uint64)
+// func subR(d, a, b *[32]uint64, tm uint64, mask uint32)
 // d = (a - b) & tm
-TEXT ·subQ(SB), NOSPLIT, $0-40
+TEXT ·subR(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPBROADCASTQ tm+32(FP), Y7
-	SHLQ $3, CX
-	XORQ AX, AX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVDQU (SI)(AX*1), Y0
-	VPSUBQ (DX)(AX*1), Y0, Y0
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VPSUBQ (DX)(CX*8), Y0, Y0
 	VPAND Y7, Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPSUBQ 0(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPSUBQ 32(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPSUBQ 64(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPSUBQ 96(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPSUBQ 128(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPSUBQ 160(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPSUBQ 192(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPSUBQ 224(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
 	VZEROUPPER
 	RET
 
-// func andQ(d, a, b *uint64, n int, tm uint64)
+// func andR(d, a, b *[32]uint64, tm uint64, mask uint32)
 // d = a & b & tm
-TEXT ·andQ(SB), NOSPLIT, $0-40
+TEXT ·andR(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPBROADCASTQ tm+32(FP), Y7
-	SHLQ $3, CX
-	XORQ AX, AX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVDQU (SI)(AX*1), Y0
-	VPAND (DX)(AX*1), Y0, Y0
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VPAND (DX)(CX*8), Y0, Y0
 	VPAND Y7, Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPAND 0(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPAND 32(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPAND 64(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPAND 96(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPAND 128(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPAND 160(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPAND 192(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPAND 224(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
 	VZEROUPPER
 	RET
 
-// func orQ(d, a, b *uint64, n int, tm uint64)
+// func orR(d, a, b *[32]uint64, tm uint64, mask uint32)
 // d = (a | b) & tm
-TEXT ·orQ(SB), NOSPLIT, $0-40
+TEXT ·orR(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPBROADCASTQ tm+32(FP), Y7
-	SHLQ $3, CX
-	XORQ AX, AX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVDQU (SI)(AX*1), Y0
-	VPOR (DX)(AX*1), Y0, Y0
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VPOR (DX)(CX*8), Y0, Y0
 	VPAND Y7, Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPOR 0(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPOR 32(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPOR 64(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPOR 96(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPOR 128(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPOR 160(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPOR 192(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPOR 224(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
 	VZEROUPPER
 	RET
 
-// func xorQ(d, a, b *uint64, n int, tm uint64)
+// func xorR(d, a, b *[32]uint64, tm uint64, mask uint32)
 // d = (a ^ b) & tm
-TEXT ·xorQ(SB), NOSPLIT, $0-40
+TEXT ·xorR(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPBROADCASTQ tm+32(FP), Y7
-	SHLQ $3, CX
-	XORQ AX, AX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVDQU (SI)(AX*1), Y0
-	VPXOR (DX)(AX*1), Y0, Y0
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VPXOR (DX)(CX*8), Y0, Y0
 	VPAND Y7, Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPXOR 0(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPXOR 32(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPXOR 64(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPXOR 96(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPXOR 128(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPXOR 160(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPXOR 192(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPXOR 224(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
 	VZEROUPPER
 	RET
 
-// func shlQ(d, a, b *uint64, n int, tm uint64)
+// func shlR(d, a, b *[32]uint64, tm uint64, mask uint32)
 // d = (a << b) & tm, 0 where b > 63
-TEXT ·shlQ(SB), NOSPLIT, $0-40
+TEXT ·shlR(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPBROADCASTQ tm+32(FP), Y7
-	SHLQ $3, CX
-	XORQ AX, AX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVDQU (SI)(AX*1), Y0
-	VPSLLVQ (DX)(AX*1), Y0, Y0
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VPSLLVQ (DX)(CX*8), Y0, Y0
 	VPAND Y7, Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPSLLVQ 0(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPSLLVQ 32(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPSLLVQ 64(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPSLLVQ 96(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPSLLVQ 128(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPSLLVQ 160(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPSLLVQ 192(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPSLLVQ 224(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
 	VZEROUPPER
 	RET
 
-// func shrQ(d, a, b *uint64, n int, tm uint64)
+// func shrR(d, a, b *[32]uint64, tm uint64, mask uint32)
 // d = (a & tm) >> b, 0 where b > 63
-TEXT ·shrQ(SB), NOSPLIT, $0-40
+TEXT ·shrR(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPBROADCASTQ tm+32(FP), Y7
-	SHLQ $3, CX
-	XORQ AX, AX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVDQU (SI)(AX*1), Y0
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
 	VPAND Y7, Y0, Y0
-	VPSRLVQ (DX)(AX*1), Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	VPSRLVQ (DX)(CX*8), Y0, Y0
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPAND Y7, Y0, Y0
+	VPSRLVQ 0(DX), Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPAND Y7, Y0, Y0
+	VPSRLVQ 32(DX), Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPAND Y7, Y0, Y0
+	VPSRLVQ 64(DX), Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPAND Y7, Y0, Y0
+	VPSRLVQ 96(DX), Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPAND Y7, Y0, Y0
+	VPSRLVQ 128(DX), Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPAND Y7, Y0, Y0
+	VPSRLVQ 160(DX), Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPAND Y7, Y0, Y0
+	VPSRLVQ 192(DX), Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPAND Y7, Y0, Y0
+	VPSRLVQ 224(DX), Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
 	VZEROUPPER
 	RET
 
-// func addKQ(d, a *uint64, n int, k, tm uint64)
-// d = (a + k) & tm
-TEXT ·addKQ(SB), NOSPLIT, $0-40
+// func mulLoR(d, a, b *[32]uint64, tm uint64, mask uint32)
+// d = uint32(a) * uint32(b) & tm
+TEXT ·mulLoR(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	VPBROADCASTQ k+24(FP), Y6
-	VPBROADCASTQ tm+32(FP), Y7
-	SHLQ $3, CX
-	XORQ AX, AX
+	MOVQ b+16(FP), DX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVDQU (SI)(AX*1), Y0
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VPMULUDQ (DX)(CX*8), Y0, Y0
+	VPAND Y7, Y0, Y0
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPMULUDQ 0(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPMULUDQ 32(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPMULUDQ 64(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPMULUDQ 96(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPMULUDQ 128(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPMULUDQ 160(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPMULUDQ 192(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPMULUDQ 224(DX), Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
+	VZEROUPPER
+	RET
+
+// func mulWideSR(d, a, b *[32]uint64, tm uint64, mask uint32)
+// d = int64(int32(a)) * int64(int32(b)) (tm unused)
+TEXT ·mulWideSR(SB), NOSPLIT, $0-36
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
+loop:
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VPMULDQ (DX)(CX*8), Y0, Y0
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPMULDQ 0(DX), Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPMULDQ 32(DX), Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPMULDQ 64(DX), Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPMULDQ 96(DX), Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPMULDQ 128(DX), Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPMULDQ 160(DX), Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPMULDQ 192(DX), Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPMULDQ 224(DX), Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
+	VZEROUPPER
+	RET
+
+// func mulWideUR(d, a, b *[32]uint64, tm uint64, mask uint32)
+// d = uint64(uint32(a)) * uint64(uint32(b)) (tm unused)
+TEXT ·mulWideUR(SB), NOSPLIT, $0-36
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
+loop:
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VPMULUDQ (DX)(CX*8), Y0, Y0
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPMULUDQ 0(DX), Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPMULUDQ 32(DX), Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPMULUDQ 64(DX), Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPMULUDQ 96(DX), Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPMULUDQ 128(DX), Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPMULUDQ 160(DX), Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPMULUDQ 192(DX), Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPMULUDQ 224(DX), Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
+	VZEROUPPER
+	RET
+
+// func addKR(d, a *[32]uint64, k, tm uint64, mask uint32)
+// d = (a + k) & tm
+TEXT ·addKR(SB), NOSPLIT, $0-36
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	VPBROADCASTQ k+16(FP), Y6
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
+loop:
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
 	VPADDQ Y6, Y0, Y0
 	VPAND Y7, Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPADDQ Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPADDQ Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPADDQ Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPADDQ Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPADDQ Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPADDQ Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPADDQ Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPADDQ Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
 	VZEROUPPER
 	RET
 
-// func xorKQ(d, a *uint64, n int, k, tm uint64)
+// func xorKR(d, a *[32]uint64, k, tm uint64, mask uint32)
 // d = (a ^ k) & tm
-TEXT ·xorKQ(SB), NOSPLIT, $0-40
+TEXT ·xorKR(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
-	MOVQ n+16(FP), CX
-	VPBROADCASTQ k+24(FP), Y6
-	VPBROADCASTQ tm+32(FP), Y7
-	SHLQ $3, CX
-	XORQ AX, AX
+	VPBROADCASTQ k+16(FP), Y6
+	VPBROADCASTQ tm+24(FP), Y7
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVDQU (SI)(AX*1), Y0
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
 	VPXOR Y6, Y0, Y0
 	VPAND Y7, Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
-	VZEROUPPER
-	RET
-
-// func mulLo32Q(d, a, b *uint64, n int)
-// d = low 32 bits of uint32(a) * uint32(b)
-TEXT ·mulLo32Q(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPCMPEQQ Y7, Y7, Y7
-	VPSRLQ $32, Y7, Y7 // the low word of each lane
-	SHLQ $3, CX
-	XORQ AX, AX
-loop:
-	VMOVDQU (SI)(AX*1), Y0
-	VPMULUDQ (DX)(AX*1), Y0, Y0
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y0, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y0, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VPXOR Y6, Y0, Y0
 	VPAND Y7, Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	VMOVDQU Y0, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VPXOR Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VPXOR Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VPXOR Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VPXOR Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VPXOR Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VPXOR Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VPXOR Y6, Y0, Y0
+	VPAND Y7, Y0, Y0
+	VMOVDQU Y0, 224(DI)
+done:
 	VZEROUPPER
 	RET
 
-// func mulWideS32Q(d, a, b *uint64, n int)
-// d = int64(int32(a)) * int64(int32(b))
-TEXT ·mulWideS32Q(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPCMPEQQ Y7, Y7, Y7
-	VPSRLQ $32, Y7, Y7 // the low word of each lane
-	SHLQ $3, CX
-	XORQ AX, AX
-loop:
-	VMOVDQU (SI)(AX*1), Y0
-	VPMULDQ (DX)(AX*1), Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
-	VZEROUPPER
-	RET
-
-// func mulWideU32Q(d, a, b *uint64, n int)
-// d = uint64(uint32(a)) * uint64(uint32(b))
-TEXT ·mulWideU32Q(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	VPCMPEQQ Y7, Y7, Y7
-	VPSRLQ $32, Y7, Y7 // the low word of each lane
-	SHLQ $3, CX
-	XORQ AX, AX
-loop:
-	VMOVDQU (SI)(AX*1), Y0
-	VPMULUDQ (DX)(AX*1), Y0, Y0
-	VMOVDQU Y0, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
-	VZEROUPPER
-	RET
-
-// func setpQ(d, a, b *uint64, n int, shift, bias, gt, inv uint64) uint64
+// func setpEqR(d, a, b *[32]uint64, shift, bias, inv uint64, mask uint32) uint32
 // Each lane's a and b become (x << shift) ^ bias, which orders them as
-// the PTX type does as signed 64-bit integers; then r = (a == b) ^ inv, or
-// (a > b) ^ inv where gt != 0. d gets r as 1 or 0, the result r as a mask.
-TEXT ·setpQ(SB), NOSPLIT, $0-72
+// the PTX type does as signed 64-bit integers; r = (a == b) ^ inv.
+// d gets r as 1 or 0; the result is r as a mask.
+TEXT ·setpEqR(SB), NOSPLIT, $0-60
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), R11
-	MOVQ shift+32(FP), X8
-	VPBROADCASTQ bias+40(FP), Y9
-	MOVQ gt+48(FP), R8
-	VPBROADCASTQ inv+56(FP), Y10
-	SHLQ $3, R11
-	XORQ AX, AX  // byte offset
-	XORQ CX, CX  // lane
-	XORQ R10, R10 // mask
-	TESTQ R8, R8
-	JNZ  gtloop
-eqloop:
-	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU (DX)(AX*1), Y1
+	MOVQ shift+24(FP), X8
+	VPBROADCASTQ bias+32(FP), Y9
+	VPBROADCASTQ inv+40(FP), Y10
+	MOVL mask+48(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
+loop:
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VMOVDQU (DX)(CX*8), Y1
 	VPSLLQ X8, Y0, Y0
 	VPSLLQ X8, Y1, Y1
 	VPCMPEQQ Y1, Y0, Y2
 	VPXOR Y10, Y2, Y2
-	VMOVMSKPD Y2, BX
-	SHLQ CX, BX
-	ORQ  BX, R10
+	VMOVMSKPD Y2, R9
 	VPSRLQ $63, Y2, Y2
-	VMOVDQU Y2, (DI)(AX*1)
-	ADDQ $4, CX
-	ADDQ $32, AX
-	CMPQ AX, R11
-	JB   eqloop
+	SHLL CX, R9
+	ORL  R9, R10
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y2, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
 	JMP  done
-gtloop:
-	VMOVDQU (SI)(AX*1), Y0
-	VMOVDQU (DX)(AX*1), Y1
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y2, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 0(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPCMPEQQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	ORL  R9, R10
+	VMOVDQU Y2, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VMOVDQU 32(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPCMPEQQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $4, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VMOVDQU 64(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPCMPEQQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $8, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VMOVDQU 96(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPCMPEQQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $12, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VMOVDQU 128(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPCMPEQQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $16, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VMOVDQU 160(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPCMPEQQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $20, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VMOVDQU 192(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPCMPEQQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $24, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VMOVDQU 224(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPCMPEQQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $28, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 224(DI)
+done:
+	MOVL R10, ret+56(FP)
+	VZEROUPPER
+	RET
+
+// func setpGtR(d, a, b *[32]uint64, shift, bias, inv uint64, mask uint32) uint32
+// Each lane's a and b become (x << shift) ^ bias, which orders them as
+// the PTX type does as signed 64-bit integers; r = (a > b) ^ inv.
+// d gets r as 1 or 0; the result is r as a mask.
+TEXT ·setpGtR(SB), NOSPLIT, $0-60
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ shift+24(FP), X8
+	VPBROADCASTQ bias+32(FP), Y9
+	VPBROADCASTQ inv+40(FP), Y10
+	MOVL mask+48(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
+loop:
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVDQU (SI)(CX*8), Y0
+	VMOVDQU (DX)(CX*8), Y1
 	VPSLLQ X8, Y0, Y0
 	VPSLLQ X8, Y1, Y1
 	VPXOR Y9, Y0, Y0
 	VPXOR Y9, Y1, Y1
 	VPCMPGTQ Y1, Y0, Y2
 	VPXOR Y10, Y2, Y2
-	VMOVMSKPD Y2, BX
-	SHLQ CX, BX
-	ORQ  BX, R10
+	VMOVMSKPD Y2, R9
 	VPSRLQ $63, Y2, Y2
-	VMOVDQU Y2, (DI)(AX*1)
-	ADDQ $4, CX
-	ADDQ $32, AX
-	CMPQ AX, R11
-	JB   gtloop
+	SHLL CX, R9
+	ORL  R9, R10
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y2, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y2, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVDQU 0(SI), Y0
+	VMOVDQU 0(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPXOR Y9, Y0, Y0
+	VPXOR Y9, Y1, Y1
+	VPCMPGTQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	ORL  R9, R10
+	VMOVDQU Y2, 0(DI)
+	VMOVDQU 32(SI), Y0
+	VMOVDQU 32(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPXOR Y9, Y0, Y0
+	VPXOR Y9, Y1, Y1
+	VPCMPGTQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $4, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 32(DI)
+	VMOVDQU 64(SI), Y0
+	VMOVDQU 64(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPXOR Y9, Y0, Y0
+	VPXOR Y9, Y1, Y1
+	VPCMPGTQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $8, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 64(DI)
+	VMOVDQU 96(SI), Y0
+	VMOVDQU 96(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPXOR Y9, Y0, Y0
+	VPXOR Y9, Y1, Y1
+	VPCMPGTQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $12, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 96(DI)
+	VMOVDQU 128(SI), Y0
+	VMOVDQU 128(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPXOR Y9, Y0, Y0
+	VPXOR Y9, Y1, Y1
+	VPCMPGTQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $16, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 128(DI)
+	VMOVDQU 160(SI), Y0
+	VMOVDQU 160(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPXOR Y9, Y0, Y0
+	VPXOR Y9, Y1, Y1
+	VPCMPGTQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $20, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 160(DI)
+	VMOVDQU 192(SI), Y0
+	VMOVDQU 192(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPXOR Y9, Y0, Y0
+	VPXOR Y9, Y1, Y1
+	VPCMPGTQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $24, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 192(DI)
+	VMOVDQU 224(SI), Y0
+	VMOVDQU 224(DX), Y1
+	VPSLLQ X8, Y0, Y0
+	VPSLLQ X8, Y1, Y1
+	VPXOR Y9, Y0, Y0
+	VPXOR Y9, Y1, Y1
+	VPCMPGTQ Y1, Y0, Y2
+	VPXOR Y10, Y2, Y2
+	VMOVMSKPD Y2, R9
+	VPSRLQ $63, Y2, Y2
+	SHLL $28, R9
+	ORL  R9, R10
+	VMOVDQU Y2, 224(DI)
 done:
-	MOVQ R10, ret+64(FP)
+	MOVL R10, ret+56(FP)
 	VZEROUPPER
 	RET
 
-// func addF32Q(d, a, b *uint64, n int) int
-// d = a + b in float32; stops before a group of four with a NaN result and returns
-// the lanes done.
-TEXT ·addF32Q(SB), NOSPLIT, $0-40
+// func addF32R(d, a, b *[32]uint64, mask uint32) uint32
+// d = a + b in float32, but for each group of four whose result
+// has a NaN: those groups' lanes are the result.
+TEXT ·addF32R(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
 	VMOVDQU evenDwords<>(SB), Y6
-	SHLQ $3, CX
-	XORQ AX, AX
+	MOVL mask+24(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VPERMD (SI)(AX*1), Y6, Y0
-	VPERMD (DX)(AX*1), Y6, Y1
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VPERMD (SI)(CX*8), Y6, Y0
+	VPERMD (DX)(CX*8), Y6, Y1
 	VADDPS X1, X0, X2
 	VCMPPS $3, X2, X2, X3
-	VMOVMSKPS X3, BX
-	TESTL BX, BX
-	JNZ  done
+	VMOVMSKPS X3, R9
 	VPMOVZXDQ X2, Y2
-	VMOVDQU Y2, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	TESTL R9, R9
+	JZ   store
+	MOVL $15, R9
+	SHLL CX, R9
+	ORL  R9, R11
+	JMP  next
+store:
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y2, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y2, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VPERMD 0(SI), Y6, Y0
+	VPERMD 0(DX), Y6, Y1
+	VADDPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st0
+	ORL  $15, R11
+	JMP  nx0
+st0:
+	VMOVDQU Y2, 0(DI)
+nx0:
+	VPERMD 32(SI), Y6, Y0
+	VPERMD 32(DX), Y6, Y1
+	VADDPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st1
+	ORL  $240, R11
+	JMP  nx1
+st1:
+	VMOVDQU Y2, 32(DI)
+nx1:
+	VPERMD 64(SI), Y6, Y0
+	VPERMD 64(DX), Y6, Y1
+	VADDPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st2
+	ORL  $3840, R11
+	JMP  nx2
+st2:
+	VMOVDQU Y2, 64(DI)
+nx2:
+	VPERMD 96(SI), Y6, Y0
+	VPERMD 96(DX), Y6, Y1
+	VADDPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st3
+	ORL  $61440, R11
+	JMP  nx3
+st3:
+	VMOVDQU Y2, 96(DI)
+nx3:
+	VPERMD 128(SI), Y6, Y0
+	VPERMD 128(DX), Y6, Y1
+	VADDPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st4
+	ORL  $983040, R11
+	JMP  nx4
+st4:
+	VMOVDQU Y2, 128(DI)
+nx4:
+	VPERMD 160(SI), Y6, Y0
+	VPERMD 160(DX), Y6, Y1
+	VADDPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st5
+	ORL  $15728640, R11
+	JMP  nx5
+st5:
+	VMOVDQU Y2, 160(DI)
+nx5:
+	VPERMD 192(SI), Y6, Y0
+	VPERMD 192(DX), Y6, Y1
+	VADDPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st6
+	ORL  $251658240, R11
+	JMP  nx6
+st6:
+	VMOVDQU Y2, 192(DI)
+nx6:
+	VPERMD 224(SI), Y6, Y0
+	VPERMD 224(DX), Y6, Y1
+	VADDPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st7
+	ORL  $4026531840, R11
+	JMP  nx7
+st7:
+	VMOVDQU Y2, 224(DI)
+nx7:
 done:
-	SHRQ $3, AX
-	MOVQ AX, ret+32(FP)
+	MOVL R11, ret+32(FP)
 	VZEROUPPER
 	RET
 
-// func mulF32Q(d, a, b *uint64, n int) int
-// d = a * b in float32; stops before a group of four with a NaN result and returns
-// the lanes done.
-TEXT ·mulF32Q(SB), NOSPLIT, $0-40
+// func mulF32R(d, a, b *[32]uint64, mask uint32) uint32
+// d = a * b in float32, but for each group of four whose result
+// has a NaN: those groups' lanes are the result.
+TEXT ·mulF32R(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
 	VMOVDQU evenDwords<>(SB), Y6
-	SHLQ $3, CX
-	XORQ AX, AX
+	MOVL mask+24(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VPERMD (SI)(AX*1), Y6, Y0
-	VPERMD (DX)(AX*1), Y6, Y1
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VPERMD (SI)(CX*8), Y6, Y0
+	VPERMD (DX)(CX*8), Y6, Y1
 	VMULPS X1, X0, X2
 	VCMPPS $3, X2, X2, X3
-	VMOVMSKPS X3, BX
-	TESTL BX, BX
-	JNZ  done
+	VMOVMSKPS X3, R9
 	VPMOVZXDQ X2, Y2
-	VMOVDQU Y2, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	TESTL R9, R9
+	JZ   store
+	MOVL $15, R9
+	SHLL CX, R9
+	ORL  R9, R11
+	JMP  next
+store:
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y2, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y2, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VPERMD 0(SI), Y6, Y0
+	VPERMD 0(DX), Y6, Y1
+	VMULPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st0
+	ORL  $15, R11
+	JMP  nx0
+st0:
+	VMOVDQU Y2, 0(DI)
+nx0:
+	VPERMD 32(SI), Y6, Y0
+	VPERMD 32(DX), Y6, Y1
+	VMULPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st1
+	ORL  $240, R11
+	JMP  nx1
+st1:
+	VMOVDQU Y2, 32(DI)
+nx1:
+	VPERMD 64(SI), Y6, Y0
+	VPERMD 64(DX), Y6, Y1
+	VMULPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st2
+	ORL  $3840, R11
+	JMP  nx2
+st2:
+	VMOVDQU Y2, 64(DI)
+nx2:
+	VPERMD 96(SI), Y6, Y0
+	VPERMD 96(DX), Y6, Y1
+	VMULPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st3
+	ORL  $61440, R11
+	JMP  nx3
+st3:
+	VMOVDQU Y2, 96(DI)
+nx3:
+	VPERMD 128(SI), Y6, Y0
+	VPERMD 128(DX), Y6, Y1
+	VMULPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st4
+	ORL  $983040, R11
+	JMP  nx4
+st4:
+	VMOVDQU Y2, 128(DI)
+nx4:
+	VPERMD 160(SI), Y6, Y0
+	VPERMD 160(DX), Y6, Y1
+	VMULPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st5
+	ORL  $15728640, R11
+	JMP  nx5
+st5:
+	VMOVDQU Y2, 160(DI)
+nx5:
+	VPERMD 192(SI), Y6, Y0
+	VPERMD 192(DX), Y6, Y1
+	VMULPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st6
+	ORL  $251658240, R11
+	JMP  nx6
+st6:
+	VMOVDQU Y2, 192(DI)
+nx6:
+	VPERMD 224(SI), Y6, Y0
+	VPERMD 224(DX), Y6, Y1
+	VMULPS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st7
+	ORL  $4026531840, R11
+	JMP  nx7
+st7:
+	VMOVDQU Y2, 224(DI)
+nx7:
 done:
-	SHRQ $3, AX
-	MOVQ AX, ret+32(FP)
+	MOVL R11, ret+32(FP)
 	VZEROUPPER
 	RET
 
-// func fmaF32Q(d, a, b, c *uint64, n int) int
-// d = a*b + c in float32, rounded once; stops before a group of four with a NaN result and returns
-// the lanes done.
-TEXT ·fmaF32Q(SB), NOSPLIT, $0-48
+// func fmaF32R(d, a, b, c *[32]uint64, mask uint32) uint32
+// d = a*b + c in float32, rounded once, but for each group of four whose result
+// has a NaN: those groups' lanes are the result.
+TEXT ·fmaF32R(SB), NOSPLIT, $0-44
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
 	MOVQ c+24(FP), R8
-	MOVQ n+32(FP), CX
 	VMOVDQU evenDwords<>(SB), Y6
-	SHLQ $3, CX
-	XORQ AX, AX
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VPERMD (SI)(AX*1), Y6, Y0
-	VPERMD (DX)(AX*1), Y6, Y1
-	VPERMD (R8)(AX*1), Y6, Y2
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VPERMD (SI)(CX*8), Y6, Y0
+	VPERMD (DX)(CX*8), Y6, Y1
+	VPERMD (R8)(CX*8), Y6, Y2
 	VFMADD231PS X1, X0, X2
 	VCMPPS $3, X2, X2, X3
-	VMOVMSKPS X3, BX
-	TESTL BX, BX
-	JNZ  done
+	VMOVMSKPS X3, R9
 	VPMOVZXDQ X2, Y2
-	VMOVDQU Y2, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	TESTL R9, R9
+	JZ   store
+	MOVL $15, R9
+	SHLL CX, R9
+	ORL  R9, R11
+	JMP  next
+store:
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y2, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y2, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VPERMD 0(SI), Y6, Y0
+	VPERMD 0(DX), Y6, Y1
+	VPERMD 0(R8), Y6, Y2
+	VFMADD231PS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st0
+	ORL  $15, R11
+	JMP  nx0
+st0:
+	VMOVDQU Y2, 0(DI)
+nx0:
+	VPERMD 32(SI), Y6, Y0
+	VPERMD 32(DX), Y6, Y1
+	VPERMD 32(R8), Y6, Y2
+	VFMADD231PS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st1
+	ORL  $240, R11
+	JMP  nx1
+st1:
+	VMOVDQU Y2, 32(DI)
+nx1:
+	VPERMD 64(SI), Y6, Y0
+	VPERMD 64(DX), Y6, Y1
+	VPERMD 64(R8), Y6, Y2
+	VFMADD231PS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st2
+	ORL  $3840, R11
+	JMP  nx2
+st2:
+	VMOVDQU Y2, 64(DI)
+nx2:
+	VPERMD 96(SI), Y6, Y0
+	VPERMD 96(DX), Y6, Y1
+	VPERMD 96(R8), Y6, Y2
+	VFMADD231PS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st3
+	ORL  $61440, R11
+	JMP  nx3
+st3:
+	VMOVDQU Y2, 96(DI)
+nx3:
+	VPERMD 128(SI), Y6, Y0
+	VPERMD 128(DX), Y6, Y1
+	VPERMD 128(R8), Y6, Y2
+	VFMADD231PS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st4
+	ORL  $983040, R11
+	JMP  nx4
+st4:
+	VMOVDQU Y2, 128(DI)
+nx4:
+	VPERMD 160(SI), Y6, Y0
+	VPERMD 160(DX), Y6, Y1
+	VPERMD 160(R8), Y6, Y2
+	VFMADD231PS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st5
+	ORL  $15728640, R11
+	JMP  nx5
+st5:
+	VMOVDQU Y2, 160(DI)
+nx5:
+	VPERMD 192(SI), Y6, Y0
+	VPERMD 192(DX), Y6, Y1
+	VPERMD 192(R8), Y6, Y2
+	VFMADD231PS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st6
+	ORL  $251658240, R11
+	JMP  nx6
+st6:
+	VMOVDQU Y2, 192(DI)
+nx6:
+	VPERMD 224(SI), Y6, Y0
+	VPERMD 224(DX), Y6, Y1
+	VPERMD 224(R8), Y6, Y2
+	VFMADD231PS X1, X0, X2
+	VCMPPS $3, X2, X2, X3
+	VMOVMSKPS X3, R9
+	VPMOVZXDQ X2, Y2
+	TESTL R9, R9
+	JZ   st7
+	ORL  $4026531840, R11
+	JMP  nx7
+st7:
+	VMOVDQU Y2, 224(DI)
+nx7:
 done:
-	SHRQ $3, AX
-	MOVQ AX, ret+40(FP)
+	MOVL R11, ret+40(FP)
 	VZEROUPPER
 	RET
 
-// func addF64Q(d, a, b *uint64, n int) int
-// d = a + b in float64; stops before a group of four with a NaN result and returns
-// the lanes done.
-TEXT ·addF64Q(SB), NOSPLIT, $0-40
+// func addF64R(d, a, b *[32]uint64, mask uint32) uint32
+// d = a + b in float64, but for each group of four whose result
+// has a NaN: those groups' lanes are the result.
+TEXT ·addF64R(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHLQ $3, CX
-	XORQ AX, AX
+	MOVL mask+24(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVUPD (SI)(AX*1), Y0
-	VADDPD (DX)(AX*1), Y0, Y2
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVUPD (SI)(CX*8), Y0
+	VADDPD (DX)(CX*8), Y0, Y2
 	VCMPPD $3, Y2, Y2, Y3
-	VMOVMSKPD Y3, BX
-	TESTL BX, BX
-	JNZ  done
-	VMOVUPD Y2, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   store
+	MOVL $15, R9
+	SHLL CX, R9
+	ORL  R9, R11
+	JMP  next
+store:
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y2, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y2, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVUPD 0(SI), Y0
+	VADDPD 0(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st0
+	ORL  $15, R11
+	JMP  nx0
+st0:
+	VMOVDQU Y2, 0(DI)
+nx0:
+	VMOVUPD 32(SI), Y0
+	VADDPD 32(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st1
+	ORL  $240, R11
+	JMP  nx1
+st1:
+	VMOVDQU Y2, 32(DI)
+nx1:
+	VMOVUPD 64(SI), Y0
+	VADDPD 64(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st2
+	ORL  $3840, R11
+	JMP  nx2
+st2:
+	VMOVDQU Y2, 64(DI)
+nx2:
+	VMOVUPD 96(SI), Y0
+	VADDPD 96(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st3
+	ORL  $61440, R11
+	JMP  nx3
+st3:
+	VMOVDQU Y2, 96(DI)
+nx3:
+	VMOVUPD 128(SI), Y0
+	VADDPD 128(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st4
+	ORL  $983040, R11
+	JMP  nx4
+st4:
+	VMOVDQU Y2, 128(DI)
+nx4:
+	VMOVUPD 160(SI), Y0
+	VADDPD 160(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st5
+	ORL  $15728640, R11
+	JMP  nx5
+st5:
+	VMOVDQU Y2, 160(DI)
+nx5:
+	VMOVUPD 192(SI), Y0
+	VADDPD 192(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st6
+	ORL  $251658240, R11
+	JMP  nx6
+st6:
+	VMOVDQU Y2, 192(DI)
+nx6:
+	VMOVUPD 224(SI), Y0
+	VADDPD 224(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st7
+	ORL  $4026531840, R11
+	JMP  nx7
+st7:
+	VMOVDQU Y2, 224(DI)
+nx7:
 done:
-	SHRQ $3, AX
-	MOVQ AX, ret+32(FP)
+	MOVL R11, ret+32(FP)
 	VZEROUPPER
 	RET
 
-// func mulF64Q(d, a, b *uint64, n int) int
-// d = a * b in float64; stops before a group of four with a NaN result and returns
-// the lanes done.
-TEXT ·mulF64Q(SB), NOSPLIT, $0-40
+// func mulF64R(d, a, b *[32]uint64, mask uint32) uint32
+// d = a * b in float64, but for each group of four whose result
+// has a NaN: those groups' lanes are the result.
+TEXT ·mulF64R(SB), NOSPLIT, $0-36
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
-	MOVQ n+24(FP), CX
-	SHLQ $3, CX
-	XORQ AX, AX
+	MOVL mask+24(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVUPD (SI)(AX*1), Y0
-	VMULPD (DX)(AX*1), Y0, Y2
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVUPD (SI)(CX*8), Y0
+	VMULPD (DX)(CX*8), Y0, Y2
 	VCMPPD $3, Y2, Y2, Y3
-	VMOVMSKPD Y3, BX
-	TESTL BX, BX
-	JNZ  done
-	VMOVUPD Y2, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   store
+	MOVL $15, R9
+	SHLL CX, R9
+	ORL  R9, R11
+	JMP  next
+store:
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y2, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y2, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVUPD 0(SI), Y0
+	VMULPD 0(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st0
+	ORL  $15, R11
+	JMP  nx0
+st0:
+	VMOVDQU Y2, 0(DI)
+nx0:
+	VMOVUPD 32(SI), Y0
+	VMULPD 32(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st1
+	ORL  $240, R11
+	JMP  nx1
+st1:
+	VMOVDQU Y2, 32(DI)
+nx1:
+	VMOVUPD 64(SI), Y0
+	VMULPD 64(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st2
+	ORL  $3840, R11
+	JMP  nx2
+st2:
+	VMOVDQU Y2, 64(DI)
+nx2:
+	VMOVUPD 96(SI), Y0
+	VMULPD 96(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st3
+	ORL  $61440, R11
+	JMP  nx3
+st3:
+	VMOVDQU Y2, 96(DI)
+nx3:
+	VMOVUPD 128(SI), Y0
+	VMULPD 128(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st4
+	ORL  $983040, R11
+	JMP  nx4
+st4:
+	VMOVDQU Y2, 128(DI)
+nx4:
+	VMOVUPD 160(SI), Y0
+	VMULPD 160(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st5
+	ORL  $15728640, R11
+	JMP  nx5
+st5:
+	VMOVDQU Y2, 160(DI)
+nx5:
+	VMOVUPD 192(SI), Y0
+	VMULPD 192(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st6
+	ORL  $251658240, R11
+	JMP  nx6
+st6:
+	VMOVDQU Y2, 192(DI)
+nx6:
+	VMOVUPD 224(SI), Y0
+	VMULPD 224(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st7
+	ORL  $4026531840, R11
+	JMP  nx7
+st7:
+	VMOVDQU Y2, 224(DI)
+nx7:
 done:
-	SHRQ $3, AX
-	MOVQ AX, ret+32(FP)
+	MOVL R11, ret+32(FP)
 	VZEROUPPER
 	RET
 
-// func fmaF64Q(d, a, b, c *uint64, n int) int
-// d = a*b + c in float64, rounded once; stops before a group of four with a NaN result and returns
-// the lanes done.
-TEXT ·fmaF64Q(SB), NOSPLIT, $0-48
+// func fmaF64R(d, a, b, c *[32]uint64, mask uint32) uint32
+// d = a*b + c in float64, rounded once, but for each group of four whose result
+// has a NaN: those groups' lanes are the result.
+TEXT ·fmaF64R(SB), NOSPLIT, $0-44
 	MOVQ d+0(FP), DI
 	MOVQ a+8(FP), SI
 	MOVQ b+16(FP), DX
 	MOVQ c+24(FP), R8
-	MOVQ n+32(FP), CX
-	SHLQ $3, CX
-	XORQ AX, AX
+	MOVL mask+32(FP), BX
+	XORL R10, R10
+	XORL R11, R11
+	CMPL BX, $-1
+	JEQ  full
+	XORL CX, CX // the group's first lane
+	MOVQ BX, R12 // the mask from that lane on
+	TESTQ R12, R12
+	JZ   done
 loop:
-	VMOVUPD (SI)(AX*1), Y0
-	VMOVUPD (R8)(AX*1), Y2
-	VFMADD231PD (DX)(AX*1), Y0, Y2
+	TESTL $15, R12
+	JNZ  group
+	BSFQ R12, R12
+	ANDL $-4, R12
+	ADDL R12, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+group:
+	MOVL R12, R13
+	ANDL $15, R13
+	VMOVUPD (SI)(CX*8), Y0
+	VMOVUPD (R8)(CX*8), Y2
+	VFMADD231PD (DX)(CX*8), Y0, Y2
 	VCMPPD $3, Y2, Y2, Y3
-	VMOVMSKPD Y3, BX
-	TESTL BX, BX
-	JNZ  done
-	VMOVUPD Y2, (DI)(AX*1)
-	ADDQ $32, AX
-	CMPQ AX, CX
-	JB   loop
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   store
+	MOVL $15, R9
+	SHLL CX, R9
+	ORL  R9, R11
+	JMP  next
+store:
+	CMPL R13, $15
+	JNE  part
+	VMOVDQU Y2, (DI)(CX*8)
+next:
+	ADDL $4, CX
+	MOVQ BX, R12
+	SHRQ CX, R12
+	JNZ  loop
+	JMP  done
+part:
+	SHLQ $5, R13
+	LEAQ groupMask<>(SB), R9
+	VMOVDQU (R9)(R13*1), Y5
+	VPMASKMOVQ Y2, Y5, (DI)(CX*8)
+	JMP  next
+full:
+	VMOVUPD 0(SI), Y0
+	VMOVUPD 0(R8), Y2
+	VFMADD231PD 0(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st0
+	ORL  $15, R11
+	JMP  nx0
+st0:
+	VMOVDQU Y2, 0(DI)
+nx0:
+	VMOVUPD 32(SI), Y0
+	VMOVUPD 32(R8), Y2
+	VFMADD231PD 32(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st1
+	ORL  $240, R11
+	JMP  nx1
+st1:
+	VMOVDQU Y2, 32(DI)
+nx1:
+	VMOVUPD 64(SI), Y0
+	VMOVUPD 64(R8), Y2
+	VFMADD231PD 64(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st2
+	ORL  $3840, R11
+	JMP  nx2
+st2:
+	VMOVDQU Y2, 64(DI)
+nx2:
+	VMOVUPD 96(SI), Y0
+	VMOVUPD 96(R8), Y2
+	VFMADD231PD 96(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st3
+	ORL  $61440, R11
+	JMP  nx3
+st3:
+	VMOVDQU Y2, 96(DI)
+nx3:
+	VMOVUPD 128(SI), Y0
+	VMOVUPD 128(R8), Y2
+	VFMADD231PD 128(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st4
+	ORL  $983040, R11
+	JMP  nx4
+st4:
+	VMOVDQU Y2, 128(DI)
+nx4:
+	VMOVUPD 160(SI), Y0
+	VMOVUPD 160(R8), Y2
+	VFMADD231PD 160(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st5
+	ORL  $15728640, R11
+	JMP  nx5
+st5:
+	VMOVDQU Y2, 160(DI)
+nx5:
+	VMOVUPD 192(SI), Y0
+	VMOVUPD 192(R8), Y2
+	VFMADD231PD 192(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st6
+	ORL  $251658240, R11
+	JMP  nx6
+st6:
+	VMOVDQU Y2, 192(DI)
+nx6:
+	VMOVUPD 224(SI), Y0
+	VMOVUPD 224(R8), Y2
+	VFMADD231PD 224(DX), Y0, Y2
+	VCMPPD $3, Y2, Y2, Y3
+	VMOVMSKPD Y3, R9
+	TESTL R9, R9
+	JZ   st7
+	ORL  $4026531840, R11
+	JMP  nx7
+st7:
+	VMOVDQU Y2, 224(DI)
+nx7:
 done:
-	SHRQ $3, AX
-	MOVQ AX, ret+40(FP)
+	MOVL R11, ret+40(FP)
 	VZEROUPPER
 	RET
 

@@ -10,25 +10,32 @@ const vector = false
 
 func unreachable() { panic("lanes: vector form called without vector instructions") }
 
-func addQ(d, a, b *uint64, n int, tm uint64)                           { unreachable() }
-func subQ(d, a, b *uint64, n int, tm uint64)                           { unreachable() }
-func andQ(d, a, b *uint64, n int, tm uint64)                           { unreachable() }
-func orQ(d, a, b *uint64, n int, tm uint64)                            { unreachable() }
-func xorQ(d, a, b *uint64, n int, tm uint64)                           { unreachable() }
-func shlQ(d, a, b *uint64, n int, tm uint64)                           { unreachable() }
-func shrQ(d, a, b *uint64, n int, tm uint64)                           { unreachable() }
-func addKQ(d, a *uint64, n int, k, tm uint64)                          { unreachable() }
-func xorKQ(d, a *uint64, n int, k, tm uint64)                          { unreachable() }
-func mulLo32Q(d, a, b *uint64, n int)                                  { unreachable() }
-func mulWideS32Q(d, a, b *uint64, n int)                               { unreachable() }
-func mulWideU32Q(d, a, b *uint64, n int)                               { unreachable() }
-func setpQ(d, a, b *uint64, n int, shift, bias, gt, inv uint64) uint64 { unreachable(); return 0 }
-func addF32Q(d, a, b *uint64, n int) int                               { unreachable(); return 0 }
-func mulF32Q(d, a, b *uint64, n int) int                               { unreachable(); return 0 }
-func fmaF32Q(d, a, b, c *uint64, n int) int                            { unreachable(); return 0 }
-func addF64Q(d, a, b *uint64, n int) int                               { unreachable(); return 0 }
-func mulF64Q(d, a, b *uint64, n int) int                               { unreachable(); return 0 }
-func fmaF64Q(d, a, b, c *uint64, n int) int                            { unreachable(); return 0 }
-func bit0Q(row *[32]uint64) uint32                                     { unreachable(); return 0 }
-func stepsQ(row *[32]uint64, b0, step uint64) uint32                   { unreachable(); return 0 }
-func zext32Q(d *uint64, s *uint32, n int)                              { unreachable() }
+func addR(d, a, b *[32]uint64, tm uint64, mask uint32)      { unreachable() }
+func subR(d, a, b *[32]uint64, tm uint64, mask uint32)      { unreachable() }
+func andR(d, a, b *[32]uint64, tm uint64, mask uint32)      { unreachable() }
+func orR(d, a, b *[32]uint64, tm uint64, mask uint32)       { unreachable() }
+func xorR(d, a, b *[32]uint64, tm uint64, mask uint32)      { unreachable() }
+func shlR(d, a, b *[32]uint64, tm uint64, mask uint32)      { unreachable() }
+func shrR(d, a, b *[32]uint64, tm uint64, mask uint32)      { unreachable() }
+func mulLoR(d, a, b *[32]uint64, tm uint64, mask uint32)    { unreachable() }
+func mulWideSR(d, a, b *[32]uint64, tm uint64, mask uint32) { unreachable() }
+func mulWideUR(d, a, b *[32]uint64, tm uint64, mask uint32) { unreachable() }
+func addKR(d, a *[32]uint64, k, tm uint64, mask uint32)     { unreachable() }
+func xorKR(d, a *[32]uint64, k, tm uint64, mask uint32)     { unreachable() }
+func setpEqR(d, a, b *[32]uint64, shift, bias, inv uint64, mask uint32) uint32 {
+	unreachable()
+	return 0
+}
+func setpGtR(d, a, b *[32]uint64, shift, bias, inv uint64, mask uint32) uint32 {
+	unreachable()
+	return 0
+}
+func addF32R(d, a, b *[32]uint64, mask uint32) uint32    { unreachable(); return 0 }
+func mulF32R(d, a, b *[32]uint64, mask uint32) uint32    { unreachable(); return 0 }
+func fmaF32R(d, a, b, c *[32]uint64, mask uint32) uint32 { unreachable(); return 0 }
+func addF64R(d, a, b *[32]uint64, mask uint32) uint32    { unreachable(); return 0 }
+func mulF64R(d, a, b *[32]uint64, mask uint32) uint32    { unreachable(); return 0 }
+func fmaF64R(d, a, b, c *[32]uint64, mask uint32) uint32 { unreachable(); return 0 }
+func bit0Q(row *[32]uint64) uint32                       { unreachable(); return 0 }
+func stepsQ(row *[32]uint64, b0, step uint64) uint32     { unreachable(); return 0 }
+func zext32Q(d *uint64, s *uint32, n int)                { unreachable() }

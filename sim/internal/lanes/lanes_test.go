@@ -43,60 +43,83 @@ func operands(r *rand.Rand, n int, w32 bool) []uint64 {
 
 func f32(v uint64) float32 { return math.Float32frombits(uint32(v)) }
 
+// row gives 32 random lanes, a third of them corner values; with w32 they
+// are 32-bit values, zero-extended as the executor keeps them.
+func row(r *rand.Rand, w32 bool) *[32]uint64 {
+	return (*[32]uint64)(operands(r, 32, w32))
+}
+
+// masks gives a mask of the shapes the executor runs: the whole warp, none,
+// one lane, a run (a divergent branch's half) and random lanes.
+func masks(r *rand.Rand, round int) uint32 {
+	switch round % 5 {
+	case 0:
+		return ^uint32(0)
+	case 1:
+		return 0
+	case 2:
+		return 1 << r.IntN(32)
+	case 3:
+		lo, hi := r.IntN(32), r.IntN(33)
+		return uint32(uint64(1)<<max(lo, hi)-1) &^ uint32(uint64(1)<<min(lo, hi)-1)
+	}
+	return r.Uint32()
+}
+
 // Each case's want is the scalar definition of one lane.
 var cases = []struct {
 	name   string
 	w32    bool // 32-bit operands
 	counts bool // b is a shift count (kept below 70: below, at and past the width)
-	form   func(d, a, b, c []uint64) int
+	form   func(d, a, b, c *[32]uint64, mask uint32) uint32
 	want   func(a, b, c uint64) uint64
-	skips  bool // may stop before a NaN result (float forms)
+	skips  bool // may leave the groups with a NaN result (float forms)
 }{
-	{name: "Add32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(Add, d, a, b, math.MaxUint32) },
+	{name: "Add32", w32: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return Add(d, a, b, math.MaxUint32, m) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a + b)) }},
-	{name: "Add64", form: func(d, a, b, _ []uint64) int { return Int(Add, d, a, b, ^uint64(0)) },
+	{name: "Add64", form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return Add(d, a, b, ^uint64(0), m) },
 		want: func(a, b, _ uint64) uint64 { return a + b }},
-	{name: "Sub32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(Sub, d, a, b, math.MaxUint32) },
+	{name: "Sub32", w32: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return Sub(d, a, b, math.MaxUint32, m) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a - b)) }},
-	{name: "Sub64", form: func(d, a, b, _ []uint64) int { return Int(Sub, d, a, b, ^uint64(0)) },
+	{name: "Sub64", form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return Sub(d, a, b, ^uint64(0), m) },
 		want: func(a, b, _ uint64) uint64 { return a - b }},
-	{name: "AddK", form: func(d, a, _, _ []uint64) int { return Const(Add, d, a, 1<<40+7, 1<<48-1) },
+	{name: "AddK", form: func(d, a, _, _ *[32]uint64, m uint32) uint32 { return AddK(d, a, 1<<40+7, 1<<48-1, m) },
 		want: func(a, _, _ uint64) uint64 { return (a + 1<<40 + 7) & (1<<48 - 1) }},
-	{name: "Not32", w32: true, form: func(d, a, _, _ []uint64) int { return Const(Xor, d, a, ^uint64(0), math.MaxUint32) },
+	{name: "Not32", w32: true, form: func(d, a, _, _ *[32]uint64, m uint32) uint32 { return XorK(d, a, ^uint64(0), math.MaxUint32, m) },
 		want: func(a, _, _ uint64) uint64 { return uint64(^uint32(a)) }},
-	{name: "And", form: func(d, a, b, _ []uint64) int { return Int(And, d, a, b, ^uint64(0)) },
+	{name: "And", form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return And(d, a, b, ^uint64(0), m) },
 		want: func(a, b, _ uint64) uint64 { return a & b }},
-	{name: "Or32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(Or, d, a, b, math.MaxUint32) },
+	{name: "Or32", w32: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return Or(d, a, b, math.MaxUint32, m) },
 		want: func(a, b, _ uint64) uint64 { return a | b }},
-	{name: "Xor", form: func(d, a, b, _ []uint64) int { return Int(Xor, d, a, b, ^uint64(0)) },
+	{name: "Xor", form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return Xor(d, a, b, ^uint64(0), m) },
 		want: func(a, b, _ uint64) uint64 { return a ^ b }},
-	{name: "Shl32", w32: true, counts: true, form: func(d, a, b, _ []uint64) int { return Int(Shl, d, a, b, math.MaxUint32) },
+	{name: "Shl32", w32: true, counts: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return Shl(d, a, b, math.MaxUint32, m) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a) << uint32(b)) }},
-	{name: "Shl64", w32: true, counts: true, form: func(d, a, b, _ []uint64) int { return Int(Shl, d, a, b, ^uint64(0)) },
+	{name: "Shl64", w32: true, counts: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return Shl(d, a, b, ^uint64(0), m) },
 		want: func(a, b, _ uint64) uint64 { return a << uint32(b) }},
-	{name: "ShrU32", w32: true, counts: true, form: func(d, a, b, _ []uint64) int { return Int(ShrU, d, a, b, math.MaxUint32) },
+	{name: "ShrU32", w32: true, counts: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return ShrU(d, a, b, math.MaxUint32, m) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a) >> uint32(b)) }},
-	{name: "MulLo32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(MulLo32, d, a, b, 0) },
+	{name: "MulLo32", w32: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return MulLo32(d, a, b, m) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a) * uint32(b)) }},
-	{name: "MulWideS32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(MulWideS32, d, a, b, 0) },
+	{name: "MulWideS32", w32: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return MulWideS32(d, a, b, m) },
 		want: func(a, b, _ uint64) uint64 { return uint64(int64(int32(a)) * int64(int32(b))) }},
-	{name: "MulWideU32", w32: true, form: func(d, a, b, _ []uint64) int { return Int(MulWideU32, d, a, b, 0) },
+	{name: "MulWideU32", w32: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return MulWideU32(d, a, b, m) },
 		want: func(a, b, _ uint64) uint64 { return uint64(uint32(a)) * uint64(uint32(b)) }},
-	{name: "AddF32", w32: true, skips: true, form: func(d, a, b, _ []uint64) int { return Float32(Add, d, a, b) },
+	{name: "AddF32", w32: true, skips: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return AddF32(d, a, b, m) },
 		want: func(a, b, _ uint64) uint64 { return uint64(math.Float32bits(f32(a) + f32(b))) }},
-	{name: "MulF32", w32: true, skips: true, form: func(d, a, b, _ []uint64) int { return Float32(Mul, d, a, b) },
+	{name: "MulF32", w32: true, skips: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return MulF32(d, a, b, m) },
 		want: func(a, b, _ uint64) uint64 { return uint64(math.Float32bits(f32(a) * f32(b))) }},
-	{name: "FmaF32", w32: true, skips: true, form: func(d, a, b, c []uint64) int { return Fma32(d, a, b, c) },
+	{name: "FmaF32", w32: true, skips: true, form: func(d, a, b, c *[32]uint64, m uint32) uint32 { return FmaF32(d, a, b, c, m) },
 		want: func(a, b, c uint64) uint64 { return uint64(math.Float32bits(ptx.FmaRN32(f32(a), f32(b), f32(c)))) }},
-	{name: "AddF64", skips: true, form: func(d, a, b, _ []uint64) int { return Float64(Add, d, a, b) },
+	{name: "AddF64", skips: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return AddF64(d, a, b, m) },
 		want: func(a, b, _ uint64) uint64 {
 			return math.Float64bits(math.Float64frombits(a) + math.Float64frombits(b))
 		}},
-	{name: "MulF64", skips: true, form: func(d, a, b, _ []uint64) int { return Float64(Mul, d, a, b) },
+	{name: "MulF64", skips: true, form: func(d, a, b, _ *[32]uint64, m uint32) uint32 { return MulF64(d, a, b, m) },
 		want: func(a, b, _ uint64) uint64 {
 			return math.Float64bits(math.Float64frombits(a) * math.Float64frombits(b))
 		}},
-	{name: "FmaF64", skips: true, form: func(d, a, b, c []uint64) int { return Fma64(d, a, b, c) },
+	{name: "FmaF64", skips: true, form: func(d, a, b, c *[32]uint64, m uint32) uint32 { return FmaF64(d, a, b, c, m) },
 		want: func(a, b, c uint64) uint64 {
 			return math.Float64bits(math.FMA(math.Float64frombits(a), math.Float64frombits(b), math.Float64frombits(c)))
 		}},
@@ -109,59 +132,60 @@ func isNaN(v uint64, w32 bool) bool {
 	return math.IsNaN(math.Float64frombits(v))
 }
 
-// TestForms runs every form on lengths 0 to 33 against its scalar
-// definition: the lanes it reports done must match, it must do the longest
-// multiple of four it may (stopping only before a NaN result), and it must
-// not touch the lanes after them. A third of the runs write over a source.
+// TestForms runs every form on rows under masks of each shape against its
+// scalar definition. The lanes it left must be within the mask: none for
+// an integer form, and for a float form exactly the mask's lanes of the
+// groups of four with a NaN result. It must set the other lanes of the
+// mask and touch no lane outside it. A third of the runs write over a
+// source.
 func TestForms(t *testing.T) {
-	if !vector {
-		t.Skip("no vector instructions on this CPU or build: every form does 0 lanes")
-	}
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for round := range 400 {
-				n := round % 34
-				a, b, c := operands(r, n, tc.w32), operands(r, n, tc.w32), operands(r, n, tc.w32)
+				mask := masks(r, round)
+				a, b, c := row(r, tc.w32), row(r, tc.w32), row(r, tc.w32)
 				if tc.counts {
 					for i := range b {
 						b[i] %= 70
 					}
 				}
-				wantAll := make([]uint64, n)
-				for i := range wantAll {
-					wantAll[i] = tc.want(a[i], b[i], c[i])
+				var want [32]uint64
+				for i := range want {
+					want[i] = tc.want(a[i], b[i], c[i])
 				}
-				d := operands(r, n, false)
-				before := append([]uint64(nil), d...)
+				d := row(r, false)
 				alias := round%3 == 0
 				if alias {
 					d = a // d = a op b, written over a
-					before = append([]uint64(nil), a...)
 				}
-				done := tc.form(d, a, b, c)
-				limit := n &^ 3
-				if done > limit || done%4 != 0 || (!tc.skips && done != limit) {
-					t.Fatalf("n=%d: did %d lanes, want %d", n, done, limit)
+				before := *d
+				rest := tc.form(d, a, b, c, mask)
+				wantRest := uint32(0)
+				switch {
+				case !vector:
+					wantRest = mask
+				case tc.skips:
+					for g := range 8 {
+						for i := 4 * g; i < 4*g+4; i++ {
+							if isNaN(want[i], tc.w32) {
+								wantRest |= 0xf << (4 * g)
+							}
+						}
+					}
+					wantRest &= mask
 				}
-				if done < limit {
-					// It stopped: the next group must hold a NaN result.
-					nan := false
-					for i := done; i < done+4; i++ {
-						nan = nan || isNaN(wantAll[i], tc.w32)
-					}
-					if !nan {
-						t.Fatalf("n=%d: stopped at lane %d with no NaN in its group (%#x)", n, done, wantAll[done:done+4])
-					}
+				if rest != wantRest {
+					t.Fatalf("mask %032b: left %032b, want %032b", mask, rest, wantRest)
 				}
-				for i := range n {
-					want := before[i]
-					if i < done {
-						want = wantAll[i]
+				for i := range 32 {
+					w := before[i]
+					if (mask&^rest)>>i&1 != 0 {
+						w = want[i]
 					}
-					if d[i] != want {
-						t.Fatalf("n=%d alias=%v lane %d of %d done: got %#x, want %#x (a %#x b %#x c %#x)",
-							n, alias, i, done, d[i], want, before[i], b[i], c[i])
+					if d[i] != w {
+						t.Fatalf("mask %032b alias=%v lane %d: got %#x, want %#x (a %#x b %#x c %#x)",
+							mask, alias, i, d[i], w, before[i], b[i], c[i])
 					}
 				}
 			}
@@ -170,11 +194,8 @@ func TestForms(t *testing.T) {
 }
 
 // TestSetp checks each comparison, width and signedness against Go's own
-// comparison of the typed values.
+// comparison of the typed values, under masks of each shape.
 func TestSetp(t *testing.T) {
-	if !vector {
-		t.Skip("no vector instructions on this CPU or build")
-	}
 	r := rand.New(rand.NewPCG(5, 6))
 	cmp := func(kind int, a, b uint64, width int, signed bool) bool {
 		var lt, eq bool
@@ -202,29 +223,29 @@ func TestSetp(t *testing.T) {
 		for _, width := range []int{4, 8} {
 			for _, signed := range []bool{false, true} {
 				for round := range 100 {
-					n := round % 34
-					a, b := operands(r, n, width == 4), operands(r, n, width == 4)
-					if round%4 == 0 && n > 0 {
-						copy(b[:n/2], a[:n/2]) // equal lanes
+					mask := masks(r, round)
+					a, b := row(r, width == 4), row(r, width == 4)
+					if round%4 == 0 {
+						copy(b[:16], a[:16]) // equal lanes
 					}
-					d := operands(r, n, false)
-					before := append([]uint64(nil), d...)
-					mask, done := Setp(d, a, b, NewCmp(kind, width, signed))
-					if done != n&^3 {
-						t.Fatalf("did %d lanes of %d", done, n)
+					d := row(r, false)
+					before := *d
+					res, rest := Setp(d, a, b, NewCmp(kind, width, signed), mask)
+					if want := map[bool]uint32{true: 0, false: mask}[vector]; rest != want {
+						t.Fatalf("left %032b of mask %032b, want %032b", rest, mask, want)
 					}
-					for i := range n {
-						want := before[i]
-						if i < done {
+					for i := range 32 {
+						want, wantBit := before[i], uint64(0)
+						if (mask&^rest)>>i&1 != 0 {
 							want = 0
 							if cmp(kind, a[i], b[i], width, signed) {
 								want = 1
 							}
+							wantBit = want
 						}
-						bit := uint64(mask >> i & 1)
-						if d[i] != want || (i < done && bit != want) || (i >= done && bit != 0) {
-							t.Fatalf("kind %d width %d signed %v lane %d: d %d mask bit %d, want %d (a %#x b %#x)",
-								kind, width, signed, i, d[i], bit, want, a[i], b[i])
+						if bit := uint64(res >> i & 1); d[i] != want || bit != wantBit {
+							t.Fatalf("kind %d width %d signed %v mask %032b lane %d: d %d bit %d, want %d, %d (a %#x b %#x)",
+								kind, width, signed, mask, i, d[i], bit, want, wantBit, a[i], b[i])
 						}
 					}
 				}
