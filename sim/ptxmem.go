@@ -253,8 +253,11 @@ func (e *ptxWorker) ldGlobal(wp *pwarp, x *xin, mask uint32, base *[32]uint64) b
 		}
 	}
 	g := &bufs[b]
-	if x.size == 4 && !x.widen && ptxLoadShortcuts && lanes.Same(base, mask) {
-		return e.ldGlobalUniform(wp, x, mask, base[bits.TrailingZeros32(mask)])
+	// A load every lane makes from one address: its first and last lanes
+	// agree, which rules most other loads out without the call.
+	if x.size == 4 && !x.widen && ptxLoadShortcuts && (mask&(mask-1) == 0 ||
+		base[bits.TrailingZeros32(mask)&31] == base[(31-bits.LeadingZeros32(mask))&31] && lanes.Same(base, mask)) {
+		return e.ldGlobalUniform(wp, x, mask, base[bits.TrailingZeros32(mask)&31])
 	}
 	// Check every lane before touching a register. Most often every lane
 	// hits the buffer that the first lane hits, which is often the one
