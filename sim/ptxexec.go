@@ -544,8 +544,9 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				// after their first run). One step for the run, unless
 				// it would pass the next runaway check.
 				wp.instr += int64(n)
-				for c, k := range skipMix[pc] {
-					e.mix[c] += int64(k)
+				sm := &skipMix[pc]
+				for c := range sm {
+					e.mix[c] += sm[c]
 				}
 				pc += n
 				continue

@@ -35,7 +35,7 @@ type PTXKernel struct {
 	nsites   int
 
 	clearRegs []int32             // registers a path may read before writing (maybeUndefined)
-	skipMix   [][numClasses]int32 // by instruction: the classes of its run (xin.skip)
+	skipMix   [][numClasses]int64 // by instruction: the classes of its run (xin.skip)
 
 	// oneRun: the kernel has no bar instruction, so each warp of a block
 	// runs once, from its first instruction to its end (or the block's
@@ -392,7 +392,7 @@ func (pk *PTXKernel) markSkips() {
 			start[i+1] = true
 		}
 	}
-	pk.skipMix = make([][numClasses]int32, n)
+	pk.skipMix = make([][numClasses]int64, n)
 	for i := n - 1; i >= 0; i-- {
 		x := &pk.code[i]
 		x.skip, x.onceAhead = 0, false
