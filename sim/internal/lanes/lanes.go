@@ -8,16 +8,21 @@
 // time; these forms do the same work four lanes at a time and leave the
 // rest to the caller.
 //
-// Bit0, Steps and Same read a whole 32-lane row. Every other function
-// takes equal-length slices (destination first), does the
-// longest prefix it can (a multiple of four lanes, none where the CPU lacks
-// the vector instructions) and returns its length. The exported functions
-// only check that there is such a prefix, so that they inline and a run of
-// fewer than four lanes costs no call; the caller runs its own
-// scalar loop over what is left. Destinations may alias sources: a group of
-// four is read whole before it is written. The float forms stop before a
-// group whose result has a NaN, whose bits the PTX manual fixes and the
-// caller knows (the canonical NaN for .f32, an operand for .f64).
+// Bit0, Steps and Same read a 32-lane row. Zext32 copies words from memory
+// into a run of lanes, the longest multiple of four (the caller does the
+// rest; none without the vector instructions). The row forms (Add, Sub,
+// ..., Setp, AddF32, ..., FmaF64) apply an operation to the lanes of a
+// mask and leave the other lanes alone, so that the executor makes one
+// call for an instruction, whatever lanes are active: a whole warp takes
+// eight groups of four unrolled, any other mask a loop that jumps over the
+// groups with no active lane and stores a partial group under a mask.
+// Each returns the lanes it left to the caller, whose Go loop is the
+// operation's one definition: all of them where the CPU lacks the vector
+// instructions (other architectures, -tags purego), and for the float
+// forms the lanes of any group of four whose result has a NaN, whose bits
+// the PTX manual fixes and the caller knows (the canonical NaN for .f32,
+// an operand for .f64). Destinations may alias sources: a group of four
+// is read whole before it is written.
 package lanes
 
 import "math/bits"
