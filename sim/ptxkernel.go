@@ -297,25 +297,7 @@ func (pk *PTXKernel) sinkUnread() {
 // rather than the active ones is safe for the same reason: a lane that
 // never passes the write never reads the register.
 func (pk *PTXKernel) markOnce() {
-	defs := make([]int32, pk.nregs)
-	for i := range pk.code {
-		for _, o := range pk.code[i].dst {
-			switch o.kind {
-			case oReg:
-				defs[o.idx]++
-			case oVec:
-				for _, r := range o.vec {
-					if r >= 0 {
-						defs[r]++
-					}
-				}
-			}
-		}
-	}
-	undefined := make([]bool, pk.nregs)
-	for _, r := range pk.clearRegs {
-		undefined[r] = true
-	}
+	defs, undefined := pk.defsAndUndefined()
 	inv := make([]bool, pk.nregs)
 	invariant := func(x *xin) bool {
 		if x.dead || x.guard >= 0 || x.in.NDst != 1 || x.dst[0].kind != oReg || x.abase >= 0 {
@@ -411,6 +393,37 @@ func (pk *PTXKernel) markSkips() {
 	}
 }
 
+// writes calls f with each register x writes.
+func writes(x *xin, f func(r int32)) {
+	for j := range x.dst {
+		switch o := &x.dst[j]; o.kind {
+		case oReg:
+			f(o.idx)
+		case oVec:
+			for _, r := range o.vec {
+				if r >= 0 {
+					f(r)
+				}
+			}
+		}
+	}
+}
+
+// defsAndUndefined counts each register's writing instructions and marks
+// the registers some path may read before writing them (clearRegs): the
+// two facts the forwarding passes and markOnce start from.
+func (pk *PTXKernel) defsAndUndefined() (defs []int32, undefined []bool) {
+	defs = make([]int32, pk.nregs)
+	for i := range pk.code {
+		writes(&pk.code[i], func(r int32) { defs[r]++ })
+	}
+	undefined = make([]bool, pk.nregs)
+	for _, r := range pk.clearRegs {
+		undefined[r] = true
+	}
+	return defs, undefined
+}
+
 // forwardConstMoves lets the readers of a register that holds a constant
 // read the constant. nvcc moves shuffle offsets, masks and zeroes into
 // registers (mov.u32 %r29, 16) and copies special registers
@@ -423,26 +436,7 @@ func (pk *PTXKernel) markSkips() {
 // source operands the mov itself is dead: it is still issued and counted,
 // but writes nothing, as nothing reads what it would write.
 func (pk *PTXKernel) forwardConstMoves() {
-	defs := make([]int32, pk.nregs)
-	for i := range pk.code {
-		x := &pk.code[i]
-		for j := range x.dst {
-			switch o := &x.dst[j]; o.kind {
-			case oReg:
-				defs[o.idx]++
-			case oVec:
-				for _, r := range o.vec {
-					if r >= 0 {
-						defs[r]++
-					}
-				}
-			}
-		}
-	}
-	undefined := make([]bool, pk.nregs)
-	for _, r := range pk.clearRegs {
-		undefined[r] = true
-	}
+	defs, undefined := pk.defsAndUndefined()
 	from := make([]int32, pk.nregs) // the constant mov writing the register, -1 none
 	for r := range from {
 		from[r] = -1
@@ -511,28 +505,7 @@ func (pk *PTXKernel) forwardConstMoves() {
 func (pk *PTXKernel) forwardCopies() {
 	n := len(pk.code)
 	regs := pk.k.Regs
-	defs := make([]int32, pk.nregs)
-	writes := func(x *xin, f func(r int32)) {
-		for j := range x.dst {
-			switch o := &x.dst[j]; o.kind {
-			case oReg:
-				f(o.idx)
-			case oVec:
-				for _, r := range o.vec {
-					if r >= 0 {
-						f(r)
-					}
-				}
-			}
-		}
-	}
-	for i := range pk.code {
-		writes(&pk.code[i], func(r int32) { defs[r]++ })
-	}
-	undefined := make([]bool, pk.nregs)
-	for _, r := range pk.clearRegs {
-		undefined[r] = true
-	}
+	defs, undefined := pk.defsAndUndefined()
 	candOf := make([]int32, pk.nregs) // by copy register: its candidate, -1 none
 	for r := range candOf {
 		candOf[r] = -1
