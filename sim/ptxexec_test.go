@@ -918,3 +918,71 @@ func TestPTXOnceMatchesEveryWarp(t *testing.T) {
 		}
 	}
 }
+
+// TestPTXSkipsMatchPlain runs Day 37's four SpMV kernels, as nvcc wrote
+// them, with their once instructions and skipped runs (markOnce,
+// markSkips) and with every instruction run one by one on its active lanes
+// (marks cleared: dead ones then write registers nothing reads): outputs
+// and every counter must be the same, on the even matrix and on the skewed
+// one whose rows end a warp's loop with one lane.
+func TestPTXSkipsMatchPlain(t *testing.T) {
+	m := parsePTXFile(t, "../lessons/spmv/spmv.ptx")
+	const rows = 1 << 10
+	for _, name := range []string{"spmvCsrThreadPerRow", "spmvCsrThreadPerRow_unroll1", "spmvCsrWarpPerRow", "spmvCsrWarpPerRow_unroll1"} {
+		for _, skewed := range []bool{false, true} {
+			rp := make([]int32, rows+1)
+			var ci []int32
+			var v []float32
+			for r := range rows {
+				n := 16
+				if skewed {
+					n = 3
+					if r%32 == 31 {
+						n = 32*16 - 31*3
+					}
+				}
+				start := min(r, rows-n)
+				for j := range n {
+					ci = append(ci, int32(start+j))
+					v = append(v, float32(j%7+1))
+				}
+				rp[r+1] = int32(len(ci))
+			}
+			grid := Dim1(rows / 256)
+			if strings.Contains(name, "Warp") {
+				grid = Dim1(rows * 32 / 256)
+			}
+			var outs [2][]float32
+			var stats [2]*Stats
+			for i, plain := range []bool{true, false} {
+				k, err := NewPTXKernel(m, name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if plain {
+					for j := range k.code {
+						k.code[j].once, k.code[j].skip, k.code[j].onceAhead = false, 0, false
+					}
+				}
+				d := newH200(t)
+				xs := make([]float32, rows)
+				for j := range xs {
+					xs[j] = float32(j%13 + 1)
+				}
+				y := mustUpload(t, d, "y", make([]float32, rows))
+				st, err := d.LaunchPTX(context.Background(), k, grid, Dim1(256), 0,
+					mustUpload(t, d, "rowPtr", rp), mustUpload(t, d, "colIdx", ci), mustUpload(t, d, "val", v),
+					mustUpload(t, d, "x", xs), y, uint64(rows))
+				if err != nil {
+					t.Fatal(err)
+				}
+				outs[i], stats[i] = y.Data, st
+			}
+			what := fmt.Sprintf("%s skewed=%v", name, skewed)
+			equal(t, what+" y", outs[1], outs[0])
+			if !reflect.DeepEqual(stats[0], stats[1]) {
+				t.Errorf("%s: counters differ:\none by one %+v\nskipping   %+v", what, stats[0], stats[1])
+			}
+		}
+	}
+}
