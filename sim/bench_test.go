@@ -253,28 +253,8 @@ func procStatusKB(field string) int64 {
 func benchSpMVPTX(b *testing.B, kernel string, warpPerRow, skewed bool) {
 	const rows = 1 << 16
 	k := ptxKernel(b, "../lessons/spmv/spmv.ptx", kernel)
-	rp := make([]int32, rows+1)
-	var ci []int32
-	var v []float32
-	for r := range rows {
-		n := 16
-		if skewed {
-			n = 3
-			if r%32 == 31 {
-				n = 32*16 - 31*3
-			}
-		}
-		start := min(r, rows-n)
-		for j := range n {
-			ci = append(ci, int32(start+j))
-			v = append(v, float32(j%7+1))
-		}
-		rp[r+1] = int32(len(ci))
-	}
-	xs := make([]float32, rows)
-	for i := range xs {
-		xs[i] = float32(i%13 + 1)
-	}
+	rp, ci, v := sim.SeedCSR(rows, skewed)
+	xs := sim.SeedX(rows)
 	d := newDevice(b)
 	rowPtr := mustUpload(b, d, "rowPtr", rp)
 	colIdx := mustUpload(b, d, "colIdx", ci)

@@ -198,10 +198,13 @@ func fastClass(in *ptx.Instr) uint8 {
 // alu runs an arithmetic, logic, cvt, setp, selp or mov instruction on the
 // lanes in mask.
 //
-// Each fast path walks the mask as runs of consecutive lanes (laneRun): a
-// whole warp is one run of 32, the half warp of a divergent branch one run
-// of 16, and within a run the lane loop is a plain loop over subslices that
-// the compiler checks for bounds once, not once a lane.
+// A fast path with a vector form hands it the whole rows and the mask
+// (package lanes: one call, whatever lanes are active) and runs its Go
+// loop on the lanes the form leaves: none, or a float form's groups with a
+// NaN, or all of them without AVX2. That loop, and the fast paths with no
+// vector form, walk the mask as runs of consecutive lanes (laneRun), each
+// a plain loop over subslices that the compiler checks for bounds once,
+// not once a lane.
 func (e *ptxWorker) alu(wp *pwarp, x *xin, mask uint32) *Fault {
 	in := x.in
 	a := e.src(wp, &x.src[0], 0)
@@ -647,9 +650,9 @@ func setpTypeOf(in *ptx.Instr) uint8 {
 	return setpS64
 }
 
-// setpInt runs an integer setp with one destination: one loop per
-// comparison and operand type (setpLanes), so a lane costs a compare and
-// no table lookup. The lanes' results also go to the warp's cache of
+// setpInt runs an integer setp with one destination: lanes.Setp, and for
+// the lanes it leaves one loop per comparison and operand type
+// (setpLanes), so a lane costs a compare and no table lookup. The lanes' results also go to the warp's cache of
 // predicate bits (pwarp.pbits), so the guard that reads the predicate next
 // need not gather them again: for a full warp always, for fewer lanes when
 // the cache held the other lanes' bits before the write.

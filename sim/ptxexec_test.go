@@ -930,24 +930,7 @@ func TestPTXSkipsMatchPlain(t *testing.T) {
 	const rows = 1 << 10
 	for _, name := range []string{"spmvCsrThreadPerRow", "spmvCsrThreadPerRow_unroll1", "spmvCsrWarpPerRow", "spmvCsrWarpPerRow_unroll1"} {
 		for _, skewed := range []bool{false, true} {
-			rp := make([]int32, rows+1)
-			var ci []int32
-			var v []float32
-			for r := range rows {
-				n := 16
-				if skewed {
-					n = 3
-					if r%32 == 31 {
-						n = 32*16 - 31*3
-					}
-				}
-				start := min(r, rows-n)
-				for j := range n {
-					ci = append(ci, int32(start+j))
-					v = append(v, float32(j%7+1))
-				}
-				rp[r+1] = int32(len(ci))
-			}
+			rp, ci, v := seedCSR(rows, skewed)
 			grid := Dim1(rows / 256)
 			if strings.Contains(name, "Warp") {
 				grid = Dim1(rows * 32 / 256)
@@ -965,10 +948,7 @@ func TestPTXSkipsMatchPlain(t *testing.T) {
 					}
 				}
 				d := newH200(t)
-				xs := make([]float32, rows)
-				for j := range xs {
-					xs[j] = float32(j%13 + 1)
-				}
+				xs := seedX(rows)
 				y := mustUpload(t, d, "y", make([]float32, rows))
 				st, err := d.LaunchPTX(context.Background(), k, grid, Dim1(256), 0,
 					mustUpload(t, d, "rowPtr", rp), mustUpload(t, d, "colIdx", ci), mustUpload(t, d, "val", v),
@@ -985,4 +965,37 @@ func TestPTXSkipsMatchPlain(t *testing.T) {
 			}
 		}
 	}
+}
+
+// seedCSR builds Day 37's seed matrices in CSR at the given rows: 16
+// nonzeros a row, or (skewed) in each group of 32 rows 31 of 3 and one of
+// 419, the same nonzeros in all. Column j of row r is r+j (kept inside the
+// matrix), its value j%7+1.
+func seedCSR(rows int, skewed bool) (rowPtr, col []int32, val []float32) {
+	rowPtr = make([]int32, rows+1)
+	for r := range rows {
+		n := 16
+		if skewed {
+			n = 3
+			if r%32 == 31 {
+				n = 32*16 - 31*3
+			}
+		}
+		start := min(r, rows-n)
+		for j := range n {
+			col = append(col, int32(start+j))
+			val = append(val, float32(j%7+1))
+		}
+		rowPtr[r+1] = int32(len(col))
+	}
+	return rowPtr, col, val
+}
+
+// seedX is the vector the SpMV tests and benchmarks multiply: i%13+1.
+func seedX(rows int) []float32 {
+	x := make([]float32, rows)
+	for i := range x {
+		x[i] = float32(i%13 + 1)
+	}
+	return x
 }

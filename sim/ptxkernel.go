@@ -352,26 +352,20 @@ func (pk *PTXKernel) markOnce() {
 // run in one step instead of one an instruction. nvcc's PTX has many:
 // the parameters and their cvta at the top, and the constant and copying
 // movs around each shuffle of a reduction. A run stays within a basic
-// block, so a warp that enters it runs all of it: it never holds a branch
-// target, a reconvergence point or the instruction after a branch, exit
-// or barrier, where a warp's stack entry may begin or end.
+// block, so a warp that enters it runs all of it: it never continues into
+// a branch target or a reconvergence point, where a warp's stack entry
+// may begin or end. (Branches, exits and barriers are never in a run, so
+// the instruction after one starts a run of its own anyway.)
 func (pk *PTXKernel) markSkips() {
 	n := len(pk.code)
-	start := make([]bool, n+1)
-	start[0] = true
-	mark := func(pc int32) {
-		if pc >= 0 && int(pc) <= n {
-			start[pc] = true
-		}
-	}
+	start := make([]bool, n+1) // a stack entry may begin or end here
 	for i := range pk.code {
-		switch x := &pk.code[i]; x.op {
-		case ptx.OpBra:
-			mark(x.in.Target)
-			mark(x.in.Reconv)
-			start[i+1] = true
-		case ptx.OpRet, ptx.OpExit, ptx.OpBar, ptx.OpTrap:
-			start[i+1] = true
+		if x := &pk.code[i]; x.op == ptx.OpBra {
+			for _, pc := range []int32{x.in.Target, x.in.Reconv} {
+				if pc >= 0 && int(pc) <= n {
+					start[pc] = true
+				}
+			}
 		}
 	}
 	pk.skipMix = make([][numClasses]int64, n)
