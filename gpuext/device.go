@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/warplab/warplab/sim"
 )
@@ -76,7 +77,8 @@ type Device struct {
 	closed    bool
 	live      map[*bufState]struct{} // buffers not yet freed
 	allocated int64                  // bytes held by live buffers
-	timing    *[]float64             // modeled seconds of launches inside Time (simulator)
+	timeCalls []*timeCall            // the Time calls in progress (simulator)
+	timers    atomic.Int32           // len(timeCalls), read without mu by every launch
 	rec       *recorder              // the Record in progress, or nil
 
 	ptx ptxCache // parsed PTX of the modules run on the simulator

@@ -11,11 +11,13 @@
 package gpuext
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/warplab/warplab/internal/testenv"
@@ -297,6 +299,68 @@ func TestGPUTime(t *testing.T) {
 		t.Fatalf("Timing %+v: want positive times, min <= median, GPU and driver named", tm)
 	}
 	t.Log(tm)
+}
+
+// TestGPUTimeConcurrentAndPanic: on a GPU, Time calls on several goroutines
+// at once all succeed (each measures its stream span, which may include the
+// others' kernels: the documented limitation), TimeContext hands f its
+// context, and a panic in f reaches the caller and leaves Time usable.
+func TestGPUTimeConcurrentAndPanic(t *testing.T) {
+	d := openGPUT(t, Options{PTXOnly: true})
+	m := saxpyModule()
+	const n = 1 << 20
+	x := testenv.Must(Alloc[float32](d, "x", n))(t)
+	y := testenv.Must(Alloc[float32](d, "y", n))(t)
+	launch := func() error {
+		_, err := d.Launch(m, "saxpy", sim.Dim1(n/256), sim.Dim1(256), 0, int32(n), float32(1), x, y)
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tm, err := d.Time(launch, 1, 5)
+			if err == nil && !(tm.MeanMs > 0) {
+				err = fmt.Errorf("Timing %+v", tm)
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("concurrent Time: %v", err)
+		}
+	}
+	type key struct{}
+	ctx := context.WithValue(context.Background(), key{}, "mine")
+	if _, err := d.TimeContext(ctx, func(c context.Context) error {
+		if c.Value(key{}) != "mine" {
+			return fmt.Errorf("f's context does not derive from TimeContext's")
+		}
+		return launch()
+	}, 0, 1); err != nil {
+		t.Errorf("TimeContext: %v", err)
+	}
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		_, _ = d.Time(func() error {
+			if err := launch(); err != nil {
+				return err
+			}
+			panic("boom")
+		}, 0, 1)
+		return nil
+	}()
+	if got != "boom" {
+		t.Fatalf("recovered %v, want the function's panic", got)
+	}
+	if tm, err := d.Time(launch, 0, 3); err != nil || !(tm.MeanMs > 0) {
+		t.Fatalf("Time after a panic: %+v, %v", tm, err)
+	}
 }
 
 // TestGPUReadAsync: reads queued after each of several launches, all in

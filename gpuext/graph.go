@@ -370,7 +370,7 @@ func (g *Graph) LaunchContext(ctx context.Context) (*GraphLaunch, error) {
 		}
 	}
 	gl.Seconds = max(gl.GPUSeconds, gl.HostSeconds)
-	d.noteSeconds(gl.Seconds)
+	d.noteSeconds(ctx, gl.Seconds)
 	return gl, nil
 }
 

@@ -149,7 +149,7 @@ func (d *Device) LaunchWith(ctx context.Context, o LaunchOptions, m *Module, nam
 	if err != nil {
 		return nil, err
 	}
-	d.noteTime(l.Stats)
+	d.noteSeconds(ctx, l.Stats.Time.Seconds)
 	return l, nil
 }
 
@@ -173,6 +173,14 @@ func (d *Device) simResolve(o LaunchOptions, m *Module, name string, args []any)
 		sargs, err := d.simArgs(args)
 		if err != nil {
 			return nil, nil, call, err
+		}
+		// The PTX says each parameter's type: a float for an int is a
+		// type mismatch here, not a kernel that reads the float's bits.
+		// A kernel that does not decode is left to launchPTX to report.
+		if k, _, kerr := d.simKernel(m, name); kerr == nil {
+			if err := checkParamTypes(name, k.Params(), args); err != nil {
+				return nil, nil, call, err
+			}
 		}
 		return nil, sargs, call, nil
 	}
@@ -221,19 +229,6 @@ func (d *Device) simRun(ctx context.Context, o LaunchOptions, m *Module, name st
 	return &Launch{Stats: st, Path: "mirror"}, nil
 }
 
-// noteTime records a simulated launch's modeled time for Time.
-func (d *Device) noteTime(st *sim.Stats) { d.noteSeconds(st.Time.Seconds) }
-
-// noteSeconds records modeled seconds of one launch (a kernel, or a graph
-// replay) for Time.
-func (d *Device) noteSeconds(s float64) {
-	d.mu.Lock()
-	if d.timing != nil {
-		*d.timing = append(*d.timing, s)
-	}
-	d.mu.Unlock()
-}
-
 func mirrorNames(m *Module) string {
 	if len(m.Mirrors) == 0 {
 		return "none"
@@ -252,6 +247,9 @@ func (d *Device) checkBuf(i int, b bufferArg) error {
 		return err
 	}
 	if st := b.state(); st.dev != d {
+		if st.dev.name == d.name {
+			return fmt.Errorf("argument %d: buffer %s belongs to device %s opened by another Open, not the *Device launching (they share the name)", i, st, d.name)
+		}
 		return fmt.Errorf("argument %d: buffer %s belongs to device %s, not %s", i, st, st.dev.name, d.name)
 	}
 	return nil

@@ -1,7 +1,11 @@
 package gpuext
 
 import (
+	"bytes"
+	"context"
 	"fmt"
+	"runtime"
+	"slices"
 	"time"
 )
 
@@ -41,13 +45,47 @@ func (t Timing) String() string {
 // On a GPU it follows the Day-37 seed: warm-ups, a synchronize, then a CUDA
 // event before and after the timed runs; MeanMs is the time between the two
 // events divided by runs. A second pass of runs with an event between every
-// two runs gives MinMs and MedianMs. Kind is "measured".
+// two runs gives MinMs and MedianMs. Kind is "measured". The events sit on
+// the one stream every launch of the Device uses, so they time everything
+// the GPU ran between them: a kernel another goroutine queues while Time
+// runs is inside the span, and two Time calls at once (both succeed) each
+// measure the other's kernels too. For a clean number, launch nothing else
+// on the Device while timing; CUDA gives no per-call span on a shared stream.
 //
 // On the simulator, where time is a model and every run would model the
 // same, f runs once and MeanMs is the sum of the modeled times of the
-// kernels it launched. Kind is "modeled".
+// kernels it launched. Kind is "modeled". Each call keeps its own sum: it
+// counts the launches (Launch, LaunchContext, LaunchWith, Graph.Launch) made
+// on d by the goroutine that called Time, and no others, so launches from
+// other goroutines neither add to it nor fail it, and Time calls on several
+// goroutines at once each get their own sum. (Go has no goroutine-local
+// state; the launch reads its goroutine's number from the runtime's stack
+// header, only while a Time call is active on d.) A function that launches
+// from goroutines of its own uses TimeContext, whose context carries the
+// call to them.
+//
+// Time calls do not nest on one goroutine: a Time inside f fails, and f
+// goes on. A panic in f passes through Time to its caller, and Time is
+// usable again afterwards.
 func (d *Device) Time(f func() error, warmups, runs int) (Timing, error) {
-	return d.timeRuns(f, warmups, runs, false)
+	if f == nil {
+		return d.timeRuns(context.Background(), nil, warmups, runs, false)
+	}
+	return d.timeRuns(context.Background(), func(context.Context) error { return f() }, warmups, runs, false)
+}
+
+// TimeContext is Time for a function that launches from several goroutines,
+// or that should stop when ctx is done. f receives a context derived from
+// ctx that carries this Time call: on the simulator, a launch made with it
+// (LaunchContext, LaunchWith, Graph.LaunchContext) counts for this call from
+// whatever goroutine makes it, beside the launches of the calling goroutine,
+// which count as in Time. On a GPU it is Time, with f given the context.
+// TimeContext returns ctx's error if ctx is done before f runs.
+func (d *Device) TimeContext(ctx context.Context, f func(ctx context.Context) error, warmups, runs int) (Timing, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return d.timeRuns(ctx, f, warmups, runs, false)
 }
 
 // TimeOnce measures one run of f, which may also copy and wait on the
@@ -55,12 +93,25 @@ func (d *Device) Time(f func() error, warmups, runs int) (Timing, error) {
 // second pass (Time's protocol would run f 2·runs + warmups times). It is
 // for something that can run only once as given, such as a whole solve: its
 // GPU span, from the first queued operation to the last, beside the host's
-// clock. On the simulator it is Time's modeled sum.
+// clock. On the simulator it is Time's modeled sum, counted as Time counts.
 func (d *Device) TimeOnce(f func() error) (Timing, error) {
-	return d.timeRuns(f, 0, 1, true)
+	if f == nil {
+		return d.timeRuns(context.Background(), nil, 0, 1, true)
+	}
+	return d.timeRuns(context.Background(), func(context.Context) error { return f() }, 0, 1, true)
 }
 
-func (d *Device) timeRuns(f func() error, warmups, runs int, once bool) (Timing, error) {
+// timeCall is one Time call in progress on the simulator: the goroutine
+// that made it and the modeled seconds of the launches it counts.
+type timeCall struct {
+	g    uint64    // the calling goroutine's number (goid)
+	secs []float64 // modeled seconds of each counted launch; guarded by Device.mu
+}
+
+// timeKey is the context key under which TimeContext passes its *timeCall.
+type timeKey struct{}
+
+func (d *Device) timeRuns(ctx context.Context, f func(context.Context) error, warmups, runs int, once bool) (Timing, error) {
 	if err := d.check("Time"); err != nil {
 		return Timing{}, err
 	}
@@ -70,6 +121,9 @@ func (d *Device) timeRuns(f func() error, warmups, runs int, once bool) (Timing,
 	if f == nil {
 		return Timing{}, fmt.Errorf("gpuext: Time: nil function")
 	}
+	if err := ctx.Err(); err != nil {
+		return Timing{}, fmt.Errorf("gpuext: Time: %w", err)
+	}
 	if warmups < 0 {
 		warmups = DefaultWarmups
 	}
@@ -77,36 +131,89 @@ func (d *Device) timeRuns(f func() error, warmups, runs int, once bool) (Timing,
 		runs = DefaultRuns
 	}
 	if d.gpu != nil {
-		t, err := d.gpu.time(f, warmups, runs, once)
+		t, err := d.gpu.time(func() error { return f(ctx) }, warmups, runs, once)
 		if err != nil {
 			return Timing{}, fmt.Errorf("gpuext: Time: %w", err)
 		}
 		return t, nil
 	}
 
-	var secs []float64
+	tc := &timeCall{g: goid()}
+	outer, _ := ctx.Value(timeKey{}).(*timeCall)
 	d.mu.Lock()
-	if d.timing != nil {
-		d.mu.Unlock()
-		return Timing{}, fmt.Errorf("gpuext: Time: already inside Time on %s; Time calls do not nest", d.name)
+	for _, c := range d.timeCalls {
+		if c.g == tc.g || c == outer {
+			d.mu.Unlock()
+			return Timing{}, fmt.Errorf("gpuext: Time: already inside Time on %s; Time calls do not nest", d.name)
+		}
 	}
-	d.timing = &secs
+	d.timeCalls = append(d.timeCalls, tc)
+	d.timers.Add(1)
 	d.mu.Unlock()
-	err := f()
-	d.mu.Lock()
-	d.timing = nil
-	d.mu.Unlock()
+	err := func() error {
+		defer d.endTime(tc) // also when f panics: the panic goes on to the caller
+		return f(context.WithValue(ctx, timeKey{}, tc))
+	}()
 	if err != nil {
 		return Timing{}, fmt.Errorf("gpuext: Time: %w", err)
 	}
-	if len(secs) == 0 {
-		return Timing{}, fmt.Errorf("gpuext: Time: the function launched no kernel through this device")
+	if len(tc.secs) == 0 {
+		return Timing{}, fmt.Errorf("gpuext: Time: the function launched no kernel on %s from Time's goroutine "+
+			"(launches from other goroutines count only with TimeContext's context)", d.name)
 	}
 	total := 0.0
-	for _, s := range secs {
+	for _, s := range tc.secs {
 		total += s
 	}
 	ms := total * 1e3
 	return Timing{MeanMs: ms, MinMs: ms, MedianMs: ms, Warmups: 0, Runs: 1, Kind: "modeled",
 		Device: d.name, Date: time.Now()}, nil
+}
+
+// endTime removes tc from d's Time calls in progress.
+func (d *Device) endTime(tc *timeCall) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.timeCalls = slices.DeleteFunc(d.timeCalls, func(c *timeCall) bool { return c == tc })
+	d.timers.Add(-1)
+}
+
+// noteSeconds records the modeled seconds of one simulated launch (a
+// kernel, or a graph replay) made with ctx on the calling goroutine, for
+// every Time call in progress on d that counts it: the one whose goroutine
+// this is, and the one ctx carries (TimeContext).
+func (d *Device) noteSeconds(ctx context.Context, s float64) {
+	if d.timers.Load() == 0 {
+		return // no Time in progress: skip reading the goroutine's number
+	}
+	carried, _ := ctx.Value(timeKey{}).(*timeCall)
+	g := goid()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, c := range d.timeCalls {
+		if c.g == g || c == carried {
+			c.secs = append(c.secs, s)
+		}
+	}
+}
+
+// goid is the calling goroutine's number, from the first line runtime.Stack
+// writes ("goroutine 18 [running]:"), a format Go has kept since 1.0. Go
+// gives no other way to tell goroutines apart; Time uses it only to know
+// which launches are its caller's. 0 if the line cannot be read.
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b, ok := bytes.CutPrefix(b, []byte("goroutine "))
+	if !ok {
+		return 0
+	}
+	var id uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		id = id*10 + uint64(c-'0')
+	}
+	return id
 }

@@ -101,6 +101,84 @@ func checkDims(rows, cols, nnz int) error {
 	return nil
 }
 
+// The CSR size limit. A CSR stores Rows+1 row pointers whatever its
+// entries, and a lesson allocates x (Cols values) and y (Rows values)
+// beside it, so a matrix's dimensions cost memory even when it holds
+// almost nothing: a Matrix Market header claiming 10^9 rows and one entry
+// made ToCSR allocate 8 GB (the row pointers and their cursors) and the
+// spmv lesson grow to 18.5 GB before it was killed (issue 31).
+//
+// Allocating lazily cannot help: RowPtr is dense by definition, and the
+// kernels index it directly, on the host and on the device. So ToCSR and
+// ReadCSR refuse, before allocating anything for them, rows or columns
+// beyond DimLimit(nnz) = max(MinDimLimit, DimPerEntry·nnz), capped at
+// 2^31-1. The floor keeps every matrix of up to 2^24 (16,777,216) rows and
+// columns legal, however few its entries: its row pointers take at most
+// 64 MiB. Above it, a matrix must store at least one entry per 16 rows and
+// per 16 columns, so its row-pointer memory stays within 16 times its
+// entries' own (8 bytes a row for RowPtr and ToCSR's cursors against 8
+// bytes an entry for ColIdx and Val). Real matrices store at least one
+// entry per row and column (every SuiteSparse matrix the lessons use does,
+// most of them several); a matrix whose rows are almost all empty is not
+// one SpMV is taught or measured on, since its time would be the row
+// pointers' stream. COO, which costs nothing per row, keeps the full int32
+// range: ReadMatrixMarket accepts such a file, ReadCSR does not.
+const (
+	MinDimLimit = 1 << 24 // rows and columns always allowed
+	DimPerEntry = 16      // rows or columns allowed per stored entry above MinDimLimit
+)
+
+// DimLimit is the most rows, and the most columns, a CSR with nnz stored
+// entries may have: max(MinDimLimit, DimPerEntry·nnz), at most 2^31-1.
+// See MinDimLimit for why.
+func DimLimit(nnz int) int {
+	if nnz < 0 {
+		nnz = 0
+	}
+	if nnz > math.MaxInt32/DimPerEntry {
+		return math.MaxInt32
+	}
+	return max(MinDimLimit, DimPerEntry*nnz)
+}
+
+// DimLimitError is a matrix whose rows or columns exceed DimLimit of its
+// entries: ToCSR returns it, and ReadCSR inside a *ParseError naming the
+// size line.
+type DimLimitError struct {
+	Rows, Cols, NNZ int
+	Limit           int // DimLimit(NNZ)
+}
+
+func (e *DimLimitError) Error() string {
+	entries := "entries"
+	if e.NNZ == 1 {
+		entries = "entry"
+	}
+	return fmt.Sprintf("sparse: %d rows and %d columns for %d %s exceed the CSR limit of %d rows and columns "+
+		"(max(2^24, %d per entry), sparse.DimLimit): a CSR stores a row pointer for every row, %s here, and x and y take one value a column and a row",
+		e.Rows, e.Cols, e.NNZ, entries, e.Limit, DimPerEntry, byteSize(4*(int64(e.Rows)+1)))
+}
+
+// byteSize writes n bytes for a message: "4.0 GB", "64.0 MiB".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// checkDimLimit returns a *DimLimitError when rows or cols exceed
+// DimLimit(nnz).
+func checkDimLimit(rows, cols, nnz int) error {
+	if lim := DimLimit(nnz); rows > lim || cols > lim {
+		return &DimLimitError{Rows: rows, Cols: cols, NNZ: nnz, Limit: lim}
+	}
+	return nil
+}
+
 // ToCSR converts coo to CSR with the Day-37 seed's counting sort: count the
 // entries of each row, prefix-sum the counts into row pointers, then scatter
 // every entry once through a cursor array that starts at each row's first
@@ -108,9 +186,10 @@ func checkDims(rows, cols, nnz int) error {
 // and is stable: entries of one row keep their COO order (call SortRows for
 // ascending columns). Duplicates are not combined.
 //
-// It returns an error, and builds nothing, if the arrays differ in length,
-// an index is out of range (the error names the first bad entry), or a size
-// does not fit int32.
+// It returns an error, and allocates nothing, if the arrays differ in
+// length, an index is out of range (the error names the first bad entry), a
+// size does not fit int32, or the rows or columns exceed DimLimit(nnz) (a
+// *DimLimitError; see MinDimLimit).
 func ToCSR(coo *COO) (*CSR, error) {
 	nnz := len(coo.Val)
 	if len(coo.Row) != nnz || len(coo.Col) != nnz {
@@ -118,6 +197,9 @@ func ToCSR(coo *COO) (*CSR, error) {
 			len(coo.Row), len(coo.Col), nnz)
 	}
 	if err := checkDims(coo.Rows, coo.Cols, nnz); err != nil {
+		return nil, err
+	}
+	if err := checkDimLimit(coo.Rows, coo.Cols, nnz); err != nil {
 		return nil, err
 	}
 	for e := 0; e < nnz; e++ {

@@ -15,6 +15,13 @@
 // matrix at 2^31-1 rows, columns and nonzeros. Every constructor here
 // (ToCSR, the reader) refuses sizes beyond that instead of wrapping.
 //
+// A CSR also costs a row pointer per row however few its entries, so ToCSR
+// and ReadCSR refuse, before allocating, rows or columns beyond
+// DimLimit(nnz) = max(2^24, 16·nnz): a Matrix Market header that claims
+// 10^9 rows and stores one entry is an error naming its size line, not an
+// 8 GB allocation. ReadMatrixMarket's COO, which costs nothing per row,
+// keeps the whole int32 range. MinDimLimit says why these numbers.
+//
 // The kernels index without bounds checks: they assume RowPtr starts at 0,
 // never decreases and ends at NNZ, and that every column is in [0, Cols).
 // (*CSR).Validate checks exactly that, so a bad matrix is an error on the

@@ -2,6 +2,7 @@ package sparse
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 )
 
@@ -20,6 +21,8 @@ func FuzzReadMatrixMarket(f *testing.F) {
 		"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 3e38\n",
 		"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n",
 		"%%MatrixMarket matrix coordinate real general\n2147483647 2 0\n",
+		"%%MatrixMarket matrix coordinate real general\n1000000000 1000000000 1\n1 1 1\n",
+		"%%MatrixMarket matrix coordinate pattern symmetric\n16777217 16777217 2\n1 1\n2 2\n",
 	} {
 		f.Add([]byte(s))
 	}
@@ -43,8 +46,21 @@ func FuzzReadMatrixMarket(f *testing.F) {
 		if coo.NNZ() > 2*h.Entries {
 			t.Fatalf("%d entries from %d stored", coo.NNZ(), h.Entries)
 		}
-		// ToCSR allocates one pointer per row; keep a fuzzed 2^31-row header
-		// from allocating 8 GiB.
+		// Beyond the CSR limit, ToCSR refuses before allocating, and
+		// ReadCSR at the size line.
+		if coo.Rows > DimLimit(coo.NNZ()) || coo.Cols > DimLimit(coo.NNZ()) {
+			var dl *DimLimitError
+			if _, err := ToCSR(coo); !errors.As(err, &dl) {
+				t.Fatalf("%dx%d with %d entries: ToCSR %v, want a *DimLimitError", coo.Rows, coo.Cols, coo.NNZ(), err)
+			}
+			var pe *ParseError
+			if _, _, err := ReadCSR(bytes.NewReader(data)); !errors.As(err, &pe) || !errors.As(err, &dl) || pe.Line < 2 {
+				t.Fatalf("%dx%d with %d entries: ReadCSR %v, want a *ParseError at the size line wrapping a *DimLimitError", coo.Rows, coo.Cols, coo.NNZ(), err)
+			}
+			return
+		}
+		// Inside it ToCSR still allocates one pointer per row, up to
+		// 2^24 of them: keep the fuzzer fast.
 		if coo.Rows > 1<<20 {
 			return
 		}

@@ -24,7 +24,7 @@ type Header struct {
 
 // ParseError is a malformed Matrix Market file. Line is 1-based and always
 // set, so a bad file can be fixed with an editor; Err, when set, is the
-// underlying read error.
+// underlying error: a read error, or (ReadCSR) a *DimLimitError.
 type ParseError struct {
 	Line int
 	Msg  string
@@ -38,7 +38,7 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 }
 
-// Unwrap returns the underlying read error, if any.
+// Unwrap returns the underlying error, if any.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // maxDataLine bounds a data or size line (three numbers); a longer one is an
@@ -82,6 +82,8 @@ const maxPrealloc = 1 << 16
 //
 // Rows, columns, stored entries and expanded entries above 2^31-1 are refused
 // (a CSR indexes them with int32), before anything is allocated for them.
+// Below that, the size line may claim any rows and columns: a COO costs
+// nothing per row. ReadCSR, whose CSR does, limits them (DimLimit).
 //
 // Every error from a malformed file is a *ParseError naming the line.
 func ReadMatrixMarket(r io.Reader) (*COO, Header, error) {
@@ -111,30 +113,46 @@ func ReadMatrixMarketFile(path string) (*COO, Header, error) {
 // ReadCSR reads a Matrix Market file straight into the CSR the lessons use:
 // symmetric files expanded, duplicates summed, columns ascending within a
 // row, explicitly stored zeros kept as entries.
+//
+// Rows and columns beyond DimLimit of the entries are refused before the
+// CSR is allocated (see MinDimLimit): with a *ParseError naming the size
+// line, wrapping a *DimLimitError. When even twice the declared entries
+// (a symmetric file's most) cannot reach the declared size, the file is
+// refused at the size line, before its entries are read.
 func ReadCSR(r io.Reader) (*CSR, Header, error) {
-	coo, h, err := ReadMatrixMarket(r)
+	p := parser{br: bufio.NewReaderSize(r, maxDataLine), csr: true}
+	coo, err := p.read()
 	if err != nil {
 		return nil, Header{}, err
 	}
-	csr, err := sortedCSR(coo)
-	return csr, h, err
+	csr, err := p.sortedCSR(coo)
+	if err != nil {
+		return nil, Header{}, err
+	}
+	return csr, p.h, nil
 }
 
 // ReadCSRFile is ReadCSR on the named file; errors start with the path.
 func ReadCSRFile(path string) (*CSR, Header, error) {
-	coo, h, err := ReadMatrixMarketFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, Header{}, err
 	}
-	csr, err := sortedCSR(coo)
+	defer f.Close()
+	csr, h, err := ReadCSR(f)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return csr, h, nil
 }
 
-// sortedCSR converts coo and sorts each row's columns.
-func sortedCSR(coo *COO) (*CSR, error) {
+// sortedCSR converts coo and sorts each row's columns; a size beyond the
+// CSR limit is a *ParseError at the size line.
+func (p *parser) sortedCSR(coo *COO) (*CSR, error) {
+	if err := checkDimLimit(coo.Rows, coo.Cols, coo.NNZ()); err != nil {
+		return nil, &ParseError{Line: p.sizeLine, Msg: fmt.Sprintf("size line %d %d %d: %d entries after symmetric expansion and duplicate summing",
+			p.h.Rows, p.h.Cols, p.h.Entries, coo.NNZ()), Err: err}
+	}
 	csr, err := ToCSR(coo)
 	if err != nil {
 		return nil, err
@@ -150,6 +168,9 @@ type parser struct {
 	eof  bool // the reader is exhausted
 	buf  []byte
 	h    Header
+
+	csr      bool // reading for ReadCSR: refuse a size beyond the CSR limit at the size line
+	sizeLine int  // the size line's number
 }
 
 func (p *parser) errf(line int, format string, args ...any) error {
@@ -390,8 +411,18 @@ func (p *parser) readSize() error {
 		v[i] = n
 	}
 	p.h.Rows, p.h.Cols, p.h.Entries = v[0], v[1], v[2]
+	p.sizeLine = p.line
 	if p.h.Symmetry != "general" && p.h.Rows != p.h.Cols {
 		return p.errf(p.line, "%s matrix must be square, got %d x %d", p.h.Symmetry, p.h.Rows, p.h.Cols)
+	}
+	if p.csr {
+		most := p.h.Entries // the entries a CSR of this file can have at most
+		if p.h.Symmetry != "general" {
+			most *= 2
+		}
+		if err := checkDimLimit(p.h.Rows, p.h.Cols, most); err != nil {
+			return &ParseError{Line: p.line, Msg: fmt.Sprintf("size line %d %d %d", p.h.Rows, p.h.Cols, p.h.Entries), Err: err}
+		}
 	}
 	return nil
 }
