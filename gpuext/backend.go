@@ -75,7 +75,8 @@ type gpuAttrs struct {
 func modelFor(a gpuAttrs) sim.Model {
 	m, ok := matchModel(a.Name)
 	if !ok {
-		m = sim.Model{Key: "gpu", IssuePerSMCycle: 4, LaunchOverhead: 3e-6, PCIeBandwidth: 25e9, PCIeLatency: 10e-6}
+		m = sim.Model{}
+		m.Key, m.IssuePerSMCycle, m.LaunchOverhead, m.PCIeBandwidth, m.PCIeLatency = "gpu", 4, 3e-6, 25e9, 10e-6
 		m.ClockHz = float64(a.ClockKHz) * 1e3
 		m.DRAMBandwidth = 2 * float64(a.MemClockKHz) * 1e3 * float64(a.BusWidthBits) / 8
 		m.L2Bandwidth = 3 * m.DRAMBandwidth

@@ -11,6 +11,7 @@ import (
 
 	"github.com/warplab/warplab/sim/internal/lanes"
 	"github.com/warplab/warplab/sim/ptx"
+	"github.com/warplab/warplab/sim/timing"
 )
 
 // The PTX executor runs a kernel's PTX warp-wide: each decoded instruction
@@ -87,7 +88,8 @@ type ptxLaunch struct {
 	shBytes  int    // shared memory per block: static + dynamic
 	maxInstr int64
 	trace    *traceRec // warps whose memory accesses are recorded; nil: none
-	l1       l1Cap     // the L1 capacity model's figures (Model.l1Capacity)
+	// l1 is the L1 capacity model's figures (timing.L1Capacity).
+	l1 timing.L1Cap
 }
 
 // ptxWorker is one worker's executor state, reused across its blocks.
@@ -184,7 +186,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr
 	l := &launch{d: d, k: kk, grid: grid, block: block, sharedBytes: sharedBytes,
 		nThreads: block.Count(), px: px, args: countArgs(args)}
 	l.nWarps = (l.nThreads + 31) / 32
-	px.l1 = d.model.l1Capacity(grid.Count(), l.nWarps, l.nThreads, shBytes)
+	px.l1 = timing.L1Capacity(&d.model.GPU, &d.model.Constants, grid.Count(), l.nWarps, l.nThreads, shBytes)
 	return d.runLaunch(ctx, l)
 }
 

@@ -113,7 +113,7 @@ func (m Model) estimate(s *Stats) {
 // with args: the host's launch interval, TimedLaunch plus the cost of each
 // argument (warplab bench launch measures all three).
 func (m Model) LaunchFloor(args LaunchArgs) float64 {
-	return m.TimedLaunch + float64(args.Buffers)*m.TimedLaunchPerBuffer + float64(args.Scalars)*m.TimedLaunchPerScalar
+	return m.Constants.LaunchFloor(args.Buffers, args.Scalars)
 }
 
 // kernelTime is the slowest of the model's terms for s, with its name;

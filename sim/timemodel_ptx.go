@@ -2,7 +2,6 @@ package sim
 
 import (
 	"cmp"
-	"math"
 	"math/bits"
 	"slices"
 
@@ -231,54 +230,7 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	}
 	slices.SortFunc(s.tm.blocks, func(a, b blockTM) int { return cmp.Compare(a.b, b.b) })
 	s.tm.warpsPerBlock = l.nWarps
-	s.tm.blocksPerSM = l.d.model.blocksPerSM(l.nWarps, l.nThreads, l.px.shBytes)
-}
-
-// blocksPerSM is the occupancy: how many blocks of the given shape an SM
-// holds at once, limited by the model's block, warp, thread and
-// shared-memory limits (registers are not modeled).
-func (m Model) blocksPerSM(warps, threads, shBytes int) int {
-	per := m.MaxBlocksPerSM
-	per = min(per, m.MaxWarpsPerSM/max(1, warps), m.MaxThreadsPerSM/max(1, threads))
-	if shBytes > 0 {
-		per = min(per, m.SharedPerSM/shBytes)
-	}
-	return max(1, per)
-}
-
-// l1Cap is what the L1's capacity model (worker.l1Lost) needs of a launch,
-// worked out once: press turns a re-touched sector's age (lines its warp
-// touched since) into the curve's ρ; safe is the largest age the curve
-// never loses (math.MaxUint32: the model is off); far is the age past which
-// a lost sector has left L2 too; from and span are the curve's start and
-// width (Model.L1MissFrom, L1MissTo − L1MissFrom).
-type l1Cap struct {
-	press, from, span float64
-	safe, far         uint32
-}
-
-// l1Off is the capacity model switched off: no age is ever lost.
-var l1Off = l1Cap{safe: math.MaxUint32, far: math.MaxUint32}
-
-// l1Capacity works out l1Cap for a launch. ρ's scale is the warps an SM
-// holds while the launch runs (the occupancy, or fewer when the grid does
-// not fill the SMs) over the L1's data capacity in 128-byte lines (L1Bytes
-// less the resident blocks' shared memory, at most L1DataBytes and never
-// less than what the largest shared carve-out leaves). A lost sector has
-// left L2 too when, in its age, every SM's warps touched as many lines as
-// the L2 holds. A model without L1Bytes or with no curve has the model off.
-func (m Model) l1Capacity(blocks, warps, threads, shBytes int) l1Cap {
-	if m.L1Bytes <= 0 || m.SMs <= 0 || m.L1MissTo <= m.L1MissFrom {
-		return l1Off
-	}
-	per := float64(m.blocksPerSM(warps, threads, shBytes))
-	resident := min(per, float64(blocks)/float64(m.SMs)) * float64(warps)
-	data := min(m.L1DataBytes, m.L1Bytes-int(math.Ceil(resident/float64(warps)))*shBytes)
-	data = max(data, m.L1Bytes-m.SharedPerSM, 128)
-	c := l1Cap{press: resident / float64(data/128), from: m.L1MissFrom, span: m.L1MissTo - m.L1MissFrom}
-	c.safe = uint32(min(c.from/c.press, math.MaxUint32))
-	c.far = uint32(min(float64(m.L2Bytes)/(resident*float64(m.SMs)*128), math.MaxUint32))
-	return c
+	s.tm.blocksPerSM = l.d.model.BlocksPerSM(l.nWarps, l.nThreads, l.px.shBytes)
 }
 
 // slotQueue holds the SMs' warp slots ordered by the time each frees up,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/warplab/warplab/sim/timing"
 )
 
 const (
@@ -96,10 +98,10 @@ type worker struct {
 	l1recent   [1024]uint64
 	l1recentAt [1024]int32 // the entry of each l1recent tag
 	// The L1's capacity (PTX launches): l1cap is the launch's curve
-	// (l1Off for Go kernels); l1now is the running warp's line clock,
+	// (timing.L1Off for Go kernels); l1now is the running warp's line clock,
 	// l1lines the lines its requests touched since the executor last took
 	// them, l1blk the block.
-	l1cap   l1Cap
+	l1cap   timing.L1Cap
 	l1now   uint32
 	l1lines uint32
 	l1blk   uint64
@@ -141,7 +143,7 @@ type worker struct {
 }
 
 func newWorker(l *launch) *worker {
-	return &worker{l: l, k: l.k, variants: map[[2]int32]int32{}, faultBlk: -1, l1cap: l1Off}
+	return &worker{l: l, k: l.k, variants: map[[2]int32]int32{}, faultBlk: -1, l1cap: timing.L1Off}
 }
 
 // dense returns the dense index for key, creating its accumulator.
@@ -522,10 +524,10 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 				misses++
 				agg.dram.set(s)
 				toL2 = true
-			case age > w.l1cap.safe && w.l1Lost(base+s, age):
+			case age > w.l1cap.Safe && w.l1Lost(base+s, age):
 				lost++
 				toL2 = true
-				if age > w.l1cap.far {
+				if age > w.l1cap.Far {
 					far++
 				}
 			}
@@ -563,7 +565,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 // does not depend on which worker ran the block.
 func (w *worker) l1Lost(s, age uint32) bool {
 	c := &w.l1cap
-	p := (float64(age)*c.press - c.from) / c.span
+	p := (float64(age)*c.Press - c.From) / c.Span
 	switch {
 	case p <= 0:
 		return false

@@ -15,6 +15,7 @@ import (
 
 	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/sim/timing"
 )
 
 func linePlot(t *testing.T, title string) *plot.Plot {
@@ -184,7 +185,7 @@ func TestRoofline(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
-	if _, err := Roofline(sim.Model{Name: "empty"}, nil); err == nil {
+	if _, err := Roofline(sim.Model{GPU: timing.GPU{Name: "empty"}}, nil); err == nil {
 		t.Error("a model without bandwidth accepted")
 	}
 }

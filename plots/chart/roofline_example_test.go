@@ -8,6 +8,7 @@ import (
 
 	"github.com/warplab/warplab/plots/chart"
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/sim/timing"
 )
 
 // Roofline places kernels under a device's roofs. The device is spelled out
@@ -16,7 +17,7 @@ import (
 // points are the tiling lesson's recorded H200 matmul rates, typed in, at
 // the intensities their global loads request (0.25, and 0.25·TILE for TILE 16).
 func ExampleRoofline() {
-	h200 := sim.Model{Key: "h200", Name: "NVIDIA H200", DRAMBandwidth: 4.8e12, FP32Flops: 67e12, TF32Flops: 494.7e12}
+	h200 := sim.Model{GPU: timing.GPU{Key: "h200", Name: "NVIDIA H200", DRAMBandwidth: 4.8e12, FP32Flops: 67e12, TF32Flops: 494.7e12}}
 	// The tiling lesson's recorded H200 run (NVIDIA H200, driver 580.159.04,
 	// 2026-11-29), N = 512: 268,435,456 flop in 0.0584, 0.0508 and 0.0738 ms.
 	pts := []chart.RooflinePoint{
