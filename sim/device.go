@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"unsafe"
+
+	"github.com/warplab/warplab/sim/timing"
 )
 
 // Device is one simulated GPU: a model, an allocator of device addresses and
@@ -32,8 +34,7 @@ type Device struct {
 
 	// l2 holds what recent launches touched, newest last: a launch finds
 	// in L2 what the launches since its buffers' last use left there.
-	l2        []l2Use
-	l2Touched map[int]bool // buffers some launch has touched
+	l2 timing.L2History
 }
 
 // NewDevice returns a simulated device of model m with no buffers.

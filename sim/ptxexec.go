@@ -62,6 +62,9 @@ type pwarp struct {
 	instr   int64
 	local   []byte // 32 lanes × localBytes
 	tm      warpTM // load rounds for the time model (timemodel_ptx.go)
+	// rec is the rest of the warp's record for the time model
+	// (timemodel_ptx.go).
+	rec warpRec
 	// The warp's line clock for the L1's capacity: l1clk counts the
 	// 128-byte lines its closed load rounds touched, l1pend those of the
 	// round still open.
@@ -290,7 +293,7 @@ func (d *Device) runLaunch(ctx context.Context, l *launch) (*Stats, error) {
 			// The time model keeps a record a block: room for a fair
 			// share of the grid, so a large grid's records do not grow
 			// by copying.
-			w.tmBlocks = make([]blockTM, 0, nBlocks/nw+16)
+			w.rec = timing.NewBlockLog(&d.model.GPU, &d.model.Constants, nBlocks/nw+16)
 		}
 		workers[i] = w
 		wg.Add(1)
@@ -516,8 +519,11 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 	code, skipMix := e.l.pk.code, e.l.pk.skipMix
 	ncode := int32(len(code))
 	limit := e.l.maxInstr
-	start := wp.instr
-	defer func() { e.instr += wp.instr - start }()
+	start, mem := wp.instr, e.t.w.mem
+	defer func() {
+		e.instr += wp.instr - start
+		wp.rec.mem.Add(e.t.w.mem.Sub(mem))
+	}()
 	for {
 		n := len(wp.stack)
 		if n == 0 {
@@ -548,13 +554,13 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				wp.instr += int64(n)
 				sm := &skipMix[pc]
 				for c := range sm {
-					e.mix[c] += sm[c]
+					wp.rec.mix[c] += sm[c]
 				}
 				pc += n
 				continue
 			}
 			wp.instr++
-			e.mix[x.class]++
+			wp.rec.mix[x.class]++
 			if wp.instr&4095 == 0 {
 				if f := e.checkRunaway(wp, x, act, limit); f != nil {
 					return f
@@ -622,6 +628,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				}
 				top.pc = pc + 1
 				wp.waiting = true
+				wp.rec.bars++
 				return nil
 			case ptx.OpMembar:
 			case ptx.OpCvta:
@@ -657,7 +664,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 						// lines the warp's earlier passes touched;
 						// loads of one pass, which the compiled code
 						// issues together, do not age each other's.
-						if x.tmRound>>1 == 1 && wp.tm.opens(x.tmRound) {
+						if x.tmRound>>1 == 1 && wp.tm.Opens(x.tmRound) {
 							wp.l1clk += wp.l1pend
 							wp.l1pend = 0
 							w.l1round++

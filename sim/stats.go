@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/warplab/warplab/sim/timing"
+
 // Traffic counts global-memory requests and 32-byte sectors, with Nsight
 // Compute's meaning: a request is one warp-level instruction with at least
 // one active lane (l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum and
@@ -109,7 +111,7 @@ type Stats struct {
 	capFar       int64   // of those, the ones whose re-read came after the L2 had turned over
 	l2Lines      int64   // line transactions global accesses sent to L2 (per request, the lines of its L2 sectors)
 	loadSites    []loadSite
-	tm           launchTM // per-block records of a PTX launch (timemodel_ptx.go)
+	tm           timing.Launch // per-block records of a PTX launch (timemodel_ptx.go)
 }
 
 // loadSite is what the latency term needs of one global load site.
@@ -129,27 +131,9 @@ func (s *Stats) Site(label string) (SiteStats, bool) {
 	return SiteStats{}, false
 }
 
-// Modeled is a time the simulator predicts, never a measurement: Kind is
-// always "modeled", and Bound names the term of the model that set it
-// ("dram", "l2", "l1", "issue", "latency", or "launch" when the host's
-// launch rate sets a timed launch's time).
-//
-// Seconds is what the lessons compare with their CUDA-event time per call
-// (launches back to back after warm-ups): GPUSeconds, or the host's launch
-// interval when that is longer. GPUSeconds is the GPU's time per launch in
-// that protocol (data that fits in L2 is found there). KernelSeconds is
-// one launch on cold caches, what Nsight Compute's gpu__time_duration
-// measures (it flushes the caches before each replay).
-type Modeled struct {
-	Seconds       float64 `json:"seconds"`
-	GPUSeconds    float64 `json:"gpu_seconds"`
-	KernelSeconds float64 `json:"kernel_seconds"`
-	Bound         string  `json:"bound"`
-	Kind          string  `json:"kind"`
-	// Terms are the model's terms in seconds behind GPUSeconds, before the
-	// launch's fixed cost: the bound is the largest.
-	Terms TimeTerms `json:"terms"`
-}
+// Modeled is a time the simulator predicts, never a measurement
+// (timing.Modeled says what each field is).
+type Modeled = timing.Modeled
 
 // LaunchArgs counts a launch's arguments: buffers (*Global, a device
 // pointer) and scalars.
@@ -172,18 +156,12 @@ func countArgs(args []any) LaunchArgs {
 }
 
 // TimeTerms are the time model's terms of one launch, in seconds
-// (timemodel.go says what each is).
-type TimeTerms struct {
-	DRAM    float64 `json:"dram"`
-	L2      float64 `json:"l2"`
-	L1      float64 `json:"l1"`
-	Issue   float64 `json:"issue"`
-	Latency float64 `json:"latency"`
-}
+// (timing.Estimate says what each is).
+type TimeTerms = timing.Terms
 
 // LoadRounds is the launch's load rounds over all warps, counted from the
 // executed PTX (0 for Go kernels): groups of global loads a warp has in
 // flight together, those of one basic block whose addresses do not wait on
 // each other's results (timemodel_ptx.go). GlobalLoad.Requests /
 // LoadRounds is the loads a warp keeps in flight.
-func (s *Stats) LoadRounds() int64 { return s.tm.rounds }
+func (s *Stats) LoadRounds() int64 { return s.tm.Rounds }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/warplab/warplab/sim/timing"
 )
 
 // calibFS holds the recorded microbenchmark runs the models take their
@@ -224,7 +226,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"L1MissFrom", m.L1MissFrom, "", src("L1Miss")},
 		{"L1MissTo", m.L1MissTo, "", src("L1Miss")},
 		{"L2LineShare", m.L2LineShare, "", src("L2LineShare")},
-		{"IssueEfficiency", issueEfficiency, "", "1: the issue term uses the measured (or published) issue rate as it is; a warp's own stalls are in the latency term (docs/timemodel.md)"},
+		{"IssueEfficiency", timing.IssueEfficiency, "", "1: the issue term uses the measured (or published) issue rate as it is; a warp's own stalls are in the latency term (docs/timemodel.md)"},
 	}
 }
 

@@ -1,33 +1,30 @@
 package sim
 
 import (
-	"cmp"
-	"math/bits"
-	"slices"
-
 	"github.com/warplab/warplab/sim/ptx"
+	"github.com/warplab/warplab/sim/timing"
 )
 
-// What the time model takes from the executed PTX (issue 13): per warp,
-// the instructions it issued and its load rounds, and per block the warp
-// that finishes last. A load round is a group of global loads a warp has in
-// flight together: the warp waits one memory latency per round. Which
-// loads form a round is read off the compiled loop once per kernel
-// (markLoadRounds), from data dependences within a basic block: loads whose
-// addresses are ready go out together, whatever order the PTX writes them
-// in (ptxas schedules them so), and a load whose address needs another
-// load's result waits for it. An unrolled SpMV body (four col and val
-// loads, then four x[col]) is two rounds, a `#pragma unroll 1` body two
-// rounds per element. A round waits for an L1 hit when none of its loads'
-// requests missed the block's L1 model, else for a miss (L2 or DRAM).
+// What the executor records for the time model (issue 13; issue 27 split
+// the model off into sim/timing): per warp, the instructions it issued by
+// class, its memory requests, barriers and load rounds, handed to the
+// launch's timing.Recorder when its block ends (tmEndBlock). A load round
+// is a group of global loads a warp has in flight together: the warp
+// waits one memory latency per round. Which loads form a round is read off
+// the compiled loop once per kernel (markLoadRounds), from data
+// dependences within a basic block: loads whose addresses are ready go out
+// together, whatever order the PTX writes them in (ptxas schedules them
+// so), and a load whose address needs another load's result waits for it.
+// An unrolled SpMV body (four col and val loads, then four x[col]) is two
+// rounds, a `#pragma unroll 1` body two rounds per element. A warp's
+// timing.RoundState follows its rounds as the loads run; what a round
+// waits for is the model's (sim/timing).
 
-// Values of xin.tmRound: tmNoLoad, or for a global load 2×its round level,
-// plus tmRoundJoin when it joins an earlier load of its level in its basic
-// block (levels past tmLevels share the last one).
+// Values of xin.tmRound: a timing round kind (timing.RoundKind).
 const (
-	tmNoLoad    uint8 = 0
-	tmRoundJoin uint8 = 1
-	tmLevels          = 32
+	tmNoLoad    = timing.NoLoad
+	tmRoundJoin = timing.RoundJoin
+	tmLevels    = timing.Levels
 )
 
 // markLoadRounds sets tmRound of every global load from the data
@@ -83,10 +80,7 @@ func (pk *PTXKernel) markLoadRounds() {
 				out = max(in, base) + 1
 				deepest = max(deepest, out)
 				slot := min(out, tmLevels) - 1
-				x.tmRound = uint8(slot+1) << 1
-				if seen[slot] {
-					x.tmRound |= tmRoundJoin
-				}
+				x.tmRound = timing.RoundKind(slot+1, seen[slot])
 				seen[slot] = true
 			}
 			if store && x.op == ptx.OpSt {
@@ -116,256 +110,61 @@ func (pk *PTXKernel) markLoadRounds() {
 	}
 }
 
-// warpTM is one warp's round state within a block: per level, whether a
-// round is open and whether one of its loads missed.
-type warpTM struct {
-	hit, miss, l2        int32  // closed rounds that hit the L1 / missed it / missed only for its capacity
-	open, missed, capped uint32 // by level: a round is open; one of its loads missed; one lost a sector to the L1's capacity
+// warpTM is one warp's load rounds within a block (timing.RoundState).
+type warpTM = timing.RoundState
+
+// warpRec is what the executor counts of one warp for its record, beside
+// its instructions (pwarp.instr) and rounds (pwarp.tm): the instructions
+// by class, its memory requests (the worker's running totals, taken as
+// the warp runs: ptxWorker.runWarp) and its barriers.
+type warpRec struct {
+	mix  [numClasses]int64
+	mem  timing.Memory
+	bars int32
 }
 
-// closeLevel closes the open rounds of the levels in mask. A round with a
-// first touch waits for the launch's miss latency; one whose only misses
-// are sectors the L1 had and lost waits for L2, where they still are.
-func (t *warpTM) closeLevel(mask uint32) {
-	o := t.open & mask
-	m := o & t.missed
-	c := o & t.capped &^ m
-	t.miss += int32(bits.OnesCount32(m))
-	t.l2 += int32(bits.OnesCount32(c))
-	t.hit += int32(bits.OnesCount32(o &^ (m | c)))
-	t.open &^= mask
-	t.missed &^= mask
-	t.capped &^= mask
-}
-
-// opens reports whether a global load of round kind starts a new round.
-func (t *warpTM) opens(kind uint8) bool {
-	bit := uint32(1) << (kind>>1 - 1)
-	return kind&tmRoundJoin == 0 || t.open&bit == 0
-}
-
-func (t *warpTM) close() { t.closeLevel(^uint32(0)) }
+// The records carry the executor's instruction classes in its order.
+var _ [timing.NumClasses]int64 = [numClasses]int64{}
 
 // tmLoad notes one executed global load of warp wp: kind is its tmRound,
-// missed whether its request had a sector the block's L1 model lacked. A
-// load that starts its level's round in the block closes the level's
-// previous round (the last pass of the loop).
+// missed whether its request had a sector the block's L1 model lacked,
+// capped whether it lost one to the L1's capacity.
 func (e *ptxWorker) tmLoad(wp *pwarp, kind uint8, missed, capped bool) {
-	t := &wp.tm
-	bit := uint32(1) << (kind>>1 - 1)
-	if t.opens(kind) {
-		t.closeLevel(bit)
-		t.open |= bit
-	}
-	if missed {
-		t.missed |= bit
-	}
-	if capped {
-		t.capped |= bit
-	}
+	wp.tm.Load(kind, missed, capped)
 }
 
-// blockTM is what the model keeps of one block: its index, the warp that
-// the model expects to finish last (its instructions and rounds), and the
-// sums over all its warps.
-type blockTM struct {
-	b         int64
-	instr     int32
-	hit, miss int32
-	l2        int32 // rounds that missed only for the L1's capacity
-	warps     int32
-	sum       int64 // instructions
-}
-
-// tmEndBlock closes the rounds of the block's warps and keeps the block's
-// slowest warp, judged with the model's latencies (DRAM latency for a
-// miss: which misses hit L2 is only known once the launch is done).
+// tmEndBlock hands the finished block's warps to the launch's recorder,
+// one record a warp, and adds their instruction classes to the worker's.
 func (e *ptxWorker) tmEndBlock(b int) {
 	w := e.t.w
-	m := w.l.d.model
-	cpi := m.WarpCPI / m.ClockHz
-	rec := blockTM{b: int64(b), warps: int32(len(e.warps))}
-	best := -1.0
+	if w.rec == nil {
+		m := &w.l.d.model
+		w.rec = timing.NewBlockLog(&m.GPU, &m.Constants, 16)
+	}
 	for i := range e.warps {
 		wp := &e.warps[i]
-		t := &wp.tm
-		t.close()
-		cost := float64(wp.instr)*cpi + float64(t.hit)*m.L1Latency + float64(t.l2)*m.L2Latency + float64(t.miss)*m.DRAMLatency
-		if cost > best {
-			best = cost
-			rec.instr = int32(min(wp.instr, 1<<31-1))
-			rec.hit, rec.miss, rec.l2 = t.hit, t.miss, t.l2
+		r := timing.Warp{Block: int64(b), Warp: int32(i), Instr: wp.instr, Classes: wp.rec.mix,
+			Rounds: wp.tm.End(), Memory: wp.rec.mem, Barriers: wp.rec.bars}
+		w.rec.Warp(&r)
+		for c, n := range wp.rec.mix {
+			e.mix[c] += n
 		}
-		rec.sum += wp.instr
-		w.tmRounds += int64(t.hit) + int64(t.miss) + int64(t.l2)
-		*t = warpTM{}
+		wp.rec = warpRec{}
 	}
-	w.tmBlocks = append(w.tmBlocks, rec)
+	w.rec.EndBlock(int64(b))
 }
 
-// launchTM is what Stats keeps for the model from a PTX launch.
-type launchTM struct {
-	blocks        []blockTM // by block index
-	rounds        int64     // load rounds over all warps
-	blocksPerSM   int       // resident blocks an SM holds (occupancy)
-	warpsPerBlock int
-}
-
-// tmCollect merges the workers' block records in block order and works out
-// the occupancy the list schedule uses: blocks per SM limited by the
-// model's block, warp, thread and shared-memory limits (registers are not
-// modeled).
+// tmCollect merges the workers' block records in block order, with the
+// occupancy the model's schedule uses (timing.GPU.BlocksPerSM).
 func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	if l.px == nil {
 		return
 	}
-	n := 0
+	logs := make([]*timing.BlockLog, 0, len(workers))
 	for _, w := range workers {
-		n += len(w.tmBlocks)
-		s.tm.rounds += w.tmRounds
-	}
-	s.tm.blocks = make([]blockTM, 0, n)
-	for _, w := range workers {
-		s.tm.blocks = append(s.tm.blocks, w.tmBlocks...)
-	}
-	slices.SortFunc(s.tm.blocks, func(a, b blockTM) int { return cmp.Compare(a.b, b.b) })
-	s.tm.warpsPerBlock = l.nWarps
-	s.tm.blocksPerSM = l.d.model.BlocksPerSM(l.nWarps, l.nThreads, l.px.shBytes)
-}
-
-// slotQueue holds the SMs' warp slots ordered by the time each frees up,
-// then by slot number (slot k sits on SM k mod SMs, so ties spread over the
-// SMs). The schedule takes the first slot and puts it back later once per
-// warp of every block, so this is the time model's hot loop.
-//
-// A slot goes back at least as late as the one taken, and when a launch's
-// blocks take equal times it goes back after every slot held: a FIFO in
-// order (run) takes those in O(1). A slot that would go back before the
-// run's last goes to a binary heap (rest) instead, and the first slot is
-// the earlier of the two fronts. The order is the same as one heap's, so
-// the schedule is too; only the cost differs (a heap's sift-down through
-// 13 levels was a twentieth of a simulated warp-per-row SpMV's CPU time).
-type slotQueue struct {
-	run     []warpSlot // a ring, sorted: run[head], ... run[head+n-1]
-	head, n int
-	rest    []warpSlot // a binary min-heap
-}
-
-type warpSlot struct {
-	free float64 // when the slot frees up
-	k    int     // slot number
-}
-
-// before orders slots by the time they free up, then by slot number.
-func (a warpSlot) before(b warpSlot) bool {
-	return a.free < b.free || a.free == b.free && a.k < b.k
-}
-
-// newSlotQueue holds slots slots, all free at 0.
-func newSlotQueue(slots int) *slotQueue {
-	q := &slotQueue{run: make([]warpSlot, slots), n: slots}
-	for i := range q.run {
-		q.run[i].k = i
-	}
-	return q
-}
-
-// pop takes the slot that frees first.
-func (q *slotQueue) pop() warpSlot {
-	if q.n > 0 && (len(q.rest) == 0 || q.run[q.head].before(q.rest[0])) {
-		x := q.run[q.head]
-		q.head++
-		if q.head == len(q.run) {
-			q.head = 0
-		}
-		q.n--
-		return x
-	}
-	x := q.rest[0]
-	last := len(q.rest) - 1
-	q.rest[0] = q.rest[last]
-	q.rest = q.rest[:last]
-	if last > 0 {
-		q.down(0)
-	}
-	return x
-}
-
-// push puts slot x back; it never holds more slots than it was made with.
-func (q *slotQueue) push(x warpSlot) {
-	if q.n == 0 || !x.before(q.run[(q.head+q.n-1)%len(q.run)]) {
-		q.run[(q.head+q.n)%len(q.run)] = x
-		q.n++
-		return
-	}
-	q.rest = append(q.rest, x)
-	for i := len(q.rest) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q.rest[i].before(q.rest[p]) {
-			break
-		}
-		q.rest[i], q.rest[p] = q.rest[p], q.rest[i]
-		i = p
-	}
-}
-
-// down moves rest's element i down until the heap holds again below it.
-// The element is held aside and each smaller child moves up into the hole,
-// one store a level instead of a swap's two.
-func (q *slotQueue) down(i int) {
-	h := q.rest
-	n := len(h)
-	x := h[i]
-	for {
-		j := 2*i + 1
-		if j >= n {
-			break
-		}
-		if j2 := j + 1; j2 < n && h[j2].before(h[j]) {
-			j = j2
-		}
-		if !h[j].before(x) {
-			break // x is not after its smaller child: it stays here
-		}
-		h[i] = h[j]
-		i = j
-	}
-	h[i] = x
-}
-
-// schedule places blocks in index order on the SMs' warp slots (as many
-// per SM as the occupancy allows): each of a block's warps takes the slot
-// that frees first and holds it until the block's slowest warp is done
-// (an SM releases a block's resources when the whole block ends), that
-// warp's time being instructions × WarpCPI cycles plus its rounds'
-// latencies. Blocks thus reach the SMs in waves, and the slowest warp, not
-// the average one, sets the end. It returns when the last block finishes
-// (the critical path) and the most warp instructions any one SM received
-// (for its issue term). Holding a block's slots (this) against freeing a
-// warp's slot when it ends was chosen on the training half
-// (docs/timemodel.md).
-func (m Model) schedule(t *launchTM, missLat float64) (finish float64, maxSMInstr int64) {
-	if len(t.blocks) == 0 {
-		return 0, 0
-	}
-	cpi := m.WarpCPI / m.ClockHz
-	slots := m.SMs * t.blocksPerSM * max(1, t.warpsPerBlock)
-	perSM := make([]float64, m.SMs)
-	q := newSlotQueue(slots)
-	for i := range t.blocks {
-		b := &t.blocks[i]
-		d := float64(b.instr)*cpi + float64(b.hit)*m.L1Latency + float64(b.l2)*m.L2Latency + float64(b.miss)*missLat
-		per := float64(b.sum) / float64(max(1, b.warps))
-		for range max(1, b.warps) {
-			x := q.pop()
-			x.free += d
-			finish = max(finish, x.free)
-			perSM[x.k%m.SMs] += per
-			q.push(x)
+		if bl, ok := w.rec.(*timing.BlockLog); ok {
+			logs = append(logs, bl)
 		}
 	}
-	for _, n := range perSM {
-		maxSMInstr = max(maxSMInstr, int64(n))
-	}
-	return finish, maxSMInstr
+	s.tm = timing.Merge(logs, l.d.model.BlocksPerSM(l.nWarps, l.nThreads, l.px.shBytes), l.nWarps)
 }

@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -180,38 +179,6 @@ func TestLoadRounds(t *testing.T) {
 	}
 }
 
-// TestCriticalPathSlowWarp: the latency term follows the slowest warp, so
-// one block whose warp waits many rounds takes longer than the same rounds
-// spread over many warps would suggest. A warp with r rounds that miss
-// waits at least r × the L2 latency (a small warm footprint).
-func TestCriticalPathSlowWarp(t *testing.T) {
-	m := testModel(t, "h200")
-	tm := &launchTM{blocksPerSM: 8, warpsPerBlock: 8}
-	for b := range 1000 {
-		rec := blockTM{b: int64(b), instr: 10, hit: 0, miss: 2, warps: 8, sum: 80}
-		if b == 500 {
-			rec.miss = 400
-		}
-		tm.blocks = append(tm.blocks, rec)
-	}
-	finish, _ := m.schedule(tm, m.L2Latency)
-	if want := 400 * m.L2Latency; finish < want {
-		t.Errorf("critical path %g s, want at least the slow warp's %g s", finish, want)
-	}
-	// Without the slow warp, 1000 blocks fit in one wave of 132 × 8 slots.
-	tm.blocks[500].miss = 2
-	even, _ := m.schedule(tm, m.L2Latency)
-	if want := 10*m.WarpCPI/m.ClockHz + 2*m.L2Latency; even < want*0.999 || even > want*1.001 {
-		t.Errorf("one wave: %g s, want one block's %g s", even, want)
-	}
-	// Twice the blocks: two waves.
-	tm.blocks = append(tm.blocks, tm.blocks...)
-	two, _ := m.schedule(tm, m.L2Latency)
-	if two < 1.999*even {
-		t.Errorf("two waves: %g s, want twice one wave's %g s", two, even)
-	}
-}
-
 func TestParseMicrobench(t *testing.T) {
 	good := "# device: NVIDIA H200, 132 SMs\nname,param,value,unit,note\nchase_l2,8388608B/stride128,160.5,ns,n\nclock,20ms spin,1.98e+09,Hz,x\n"
 	rows, comments, err := ParseMicrobench([]byte(good))
@@ -242,90 +209,5 @@ func TestParseMicrobench(t *testing.T) {
 	c := applyCalibration(m, rows)
 	if math.Abs(c.L2Latency-160.5e-9) > 1e-15 || c.ClockHz != 1.98e9 || c.WarpCPI != 4 || c.IssuePerSMCycle != m.IssuePerSMCycle {
 		t.Errorf("calibrated %+v", c)
-	}
-}
-
-// TestScheduleMatchesLinearScan holds the schedule's heap to the rule it
-// implements, written the slow way: each warp takes the slot that frees
-// first (lowest slot number on a tie), on blocks of random lengths.
-func TestScheduleMatchesLinearScan(t *testing.T) {
-	m := testModel(t, "h200")
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, tc := range []struct{ blocks, perSM, warps int }{{10, 1, 1}, {3000, 2, 8}, {5000, 8, 4}, {700, 3, 7}} {
-		tm := &launchTM{blocksPerSM: tc.perSM, warpsPerBlock: tc.warps}
-		for b := range tc.blocks {
-			// Few distinct lengths, so that ties are common.
-			tm.blocks = append(tm.blocks, blockTM{b: int64(b), instr: int32(10 * rng.IntN(4)), miss: int32(rng.IntN(3)),
-				warps: int32(tc.warps), sum: int64(rng.IntN(1000))})
-		}
-		finish, most := m.schedule(tm, m.L2Latency)
-
-		cpi := m.WarpCPI / m.ClockHz
-		free := make([]float64, m.SMs*tc.perSM*tc.warps)
-		perSM := make([]float64, m.SMs)
-		var wantFinish float64
-		for _, b := range tm.blocks {
-			d := float64(b.instr)*cpi + float64(b.hit)*m.L1Latency + float64(b.miss)*m.L2Latency
-			for range b.warps {
-				k := 0
-				for i := range free {
-					if free[i] < free[k] {
-						k = i
-					}
-				}
-				free[k] += d
-				wantFinish = max(wantFinish, free[k])
-				perSM[k%m.SMs] += float64(b.sum) / float64(b.warps)
-			}
-		}
-		var wantMost int64
-		for _, n := range perSM {
-			wantMost = max(wantMost, int64(n))
-		}
-		if finish != wantFinish || most != wantMost {
-			t.Errorf("%+v: schedule gives finish %g, busiest SM %d; the linear scan %g, %d", tc, finish, most, wantFinish, wantMost)
-		}
-	}
-}
-
-// TestSlotQueueOrder holds the schedule's slot queue to the plain rule it
-// replaces: every pop takes the slot that frees first, ties to the lowest
-// slot number. Durations mix runs of equal times (the FIFO's case), ties
-// and shorter ones (the heap's).
-func TestSlotQueueOrder(t *testing.T) {
-	for _, c := range []struct {
-		name  string
-		slots int
-		d     func(r *rand.Rand, i int) float64
-	}{
-		{"equal", 7, func(*rand.Rand, int) float64 { return 3 }},
-		{"runs", 16, func(_ *rand.Rand, i int) float64 { return float64(1 + i/40%3) }},
-		{"ties", 9, func(r *rand.Rand, _ int) float64 { return float64(r.IntN(3)) }},
-		{"random", 33, func(r *rand.Rand, _ int) float64 { return r.Float64() * 10 }},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			r := rand.New(rand.NewPCG(1, 2))
-			q := newSlotQueue(c.slots)
-			ref := make([]warpSlot, c.slots)
-			for i := range ref {
-				ref[i].k = i
-			}
-			for i := range 2000 {
-				first := 0
-				for j := range ref {
-					if ref[j].before(ref[first]) {
-						first = j
-					}
-				}
-				got := q.pop()
-				if got != ref[first] {
-					t.Fatalf("pop %d: got %+v, want %+v", i, got, ref[first])
-				}
-				d := c.d(r, i)
-				ref[first].free += d
-				got.free += d
-				q.push(got)
-			}
-		})
 	}
 }

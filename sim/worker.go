@@ -114,11 +114,11 @@ type worker struct {
 
 	warpInstr int64
 
-	// the time model's per-block records of a PTX launch (timemodel_ptx.go)
-	tmMiss   int64 // load requests that missed the L1 model, so far
-	tmCap    int64 // load requests that lost a sector to the L1's capacity (and missed nothing else), so far
-	tmRounds int64
-	tmBlocks []blockTM
+	// what the executor records for the time model (timemodel_ptx.go)
+	tmMiss int64           // load requests that missed the L1 model, so far
+	tmCap  int64           // load requests that lost a sector to the L1's capacity (and missed nothing else), so far
+	mem    timing.Memory   // memory requests, so far: a warp's record takes what it added
+	rec    timing.Recorder // takes a PTX launch's records, block by block (a *timing.BlockLog)
 
 	fault    *Fault
 	faultBlk int
@@ -477,6 +477,9 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		wf, ideal := wavefronts(v)
 		agg.wavefronts += wf
 		agg.ideal += ideal
+		w.mem.SharedRequests++
+		w.mem.SharedWaves += wf
+		w.mem.SharedIdeal += ideal
 		return
 	}
 	// v holds the distinct 4-byte words (offsets in the buffer), sorted.
@@ -542,6 +545,11 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	agg.sectors += sectors
 	agg.l2Lines += l2lines
 	agg.lines += most
+	w.mem.GlobalRequests++
+	w.mem.GlobalSectors += sectors
+	w.mem.L2Sectors += misses + lost
+	w.mem.L2Lines += l2lines
+	w.mem.L1Wavefronts += most
 	agg.l2Sectors += misses
 	agg.capSectors += lost
 	agg.capFar += far

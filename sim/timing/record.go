@@ -1,0 +1,247 @@
+package timing
+
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+)
+
+// What the executor tells the model (issue 27, GPGPU-Sim's split between
+// functional and timing simulation): sim's PTX executor runs a block's
+// warps and, when the block ends, hands a Recorder one Warp record per
+// warp, then EndBlock. A record carries counters the executor keeps as it
+// runs (instructions issued by class, memory requests with their sectors
+// and lines, shared-memory wavefronts, barriers, load rounds); every
+// formula, latency and rate is here. Today's model reads a warp's
+// instructions and load rounds (BlockLog keeps each block's slowest warp
+// for the latency term's schedule); the launch's other counters reach it
+// through Counters. The memory, shared and barrier counts are recorded for
+// the mechanisms to come (docs/timemodel.md, "Structure").
+
+// NumClasses is how many instruction classes a record counts; ClassNames
+// names them in order (sim's instr_mix keys).
+const NumClasses = 6
+
+// ClassNames are the instruction classes: "memory" (ld, st, atom, red;
+// ld.param too), "integer", "float", "move" (mov, cvt, cvta, selp),
+// "control" (bra, ret, exit, bar, membar) and "warp" (shfl, vote).
+var ClassNames = [NumClasses]string{"memory", "integer", "float", "move", "control", "warp"}
+
+// Memory counts one warp's memory requests, as sim counts the launch's
+// (sim.Stats): a request is one warp-level instruction with an active lane.
+type Memory struct {
+	GlobalRequests int64 // loads, stores and atomics
+	GlobalSectors  int64 // distinct 32-byte sectors of those requests
+	L2Sectors      int64 // of those, the sectors sent to L2 (the L1 model's misses, stores, atomics)
+	L2Lines        int64 // line transactions to L2: per request, the lines with a sector it sends there
+	L1Wavefronts   int64 // L1 data-stage wavefronts of the global requests (the bank rule)
+	SharedRequests int64
+	SharedWaves    int64 // shared-memory wavefronts (the busiest bank's distinct words, per request)
+	SharedIdeal    int64 // the wavefronts without bank conflicts
+}
+
+// Add adds o to m.
+func (m *Memory) Add(o Memory) {
+	m.GlobalRequests += o.GlobalRequests
+	m.GlobalSectors += o.GlobalSectors
+	m.L2Sectors += o.L2Sectors
+	m.L2Lines += o.L2Lines
+	m.L1Wavefronts += o.L1Wavefronts
+	m.SharedRequests += o.SharedRequests
+	m.SharedWaves += o.SharedWaves
+	m.SharedIdeal += o.SharedIdeal
+}
+
+// Sub is m − o: what was counted between two readings.
+func (m Memory) Sub(o Memory) Memory {
+	return Memory{m.GlobalRequests - o.GlobalRequests, m.GlobalSectors - o.GlobalSectors, m.L2Sectors - o.L2Sectors,
+		m.L2Lines - o.L2Lines, m.L1Wavefronts - o.L1Wavefronts, m.SharedRequests - o.SharedRequests,
+		m.SharedWaves - o.SharedWaves, m.SharedIdeal - o.SharedIdeal}
+}
+
+// Rounds counts a warp's closed load rounds by what each waited for: an L1
+// hit (none of its loads' requests missed the block's L1 model), a miss
+// with a first touch (L2 or DRAM: the launch's miss latency), or a miss
+// only of sectors the L1 had and lost to its capacity (L2, where they
+// still are).
+type Rounds struct{ Hit, Miss, L2 int32 }
+
+// Total is all the rounds.
+func (r Rounds) Total() int64 { return int64(r.Hit) + int64(r.Miss) + int64(r.L2) }
+
+// Warp is the record of one warp of a finished block.
+type Warp struct {
+	Block    int64 // the block's linear index in the grid
+	Warp     int32 // the warp's index in its block
+	Instr    int64 // warp instructions issued (predicated-off ones included)
+	Classes  [NumClasses]int64
+	Rounds   Rounds
+	Memory   Memory
+	Barriers int32 // bar.sync waits
+}
+
+// Recorder takes the records of the blocks one executor worker runs; its
+// calls come from that worker's goroutine only.
+type Recorder interface {
+	// Warp records one warp of a finished block; a block's warps come in
+	// warp order.
+	Warp(w *Warp)
+	// EndBlock says block's warps are all recorded.
+	EndBlock(block int64)
+}
+
+// Block is what the model keeps of one block: its index, the warp it
+// expects to finish last (its instructions and rounds), and its warps'
+// instructions in all.
+type Block struct {
+	B         int64
+	Instr     int32
+	Hit, Miss int32
+	L2        int32 // rounds that missed only for the L1's capacity
+	Warps     int32
+	Sum       int64 // instructions
+}
+
+// BlockLog is the Recorder the model uses today: per block, the slowest
+// warp judged with the model's latencies (DRAM latency for a miss: which
+// misses hit L2 is only known once the launch is done).
+type BlockLog struct {
+	cpi, l1, l2, dram float64
+	cur               Block
+	best              float64
+	Blocks            []Block
+	Rounds            int64 // load rounds over all warps
+}
+
+// NewBlockLog is a BlockLog with room for hint blocks.
+func NewBlockLog(g *GPU, c *Constants, hint int) *BlockLog {
+	return &BlockLog{cpi: c.WarpCPI / g.ClockHz, l1: c.L1Latency, l2: c.L2Latency, dram: c.DRAMLatency,
+		best: -1, Blocks: make([]Block, 0, hint)}
+}
+
+// Warp keeps w if it is the block's slowest so far.
+func (l *BlockLog) Warp(w *Warp) {
+	r := w.Rounds
+	cost := float64(w.Instr)*l.cpi + float64(r.Hit)*l.l1 + float64(r.L2)*l.l2 + float64(r.Miss)*l.dram
+	if cost > l.best {
+		l.best = cost
+		l.cur.Instr = int32(min(w.Instr, 1<<31-1))
+		l.cur.Hit, l.cur.Miss, l.cur.L2 = r.Hit, r.Miss, r.L2
+	}
+	l.cur.Sum += w.Instr
+	l.cur.Warps++
+	l.Rounds += r.Total()
+}
+
+// EndBlock files the block.
+func (l *BlockLog) EndBlock(block int64) {
+	l.cur.B = block
+	l.Blocks = append(l.Blocks, l.cur)
+	l.cur, l.best = Block{}, -1
+}
+
+// Launch is what the latency term takes from a PTX launch's records.
+type Launch struct {
+	Blocks        []Block // by block index
+	Rounds        int64   // load rounds over all warps
+	BlocksPerSM   int     // resident blocks an SM holds (occupancy)
+	WarpsPerBlock int
+}
+
+// Merge puts the workers' logs together in block order.
+func Merge(logs []*BlockLog, blocksPerSM, warpsPerBlock int) Launch {
+	n := 0
+	var t Launch
+	for _, l := range logs {
+		n += len(l.Blocks)
+		t.Rounds += l.Rounds
+	}
+	t.Blocks = make([]Block, 0, n)
+	for _, l := range logs {
+		t.Blocks = append(t.Blocks, l.Blocks...)
+	}
+	slices.SortFunc(t.Blocks, func(a, b Block) int { return cmp.Compare(a.B, b.B) })
+	t.BlocksPerSM, t.WarpsPerBlock = blocksPerSM, warpsPerBlock
+	return t
+}
+
+// Load rounds. A load round is a group of global loads a warp has in
+// flight together: the warp waits one memory latency per round. sim marks
+// each global load of the PTX with its round kind once per kernel (from
+// the basic block's data dependences, markLoadRounds); a warp's
+// RoundState follows the rounds as its loads execute.
+//
+// A round kind is NoLoad, or for a global load 2×its round level plus
+// RoundJoin when it joins an earlier load of its level in its basic block
+// (levels past Levels share the last one).
+const (
+	NoLoad    uint8 = 0
+	RoundJoin uint8 = 1
+	Levels          = 32
+)
+
+// RoundKind is the kind of a global load at level (1 to Levels) that
+// joins (join) or opens its level's round.
+func RoundKind(level int, join bool) uint8 {
+	k := uint8(level) << 1
+	if join {
+		k |= RoundJoin
+	}
+	return k
+}
+
+// RoundState is one warp's load rounds within a block: per level, whether
+// a round is open and whether one of its loads missed, and the rounds
+// closed so far.
+type RoundState struct {
+	done                 Rounds
+	open, missed, capped uint32 // by level: a round is open; one of its loads missed; one lost a sector to the L1's capacity
+}
+
+// closeLevel closes the open rounds of the levels in mask. A round with a
+// first touch waits for the launch's miss latency; one whose only misses
+// are sectors the L1 had and lost waits for L2, where they still are.
+func (t *RoundState) closeLevel(mask uint32) {
+	o := t.open & mask
+	m := o & t.missed
+	c := o & t.capped &^ m
+	t.done.Miss += int32(bits.OnesCount32(m))
+	t.done.L2 += int32(bits.OnesCount32(c))
+	t.done.Hit += int32(bits.OnesCount32(o &^ (m | c)))
+	t.open &^= mask
+	t.missed &^= mask
+	t.capped &^= mask
+}
+
+// Opens reports whether a global load of round kind starts a new round.
+func (t *RoundState) Opens(kind uint8) bool {
+	bit := uint32(1) << (kind>>1 - 1)
+	return kind&RoundJoin == 0 || t.open&bit == 0
+}
+
+// Load notes one executed global load of round kind: missed whether its
+// request had a sector the block's L1 model lacked, capped whether it
+// lost one to the L1's capacity. A load that starts its level's round in
+// the block closes the level's previous round (the last pass of the loop).
+func (t *RoundState) Load(kind uint8, missed, capped bool) {
+	bit := uint32(1) << (kind>>1 - 1)
+	if t.Opens(kind) {
+		t.closeLevel(bit)
+		t.open |= bit
+	}
+	if missed {
+		t.missed |= bit
+	}
+	if capped {
+		t.capped |= bit
+	}
+}
+
+// End closes the warp's open rounds and returns all its rounds, leaving
+// the state ready for the next block.
+func (t *RoundState) End() Rounds {
+	t.closeLevel(^uint32(0))
+	r := t.done
+	*t = RoundState{}
+	return r
+}

@@ -1,0 +1,131 @@
+package timing
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// h200 is the H200 as far as the schedule's tests need it (sim.Models
+// has the whole model).
+func h200(t *testing.T) (*GPU, *Constants) {
+	t.Helper()
+	return &GPU{Key: "h200", SMs: 132, MaxWarpsPerSM: 64, MaxBlocksPerSM: 32, MaxThreadsPerSM: 2048, ClockHz: 1.98e9},
+		&Constants{WarpCPI: 4, L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9}
+}
+
+// TestCriticalPathSlowWarp: the latency term follows the slowest warp, so
+// one block whose warp waits many rounds takes longer than the same rounds
+// spread over many warps would suggest. A warp with r rounds that miss
+// waits at least r × the L2 latency (a small warm footprint).
+func TestCriticalPathSlowWarp(t *testing.T) {
+	g, m := h200(t)
+	tm := &Launch{BlocksPerSM: 8, WarpsPerBlock: 8}
+	for b := range 1000 {
+		rec := Block{B: int64(b), Instr: 10, Hit: 0, Miss: 2, Warps: 8, Sum: 80}
+		if b == 500 {
+			rec.Miss = 400
+		}
+		tm.Blocks = append(tm.Blocks, rec)
+	}
+	finish, _ := schedule(g, m, tm, m.L2Latency)
+	if want := 400 * m.L2Latency; finish < want {
+		t.Errorf("critical path %g s, want at least the slow warp's %g s", finish, want)
+	}
+	// Without the slow warp, 1000 blocks fit in one wave of 132 × 8 slots.
+	tm.Blocks[500].Miss = 2
+	even, _ := schedule(g, m, tm, m.L2Latency)
+	if want := 10*m.WarpCPI/g.ClockHz + 2*m.L2Latency; even < want*0.999 || even > want*1.001 {
+		t.Errorf("one wave: %g s, want one block's %g s", even, want)
+	}
+	// Twice the blocks: two waves.
+	tm.Blocks = append(tm.Blocks, tm.Blocks...)
+	two, _ := schedule(g, m, tm, m.L2Latency)
+	if two < 1.999*even {
+		t.Errorf("two waves: %g s, want twice one wave's %g s", two, even)
+	}
+}
+
+// TestScheduleMatchesLinearScan holds the schedule's heap to the rule it
+// implements, written the slow way: each warp takes the slot that frees
+// first (lowest slot number on a tie), on blocks of random lengths.
+func TestScheduleMatchesLinearScan(t *testing.T) {
+	g, m := h200(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct{ blocks, perSM, warps int }{{10, 1, 1}, {3000, 2, 8}, {5000, 8, 4}, {700, 3, 7}} {
+		tm := &Launch{BlocksPerSM: tc.perSM, WarpsPerBlock: tc.warps}
+		for b := range tc.blocks {
+			// Few distinct lengths, so that ties are common.
+			tm.Blocks = append(tm.Blocks, Block{B: int64(b), Instr: int32(10 * rng.IntN(4)), Miss: int32(rng.IntN(3)),
+				Warps: int32(tc.warps), Sum: int64(rng.IntN(1000))})
+		}
+		finish, most := schedule(g, m, tm, m.L2Latency)
+
+		cpi := m.WarpCPI / g.ClockHz
+		free := make([]float64, g.SMs*tc.perSM*tc.warps)
+		perSM := make([]float64, g.SMs)
+		var wantFinish float64
+		for _, b := range tm.Blocks {
+			d := float64(b.Instr)*cpi + float64(b.Hit)*m.L1Latency + float64(b.Miss)*m.L2Latency
+			for range b.Warps {
+				k := 0
+				for i := range free {
+					if free[i] < free[k] {
+						k = i
+					}
+				}
+				free[k] += d
+				wantFinish = max(wantFinish, free[k])
+				perSM[k%g.SMs] += float64(b.Sum) / float64(b.Warps)
+			}
+		}
+		var wantMost int64
+		for _, n := range perSM {
+			wantMost = max(wantMost, int64(n))
+		}
+		if finish != wantFinish || most != wantMost {
+			t.Errorf("%+v: schedule gives finish %g, busiest SM %d; the linear scan %g, %d", tc, finish, most, wantFinish, wantMost)
+		}
+	}
+}
+
+// TestSlotQueueOrder holds the schedule's slot queue to the plain rule it
+// replaces: every pop takes the slot that frees first, ties to the lowest
+// slot number. Durations mix runs of equal times (the FIFO's case), ties
+// and shorter ones (the heap's).
+func TestSlotQueueOrder(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		slots int
+		d     func(r *rand.Rand, i int) float64
+	}{
+		{"equal", 7, func(*rand.Rand, int) float64 { return 3 }},
+		{"runs", 16, func(_ *rand.Rand, i int) float64 { return float64(1 + i/40%3) }},
+		{"ties", 9, func(r *rand.Rand, _ int) float64 { return float64(r.IntN(3)) }},
+		{"random", 33, func(r *rand.Rand, _ int) float64 { return r.Float64() * 10 }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(1, 2))
+			q := newSlotQueue(c.slots)
+			ref := make([]warpSlot, c.slots)
+			for i := range ref {
+				ref[i].k = i
+			}
+			for i := range 2000 {
+				first := 0
+				for j := range ref {
+					if ref[j].before(ref[first]) {
+						first = j
+					}
+				}
+				got := q.pop()
+				if got != ref[first] {
+					t.Fatalf("pop %d: got %+v, want %+v", i, got, ref[first])
+				}
+				d := c.d(r, i)
+				ref[first].free += d
+				got.free += d
+				q.push(got)
+			}
+		})
+	}
+}
