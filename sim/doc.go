@@ -112,7 +112,7 @@
 //     longest lane's count of memory accesses, warp intrinsics and Ops.
 //   - L2Sectors (modeled): sectors that miss a per-block L1 (a block that
 //     reads a sector twice fetches it once, unless, on the PTX path, the
-//     L1's capacity lost it in between: timemodel_ptx.go's l1Capacity and
+//     L1's capacity lost it in between: timing.L1Capacity and
 //     worker.go's l1Lost); stores and atomics go through.
 //   - DRAMReadBytes and DRAMWriteBytes (modeled): each distinct sector a
 //     launch touches, once, plus refetches when the footprint exceeds the
@@ -259,8 +259,10 @@
 // # Device and time models
 //
 // Models lists the GPUs (ModelByKey("t4"), "a100", "h100", "h200") with
-// their SM counts, limits, L2 size, DRAM bandwidth and FP32/TF32 peaks. The
-// time model (timemodel.go, docs/timemodel.md) takes the slowest of DRAM
+// their SM counts, limits, L2 size, DRAM bandwidth and FP32/TF32 peaks
+// (timing.GPU) and the time model's constants (timing.Constants). The
+// time model (package sim/timing, fed by the PTX executor's per-warp
+// records; docs/timemodel.md) takes the slowest of DRAM
 // bytes over achievable bandwidth, L2 sectors over L2 bandwidth, L1
 // wavefronts over the L1's rate, the busiest SM's warp instructions over
 // the issue rate, and the critical path: on the PTX path, each warp's

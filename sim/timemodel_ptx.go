@@ -133,6 +133,10 @@ func (e *ptxWorker) tmLoad(wp *pwarp, kind uint8, missed, capped bool) {
 	wp.tm.Load(kind, missed, capped)
 }
 
+// recordHook, when set (by a test), sees every record too; it is called
+// from all the workers' goroutines.
+var recordHook func(*timing.Warp)
+
 // tmEndBlock hands the finished block's warps to the launch's recorder,
 // one record a warp, and adds their instruction classes to the worker's.
 func (e *ptxWorker) tmEndBlock(b int) {
@@ -143,9 +147,13 @@ func (e *ptxWorker) tmEndBlock(b int) {
 	}
 	for i := range e.warps {
 		wp := &e.warps[i]
-		r := timing.Warp{Block: int64(b), Warp: int32(i), Instr: wp.instr, Classes: wp.rec.mix,
+		r := &w.warp
+		*r = timing.Warp{Block: int64(b), Warp: int32(i), Instr: wp.instr, Classes: wp.rec.mix,
 			Rounds: wp.tm.End(), Memory: wp.rec.mem, Barriers: wp.rec.bars}
-		w.rec.Warp(&r)
+		w.rec.Warp(r)
+		if recordHook != nil {
+			recordHook(r)
+		}
 		for c, n := range wp.rec.mix {
 			e.mix[c] += n
 		}

@@ -119,6 +119,7 @@ type worker struct {
 	tmCap  int64           // load requests that lost a sector to the L1's capacity (and missed nothing else), so far
 	mem    timing.Memory   // memory requests, so far: a warp's record takes what it added
 	rec    timing.Recorder // takes a PTX launch's records, block by block (a *timing.BlockLog)
+	warp   timing.Warp     // the record being handed over (one per worker: a record on the stack would escape through rec)
 
 	fault    *Fault
 	faultBlk int
