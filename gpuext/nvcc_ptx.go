@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -45,8 +46,23 @@ var ptxFlags = []string{"-ptx", "-arch=" + PTXArch, "-O3", "-lineinfo"}
 const fixedDir = "/tmp/warplab-gen-ptx"
 
 // ErrNoNVCC is wrapped by CompileCUDA's error when a source is in neither
-// cache and no nvcc can be found to compile it.
-var ErrNoNVCC = errors.New("no nvcc to compile CUDA C (install one with scripts/setup.sh --nvcc: Debian's nvidia-cuda-toolkit, no GPU needed)")
+// cache and no nvcc can be found to compile it. It names setup.sh by its
+// absolute path in the checkout this package was built from, so that the
+// command works from a notebook's folder too.
+var ErrNoNVCC = errors.New("no nvcc to compile CUDA C (install one with " + setupNVCC() + ": Debian's nvidia-cuda-toolkit, no GPU needed)")
+
+// setupNVCC is the command that installs nvcc: <checkout>/scripts/setup.sh
+// --nvcc when the checkout this file was compiled from is here, else the
+// path relative to a checkout.
+func setupNVCC() string {
+	if _, file, _, ok := runtime.Caller(0); ok && filepath.IsAbs(file) {
+		script := filepath.Join(filepath.Dir(filepath.Dir(file)), "scripts", "setup.sh")
+		if _, err := os.Stat(script); err == nil {
+			return script + " --nvcc"
+		}
+	}
+	return "scripts/setup.sh --nvcc in a warplab checkout"
+}
 
 // CompileOptions say where CompileCUDA looks for PTX and which nvcc it runs.
 type CompileOptions struct {

@@ -12,7 +12,9 @@
 #      pointing at this checkout (no replace lines, no network beyond the module proxy);
 #   4. the kernel's environment finds go and goimports (PATH) and resolves modules from the local module cache first
 #      (GOPROXY=file://$(go env GOMODCACHE)/cache/download,<your GOPROXY>), so a notebook's
-#      `go get` picks the versions pinned in go.sum and works offline once they are cached;
+#      `go get` picks the versions pinned in go.sum and works offline once they are cached
+#      (with GOPROXY=off, as in the images, the kernel gets GOPROXY=off); and it names the
+#      SuiteSparse matrices (WARPLAB_MATRICES) when they are found;
 #   5. only when a GPU and CUDA are present (nvidia-smi works and cuda.h is found) and the
 #      GPU build compiles against that cuda.h (it prints which one and its CUDA_VERSION), the
 #      kernel's environment gets GOFLAGS=-tags=cuda and the CGO include/library paths; when
@@ -20,13 +22,15 @@
 #   6. with --nvcc, nvcc is installed: Debian's nvidia-cuda-toolkit (11.8 on bookworm), which
 #      compiles the CUDA C typed into notebooks to PTX for the simulator — no GPU needed. On
 #      Debian, where it lives in non-free, /etc/apt/sources.list.d/warplab-nonfree.sources adds
-#      contrib and non-free for the host's release (the components fetch-headers.sh reads
-#      privately). As root it runs apt-get; otherwise it prints the commands and exits 2.
+#      contrib and non-free for the host's release from the mirror the host's apt already uses
+#      (scripts/apt-mirror.sh; WARPLAB_APT_MIRROR overrides), the components fetch-headers.sh
+#      reads privately. As root it runs apt-get; otherwise it prints the commands and exits 2.
 #
 # Usage: scripts/setup.sh [--browser] [--nvcc] [--quiet]
 # Env:   JUPYTER_DATA_DIR (where the kernel spec goes; Jupyter's default otherwise),
 #        CUDA_HOME / CUDA_PATH (CUDA toolkit root; /usr/local/cuda otherwise),
-#        WARPLAB_NO_CUDA=1 (never configure the cuda build, even with a GPU).
+#        WARPLAB_NO_CUDA=1 (never configure the cuda build, even with a GPU),
+#        WARPLAB_MATRICES (the SuiteSparse matrices' folder), WARPLAB_APT_MIRROR (--nvcc's mirror).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,7 +43,7 @@ for arg in "$@"; do
 	--nvcc) nvcc=1 ;;
 	--quiet) quiet=1 ;;
 	-h | --help)
-		sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		sed -n '2,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -139,8 +143,13 @@ if [ "$nvcc" = 1 ]; then
 			fi
 			[ -f "$nonfree" ] || add_sources=1
 		fi
+		# The mirror this machine's apt already uses (scripts/apt-mirror.sh; WARPLAB_APT_MIRROR overrides).
+		mirror=""
+		if [ "$add_sources" = 1 ]; then
+			mirror=$("$root/scripts/apt-mirror.sh") || die "--nvcc: no Debian mirror to add contrib and non-free from (see above)"
+		fi
 		sources="Types: deb
-URIs: http://deb.debian.org/debian
+URIs: $mirror
 Suites: $codename $codename-updates
 Components: contrib non-free non-free-firmware
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg"
@@ -175,10 +184,28 @@ userproxy=$(go env GOPROXY)
 goroot_bin=$(dirname "$(command -v go)")
 # Jupyter (jupyter_client >= 7) expands ${PATH} in a kernel's env: the kernel finds go, gonb's
 # goimports and the rest of the caller's PATH even when Jupyter was started without GOPATH/bin.
+# GOPROXY=off (the images: docker/Dockerfile) stays off: the module cache is complete, and a
+# cell must not wait on a network that is not there.
+goproxy="file://$modcache/cache/download${userproxy:+,$userproxy}"
+[ "$userproxy" != off ] || goproxy=off
 kernel_env=(
-	"GOPROXY=file://$modcache/cache/download${userproxy:+,$userproxy}"
+	"GOPROXY=$goproxy"
 	"PATH=$gobin:$goroot_bin:\${PATH}"
 )
+# The SuiteSparse matrices the lessons read (lessons/spmv.MatricesDir): $WARPLAB_MATRICES, else
+# shared/matrices in the checkout or beside it (the images keep them in /warplab/shared/matrices).
+# Named in the kernel's environment, so a notebook copied elsewhere (a hub student's
+# ~/notebooks) finds them too.
+matrices=${WARPLAB_MATRICES:-}
+if [ -z "$matrices" ]; then
+	for d in "$root/shared/matrices" "$(dirname "$root")/shared/matrices"; do
+		if compgen -G "$d/*.mtx" >/dev/null; then
+			matrices=$d
+			break
+		fi
+	done
+fi
+[ -z "$matrices" ] || kernel_env+=("WARPLAB_MATRICES=$matrices")
 cuda_env=()
 cuda_why=""
 if [ "${WARPLAB_NO_CUDA:-0}" = 1 ]; then

@@ -58,8 +58,10 @@ done
 # docker/Dockerfile* with buildah before go test, so the build does not run beside the notebook
 # tests (scripts/lab/build.sh: a Debian trixie base from mmdebstrap, then the Dockerfile's steps;
 # layers cached outside the checkout in ${XDG_CACHE_HOME:-~/.cache}/warplab/lab). Then
-# TestLabNotebook runs a lesson in JupyterLab through Chromium and TestAccess checks that no one
-# gets into a server that is not theirs. WARPLAB_LAB_TESTS=0 skips them (and the builds).
+# TestLabNotebook runs a lesson in JupyterLab through Chromium, TestAccess checks that no one
+# gets into a server that is not theirs, TestLabOffline runs the image with no network and bounds
+# a trivial cell's time, and TestLabSpmv runs the spmv lesson offline with the image's SuiteSparse
+# matrices. WARPLAB_LAB_TESTS=0 skips them (and the builds).
 if [ "${WARPLAB_LAB_TESTS:-1}" != 0 ] && [ "${WARPLAB_BROWSER_TESTS:-1}" != 0 ]; then
 	step "images for the JupyterLab tests (scripts/lab/build.sh sim, hub)"
 	# Without the image's nvcc layer (about 2 GB from Debian's non-free) unless

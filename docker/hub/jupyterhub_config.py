@@ -70,6 +70,9 @@ c.Spawner.environment = {
     "GOTOOLCHAIN": os.environ.get("GOTOOLCHAIN", "go1.26.8"),
     "GOPATH": "/opt/go",
     "GOMODCACHE": "/opt/go/pkg/mod",
+    # The image is offline (docker/Dockerfile): its module cache is complete, and a student's
+    # go command must not wait on a proxy a classroom firewall drops.
+    "GOPROXY": os.environ.get("GOPROXY", "off"),
     "JUPYTER_PATH": "/usr/local/share/jupyter",
     "LANG": "C.UTF-8",
 }

@@ -23,6 +23,19 @@
 //     student's token, no kernel is started and no file is read — on the bare
 //     image's JupyterLab, on the hub, and on a student's server reached past
 //     the hub's proxy.
+//   - TestLabOffline (WARPLAB_LAB_TESTS=1): the simulator image with no
+//     network (Root.Offline: a namespace that drops whatever leaves
+//     loopback, as a firewall does, with a name server that never answers):
+//     the image's start works, `go list -m -json all` with the kernel's
+//     environment reads the module cache only, and each trivial GoNB cell
+//     takes under trivialCellLimit, not a network timeout.
+//   - TestLabSpmv (WARPLAB_LAB_TESTS=1): the image carries the SuiteSparse
+//     matrices, and its spmv notebook, run offline as a hub student's copy
+//     in their own folder, meets every promise (nbtest.Check).
+//   - TestNoRegistryHost, TestAptMirror (always): no file of the checkout
+//     names a package registry's, mirror's or proxy's host, and
+//     scripts/apt-mirror.sh finds the machine's Debian mirror in apt's
+//     sources (or WARPLAB_APT_MIRROR) for the scripts and images.
 //   - TestClassroomLoad (WARPLAB_LOADTEST=1, run by hand, not in CI):
 //     4, 8 and 16 students start their servers through the hub's REST API
 //     and run the SpMV lesson at once (Kernel), each run bounded by 15

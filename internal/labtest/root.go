@@ -16,13 +16,21 @@ import (
 // mount and PID namespace of their own: /proc, /dev and /sys are mounted
 // there and vanish with it, and killing the command ends everything it
 // started. The network is the host's, so its servers are reached on
-// loopback.
+// loopback, unless Offline is set.
 type Root struct {
 	Repo      string   // the checkout, for scripts/lab
 	Image     string   // e.g. localhost/warplab:lab
 	Container string   // buildah working container
 	Dir       string   // the container's / on the host
 	Env       []string // the image's environment (its Dockerfile's ENV lines), KEY=VALUE
+	// Offline runs each command in a network namespace of its own, as a
+	// classroom behind a firewall that drops what it does not allow: its
+	// loopback works, and whatever is sent anywhere else is silently dropped
+	// (a default route into loopback, where a packet for another address is
+	// discarded), so a program that tries the network waits out its timeouts
+	// instead of failing at once, as on a machine with no network at all.
+	// Its servers cannot be reached from the host.
+	Offline bool
 }
 
 // Build builds image kind ("sim", "hub" or "cuda") from its Dockerfile with
@@ -92,16 +100,22 @@ func (r *Root) Path(p string) string { return filepath.Join(r.Dir, p) }
 func (r *Root) Command(ctx context.Context, dir string, env []string, argv ...string) *exec.Cmd {
 	// The shell mounts /proc, /dev and /sys inside the new mount namespace
 	// (private: nothing leaks to the host) and then chroots; env -i gives
-	// the image's environment, not the host's.
-	script := `set -e; R="$1"; D="$2"; shift 2
+	// the image's environment, not the host's. Offline, it first brings up
+	// the new network namespace's loopback and routes everything else into
+	// it (the host's ip(8), before the chroot).
+	script := `set -e; R="$1"; D="$2"; N="$3"; shift 3
+if [ "$N" = offline ]; then ip link set lo up; ip route add default dev lo; fi
 mount -t proc proc "$R/proc"
 mount --rbind /dev "$R/dev"
 mount -t sysfs sysfs "$R/sys" 2>/dev/null || true
 mount -t tmpfs -o mode=1777 tmpfs "$R/tmp"
 mount -t tmpfs -o mode=1777 tmpfs "$R/dev/shm" 2>/dev/null || true
 exec chroot "$R" /bin/sh -c 'cd "$0" && exec "$@"' "$D" "$@"`
-	full := []string{"--mount", "--pid", "--fork", "--kill-child=SIGKILL", "--", "/bin/sh", "-c", script, "sh", r.Dir, dir,
-		"/usr/bin/env", "-i"}
+	net, full := "host", []string{"--mount", "--pid", "--fork", "--kill-child=SIGKILL"}
+	if r.Offline {
+		net, full = "offline", append(full, "--net")
+	}
+	full = append(full, "--", "/bin/sh", "-c", script, "sh", r.Dir, dir, net, "/usr/bin/env", "-i")
 	full = append(full, r.Env...)
 	full = append(full, env...)
 	full = append(full, argv...)

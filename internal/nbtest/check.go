@@ -160,3 +160,34 @@ func LongCells(nb *Notebook, max int) []Problem {
 	}
 	return probs
 }
+
+// cellID is what nbformat 4.5 allows as a cell id.
+var cellID = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// CellIDs returns a problem for every cell of nb without a valid id, and
+// for every id used twice. nbformat 4.5 gives each cell an id; a file
+// without them is repaired by JupyterLab as it opens (marked modified at
+// once, a MissingIDFieldWarning in its log), and each save then writes new
+// random ones. The shipped notebooks keep stable ids instead: <name>-NN, NN
+// continuing the notebook's numbering (one more than the highest in use),
+// given once and never renumbered, so a re-save changes nothing.
+func CellIDs(nb *Notebook) []Problem {
+	var probs []Problem
+	if nb.Minor < 5 {
+		probs = append(probs, Problem{-1, fmt.Sprintf("nbformat 4.%d: cell ids need 4.5 (set nbformat_minor to 5)", nb.Minor)})
+	}
+	first := map[string]int{}
+	for _, c := range nb.Cells {
+		switch j, dup := first[c.ID]; {
+		case c.ID == "":
+			probs = append(probs, Problem{c.Index, fmt.Sprintf("no id: add \"id\": \"<notebook>-NN\" with the next free NN; first line: %q", firstLine(c.Source))})
+		case !cellID.MatchString(c.ID):
+			probs = append(probs, Problem{c.Index, fmt.Sprintf("id %q is not an nbformat id (1 to 64 of a-z, A-Z, 0-9, - and _)", c.ID)})
+		case dup:
+			probs = append(probs, Problem{c.Index, fmt.Sprintf("id %q is cell %d's too", c.ID, j)})
+		default:
+			first[c.ID] = c.Index
+		}
+	}
+	return probs
+}

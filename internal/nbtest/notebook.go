@@ -60,6 +60,7 @@ func (t *text) UnmarshalJSON(b []byte) error {
 // Notebook is the part of an .ipynb file the checks and the site need.
 type Notebook struct {
 	Path  string // file it was read from
+	Minor int    // nbformat_minor (4.5 and later give every cell an id)
 	Cells []Cell
 	Meta  Meta // metadata.warplab
 }
@@ -67,6 +68,7 @@ type Notebook struct {
 // Cell is one notebook cell with its outputs (none before execution).
 type Cell struct {
 	Index   int    // 0-based position in the notebook
+	ID      string // the cell's id (nbformat 4.5); "" when it has none
 	Type    string // "code", "markdown" or "raw"
 	Source  string
 	Tags    []string
@@ -138,11 +140,13 @@ func Read(path string) (*Notebook, error) {
 // Parse parses an nbformat 4 notebook.
 func Parse(b []byte) (*Notebook, error) {
 	var raw struct {
-		NBFormat int `json:"nbformat"`
-		Metadata struct {
+		NBFormat      int `json:"nbformat"`
+		NBFormatMinor int `json:"nbformat_minor"`
+		Metadata      struct {
 			Warplab json.RawMessage `json:"warplab"`
 		} `json:"metadata"`
 		Cells []struct {
+			ID       string `json:"id"`
 			CellType string `json:"cell_type"`
 			Source   text   `json:"source"`
 			Metadata struct {
@@ -165,14 +169,14 @@ func Parse(b []byte) (*Notebook, error) {
 	if raw.NBFormat != 4 {
 		return nil, fmt.Errorf("nbformat %d, want 4", raw.NBFormat)
 	}
-	nb := &Notebook{}
+	nb := &Notebook{Minor: raw.NBFormatMinor}
 	if len(raw.Metadata.Warplab) > 0 {
 		if err := json.Unmarshal(raw.Metadata.Warplab, &nb.Meta); err != nil {
 			return nil, fmt.Errorf("metadata.warplab: %w", err)
 		}
 	}
 	for i, rc := range raw.Cells {
-		c := Cell{Index: i, Type: rc.CellType, Source: string(rc.Source), Tags: rc.Metadata.Tags}
+		c := Cell{Index: i, ID: rc.ID, Type: rc.CellType, Source: string(rc.Source), Tags: rc.Metadata.Tags}
 		for _, ro := range rc.Outputs {
 			o := Output{
 				Type: ro.OutputType, Stream: ro.Name, Text: string(ro.Text),

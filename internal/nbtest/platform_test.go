@@ -29,7 +29,9 @@ func TestDockerfilesRunSetup(t *testing.T) {
 		file, from string
 		want       []string
 	}{
-		{"docker/Dockerfile", "debian:trixie", []string{"COPY . .", "jupyterlab", "8888"}},
+		// Offline once built (issue 31): the module list read at build time, GOPROXY=off after.
+		{"docker/Dockerfile", "${DEBIAN}", []string{"ARG DEBIAN=debian:trixie", "COPY . .", "jupyterlab", "8888",
+			"go list -m -json all", "ENV GOPROXY=off", "ARG WARPLAB_APT_MIRROR", "shared/matrices"}},
 		{"docker/Dockerfile.cuda", "${BASE}", []string{"ARG BASE=", "nvidia-cuda-toolkit", "-tags cuda", "8888"}},
 		{"docker/Dockerfile.hub", "${BASE}", []string{"ARG BASE=", "jupyterhub"}},
 	} {
@@ -155,10 +157,11 @@ func TestSetupKernelEnv(t *testing.T) {
 	broken := cudaRoot("cuda-broken", []byte("#define CUDA_VERSION 99000\n#error \"a cuda.h the GPU build cannot compile against\"\n"))
 
 	data := filepath.Join(tmp, "jupyter")
-	setup := func(t *testing.T, gpu bool, cuda string) (map[string]any, string) {
+	setup := func(t *testing.T, gpu bool, cuda string, env ...string) (map[string]any, string) {
 		t.Helper()
 		cmd := exec.Command(filepath.Join(root, "scripts", "setup.sh"))
 		cmd.Env = append(os.Environ(), "JUPYTER_DATA_DIR="+data, "CUDA_HOME="+cuda, "WARPLAB_NO_CUDA=0")
+		cmd.Env = append(cmd.Env, env...)
 		if gpu {
 			cmd.Env = append(cmd.Env, "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"))
 		}
@@ -196,10 +199,17 @@ func TestSetupKernelEnv(t *testing.T) {
 				"warning: the GPU build does not compile against " + filepath.Join(broken, "include", "cuda.h"),
 				"CUDA_HOME to it", "cuda: simulator only (the GPU build does not compile"}},
 		{"no GPU", false, good, false, []string{"cuda: simulator only (no working nvidia-smi"}},
+		// As in the images (docker/Dockerfile): Go offline, the kernel too.
+		{"no GPU, GOPROXY=off", false, good, false, []string{"cuda: simulator only (no working nvidia-smi"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			env, out := setup(t, tc.gpu, tc.cuda)
+			offline := strings.HasSuffix(tc.name, "GOPROXY=off")
+			var extra []string
+			if offline {
+				extra = append(extra, "GOPROXY=off")
+			}
+			env, out := setup(t, tc.gpu, tc.cuda, extra...)
 			for _, w := range tc.wantOut {
 				if !strings.Contains(out, w) {
 					t.Errorf("setup's output lacks %q:\n%s", w, out)
@@ -214,7 +224,9 @@ func TestSetupKernelEnv(t *testing.T) {
 				!strings.Contains(env["CGO_LDFLAGS"].(string), filepath.Join(tc.cuda, "lib64")) {
 				t.Errorf("kernel env = %v, want the cuda build and CGO paths", env)
 			}
-			if p, _ := env["GOPROXY"].(string); !strings.HasPrefix(p, "file://") {
+			if p, _ := env["GOPROXY"].(string); offline && p != "off" {
+				t.Errorf("kernel GOPROXY = %q, want off: the machine's Go is offline", p)
+			} else if !offline && !strings.HasPrefix(p, "file://") {
 				t.Errorf("kernel GOPROXY = %q, want the module cache first", p)
 			}
 		})

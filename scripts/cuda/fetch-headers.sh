@@ -28,6 +28,9 @@
 # <repo>/.cuda/13.0/{include,stubs}/ (ignored by git; never commit NVIDIA's
 # files) and `source scripts/cuda/env.sh 13.0` finds them there.
 #
+# The mirror is the one this machine's apt already uses (scripts/apt-mirror.sh), or
+# WARPLAB_APT_MIRROR when set.
+#
 # How: the package is downloaded (`apt-get download`), never installed; only
 # the two files are extracted and the .deb is deleted. apt runs with a private
 # sources list, package lists and cache in a temporary folder, so the host's
@@ -84,8 +87,10 @@ if [[ ! -s "$keyring" ]]; then
 	echo "fetch-headers: $keyring is missing (apt-get install debian-archive-keyring)" >&2
 	exit 1
 fi
+# The Debian mirror this machine's apt uses (scripts/apt-mirror.sh; WARPLAB_APT_MIRROR overrides).
+mirror=$("$repo/scripts/apt-mirror.sh")
 cat >"$tmp/sources.list" <<SRC
-deb [signed-by=$keyring] http://deb.debian.org/debian $suite main contrib non-free
+deb [signed-by=$keyring] $mirror $suite main contrib non-free
 SRC
 apt_opts=(
 	-o "Dir::Etc::sourcelist=$tmp/sources.list"
@@ -100,7 +105,7 @@ apt_opts=(
 # apt drops to the _apt user for downloads; let it write into the temporary folder.
 if [[ $(id -u) -eq 0 ]] && id _apt >/dev/null 2>&1; then chown -R _apt "$tmp"; fi
 
-echo "fetch-headers: reading Debian $suite's package lists (private apt state in $tmp)"
+echo "fetch-headers: reading Debian $suite's package lists from $mirror (private apt state in $tmp)"
 apt-get "${apt_opts[@]}" update -qq
 pkgver="$(apt-cache "${apt_opts[@]}" policy nvidia-cuda-dev | awk '/Candidate:/ {print $2}')"
 if [[ -z "$pkgver" || "$pkgver" == "(none)" ]]; then
