@@ -228,12 +228,14 @@ func TestCompileCUDAWithNVCC(t *testing.T) {
 	}
 
 	// A shared-memory column walk: 32 lanes 32 floats apart hit one bank,
-	// so each request takes 32 wavefronts, 31 of them conflicts.
+	// so each request takes 32 wavefronts, 31 of them conflicts. (The load
+	// reads back what the block wrote: s[threadIdx.x] would read words no
+	// thread wrote, an uninitialized shared read.)
 	banks := "extern \"C\" __global__ void column(float *out) {\n" +
 		"    __shared__ float s[32 * 32];\n" +
 		"    s[threadIdx.x * 32] = threadIdx.x;\n" +
 		"    __syncthreads();\n" +
-		"    out[threadIdx.x] = s[threadIdx.x];\n" +
+		"    out[threadIdx.x] = s[(31 - threadIdx.x) * 32];\n" +
 		"}\n"
 	mb, _, err := opts.Compile("column", banks)
 	if err != nil {

@@ -69,6 +69,20 @@
 // instructions), a shuffle reading a lane that is not executing it
 // "shuffle from inactive lane", a misaligned access "misaligned address",
 // __trap() "trap". A shared race names the array as the .cu declares it.
+// A value read before anything wrote it is a fault too, where a GPU would
+// compute with garbage and the simulator would read 0 (initcheck.go):
+// "uninitialized register" when a value derived from a register the thread
+// never wrote is used as a branch or guard condition, an address, a value
+// stored or an atomic's or shuffle's operand (it moves through arithmetic,
+// selp and shuffles silently, as in Valgrind, because nvcc's PTX for
+// correct kernels copies such values where no path uses them); the fault
+// names that line and the line that first read the unwritten register.
+// "uninitialized shared memory" when a load, atomic or reduction reads a
+// word of shared memory no thread of the block has written (reported at
+// the block's next barrier or end, so that a missing __syncthreads is
+// still reported as the race it is). Only kernels with a path that reads
+// a register before writing it track registers; nvcc's lesson kernels
+// have none.
 // LaunchPTXWith can also trace chosen warps: every global and shared
 // instruction's lanes and addresses (trace.go), for the pictures of which
 // lane touched which sector or bank.
@@ -250,7 +264,10 @@
 //     intrinsic": a warp intrinsic whose mask names a lane that exited, does
 //     not exist, or waits elsewhere;
 //   - "synchronisation in a kernel without Sync";
-//   - "panic": any Go panic in the body (a division by zero, a nil map).
+//   - "panic": any Go panic in the body (a division by zero, a nil map);
+//   - PTX kernels only: "uninitialized register" and "uninitialized shared
+//     memory", a value used that nothing wrote (see above; Go kernels'
+//     variables and Shared arrays start at Go's zero values).
 //
 // A launch the hardware would refuse (more than 1024 threads a block, an
 // empty grid, more dynamic shared memory than the device allows) is a plain

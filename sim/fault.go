@@ -5,14 +5,15 @@ import "fmt"
 // Fault is a kernel error the simulator caught: the kind of error
 // compute-sanitizer reports on hardware (an out-of-bounds access, a shared
 // memory race, a barrier not every thread reached, a shuffle that reads an
-// exited lane) or a Go panic inside the kernel body. It names the kernel,
+// exited lane, a read of a register or of shared memory nothing wrote) or
+// a Go panic inside the kernel body. It names the kernel,
 // block, thread, site, buffer, index and length, so a student can find the
 // line. Launch returns the fault of the lowest-numbered block, and within a
 // block the first in execution order, so the same bug gives the same error
 // on every run and every core count.
 type Fault struct {
 	Kernel string
-	Kind   string // "out of bounds", "shared race", "divergent barrier", "shuffle from exited lane", "panic", ...
+	Kind   string // "out of bounds", "shared race", "divergent barrier", "shuffle from exited lane", "uninitialized register", "uninitialized shared memory", "panic", ...
 	Block  Dim3
 	Thread Dim3
 	Site   string // site label, "" when not an access

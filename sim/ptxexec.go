@@ -80,6 +80,11 @@ type pwarp struct {
 	// the once instructions from there to the run's end have written
 	// their values, which the file keeps for the launch.
 	ran []bool
+	// undef holds, by register of PTXKernel.initRegs, the lanes whose
+	// value is undefined, and uorig where it came from (initcheck.go);
+	// nil for the kernels, nvcc's usual ones, that track none.
+	undef []uint32
+	uorig []uorigin
 }
 
 // ptxLaunch is what one LaunchPTX shares between its workers.
@@ -114,6 +119,14 @@ type ptxWorker struct {
 	cur       *xin   // the memory instruction running, for faults raised below it
 	raceOff   uint64 // the shared access the race check is looking at
 	raceWidth int
+
+	// The uninitialized shared-memory check (initcheck.go): the block's
+	// first epoch of the race check, by word the last block an atomic
+	// wrote it in (as that epoch), and the block's first read of a word
+	// nothing wrote, reported at its next barrier or end.
+	shEp0     int64
+	atomEp    []int64
+	shPending *Fault
 
 	scratch [4][32]uint64
 	sink    [2][32]uint64
@@ -359,6 +372,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 	w.sh.reset(w, l.sharedBytes)
 	w.sh.ensureWords((px.shBytes + 3) / 4)
 	clear(e.shared)
+	e.initShared()
 	for i := range e.warps {
 		e.initWarp(&e.warps[i], b)
 	}
@@ -381,6 +395,9 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 				e.resetRegs(wp)
 			}
 			if f := e.runWarp(wp); f != nil {
+				if e.shPending != nil { // the earlier fault (initcheck.go)
+					return e.shPending
+				}
 				return f
 			}
 		}
@@ -389,6 +406,9 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 				e.warps[i].waiting = false
 				waiting++
 			}
+		}
+		if e.shPending != nil { // no race came first (initcheck.go)
+			return e.shPending
 		}
 		if waiting == 0 {
 			e.tmEndBlock(b)
@@ -427,14 +447,16 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 }
 
 // resetRegs readies wp's register file for the warp's first instruction:
-// the registers some path may read before writing them zeroed, and no
-// predicate bits cached. The other registers keep what the last warp to
+// the registers some path may read before writing them zeroed (and, for
+// the uninitialized-read check, undefined: resetInit), and no predicate
+// bits cached. The other registers keep what the last warp to
 // use the file left, which no path of the kernel can read.
 func (e *ptxWorker) resetRegs(wp *pwarp) {
 	for _, r := range e.l.pk.clearRegs {
 		wp.regs[r] = [32]uint64{}
 	}
 	clear(wp.pvalid)
+	e.resetInit(wp)
 }
 
 // fillSpecial fills wp's row of special register sp for the current block.
@@ -581,6 +603,13 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 			}
 			if x.guard >= 0 {
 				exec &= wp.guardMask(x.guard, x.gneg)
+			}
+			if x.initck {
+				// It reads or writes a register some path may read
+				// before writing it (initcheck.go).
+				if f := e.initCheck(wp, x, pc, act, exec); f != nil {
+					return f
+				}
 			}
 			if x.fast != fNone {
 				if exec != 0 {

@@ -26,10 +26,18 @@ func (e *ptxWorker) annotate(f *Fault) {
 	if f.Kind != "shared race" || e.raceWidth == 0 {
 		return
 	}
+	e.sharedElem(f, e.raceOff, e.raceWidth)
+}
+
+// sharedElem names in f the shared array an access of width bytes at
+// offset off falls in, by its CUDA name, with the element's index and the
+// array's length in the access's elements (nvcc declares arrays as .b8
+// bytes).
+func (e *ptxWorker) sharedElem(f *Fault, off uint64, width int) {
 	pk := e.l.pk
 	best := -1
 	for i, v := range pk.k.Vars {
-		if v.Space == ptx.SpaceShared && uint64(pk.varOff[i]) <= e.raceOff && (best < 0 || pk.varOff[i] >= pk.varOff[best]) {
+		if v.Space == ptx.SpaceShared && uint64(pk.varOff[i]) <= off && (best < 0 || pk.varOff[i] >= pk.varOff[best]) {
 			best = i
 		}
 	}
@@ -39,14 +47,14 @@ func (e *ptxWorker) annotate(f *Fault) {
 	v := pk.k.Vars[best]
 	es := v.Type.Size()
 	if es <= 1 { // nvcc declares arrays as .b8 bytes: count the access's elements
-		es = e.raceWidth
+		es = width
 	}
 	size := v.Size
 	if v.Extern {
 		size = len(e.shared) - pk.externOff
 	}
 	f.Buffer = sourceName(v.Name) + " (shared)"
-	f.Index = int(e.raceOff-uint64(pk.varOff[best])) / es
+	f.Index = int(off-uint64(pk.varOff[best])) / es
 	f.Len = size / es
 }
 

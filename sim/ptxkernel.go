@@ -35,6 +35,8 @@ type PTXKernel struct {
 	nsites   int
 
 	clearRegs []int32             // registers a path may read before writing (maybeUndefined)
+	initRegs  []int32             // registers whose lanes carry a defined bit (markInitCheck, initcheck.go)
+	initIdx   []int32             // by register: its index in initRegs, -1 untracked; nil when initRegs is empty
 	skipMix   [][numClasses]int64 // by instruction: the classes of its run (xin.skip)
 
 	// oneRun: the kernel has no bar instruction, so each warp of a block
@@ -107,6 +109,7 @@ type xin struct {
 	gneg             bool
 	dead             bool // a mov whose every reader reads its source instead (forwardConstMoves)
 	once             bool // its value is the launch's, not the warp's: run once per register file (markOnce)
+	initck           bool // reads or writes a register the uninitialized-read check tracks (markInitCheck)
 	// skip: for a dead or once instruction, the length of the run of
 	// such instructions from it to the end of its basic block's run of
 	// them (markSkips); 0 for the others. onceAhead: the run has a once
@@ -178,6 +181,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 	pk.sinkUnread()
 	pk.markOnce()
 	pk.markSkips()
+	pk.markInitCheck()
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {
@@ -934,7 +938,9 @@ func (pk *PTXKernel) SiteLabels() []string { return append([]string(nil), pk.lab
 // them. PTX leaves a register's first value undefined; the executor zeroes
 // these (and only these) at the start of each warp, so a kernel that reads
 // one gets the same value whatever warp ran on the worker before it, and
-// kernels that never do pay nothing. It is a must-be-defined dataflow over
+// kernels that never do pay nothing. They are also where the
+// uninitialized-read check starts (markInitCheck, initcheck.go): a lane
+// that uses such a value is a fault. It is a must-be-defined dataflow over
 // the instructions: a register is defined after an unguarded write on every
 // path into the instruction.
 func (pk *PTXKernel) maybeUndefined() []int32 {

@@ -185,6 +185,8 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 			smask |= 1 << lane
 			if in.Op == ptx.OpLd || in.Op == ptx.OpSt {
 				e.raceCheck(wp, lane, addr, width, in.Op == ptx.OpSt)
+			} else {
+				e.atomicInit(wp, lane, addr, width) // initcheck.go
 			}
 		case mLocal:
 			lb := uint64(e.l.pk.localBytes)
@@ -526,6 +528,9 @@ func (e *ptxWorker) raceCheck(wp *pwarp, lane int, off uint64, width int, write 
 		if s.wEp[wd] != s.epoch && s.rEp[wd] != s.epoch && !write {
 			// First touch of the word in this interval: no race possible;
 			// record it without naming the variable.
+			if s.wEp[wd] < e.shEp0 { // no store of this block wrote it (initcheck.go)
+				e.unwritten(wp, lane, off, width, wd)
+			}
 			s.check(t, int(wd), write, "", 0)
 			continue
 		}
