@@ -114,8 +114,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-// errUsage marks an error that is the caller's command line, exit status 2.
-var errUsage = errors.New("usage")
+// errUsage marks an error that is the caller's command line, exit status 2:
+// the lesson contract's, so that a lesson's Run can return one too.
+var errUsage = lesson.ErrUsage
 
 // usageErrorf returns an error wrapping errUsage.
 func usageErrorf(format string, a ...any) error {

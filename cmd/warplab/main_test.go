@@ -61,7 +61,7 @@ func TestUsageErrors(t *testing.T) {
 
 func TestBadMatrixPath(t *testing.T) {
 	code, stdout, stderr := runCLI("run", "spmv", "--backend", "sim", "--matrix", "/no/such/file.mtx")
-	if code != exitFail || stderr != "warplab run spmv: --matrix: no such file or directory\n" {
+	if code != exitFail || stderr != "warplab run spmv: --matrix /no/such/file.mtx: no such file or directory\n" {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	if stdout != "" {
@@ -70,8 +70,16 @@ func TestBadMatrixPath(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.mtx")
 	os.WriteFile(bad, []byte("%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n"), 0o644)
 	code, _, stderr = runCLI("run", "spmv", "--backend", "sim", "--matrix", bad)
-	if code != exitFail || !strings.Contains(stderr, "line") || strings.Count(stderr, "\n") != 1 {
-		t.Errorf("truncated file: exit %d, stderr %q (want one line naming the line)", code, stderr)
+	if code != exitFail || !strings.HasPrefix(stderr, "warplab run spmv: --matrix "+bad+": line ") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("truncated file: exit %d, stderr %q (want one line naming the flag, the path and the line)", code, stderr)
+	}
+	code, _, stderr = runCLI("run", "spmv", "--backend", "sim", "--matrix", filepath.Dir(bad))
+	if code != exitFail || stderr != "warplab run spmv: --matrix "+filepath.Dir(bad)+": is a folder, not a file\n" {
+		t.Errorf("a folder: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI("run", "libs", "--backend", "sim", "--rows", "none", "--methods", "vector4", "--copy-mib", "-1", "--matrix", bad)
+	if code != exitFail || !strings.HasPrefix(stderr, "warplab run libs: --matrix "+bad+": line ") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("libs, truncated file: exit %d, stderr %q (want one line naming the flag, the path and the line)", code, stderr)
 	}
 }
 
@@ -141,7 +149,7 @@ func TestJSONWriteFailureLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "missing-dir", "out.json")
 	code, _, stderr := runCLI("run", "spmv", "--backend", "sim", "--rows", "448", "--json", target)
-	if code != exitFail || !strings.HasPrefix(stderr, "warplab run spmv: --json ") || !strings.Contains(stderr, "does not exist") {
+	if code != exitUsage || !strings.HasPrefix(stderr, "warplab run spmv: --json ") || !strings.Contains(stderr, "does not exist") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -60,11 +60,25 @@ func parseLessonFlags(l lesson.Lesson, args []string, stderr io.Writer) (sharedF
 	if err := l.Validate(); err != nil {
 		return f, usageErrorf("%v", err)
 	}
+	// Output paths are checked now, not after a run of minutes: the
+	// extension, a folder that exists and takes a file, a path that is
+	// not a folder. --json - is stdout; a figure is written by name.
+	if f.jsonPath != "-" {
+		if err := lesson.CheckOutputFile("--json", f.jsonPath); err != nil {
+			return f, usageErrorf("%v", err)
+		}
+	}
+	if err := lesson.CheckOutputFile("--svg", f.svgPath, ".svg", ".png"); err != nil {
+		return f, usageErrorf("%v", err)
+	}
+	if f.jsonPath != "" && f.jsonPath != "-" && filepath.Clean(f.jsonPath) == filepath.Clean(f.svgPath) {
+		return f, usageErrorf("--json and --svg both name %s: give each its own file", f.jsonPath)
+	}
 	return f, nil
 }
 
-// runLesson is `warplab run NAME` for a lesson of the contract: flags,
-// output folders checked before anything runs, the device, Ctrl-C
+// runLesson is `warplab run NAME` for a lesson of the contract: flags and
+// output paths checked before anything runs, the device, Ctrl-C
 // cancelling the run (or, with --recorded, the recorded run and no device),
 // the text on stdout, failed checks on stderr, JSON and figure written
 // atomically. Exit status 0 when every check passed, 1 when one failed or
@@ -77,15 +91,6 @@ func runLesson(l lesson.Lesson, args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return fail(stderr, cmd, err)
-	}
-	// Output folders are checked now, not after a run of minutes.
-	for _, o := range []struct{ flag, path string }{{"--json", f.jsonPath}, {"--svg", f.svgPath}} {
-		if o.path == "" || o.path == "-" {
-			continue
-		}
-		if st, err := os.Stat(filepath.Dir(o.path)); err != nil || !st.IsDir() {
-			return fail(stderr, cmd, fmt.Errorf("%s %s: folder %s does not exist", o.flag, o.path, filepath.Dir(o.path)))
-		}
 	}
 	var res lesson.Result
 	if f.recorded {

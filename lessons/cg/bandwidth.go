@@ -156,7 +156,7 @@ func (e *engine) measureCopy() (gbps float64, elems int, kind string, err error)
 	defer dst.Free()
 	b := e.opt.BlockSize
 	t, err := e.dev.Time(func() error {
-		_, err := e.dev.Launch(e.mod, kCopyVector, sim.Dim1((elems+b-1)/b), sim.Dim1(b), 0, int32(elems), src, dst)
+		_, err := e.dev.LaunchContext(e.ctx, e.mod, kCopyVector, sim.Dim1((elems+b-1)/b), sim.Dim1(b), 0, int32(elems), src, dst)
 		return err
 	}, e.opt.EventWarmups, e.opt.EventRuns)
 	if err != nil {
@@ -276,7 +276,7 @@ func (e *engine) spmvBefore() (*SpMVCounters, error) {
 		return nil, nil
 	}
 	a := e.p.A
-	l, err := e.dev.Launch(e.mod, kSpMVThreadPerRow, sim.Dim1(e.grid), sim.Dim1(e.opt.BlockSize), 0,
+	l, err := e.dev.LaunchContext(e.ctx, e.mod, kSpMVThreadPerRow, sim.Dim1(e.grid), sim.Dim1(e.opt.BlockSize), 0,
 		int32(a.Rows), e.dRowPtr, e.dCols, e.dVals, e.dv[vP], e.dv[vAp])
 	if err != nil || l.Stats == nil {
 		return nil, err

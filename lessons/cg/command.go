@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -103,8 +104,11 @@ func ParseStages(s string) ([]int, error) {
 
 // Run runs the stages of opts on dev (dev may be nil when only stage 0, the
 // CPU, runs): it generates the problem and runs stage 0 as the reference
-// whenever another stage runs. ctx is checked between stages; a stage once
-// started runs to its end.
+// whenever another stage runs. ctx stops it while it generates the
+// problem, between stage 0's iterations, and between the operations and
+// inside the simulator's launches of a device stage (a kernel already
+// queued on a GPU runs to its end); Run then returns an error wrapping
+// ctx's.
 func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
@@ -133,7 +137,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error)
 			return nil, fmt.Errorf("grid %v has %d rows; the simulator takes at most %d (64³) from the command line — it runs every thread in Go and would take many minutes per stage. Use a smaller --grid or --backend gpu", g, rows, MaxSimRows)
 		}
 	}
-	p, err := Generate(g, GenOptions{})
+	p, err := GenerateContext(ctx, g, GenOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +158,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error)
 		// compared with; run it even when it is not printed.
 		total++
 		progress(fmt.Sprintf("stage 0 (%s), the reference", StageName(0)), 0, total)
-		r, err := RunStage(nil, p, 0, opts.Run)
+		r, err := RunStageContext(ctx, nil, p, 0, opts.Run)
 		if err != nil {
 			return nil, err
 		}
@@ -170,11 +174,11 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error)
 			warm = opts.Run.WarmupSolves
 		}
 		for range warm {
-			if _, err := RunStage(dev, p, s, opts.Run); err != nil {
+			if _, err := RunStageContext(ctx, dev, p, s, opts.Run); err != nil {
 				return nil, fmt.Errorf("warm-up solve: %w", err)
 			}
 		}
-		r, err := RunStage(dev, p, s, opts.Run)
+		r, err := RunStageContext(ctx, dev, p, s, opts.Run)
 		if err != nil {
 			return nil, err
 		}
@@ -246,42 +250,46 @@ type cliLesson struct {
 	grid, stage   string
 	unroll        int
 	unroll1Legacy bool
+	fs            *flag.FlagSet // to tell --unroll given from its default
 }
 
 func (*cliLesson) Name() string    { return "cg" }
 func (*cliLesson) Summary() string { return Summary }
 
 func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
+	l.fs = fs
 	fs.StringVar(&l.grid, "grid", "", fmt.Sprintf("grid N or NX,NY,NZ (default %d on a GPU, %d on the simulator)", DefaultGPUGrid, DefaultSimGrid))
 	fs.StringVar(&l.stage, "stage", "all", "stage 0..10, a list such as 0,3,5, or all")
 	fs.IntVar(&l.opts.Run.ThreadsPerRow, "threads-per-row", DefaultThreadsPerRow, "stages 5-7 and 9: threads per matrix row (1, 2, 4, 8, 16 or 32)")
 	fs.IntVar(&l.unroll, "unroll", 4, "stages 1-4: 4, the SpMV as nvcc unrolls it; 1, its #pragma unroll 1 variant")
 	fs.BoolVar(&l.unroll1Legacy, "unroll1", false, "deprecated: --unroll 1")
-	fs.IntVar(&l.opts.Run.MaxIter, "max-iter", DefaultMaxIter, "HPCCG's max_iter (the loop runs max_iter-1 iterations)")
+	fs.IntVar(&l.opts.Run.MaxIter, "max-iter", DefaultMaxIter, fmt.Sprintf("HPCCG's max_iter, 1 to %d (the loop runs max_iter-1 iterations)", MaxIterLimit))
 	fs.IntVar(&l.opts.Run.WarmupSolves, "warmup-solves", 0, "GPU: untimed solves of each stage right before the one reported (0 to 10)")
 }
 
 // Validate parses --grid and --stage and checks every value it can
-// without a device.
+// without a device, each error naming its flag and the range it wants.
 func (l *cliLesson) Validate() error {
 	if l.unroll != 1 && l.unroll != 4 {
 		return fmt.Errorf("--unroll %d: want 1 or 4", l.unroll)
 	}
-	l.opts.Run.Unroll1 = l.unroll == 1 || l.unroll1Legacy
-	if l.opts.Run.MaxIter < 1 {
-		return fmt.Errorf("--max-iter %d: want at least 1", l.opts.Run.MaxIter)
+	if l.unroll1Legacy && l.unroll != 1 && l.given("unroll") {
+		return fmt.Errorf("--unroll %d and --unroll1 (the old spelling of --unroll 1) disagree: give one", l.unroll)
 	}
-	if l.opts.Run.ThreadsPerRow < 1 {
-		return fmt.Errorf("--threads-per-row %d: want a power of two from 1 to 32", l.opts.Run.ThreadsPerRow)
+	l.opts.Run.Unroll1 = l.unroll == 1 || l.unroll1Legacy
+	r := l.opts.Run
+	switch {
+	case r.MaxIter < 1 || r.MaxIter > MaxIterLimit:
+		return fmt.Errorf("--max-iter %d: want 1 to %d", r.MaxIter, MaxIterLimit)
+	case r.ThreadsPerRow < 1 || r.ThreadsPerRow > 32 || r.ThreadsPerRow&(r.ThreadsPerRow-1) != 0:
+		return fmt.Errorf("--threads-per-row %d: want a power of two from 1 to 32", r.ThreadsPerRow)
+	case r.WarmupSolves < 0 || r.WarmupSolves > 10:
+		return fmt.Errorf("--warmup-solves %d: want 0 to 10", r.WarmupSolves)
 	}
 	l.opts.Grid = Grid{}
 	if l.grid != "" {
-		g, err := ParseGrid(l.grid)
+		g, err := l.parseGrid()
 		if err != nil {
-			return err
-		}
-		// Checked here: a zero Grid in Options means the default.
-		if _, err := EstimateBytes(g); err != nil {
 			return err
 		}
 		l.opts.Grid = g
@@ -294,14 +302,72 @@ func (l *cliLesson) Validate() error {
 	return l.opts.Validate()
 }
 
+// given reports whether the command line set flag name (false before
+// RegisterFlags, when nothing was parsed).
+func (l *cliLesson) given(name string) bool {
+	set := false
+	if l.fs != nil {
+		l.fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	}
+	return set
+}
+
+// parseGrid reads --grid and checks its size against what Generate takes
+// (DefaultMaxBytes), so that a grid no machine runs is a usage error
+// naming the largest that runs, not a failure after the device opened.
+func (l *cliLesson) parseGrid() (Grid, error) {
+	g, err := ParseGrid(l.grid)
+	if err != nil {
+		return Grid{}, fmt.Errorf("--grid %s", strings.TrimPrefix(err.Error(), "cg: grid "))
+	}
+	limit := fmt.Sprintf("want every dimension at least 1 and the whole within %s for the matrix and the CG vectors (a cube up to %d³; the simulator takes up to 64³)",
+		human(DefaultMaxBytes), MaxCube(0))
+	if _, err := g.Rows(); errors.Is(err, ErrInvalidGrid) {
+		return Grid{}, fmt.Errorf("--grid %s: every dimension must be at least 1", l.grid)
+	}
+	b, err := EstimateBytes(g)
+	var se *SizeError
+	switch {
+	case errors.As(err, &se):
+		return Grid{}, fmt.Errorf("--grid %s: %s; %s", l.grid, se.Reason, limit)
+	case err != nil:
+		return Grid{}, fmt.Errorf("--grid %s: %v", l.grid, err)
+	case b > DefaultMaxBytes:
+		need := human(b)
+		if b == math.MaxInt64 {
+			need = "more than 2^63 bytes"
+		}
+		return Grid{}, fmt.Errorf("--grid %s: %v needs %s; %s", l.grid, g, need, limit)
+	}
+	return g, nil
+}
+
 func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progress) (lesson.Result, error) {
 	o := l.opts
 	o.Progress = p.Stage
+	// The simulator's cap depends on the device, so Validate cannot see
+	// it; it is the command line's all the same.
+	if rows, err := o.Grid.Rows(); err == nil && rows > MaxSimRows && dev != nil && dev.Kind() == "sim" && needsDevice(o.Stages) {
+		return nil, lesson.Usagef("--grid %s: %d rows; the simulator takes at most %d (64³) from the command line, since it runs every thread in Go and would take many minutes per stage: want a smaller --grid, or --backend gpu", l.grid, rows, MaxSimRows)
+	}
 	rep, err := Run(ctx, dev, o)
 	if err != nil {
 		return nil, err
 	}
 	return rep, nil
+}
+
+// needsDevice reports whether stages (nil: all) has one past stage 0.
+func needsDevice(stages []int) bool {
+	if stages == nil {
+		return true
+	}
+	for _, s := range stages {
+		if s > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteStageReport prints one stage the way HPCCG reports a run (iterations,

@@ -254,9 +254,9 @@ func (e *engine) replay(rg *recordedGraph) {
 	if e.err != nil {
 		return
 	}
-	gl, err := rg.g.Launch()
+	gl, err := rg.g.LaunchContext(e.ctx)
 	if err != nil {
-		e.fail(err)
+		e.fail(e.ctxOr(err))
 		return
 	}
 	if e.isSim && len(gl.Kernels) != len(rg.ops) {

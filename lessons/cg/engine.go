@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -23,8 +24,11 @@ const (
 // engine runs the lines of cgLoop where the stage puts them and accounts for
 // every launch and copy. The first error stops all later work (the loop
 // checks e.err once per iteration), so the loop reads like HPCCG's, without
-// an error check on every line.
+// an error check on every line. ctx stops it the same way: every
+// operation looks at it first, and every launch runs under it (the
+// simulator stops a launch in flight), so the first error is then ctx's.
 type engine struct {
+	ctx       context.Context
 	itersDone time.Time // GPU: when result() found every iteration done (before x's download)
 	dev       *gpuext.Device
 	mod       *gpuext.Module
@@ -107,9 +111,9 @@ type kernelRec struct {
 	args        []any
 }
 
-func newEngine(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, error) {
+func newEngine(ctx context.Context, dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, error) {
 	e := &engine{
-		dev: dev, mod: Module(), p: p, opt: opt, stage: s,
+		ctx: ctx, dev: dev, mod: Module(), p: p, opt: opt, stage: s,
 		isSim: dev.Kind() == "sim", model: dev.Model(),
 		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4, fused: s >= 6,
 		pipelined: s == 7 || s == 8, matrixFree: s == 8 || s == 10, deviceLoop: s >= 9,
@@ -279,6 +283,15 @@ func (e *engine) free() {
 	}
 }
 
+// ctxOr returns ctx's error when ctx is done (a launch the simulator
+// stopped fails with a "cancelled" fault, which does not say why), else err.
+func (e *engine) ctxOr(err error) error {
+	if cerr := e.ctx.Err(); cerr != nil {
+		return cerr
+	}
+	return err
+}
+
 func (e *engine) fail(err error) {
 	if e.err == nil && err != nil {
 		e.err = err
@@ -289,6 +302,10 @@ func (e *engine) fail(err error) {
 // TICK/TOCK do.
 func (e *engine) op(name, where string, f func()) {
 	if e.err != nil {
+		return
+	}
+	if err := e.ctx.Err(); err != nil {
+		e.fail(err)
 		return
 	}
 	if e.recording { // recorded once, counted by replay each time it runs
@@ -326,9 +343,9 @@ func (e *engine) launch(op, kernel string, grid, block int, args ...any) {
 	if e.err != nil {
 		return
 	}
-	l, err := e.dev.Launch(e.mod, kernel, sim.Dim1(grid), sim.Dim1(block), 0, args...)
+	l, err := e.dev.LaunchContext(e.ctx, e.mod, kernel, sim.Dim1(grid), sim.Dim1(block), 0, args...)
 	if err != nil {
-		e.fail(err)
+		e.fail(e.ctxOr(err))
 		return
 	}
 	if e.recording {
@@ -653,7 +670,7 @@ func (e *engine) finish(res *StageResult, hostWall time.Duration) error {
 				return fmt.Errorf("timing %s with events: %w", name, err)
 			}
 			t, err := e.dev.Time(func() error {
-				_, err := e.dev.Launch(e.mod, name, rec.grid, rec.block, 0, rec.args...)
+				_, err := e.dev.LaunchContext(e.ctx, e.mod, name, rec.grid, rec.block, 0, rec.args...)
 				return err
 			}, e.opt.EventWarmups, e.opt.EventRuns)
 			if err != nil {

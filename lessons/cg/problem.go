@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -80,8 +81,8 @@ func (p *Problem) NormB() float64 { return math.Sqrt(ddot(p.B, p.B)) }
 // DefaultMaxBytes is the memory budget Generate uses when GenOptions.MaxBytes
 // is zero. It is a constant, not a fraction of the machine's free memory, so
 // that a grid is accepted or refused the same way on every machine; 8 GiB
-// holds about 240³ (the article's 100³ needs 0.4 GB). Raise it explicitly
-// for bigger grids.
+// holds up to 286³ (the article's 100³ needs 0.4 GB; MaxCube says how far
+// a cube goes under a limit). Raise it explicitly for bigger grids.
 const DefaultMaxBytes int64 = 8 << 30
 
 // GenOptions configures Generate.
@@ -120,6 +121,24 @@ func human(b int64) string {
 		return fmt.Sprintf("%.1f GiB", float64(b)/gib)
 	}
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// MaxCube returns the largest N whose N³ grid EstimateBytes puts within
+// maxBytes (DefaultMaxBytes when zero): 286 for the default 8 GiB.
+func MaxCube(maxBytes int64) int {
+	if maxBytes == 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	lo, hi := 0, 1<<21 // (2^21)³ rows overflow every limit EstimateBytes reports
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if b, err := EstimateBytes(Cube(mid)); err == nil && b <= maxBytes {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
 }
 
 // vectorsPerSolve counts the float64 vectors of length n a CG solve holds:
@@ -208,6 +227,13 @@ func EstimateBytes(g Grid) (int64, error) {
 // whose EstimateBytes exceeds opt.MaxBytes, and a grid whose rows or
 // nonzeros do not fit int32.
 func Generate(g Grid, opt GenOptions) (*Problem, error) {
+	return GenerateContext(context.Background(), g, opt)
+}
+
+// GenerateContext is Generate that gives up when ctx is done, looking at it
+// before each z-plane of the grid (DefaultMaxBytes' largest grid takes
+// seconds to generate), and returns ctx's error.
+func GenerateContext(ctx context.Context, g Grid, opt GenOptions) (*Problem, error) {
 	n64, err := g.Rows()
 	if err != nil {
 		return nil, err
@@ -240,6 +266,9 @@ func Generate(g Grid, opt GenOptions) (*Problem, error) {
 	}
 	b := make([]float64, n)
 	for iz := 0; iz < nz; iz++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for iy := 0; iy < ny; iy++ {
 			for ix := 0; ix < nx; ix++ {
 				row := iz*nx*ny + iy*nx + ix

@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -13,6 +14,12 @@ const (
 	DefaultMaxIter   = 150
 	DefaultTolerance = 0.0
 )
+
+// MaxIterLimit caps MaxIter (and --max-iter). The residual history is kept
+// whole (8 bytes an iteration, on the device too in stages 9 and 10), and
+// a count of 10^9 would allocate 8 GB before the first iteration; 10^5 is
+// 670 times HPCCG's 150.
+const MaxIterLimit = 100_000
 
 // SolveOptions configures SolveCPU.
 type SolveOptions struct {
@@ -33,6 +40,13 @@ type SolveOptions struct {
 // With Workers ≤ 1 every operation is HPCCG's serial one in HPCCG's order, so
 // the residual history is HPCCG's bit for bit. The problem is not modified.
 func SolveCPU(p *Problem, opt SolveOptions) (*StageResult, error) {
+	return SolveCPUContext(context.Background(), p, opt)
+}
+
+// SolveCPUContext is SolveCPU that stops before the next iteration once ctx
+// is done (at the article's 100³ an iteration is about 0.1 s on one core)
+// and returns ctx's error.
+func SolveCPUContext(ctx context.Context, p *Problem, opt SolveOptions) (*StageResult, error) {
 	if err := checkProblem(p); err != nil {
 		return nil, err
 	}
@@ -43,6 +57,8 @@ func SolveCPU(p *Problem, opt SolveOptions) (*StageResult, error) {
 	switch {
 	case maxIter < 0:
 		return nil, fmt.Errorf("cg: MaxIter %d is negative", opt.MaxIter)
+	case maxIter > MaxIterLimit:
+		return nil, fmt.Errorf("cg: MaxIter %d: want at most %d (MaxIterLimit)", opt.MaxIter, MaxIterLimit)
 	case math.IsNaN(opt.Tolerance) || opt.Tolerance < 0:
 		return nil, fmt.Errorf("cg: Tolerance %v must be a number ≥ 0", opt.Tolerance)
 	case opt.Workers < 0:
@@ -63,7 +79,9 @@ func SolveCPU(p *Problem, opt SolveOptions) (*StageResult, error) {
 	res.Rows = p.A.Rows
 	res.NNZ = p.A.NNZ()
 	res.TimeKind = TimeMeasured
-	runCG(p, ks, maxIter, opt.Tolerance, res)
+	if err := runCG(ctx, p, ks, maxIter, opt.Tolerance, res); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -88,8 +106,9 @@ type timer struct {
 func (t *timer) since(t0 time.Time) { t.d += time.Since(t0); t.calls++ }
 
 // runCG is HPCCG's HPCCG() on the CPU, line by line, with its timers. It
-// fills res's numeric and timing fields.
-func runCG(p *Problem, ks kernels, maxIter int, tol float64, res *StageResult) {
+// fills res's numeric and timing fields, or returns ctx's error when ctx is
+// done before an iteration.
+func runCG(ctx context.Context, p *Problem, ks kernels, maxIter int, tol float64, res *StageResult) error {
 	a, b := p.A, p.B
 	n := a.Rows
 	x := make([]float64, n) // x0 = 0
@@ -117,6 +136,9 @@ func runCG(p *Problem, ks kernels, maxIter int, tol float64, res *StageResult) {
 
 	iters := 0
 	for k := 1; k < maxIter && normr > tol; k++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if k == 1 {
 			t0 = time.Now()
 			ks.waxpby(1.0, r, 0.0, r, pv) // p = r
@@ -175,6 +197,7 @@ func runCG(p *Problem, ks kernels, maxIter int, tol float64, res *StageResult) {
 	res.TotalMFLOPS = mflops(res.TotalFlops, res.WallSeconds)
 	res.TrueResidual, res.MaxErr = checkSolution(p, x)
 	res.X = x
+	return nil
 }
 
 func kernelStat(name string, t timer, flops float64) KernelStat {

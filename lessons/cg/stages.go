@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -116,6 +117,8 @@ func (o RunOptions) withDefaults() (RunOptions, error) {
 	switch {
 	case o.MaxIter < 0:
 		return o, fmt.Errorf("cg: MaxIter %d is negative", o.MaxIter)
+	case o.MaxIter > MaxIterLimit:
+		return o, fmt.Errorf("cg: MaxIter %d: want at most %d (MaxIterLimit)", o.MaxIter, MaxIterLimit)
 	case o.WarmupSolves < 0 || o.WarmupSolves > 10:
 		return o, fmt.Errorf("cg: WarmupSolves %d: want 0 to 10", o.WarmupSolves)
 	case math.IsNaN(o.Tolerance) || o.Tolerance < 0:
@@ -195,6 +198,14 @@ func (o RunOptions) withDefaults() (RunOptions, error) {
 // the model's PCIe bandwidth and latency. Ops the stage runs on the CPU are
 // host-timed in either case.
 func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResult, error) {
+	return RunStageContext(context.Background(), dev, p, s, opt)
+}
+
+// RunStageContext is RunStage that stops when ctx is done: stage 0 before
+// each CG iteration, the device stages before each operation of the loop
+// and inside the simulator's launches (a kernel already queued on a GPU runs
+// to its end). The error then wraps ctx's.
+func RunStageContext(ctx context.Context, dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResult, error) {
 	if s < 0 || s >= Stages {
 		return nil, fmt.Errorf("cg: stage %d: want 0 to %d", s, Stages-1)
 	}
@@ -206,7 +217,7 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 		return nil, err
 	}
 	if s == 0 {
-		return SolveCPU(p, SolveOptions{MaxIter: opt.MaxIter, Tolerance: opt.Tolerance, Workers: opt.Workers})
+		return SolveCPUContext(ctx, p, SolveOptions{MaxIter: opt.MaxIter, Tolerance: opt.Tolerance, Workers: opt.Workers})
 	}
 	if dev == nil {
 		return nil, fmt.Errorf("cg: stage %d needs a device (gpuext.Open(\"sim\") or \"gpu\")", s)
@@ -214,7 +225,7 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 	if need := deviceBytes(p, s, opt.MaxIter); need > dev.MemoryBytes() {
 		return nil, fmt.Errorf("cg: grid %v needs %d bytes of device memory, %s has %d", p.Grid, need, dev.Name(), dev.MemoryBytes())
 	}
-	e, err := newEngine(dev, p, s, opt)
+	e, err := newEngine(ctx, dev, p, s, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -268,16 +279,16 @@ func RunStage(dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*StageResu
 		res.XDownloadSeconds = simStart.Add(hostWall).Sub(e.itersDone).Seconds()
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
+		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), e.ctxOr(err))
 	}
 	if err := e.finish(res, hostWall); err != nil {
-		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
+		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), e.ctxOr(err))
 	}
 	if err := e.account(res); err != nil {
-		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), err)
+		return nil, fmt.Errorf("cg: stage %d on %s: %w", s, dev.Name(), e.ctxOr(err))
 	}
 	if res.SpMVBefore, err = e.spmvBefore(); err != nil {
-		return nil, fmt.Errorf("cg: stage %d on %s: thread-per-row counters: %w", s, dev.Name(), err)
+		return nil, fmt.Errorf("cg: stage %d on %s: thread-per-row counters: %w", s, dev.Name(), e.ctxOr(err))
 	}
 	n := p.A.Rows
 	fs, fw, fd := HPCCGFlops(n, res.Iterations)

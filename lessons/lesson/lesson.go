@@ -26,8 +26,14 @@
 // lesson's figures. MeasuredOn and SimLabel are the one way every lesson
 // labels where a number came from.
 //
-// This package imports gpuext only, so that every lesson may import it
-// without pulling in plots, gonum or the command.
+// Hostile input has one answer everywhere: every flag value out of range,
+// every output path that could not be written (CheckOutputFile,
+// CheckOutputDir) and every conflict between flags is a usage error found
+// before anything runs, one line naming the flag (exit 2); Ctrl-C stops a
+// run within a fraction of a second, CPU checks included.
+//
+// This package imports gpuext and the standard library only, so that every
+// lesson may import it without pulling in plots, gonum or the command.
 package lesson
 
 import (
@@ -52,11 +58,24 @@ type Lesson interface {
 	RegisterFlags(fs *flag.FlagSet)
 	// Validate reports options that cannot run, before any device is
 	// opened or any file read; its error is a usage error (exit status 2)
-	// and names the flag.
+	// and names the flag, in the command line's terms (--rows, not
+	// SeedRows): a value out of range names the range, two flags that
+	// disagree name both. A folder the lesson writes to (libs' --dump) is
+	// checked here (CheckOutputDir); the shared --json and --svg are the
+	// command's to check.
 	Validate() error
 	// Run runs the lesson on dev. An error means the lesson could not run
 	// (a device error, an unreadable input, ctx cancelled); a failed check
-	// is not an error but a Result that is not OK.
+	// is not an error but a Result that is not OK. An input file's error
+	// names the flag and the path ("--matrix m.mtx: ..."). A flag value
+	// that is out of range only on dev (cg's --grid on the simulator) is
+	// an error wrapping ErrUsage (Usagef), exit status 2 as for Validate.
+	//
+	// Once ctx is done Run returns, within a fraction of a second, an
+	// error wrapping ctx's error: it looks at ctx between launches, runs
+	// the simulator's launches under it, and looks at it in every CPU loop
+	// that can take longer (a reference product, a CPU solve, generating
+	// a problem).
 	Run(ctx context.Context, dev *gpuext.Device, p Progress) (Result, error)
 	// Recorded returns the lesson's recorded GPU run (the one its package
 	// embeds, or finds in evidence/) as the Result Run would have returned

@@ -2,16 +2,17 @@ package libs
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/lesson"
+	"github.com/warplab/warplab/lessons/spmv"
 	"github.com/warplab/warplab/plots/chart"
 )
 
@@ -55,8 +56,14 @@ func splitList(s string) []string {
 	return out
 }
 
+// MaxCopyMiB caps --copy-mib: 64 GiB, a copy of which (read and written)
+// still fits the largest GPU's memory; beyond 2^43 MiB the byte count would
+// not even fit int64.
+const MaxCopyMiB = 64 << 10
+
 // Validate reads the flags into Options and checks them without a device
-// or a file.
+// or a file, each error naming its flag in the command line's terms; the
+// --dump folder is checked here too, being an output.
 func (l *cliLesson) Validate() error {
 	o := Options{SeedRows: []int{}, Matrices: splitList(l.matrix), Methods: splitList(l.methods),
 		Warmups: l.warmups, Runs: l.runs, DumpDir: l.dump}
@@ -66,22 +73,42 @@ func (l *cliLesson) Validate() error {
 			if err != nil {
 				return fmt.Errorf("--rows %q: %q is not a number", l.rows, s)
 			}
+			if want := seedRowsWant(n); want != "" {
+				return fmt.Errorf("--rows %q: %d: %s", l.rows, n, want)
+			}
 			o.SeedRows = append(o.SeedRows, n)
 		}
+	}
+	if len(o.SeedRows) == 0 && len(o.Matrices) == 0 {
+		return fmt.Errorf("--rows %q and no --matrix: no matrices to run; give --rows sizes or --matrix files", l.rows)
 	}
 	if len(o.Methods) == 0 {
 		o.Methods = nil
 	}
+	all := Methods()
+	for _, m := range o.Methods {
+		if !slices.Contains(all, m) {
+			return fmt.Errorf("--methods %q: no method %q (methods: %s)", l.methods, m, strings.Join(all, ", "))
+		}
+	}
 	switch {
-	case l.copyMiB < -1:
-		return fmt.Errorf("--copy-mib %d: want -1, 0 or a size", l.copyMiB)
+	case l.copyMiB < -1 || l.copyMiB > MaxCopyMiB:
+		return fmt.Errorf("--copy-mib %d: want -1 (no copy), 0 (the default) or a size from 1 to %d", l.copyMiB, MaxCopyMiB)
 	case l.copyMiB == -1:
 		o.CopyBytes = -1
 	default:
 		o.CopyBytes = int64(l.copyMiB) << 20
 	}
-	if l.warmups < 0 || l.runs < 1 {
-		return fmt.Errorf("--warmups %d --runs %d: want at least 0 and 1", l.warmups, l.runs)
+	if l.warmups < 1 {
+		// Options.Warmups 0 means the default, 3: 0 here would silently
+		// be 3.
+		return fmt.Errorf("--warmups %d: want 1 or more", l.warmups)
+	}
+	if l.runs < 1 {
+		return fmt.Errorf("--runs %d: want 1 or more", l.runs)
+	}
+	if err := lesson.CheckOutputDir("--dump", o.DumpDir); err != nil {
+		return err
 	}
 	if err := o.Validate(); err != nil {
 		return err
@@ -90,18 +117,13 @@ func (l *cliLesson) Validate() error {
 	return nil
 }
 
-// Run checks the files the flags name (the matrices, the dump folder, the
-// peer's lines) before any kernel runs, then runs the lesson on dev.
+// Run checks the files the flags name (the matrices, the peer's lines)
+// before any kernel runs, then runs the lesson on dev.
 func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progress) (lesson.Result, error) {
 	o := l.opts
 	for _, path := range o.Matrices {
-		if _, err := os.Stat(path); err != nil {
-			return nil, fmt.Errorf("--matrix %s: %w", path, errors.Unwrap(err))
-		}
-	}
-	if o.DumpDir != "" {
-		if st, err := os.Stat(o.DumpDir); err != nil || !st.IsDir() {
-			return nil, fmt.Errorf("--dump: folder %s does not exist", o.DumpDir)
+		if err := lesson.CheckInputFile("--matrix", path); err != nil {
+			return nil, err
 		}
 	}
 	var peer []PeerRun
@@ -119,7 +141,7 @@ func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progre
 	o.Progress = p.Stage
 	res, err := Run(ctx, dev, o)
 	if err != nil {
-		return nil, err
+		return nil, spmv.MatrixFlagError("--matrix", o.Matrices, err)
 	}
 	return &CLIResult{Result: res, Peer: peer}, nil
 }

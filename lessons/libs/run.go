@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/lessons/spmv"
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/sparse"
@@ -58,13 +59,22 @@ type Options struct {
 // DefaultRows is the seed pair's size when Options.SeedRows is nil.
 const DefaultRows = 1 << 14
 
+// seedRowsWant says what a seed size lacks ("want ..."), "" when it is
+// one: Options' error and --rows say it alike.
+func seedRowsWant(r int) string {
+	if r%WarpSize != 0 || r < spmv.HeavyRowLen || r > (1<<31-1)/spmv.EvenRowLen {
+		return fmt.Sprintf("want a multiple of 32 from 448 to %d", (1<<31-1)/spmv.EvenRowLen)
+	}
+	return ""
+}
+
 func (o Options) normalize() (Options, error) {
 	if o.SeedRows == nil {
 		o.SeedRows = []int{DefaultRows}
 	}
 	for _, r := range o.SeedRows {
-		if r%WarpSize != 0 || r < spmv.HeavyRowLen || r > (1<<31-1)/spmv.EvenRowLen {
-			return o, fmt.Errorf("libs: seed rows %d: want a multiple of 32 from 448 to %d", r, (1<<31-1)/spmv.EvenRowLen)
+		if want := seedRowsWant(r); want != "" {
+			return o, fmt.Errorf("libs: seed rows %d: %s", r, want)
 		}
 	}
 	all := Methods()
@@ -257,7 +267,8 @@ func MinBytes(rows, cols, nnz int) int64 {
 // modeled on the simulator); and the copy reference. A wrong output is
 // recorded in Failures and the lesson goes on; an error means it could not
 // run.
-func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error) {
+func Run(ctx context.Context, dev *gpuext.Device, opts Options) (_ *Result, err error) {
+	defer func() { err = ctxError(ctx, err) }()
 	if dev == nil {
 		return nil, errors.New("libs: Run: nil device (open one with gpuext.Open)")
 	}
@@ -287,8 +298,14 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error)
 	for _, rows := range o.SeedRows {
 		sizes = append(sizes, []int{rows})
 	}
+	// Building a seed pair or parsing a file is seconds of CPU at large
+	// sizes in packages spmv and sparse, which take no ctx: Ctrl-C returns
+	// now and leaves it to finish in the background.
+	inputs := func(o Options) ([]Input, error) {
+		return lesson.Interruptible(ctx, func() ([]Input, error) { return Inputs(o) })
+	}
 	for _, s := range sizes {
-		ins, err := Inputs(Options{SeedRows: s})
+		ins, err := inputs(Options{SeedRows: s})
 		if err != nil {
 			return nil, err
 		}
@@ -300,7 +317,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error)
 		}
 	}
 	for _, p := range o.Matrices {
-		ins, err := Inputs(Options{SeedRows: []int{}, Matrices: []string{p}})
+		ins, err := inputs(Options{SeedRows: []int{}, Matrices: []string{p}})
 		if err != nil {
 			return nil, err
 		}
@@ -310,6 +327,16 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error)
 		}
 	}
 	return r, nil
+}
+
+// ctxError is err, or, when ctx is done and err does not already say so,
+// an error wrapping ctx's (a launch the simulator stopped fails with a
+// "cancelled" fault, which does not say why).
+func ctxError(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); err != nil && cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w (%v)", cerr, err)
+	}
+	return err
 }
 
 // ResidentThreads is how many threads dev holds at once, the chooser's
@@ -322,7 +349,8 @@ func ResidentThreads(dev *gpuext.Device) int {
 // RunInputs is Run over inputs already built (NewInput, Inputs), with
 // opts' methods and timing; opts' matrices are ignored and the copy
 // reference is skipped unless opts.CopyBytes is positive.
-func RunInputs(ctx context.Context, dev *gpuext.Device, ins []Input, opts Options) (*Result, error) {
+func RunInputs(ctx context.Context, dev *gpuext.Device, ins []Input, opts Options) (_ *Result, err error) {
+	defer func() { err = ctxError(ctx, err) }()
 	if dev == nil {
 		return nil, errors.New("libs: RunInputs: nil device")
 	}
@@ -406,6 +434,9 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 		}
 		ls, names, err := d.launch(ctx, dev, mod, m)
 		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				err = cerr // the simulator's "cancelled" fault: say it was ctx
+			}
 			return fmt.Errorf("libs: %s on %s: %w", m, in.Key, err)
 		}
 		if err := d.y.Download(y); err != nil {

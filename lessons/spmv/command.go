@@ -2,11 +2,10 @@ package spmv
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 
 	"gonum.org/v1/plot/vg"
 
@@ -41,8 +40,8 @@ func (l *cliLesson) Validate() error {
 	switch {
 	case o.Rows != 0 && o.Matrix != "":
 		return fmt.Errorf("--rows sizes the seed's matrices and --matrix replaces them; give one")
-	case o.Rows < 0:
-		return fmt.Errorf("--rows %d: want a positive multiple of 32", o.Rows)
+	case o.Rows != 0 && seedRowsWant(o.Rows) != "":
+		return fmt.Errorf("--rows %d: %s", o.Rows, seedRowsWant(o.Rows))
 	case o.ProbeBlocks < 0:
 		return fmt.Errorf("--probe-blocks %d: want a positive number of blocks", o.ProbeBlocks)
 	case o.Unroll != 1 && o.Unroll != 4:
@@ -53,10 +52,8 @@ func (l *cliLesson) Validate() error {
 
 func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progress) (lesson.Result, error) {
 	o := l.opts
-	if o.Matrix != "" {
-		if _, err := os.Stat(o.Matrix); err != nil {
-			return nil, fmt.Errorf("--matrix: %w", errors.Unwrap(err))
-		}
+	if err := lesson.CheckInputFile("--matrix", o.Matrix); err != nil {
+		return nil, err
 	}
 	o.Progress = p.Stage
 	res := &CLIResult{}
@@ -69,13 +66,25 @@ func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progre
 	}
 	r, err := Run(ctx, dev, o)
 	if err != nil {
-		return nil, err
+		return nil, MatrixFlagError("--matrix", []string{o.Matrix}, err)
 	}
 	if earlyErr != nil {
 		return nil, earlyErr
 	}
 	res.Result = r
 	return res, nil
+}
+
+// MatrixFlagError returns err with the flag in front when it is a Matrix
+// Market file's error, which begins with the file's path (FileMatrix):
+// "--matrix m.mtx: line 4: ...". Other errors come back as they are.
+func MatrixFlagError(flag string, paths []string, err error) error {
+	for _, p := range paths {
+		if p != "" && strings.HasPrefix(err.Error(), p+":") {
+			return fmt.Errorf("%s %w", flag, err)
+		}
+	}
+	return err
 }
 
 // CLIResult is a Result as the command line writes it: the failed checks

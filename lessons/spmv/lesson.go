@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -266,7 +267,10 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error)
 	}
 
 	progress("build")
-	ms, err := Matrices(o)
+	// Building the seed pair or parsing a file is seconds of CPU at large
+	// sizes in package sparse, which takes no ctx: Ctrl-C returns now and
+	// leaves it to finish in the background.
+	ms, err := lesson.Interruptible(ctx, func() ([]*Matrix, error) { return Matrices(o) })
 	if err != nil {
 		return nil, err
 	}

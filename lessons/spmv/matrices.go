@@ -88,16 +88,25 @@ func SeedCOO(lengths []int) *sparse.COO {
 
 // checkSeedRows reports a row count the seed matrices cannot be built with.
 func checkSeedRows(rows int) error {
+	if want := seedRowsWant(rows); want != "" {
+		return fmt.Errorf("spmv: rows %d: %s", rows, want)
+	}
+	return nil
+}
+
+// seedRowsWant says what a seed size of rows lacks ("want ..."), "" when
+// it is one: the library's error and the command line's --rows say it alike.
+func seedRowsWant(rows int) string {
 	const maxRows = (1<<31 - 1) / EvenRowLen
 	switch {
 	case rows <= 0 || rows%WarpSize != 0:
-		return fmt.Errorf("spmv: rows %d: want a positive multiple of %d (the skewed matrix is built one aligned group of 32 rows at a time)", rows, WarpSize)
+		return fmt.Sprintf("want a positive multiple of %d from %d to %d (the skewed matrix is built one aligned group of 32 rows at a time)", WarpSize, (HeavyRowLen+WarpSize-1)/WarpSize*WarpSize, maxRows)
 	case rows < HeavyRowLen:
-		return fmt.Errorf("spmv: rows %d: want at least %d, so the heavy row of %d fits inside the matrix's columns (448 is the smallest)", rows, HeavyRowLen, HeavyRowLen)
+		return fmt.Sprintf("want at least %d, so the heavy row of %d fits inside the matrix's columns (448 is the smallest)", HeavyRowLen, HeavyRowLen)
 	case rows > maxRows:
-		return fmt.Errorf("spmv: rows %d: want at most %d, so the %d nonzeros fit int32 offsets", rows, maxRows, rows*EvenRowLen)
+		return fmt.Sprintf("want at most %d, so the %d nonzeros fit int32 offsets", maxRows, rows*EvenRowLen)
 	}
-	return nil
+	return ""
 }
 
 // SeedMatrices builds the seed's pair, "even" and "skewed", with rows rows
@@ -126,9 +135,14 @@ func SeedMatrices(rows int) ([]*Matrix, error) {
 // FileMatrix reads a Matrix Market file as the recorded measurements did
 // (symmetric files expanded, columns ascending within a row, explicit zeros
 // kept) and names it by the file's base name without ".mtx".
+//
+// Every error names path.
 func FileMatrix(path string) (*Matrix, error) {
 	csr, _, err := sparse.ReadCSRFile(path)
 	if err != nil {
+		if !strings.Contains(err.Error(), path) {
+			err = fmt.Errorf("%s: %w", path, err)
+		}
 		return nil, err
 	}
 	if err := csr.Validate(); err != nil {

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot/vg"
@@ -40,23 +42,41 @@ func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.NoDemos, "no-demos", false, "skip the race and out-of-bounds demonstrations")
 }
 
-// Validate checks the options without a device. Options treat 0 as
-// "default"; on the command line 0 is a mistake.
+// Validate checks the options without a device, each error naming its
+// flag and the values it takes. Options treat 0 as "default"; on the
+// command line 0 is a mistake (but --sweep-n 0 is its default).
 func (l *cliLesson) Validate() error {
 	o := l.opts
-	for _, f := range []struct {
-		name string
-		v    int
-	}{{"--n", o.N}, {"--tile", o.Tile}, {"--coarse", o.Coarse}, {"--transpose-tile", o.TransposeTile}} {
-		if f.v <= 0 {
-			return fmt.Errorf("%s %d: must be positive", f.name, f.v)
-		}
+	switch {
+	case o.N < 1 || o.N > MaxN:
+		return fmt.Errorf("--n %d: want 1 to %d (and a multiple of --tile × --coarse and of --transpose-tile)", o.N, MaxN)
+	case !slices.Contains(Tiles(), o.Tile):
+		return fmt.Errorf("--tile %d: want one of %s (TILE = %d; a TILE x TILE block, at most 32 x 32 = 1024 threads)", o.Tile, list(Tiles()), o.Tile)
+	case !slices.Contains(Coarsenings(), o.Coarse):
+		return fmt.Errorf("--coarse %d: want one of %s (tiling.cu instantiates those)", o.Coarse, list(Coarsenings()))
+	case o.N%(o.Tile*o.Coarse) != 0:
+		return fmt.Errorf("--n %d: not a multiple of TILE*COARSE = --tile × --coarse = %d × %d = %d (the coarsened kernel has no bounds checks)",
+			o.N, o.Tile, o.Coarse, o.Tile*o.Coarse)
+	case !slices.Contains(Tiles(), o.TransposeTile):
+		return fmt.Errorf("--transpose-tile %d: want one of %s", o.TransposeTile, list(Tiles()))
+	case o.N%o.TransposeTile != 0:
+		return fmt.Errorf("--transpose-tile %d: does not divide --n %d (the shared-memory transposes have no bounds checks)", o.TransposeTile, o.N)
+	case o.SweepN < 0 || o.SweepN > MaxN:
+		return fmt.Errorf("--sweep-n %d: want 0 (min(--n, 128)) or 1 to %d, a multiple of 32 and of --tile × --coarse", o.SweepN, MaxN)
+	case o.SweepN%max(32, o.Tile*o.Coarse) != 0: // the sweep runs every TILE up to 32
+		return fmt.Errorf("--sweep-n %d: want a multiple of %d (of 32, the widest swept TILE, and of --tile × --coarse = %d)", o.SweepN, max(32, o.Tile*o.Coarse), o.Tile*o.Coarse)
 	}
-	if o.SweepN < 0 {
-		return fmt.Errorf("--sweep-n %d: must be positive (0: min(N, 128))", o.SweepN)
-	}
-	_, err := o.withDefaults()
+	_, err := o.withDefaults() // what is left: nothing the flags can reach, as a backstop
 	return err
+}
+
+// list spells the values a flag takes: "1, 2, 4, 8, 16 or 32".
+func list(vs []int) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
 func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progress) (lesson.Result, error) {

@@ -41,6 +41,10 @@ type Options struct {
 	Progress func(stage string) `json:"-"`
 }
 
+// MaxN is the largest matrix size Options takes, N and SweepN alike: int32
+// indices hold it, and the simulator takes hours at it already.
+const MaxN = 8192
+
 // Tiles returns the tile widths the kernels support: TILE x TILE threads in
 // a block (at most 1024) and a tile row per warp at most.
 func Tiles() []int { return []int{1, 2, 4, 8, 16, 32} }
@@ -77,8 +81,11 @@ func (o Options) withDefaults() (Options, error) {
 	if o.N <= 0 {
 		return o, fmt.Errorf("tiling: N = %d; the matrix size must be positive", o.N)
 	}
-	if o.N > 8192 {
-		return o, fmt.Errorf("tiling: N = %d is more than this lesson's limit of 8192 (int32 indices, and the simulator would take hours)", o.N)
+	if o.N > MaxN {
+		return o, fmt.Errorf("tiling: N = %d is more than this lesson's limit of %d (int32 indices, and the simulator would take hours)", o.N, MaxN)
+	}
+	if o.SweepN < 0 || o.SweepN > MaxN {
+		return o, fmt.Errorf("tiling: sweep N = %d: want 0 (min(N, 128)) or up to this lesson's limit of %d", o.SweepN, MaxN)
 	}
 	if !slices.Contains(Tiles(), o.Tile) {
 		return o, fmt.Errorf("tiling: TILE = %d; it must be one of %v (a TILE x TILE block, at most 32 x 32 = 1024 threads)", o.Tile, Tiles())
@@ -124,7 +131,9 @@ func (o Options) withDefaults() (Options, error) {
 // reference; on the simulator also the load sweep, the roofline data and the
 // race and out-of-bounds demonstrations (those always run on a simulator,
 // since on a GPU a race gives no error and an out-of-bounds read may give
-// none either). ctx is checked between launches.
+// none either). ctx is checked between launches, inside the simulator's
+// launches, and before every row of the CPU reference of the product; once
+// it is done Run returns an error wrapping ctx's.
 func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -189,6 +198,11 @@ func (r *runner) launch(run KernelRun, f func() (*gpuext.Launch, error), check f
 	}
 	l, err := f()
 	if err != nil {
+		if cerr := r.ctx.Err(); cerr != nil {
+			// The simulator stopped the launch (a "cancelled" fault):
+			// the error is ctx's, so the caller sees an interrupt.
+			return fmt.Errorf("tiling: %s: %w", run.Kernel, cerr)
+		}
 		return fmt.Errorf("tiling: %s: %w", run.Kernel, err)
 	}
 	if check != nil {
@@ -264,10 +278,19 @@ type matmulBuffers struct {
 }
 
 func (r *runner) newMatmul(n int) (*matmulBuffers, error) {
-	a := randomMatrix(n*n, r.o.Seed)
-	b := randomMatrix(n*n, r.o.Seed+1)
-	mb := &matmulBuffers{ref: refMatmul(a, b, n)}
-	var err error
+	a, err := randomMatrixContext(r.ctx, n*n, r.o.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("tiling: the inputs of the %dx%d product: %w", n, n, err)
+	}
+	b, err := randomMatrixContext(r.ctx, n*n, r.o.Seed+1)
+	if err != nil {
+		return nil, fmt.Errorf("tiling: the inputs of the %dx%d product: %w", n, n, err)
+	}
+	ref, err := refMatmul(r.ctx, a, b, n)
+	if err != nil {
+		return nil, fmt.Errorf("tiling: the CPU reference of the %dx%d product: %w", n, n, err)
+	}
+	mb := &matmulBuffers{ref: ref}
 	if mb.A, err = gpuext.Upload(r.dev, "A", a); err != nil {
 		return nil, err
 	}
@@ -342,7 +365,10 @@ func (r *runner) matmul() error {
 // transposes runs the three transposes at N.
 func (r *runner) transposes() error {
 	n, T := r.o.N, r.o.TransposeTile
-	a := randomMatrix(n*n, r.o.Seed+2)
+	a, err := randomMatrixContext(r.ctx, n*n, r.o.Seed+2)
+	if err != nil {
+		return fmt.Errorf("tiling: the input of the transposes: %w", err)
+	}
 	want := refTranspose(a, n)
 	da, err := gpuext.Upload(r.dev, "a", a)
 	if err != nil {
@@ -381,7 +407,10 @@ func (r *runner) transposes() error {
 // the conversion, and runs the three SpMV kernels on it.
 func (r *runner) sparse() error {
 	n := r.o.N
-	M := randomSparse(n, n, r.o.Density, r.o.Seed+3)
+	M, err := randomSparseContext(r.ctx, n, n, r.o.Density, r.o.Seed+3)
+	if err != nil {
+		return fmt.Errorf("tiling: the sparse matrix: %w", err)
+	}
 	want := refDenseToCSR(M, n, n)
 	nnz := len(want.Val)
 	x := randomMatrix(n, r.o.Seed+4)

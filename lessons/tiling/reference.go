@@ -1,6 +1,7 @@
 package tiling
 
 import (
+	"context"
 	"math/rand/v2"
 
 	"github.com/warplab/warplab/sparse"
@@ -13,10 +14,19 @@ import (
 
 // refMatmul is C = A*B for N x N row-major matrices, each element summed
 // from 0 over k = 0..N-1: the order of every matmul kernel in tiling.cu.
-func refMatmul(A, B []float32, N int) []float32 {
+// It is N^3 multiply-adds on one core (about 11 minutes at N = 4096), so it
+// looks at ctx every 256 elements of C (at most 256·8192 multiply-adds
+// apart, milliseconds) and returns ctx's error once it is done: Ctrl-C
+// stops the check, not only the kernels.
+func refMatmul(ctx context.Context, A, B []float32, N int) ([]float32, error) {
 	C := make([]float32, N*N)
 	for r := 0; r < N; r++ {
 		for c := 0; c < N; c++ {
+			if c%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return nil, err
+				}
+			}
 			var acc float32
 			for k := 0; k < N; k++ {
 				acc += float32(A[r*N+k] * B[k*N+c])
@@ -24,7 +34,7 @@ func refMatmul(A, B []float32, N int) []float32 {
 			C[r*N+c] = acc
 		}
 	}
-	return C
+	return C, nil
 }
 
 // refTranspose is a^T for an m x m matrix.
@@ -94,21 +104,43 @@ func refSpMVWarp(a CSR, x []float32) []float32 {
 
 // randomMatrix returns n values uniform in [-1, 1), reproducible from seed.
 func randomMatrix(n int, seed uint64) []float32 {
+	v, _ := randomMatrixContext(context.Background(), n, seed)
+	return v
+}
+
+// randomMatrixContext is randomMatrix looking at ctx every 2^16 values (a
+// 8192² matrix is most of a second of PCG), returning ctx's error once it
+// is done.
+func randomMatrixContext(ctx context.Context, n int, seed uint64) ([]float32, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x7469_6c69_6e67))
 	v := make([]float32, n)
 	for i := range v {
+		if i%(1<<16) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		v[i] = 2*rng.Float32() - 1
 	}
-	return v
+	return v, nil
 }
 
 // randomSparse returns a rows x cols dense matrix whose entries are nonzero
 // with probability density, with row r's density scaled by 1 + r%4 / 2 so
 // rows differ in length.
 func randomSparse(rows, cols int, density float64, seed uint64) []float32 {
+	M, _ := randomSparseContext(context.Background(), rows, cols, density, seed)
+	return M
+}
+
+// randomSparseContext is randomSparse looking at ctx before every row.
+func randomSparseContext(ctx context.Context, rows, cols int, density float64, seed uint64) ([]float32, error) {
 	rng := rand.New(rand.NewPCG(seed, 0x7370_6d76))
 	M := make([]float32, rows*cols)
 	for r := 0; r < rows; r++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		p := density * (1 + float64(r%4)/2)
 		for j := 0; j < cols; j++ {
 			if rng.Float64() < p {
@@ -119,5 +151,5 @@ func randomSparse(rows, cols int, density float64, seed uint64) []float32 {
 			}
 		}
 	}
-	return M
+	return M, nil
 }

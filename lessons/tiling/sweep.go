@@ -60,6 +60,9 @@ func (r *runner) sweep() error {
 		}
 		l, err := r.dev.LaunchContext(r.ctx, r.m, p.name, grid, block, shared, mb.A, mb.B, mb.C, int32(n))
 		if err != nil {
+			if cerr := r.ctx.Err(); cerr != nil {
+				err = cerr // the simulator's "cancelled" fault: say it was ctx
+			}
 			return fmt.Errorf("tiling: sweep %s TILE=%d: %w", p.name, p.tile, err)
 		}
 		if ok, _, err := mb.check(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ptxcheck"
@@ -58,7 +59,8 @@ func launchMatmulLaunch(t *testing.T, dev *gpuext.Device, kernel string, n, tile
 	if err := C.Download(got); err != nil {
 		t.Fatal(err)
 	}
-	return got, refMatmul(a, b, n), l, nil
+	ref, err := refMatmul(context.Background(), a, b, n)
+	return got, ref, l, err
 }
 
 func TestPTXMatchesSource(t *testing.T) {
@@ -106,7 +108,7 @@ func TestMatmulBitIdentical(t *testing.T) {
 // rounding, not luck.
 func TestNonFusedMatters(t *testing.T) {
 	a, b := randomMatrix(64*64, 5), randomMatrix(64*64, 6)
-	ref := refMatmul(a, b, 64)
+	ref := testenv.Must(refMatmul(context.Background(), a, b, 64))(t)
 	differ := 0
 	for c := 0; c < 64; c++ {
 		var acc float32
@@ -444,4 +446,44 @@ func BenchmarkLesson(b *testing.B) {
 	}
 	b.ReportMetric(float64(wi)/float64(b.N), "warp-instr/op")
 	b.ReportMetric(float64(wi)/b.Elapsed().Seconds(), "warp-instr/s")
+}
+
+// The CPU reference of the product stops when ctx is cancelled: at 4096 it
+// is 11 minutes of multiply-adds, and Ctrl-C waited for all of them before
+// issue 31. The bound is correctness, not speed.
+func TestRefMatmulCancelled(t *testing.T) {
+	const n = 4096
+	a, b := make([]float32, n*n), make([]float32, n*n)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancelled := make(chan time.Time, 1)
+	time.AfterFunc(100*time.Millisecond, func() { cancelled <- time.Now(); cancel() })
+	c, err := refMatmul(ctx, a, b, n)
+	if took := time.Since(<-cancelled); !errors.Is(err, context.Canceled) || c != nil || took > 2*time.Second {
+		t.Errorf("refMatmul: %v after %v; want context.Canceled within 2 s of the cancel", err, took)
+	}
+}
+
+// Run at N = 4096 on the simulator, cancelled in its first stage, returns
+// context.Canceled promptly.
+func TestRunCancelled(t *testing.T) {
+	dev := openSim(t)
+	for _, after := range []time.Duration{20 * time.Millisecond, 1500 * time.Millisecond} { // the inputs, then the reference
+		ctx, cancel := context.WithCancel(context.Background())
+		cancelled := make(chan time.Time, 1)
+		time.AfterFunc(after, func() { cancelled <- time.Now(); cancel() })
+		res, err := Run(ctx, dev, Options{N: 4096, NoSweep: true, NoDemos: true})
+		if took := time.Since(<-cancelled); !errors.Is(err, context.Canceled) || res != nil || took > 2*time.Second {
+			t.Errorf("cancelled after %v: result %v, error %v, %v after the cancel; want context.Canceled within 2 s", after, res != nil, err, took)
+		}
+	}
+}
+
+// Options beyond the lesson's size are refused, not a crash (SweepN 10^8
+// panicked in makeslice).
+func TestOptionsSizeLimits(t *testing.T) {
+	for _, o := range []Options{{N: MaxN + 1}, {N: 64, Tile: 8, Coarse: 2, SweepN: 100_000_000}, {SweepN: -1}} {
+		if _, err := o.withDefaults(); err == nil {
+			t.Errorf("%+v accepted", o)
+		}
+	}
 }
