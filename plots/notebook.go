@@ -77,9 +77,11 @@ func displayHTMLTo(fe frontEnd, h string) {
 }
 
 // ShowError reports err in a notebook cell as one short, readable line
-// (what went wrong, as the error says it, without a stack trace) and also
-// writes it to stderr. It returns true when err was not nil, so a cell can
-// write `if plots.ShowError(err) { return }`.
+// (what went wrong, as the error says it, without a stack trace); outside a
+// notebook it writes the line to stderr. Only one of the two: in a cell,
+// stderr is shown too, so writing both showed every error twice. It returns
+// true when err was not nil, so a cell can write
+// `if plots.ShowError(err) { return }`.
 func ShowError(err error) bool {
 	return showErrorTo(gonb{}, os.Stderr, err)
 }
@@ -88,11 +90,12 @@ func showErrorTo(fe frontEnd, stderr io.Writer, err error) bool {
 	if err == nil {
 		return false
 	}
-	fmt.Fprintln(stderr, "error:", err)
-	if fe.inNotebook() {
-		fe.displayHTML(errorHTML(err))
-		fe.sync() // deliver it before a cell that exits right after
+	if !fe.inNotebook() {
+		fmt.Fprintln(stderr, "error:", err)
+		return true
 	}
+	fe.displayHTML(errorHTML(err))
+	fe.sync() // deliver it before a cell that exits right after
 	return true
 }
 

@@ -40,7 +40,7 @@ window.addEventListener('load', function () {
       plot: !!(cell && cell.classList.contains('celltag_plot')),
       decoded: tag !== 'img' || (el.complete && el.naturalWidth > 0)});
   });
-  document.querySelectorAll('.gonb-err-location, .gonb-err-line, .output_error, .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]').forEach(function (el) {
+  document.querySelectorAll('.warplab-error, .gonb-err-location, .gonb-err-line, .output_error, .jp-OutputArea-output[data-mime-type="application/vnd.jupyter.error"]').forEach(function (el) {
     if (shown(el)) { out.errors.push(el.textContent.trim().slice(0, 300)); }
   });
   document.querySelectorAll('[data-mime-type="application/vnd.jupyter.stderr"]').forEach(function (el) {

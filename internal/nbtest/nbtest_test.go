@@ -201,6 +201,7 @@ const (
 	textCell   = `<div class="jp-Cell jp-CodeCell jp-Notebook-cell"><div class="jp-OutputArea"><pre>stride 1: 4.00</pre></div></div>`
 	errorCell  = `<div class="jp-Cell jp-CodeCell"><div class="jp-OutputArea"><span class="gonb-err-location">./main.go:13:13: </span>undefined: x</div></div>`
 	stderrCell = `<div class="jp-Cell jp-CodeCell"><div class="jp-RenderedText jp-OutputArea-output" data-mime-type="application/vnd.jupyter.stderr"><pre>panic: boom</pre></div></div>`
+	shownError = `<div class="jp-Cell jp-CodeCell"><div class="jp-OutputArea"><div class="warplab-error" style="color:#b00020"><b>error:</b> nvcc not found</div></div></div>`
 	stderrOK   = `<div class="jp-Cell jp-CodeCell"><div class="jp-RenderedText jp-OutputArea-output" data-mime-type="application/vnd.jupyter.stderr"><pre>simulating 3/8 blocks</pre></div></div>`
 )
 
@@ -216,6 +217,7 @@ func TestPageProblems(t *testing.T) {
 		{"GoNB error report", page(errorCell), 0, []string{`class "gonb-err-location"`}},
 		{"panic on stderr", page(stderrCell), 0, []string{"error output: panic: boom"}},
 		{"progress on stderr is fine", page(stderrOK), 0, nil},
+		{"plots.ShowError's box", page(shownError), 0, []string{`class "warplab-error"`}},
 		{"plot cell without image (source mentions <svg)", page(emptyPlotCell), 1, []string{"plot 1 on the page has no <svg>"}},
 		{"plot cell lost in rendering", page(textCell), 1, []string{"page has 0 cells with class celltag_plot, notebook tags 1"}},
 	} {

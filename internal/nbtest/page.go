@@ -12,7 +12,7 @@ import (
 var (
 	cellStart = regexp.MustCompile(`<div\s+class="(jp-Cell(?:\s[^"]*)?)"`)
 	// GoNB's HTML error report, nbconvert's classic error class, traceback colours.
-	errorMarkers = regexp.MustCompile(`class="[^"]*\b(gonb-err-location|gonb-err-line|output_error|ansi-red-fg)\b`)
+	errorMarkers = regexp.MustCompile(`class="[^"]*\b(gonb-err-location|gonb-err-line|output_error|ansi-red-fg|warplab-error)\b`)
 	stderrBlock  = regexp.MustCompile(`(?s)data-mime-type="application/vnd\.jupyter\.stderr"[^>]*>(.*?)</div>`)
 	errorWords   = regexp.MustCompile(`(?i)\b(panic|error|fault|failed|undefined)\b`)
 )
