@@ -144,6 +144,11 @@ func runOnDevice(l lesson.Lesson, f sharedFlags, stdout, stderr io.Writer) (less
 		return nil, deviceError(err)
 	}
 	defer dev.Close()
+	if fc, ok := l.(lesson.FigureChecker); ok && f.svgPath != "" {
+		if err := fc.CheckFigure(dev); err != nil {
+			return nil, usageErrorf("--svg %s: %v", f.svgPath, err)
+		}
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()

@@ -90,6 +90,15 @@ type Lesson interface {
 	Module() *gpuext.Module
 }
 
+// A FigureChecker is a Lesson whose figure cannot be drawn from every
+// device's run (tiling's figures draw the simulator's counts, which a GPU
+// run does not record). The command calls CheckFigure with the opened
+// device when --svg is given, before Run, so that --svg fails at once and
+// not after a run of minutes; its error is a usage error (exit status 2).
+type FigureChecker interface {
+	CheckFigure(dev *gpuext.Device) error
+}
+
 // Progress is how a running lesson talks to the command line. Both fields
 // may be nil.
 type Progress struct {

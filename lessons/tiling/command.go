@@ -131,9 +131,20 @@ func (*cliLesson) Module() *gpuext.Module { return Module() }
 // panel), the transposes' sectors and wavefronts, and the load sweep when
 // the run has it. They draw the simulator's counts, so a GPU run, which
 // records none, has no figure: the error says to run on the simulator.
+// errFigureNeedsSim says why a GPU run has no figure.
+var errFigureNeedsSim = errors.New("tiling: the figures draw the simulator's counts (loads, sectors, intensities), which a GPU run does not record; run with --backend sim (its roofline puts the recorded H200 run beside the model)")
+
+// CheckFigure refuses --svg on a GPU before the run (lesson.FigureChecker).
+func (l *cliLesson) CheckFigure(dev *gpuext.Device) error {
+	if dev.Kind() != "sim" {
+		return errFigureNeedsSim
+	}
+	return nil
+}
+
 func (r cliResult) WriteFigure(path string) error {
 	if len(r.Roofline) == 0 {
-		return errors.New("tiling: the figures draw the simulator's counts (loads, sectors, intensities), which a GPU run does not record; run with --backend sim (its roofline puts the recorded H200 run beside the model)")
+		return errFigureNeedsSim
 	}
 	var more []*Result
 	if rec, err := Recorded(); err == nil {
