@@ -71,6 +71,8 @@ if [ "${WARPLAB_LAB_TESTS:-1}" != 0 ] && [ "${WARPLAB_BROWSER_TESTS:-1}" != 0 ];
 	scripts/lab/build.sh hub
 	export WARPLAB_LAB_TESTS=1
 fi
+step "go test -race: Device.Time per call, under concurrent calls and other goroutines' launches"
+go test -race -run 'TestTime' ./gpuext/
 step "go test ./... (notebook and browser tests on)"
 # The notebook tests run every notebook (each bounded by its own time limit):
 # allow well past go test's default 10 minutes.
