@@ -11,11 +11,20 @@ type Error struct {
 	File string // the name given to Parse
 	Line int    // 1-based PTX line; 0 when the problem has no single line
 	Msg  string
+	// Src is the CUDA C line the refused instruction came from
+	// ("hist.cu:14", the outermost line of an inlined chain), when the PTX
+	// has line information; "" otherwise.
+	Src string
+	loc Loc // the position Src is made from, once .file is known
 }
 
 func (e *Error) Error() string {
+	src := ""
+	if e.Src != "" {
+		src = " (" + e.Src + ")"
+	}
 	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
+		return fmt.Sprintf("%s:%d%s: %s", e.File, e.Line, src, e.Msg)
 	}
 	return fmt.Sprintf("%s: %s", e.File, e.Msg)
 }

@@ -355,6 +355,11 @@ type Kernel struct {
 	Instrs     []Instr
 	ReqNTid    [3]int // .reqntid, zeros if absent
 	MaxNTid    [3]int // .maxntid, zeros if absent
+	// Err lists what in the body the simulator cannot run (each error
+	// with its PTX line and .cu line); nil for a kernel that runs. Only
+	// ParseKernels returns a module with such kernels: they fail at their
+	// own launch, and the module's other kernels run.
+	Err ErrorList
 }
 
 // Module is a parsed and checked PTX module.
@@ -367,6 +372,7 @@ type Module struct {
 	Files       []string // .file paths by index (index 0 unused)
 	Vars        []*Var   // module-scope variables
 	Kernels     []*Kernel
+	Funcs       []*Kernel // device functions (.func) with a body
 }
 
 // typeNames spells each Type as PTX writes it, without the dot.

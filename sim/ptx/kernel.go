@@ -18,6 +18,7 @@ type kparser struct {
 	loc    Loc              // the latest .loc
 	caller Loc              // its outermost inlined_at call site
 	outer  map[Loc]Loc      // each inlined .loc position's outermost call site
+	e0     int              // len(p.errs) when the body began: later errors are the kernel's
 }
 
 // fixup is a bra whose target label is resolved once the body is read.
@@ -71,9 +72,24 @@ func (p *parser) entry() {
 		p.errorf(line, "kernel %s defined twice", k.Name)
 	}
 	p.kernels[k.Name] = true
+	kp.e0 = len(p.errs)
 	kp.body()
 	kp.finish()
+	kp.takeErrors()
 	p.mod.Kernels = append(p.mod.Kernels, k)
+}
+
+// takeErrors moves the errors found in the body into Kernel.Err: what the
+// simulator cannot run in one kernel refuses that kernel, at its launch,
+// and not the module (ParseKernels).
+func (kp *kparser) takeErrors() {
+	p := kp.p
+	p.curLoc = Loc{}
+	if len(p.errs) > kp.e0 {
+		kp.k.Err = append(ErrorList(nil), p.errs[kp.e0:]...)
+		kp.k.Err.sortErrors()
+		p.errs = p.errs[:kp.e0]
+	}
 }
 
 // addVar declares one of the kernel's own variables; it shadows a
@@ -269,6 +285,17 @@ func (kp *kparser) perfDirectives() bool {
 func (kp *kparser) body() {
 	p := kp.p
 	kp.scopes = []*regScope{newScope()}
+	defer func() {
+		// Past the error cap, skip to the body's closing brace, so that
+		// parsing goes on with the next kernel.
+		for depth := len(kp.scopes); depth > 0 && !p.eof(); p.next() {
+			if t := p.tok(); t.kind == tPunct && t.text == "{" {
+				depth++
+			} else if t.kind == tPunct && t.text == "}" {
+				depth--
+			}
+		}
+	}()
 	for !p.full() {
 		t := p.tok()
 		switch {
@@ -316,6 +343,10 @@ func (kp *kparser) directive() {
 		kp.regDecl(t.line)
 	case ".loc":
 		kp.loc, kp.caller = p.loc(kp.outer)
+		p.curLoc = kp.loc
+		if kp.caller != (Loc{}) {
+			p.curLoc = kp.caller
+		}
 	case ".pragma":
 		p.skipStatement()
 	case ".shared", ".local":
@@ -503,7 +534,7 @@ func (kp *kparser) finish() {
 		}
 		kp.k.Instrs[f.instr].Target = t
 	}
-	if len(kp.p.errs) == 0 {
+	if len(kp.p.errs) == kp.e0 {
 		computeReconv(kp.k)
 	}
 }
@@ -513,3 +544,7 @@ func (kp *kparser) finish() {
 func collapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// linkCalls checks the calls between kernels and device functions once
+// the whole module is read (step 2 of issue 28 fills this in).
+func (p *parser) linkCalls() {}

@@ -21,8 +21,48 @@ const (
 // every instruction must be one the simulator executes, every register,
 // label and symbol must be declared and of a fitting type. name is used in
 // messages (a file name such as "spmv.ptx"). On any problem Parse returns
-// a nil module and an ErrorList of *Error, sorted by line.
+// a nil module and an ErrorList of *Error, sorted by line. ParseKernels
+// is the form that keeps a module whose only problems are inside kernels.
 func Parse(name, src string) (*Module, error) {
+	m, all := parse(name, src)
+	for _, k := range m.Kernels {
+		all = append(all, k.Err...)
+	}
+	for _, f := range m.Funcs {
+		all = append(all, f.Err...)
+	}
+	if len(all) > 0 {
+		all.sortErrors()
+		if len(all) > maxErrors {
+			all = all[:maxErrors]
+		}
+		return nil, all
+	}
+	return m, nil
+}
+
+// ParseKernels reads a module as Parse does, except that a kernel (or
+// device function) whose body the simulator cannot run does not sink the
+// module: its errors go to its Kernel.Err (each with the PTX line and,
+// with line information, the .cu line), and the module's other kernels
+// stay runnable. A module is still refused whole for what is wrong
+// outside any body: its .version or .target, a module-scope declaration,
+// the lexical structure.
+func ParseKernels(name, src string) (*Module, error) {
+	m, errs := parse(name, src)
+	if len(errs) > 0 {
+		errs.sortErrors()
+		if len(errs) > maxErrors {
+			errs = errs[:maxErrors]
+		}
+		return nil, errs
+	}
+	return m, nil
+}
+
+// parse reads the module; the errors it returns are those outside the
+// kernels' and functions' bodies (theirs are in Kernel.Err).
+func parse(name, src string) (*Module, ErrorList) {
 	toks, compiler, lexErrs := lex(name, src)
 	p := &parser{
 		name:    name,
@@ -37,14 +77,16 @@ func Parse(name, src string) (*Module, error) {
 	}
 	p.module()
 	p.checkLocs()
-	if len(p.errs) > 0 {
-		p.errs.sortErrors()
-		if len(p.errs) > maxErrors {
-			p.errs = p.errs[:maxErrors]
-		}
-		return nil, p.errs
+	p.linkCalls()
+	for _, e := range p.errs {
+		e.Src = p.mod.SourceLine(e.loc)
 	}
-	return p.mod, nil
+	for _, k := range append(append([]*Kernel(nil), p.mod.Kernels...), p.mod.Funcs...) {
+		for _, e := range k.Err {
+			e.Src = p.mod.SourceLine(e.loc)
+		}
+	}
+	return p.mod, p.errs
 }
 
 // parser holds the state of one Parse.
@@ -60,6 +102,9 @@ type parser struct {
 	kernels map[string]bool // kernel names, to catch a second definition
 	funcs   map[string]bool // .func names, so that a call names what it calls
 	locs    []fileRef       // .loc file numbers, checked against .file at the end
+	// curLoc is the source position of the statement being parsed in a
+	// body (the outermost of an inlined chain), which errors carry.
+	curLoc Loc
 }
 
 // fileRef is a .loc's file number and line, checked once all .file
@@ -71,7 +116,7 @@ type fileRef struct {
 
 func (p *parser) errorf(line int32, format string, args ...any) {
 	if len(p.errs) < maxErrors {
-		p.errs = append(p.errs, &Error{File: p.name, Line: int(line), Msg: fmt.Sprintf(format, args...)})
+		p.errs = append(p.errs, &Error{File: p.name, Line: int(line), Msg: fmt.Sprintf(format, args...), loc: p.curLoc})
 	}
 }
 
@@ -198,9 +243,15 @@ func (p *parser) module() {
 		case ".version":
 			p.next()
 			p.mod.Version = p.restOfLine()
+			if msg := checkVersion(p.mod.Version); msg != "" {
+				p.errorf(t.line, "%s", msg)
+			}
 		case ".target":
 			p.next()
 			p.mod.Target = p.restOfLine()
+			if msg := checkTarget(p.mod.Target); msg != "" {
+				p.errorf(t.line, "%s", msg)
+			}
 		case ".address_size":
 			p.next()
 			if n, ok := p.intTok("address size", 64); ok {
