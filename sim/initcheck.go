@@ -121,20 +121,7 @@ func (pk *PTXKernel) markInitCheck() {
 }
 
 // eachSource calls f with every register among x's source operands.
-func eachSource(x *xin, f func(r int32)) {
-	for j := range x.src {
-		switch o := &x.src[j]; o.kind {
-		case oReg:
-			f(o.idx)
-		case oVec:
-			for _, r := range o.vec {
-				if r >= 0 {
-					f(r)
-				}
-			}
-		}
-	}
-}
+func eachSource(x *xin, f func(r int32)) { eachReg(x.src[:], f) }
 
 // flowSources calls f with the registers whose values flow into x's
 // destinations: none for memory and control instructions (a load's value
@@ -277,7 +264,7 @@ func (e *ptxWorker) initCheck(wp *pwarp, x *xin, pc int32, act, exec uint32) *Fa
 				var us uint32
 				for m := exec; m != 0; m &= m - 1 {
 					lane := bits.TrailingZeros32(m)
-					if j := shflSource(x.in.Shfl, lane, b[lane], c[lane]); ua>>j&1 != 0 {
+					if j, _ := shflSource(x.in.Shfl, lane, b[lane], c[lane]); ua>>j&1 != 0 {
 						us |= 1 << lane
 					}
 				}
@@ -372,14 +359,14 @@ func (e *ptxWorker) deciding(wp *pwarp, o *xopd, exec uint32, absorb, mask uint6
 }
 
 // shflSource is the lane whose value lane reads in a shuffle of mode with
-// lane operand b and clamp/segment operand c (the arithmetic of shfl).
-func shflSource(mode ptx.ShflMode, lane int, b, c uint64) int {
+// lane operand b and clamp/segment operand c (the arithmetic of shfl), and
+// whether that lane is in range (shfl's predicate output); out of range,
+// lane reads its own value.
+func shflSource(mode ptx.ShflMode, lane int, b, c uint64) (j int, ok bool) {
 	bval := int(b & 31)
 	cval := int(c & 31)
 	seg := int(c>>8) & 31
 	maxLane := lane&seg | cval&^seg
-	var j int
-	var ok bool
 	switch mode {
 	case ptx.ShflUp:
 		j = lane - bval
@@ -395,9 +382,9 @@ func shflSource(mode ptx.ShflMode, lane int, b, c uint64) int {
 		ok = j <= maxLane
 	}
 	if !ok || j < 0 || j > 31 {
-		j = lane
+		return lane, false
 	}
-	return j
+	return j, true
 }
 
 // undefFault is the fault of instruction x using register r, undefined in

@@ -942,30 +942,7 @@ func (e *ptxWorker) shfl(wp *pwarp, x *xin, mask uint32) *Fault {
 	}
 	for m := mask; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
-		bval := int(b[lane] & 31)
-		cval := int(c[lane] & 31)
-		seg := int(c[lane]>>8) & 31
-		maxLane := lane&seg | cval&^seg
-		minLane := lane & seg
-		var j int
-		var ok bool
-		switch x.in.Shfl {
-		case ptx.ShflUp:
-			j = lane - bval
-			ok = j >= maxLane
-		case ptx.ShflDown:
-			j = lane + bval
-			ok = j <= maxLane
-		case ptx.ShflBfly:
-			j = lane ^ bval
-			ok = j <= maxLane
-		default:
-			j = minLane | bval&^seg
-			ok = j <= maxLane
-		}
-		if !ok {
-			j = lane
-		}
+		j, ok := shflSource(x.in.Shfl, lane, b[lane], c[lane])
 		members := uint32(mm[lane]) & wp.live
 		if mask&(1<<j) == 0 || members&(1<<j) == 0 {
 			return e.fault(wp, lane, x, "shuffle from inactive lane", fmt.Sprintf(

@@ -392,9 +392,13 @@ func (pk *PTXKernel) markSkips() {
 }
 
 // writes calls f with each register x writes.
-func writes(x *xin, f func(r int32)) {
-	for j := range x.dst {
-		switch o := &x.dst[j]; o.kind {
+func writes(x *xin, f func(r int32)) { eachReg(x.dst[:], f) }
+
+// eachReg calls f with each register among ops (a vector's elements one
+// by one).
+func eachReg(ops []xopd, f func(r int32)) {
+	for j := range ops {
+		switch o := &ops[j]; o.kind {
 		case oReg:
 			f(o.idx)
 		case oVec:
