@@ -12,8 +12,8 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/lesson"
-	"github.com/warplab/warplab/lessons/spmv"
 	"github.com/warplab/warplab/plots/chart"
+	"github.com/warplab/warplab/sparse/spmvref"
 )
 
 // Summary is the lesson's one line, in `warplab help` and its usage.
@@ -141,7 +141,7 @@ func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progre
 	o.Progress = p.Stage
 	res, err := Run(ctx, dev, o)
 	if err != nil {
-		return nil, spmv.MatrixFlagError("--matrix", o.Matrices, err)
+		return nil, spmvref.MatrixFlagError("--matrix", o.Matrices, err)
 	}
 	return &CLIResult{Result: res, Peer: peer}, nil
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ptxcheck"
-	"github.com/warplab/warplab/lessons/spmv"
 	"github.com/warplab/warplab/sparse"
+	"github.com/warplab/warplab/sparse/spmvref"
 )
 
 // TestPTXMatchesSource fails when libs.cu changed and libs.ptx was not
@@ -59,13 +59,13 @@ func irregular(rows int) Input {
 }
 
 func suiteSparse(t *testing.T) []Input {
-	dir := spmv.MatricesDir()
+	dir := spmvref.MatricesDir()
 	if dir == "" {
 		t.Log("no shared/matrices folder: SuiteSparse rows skipped")
 		return nil
 	}
 	var out []Input
-	for _, name := range spmv.SuiteSparseNames {
+	for _, name := range spmvref.SuiteSparseNames {
 		p := filepath.Join(dir, name+".mtx")
 		if _, err := os.Stat(p); err != nil {
 			t.Logf("%s: %v (skipped)", p, err)
@@ -152,8 +152,8 @@ func fill(n, l int) []int {
 
 func TestChoose(t *testing.T) {
 	const h200 = 132 * 2048
-	seed := spmv.SeedRowLengths(1<<10, false)
-	skew := spmv.SeedRowLengths(1<<10, true)
+	seed := spmvref.SeedRowLengths(1<<10, false)
+	skew := spmvref.SeedRowLengths(1<<10, true)
 	tests := []struct {
 		name     string
 		lengths  []int
@@ -164,10 +164,10 @@ func TestChoose(t *testing.T) {
 		{"skewed seed, device size unknown", skew, 0, MethodMerge},
 		// 13.1 passes of the 419-long row's warp against 2 × 31.0
 		// nonzeros a resident thread: the long rows balance.
-		{"skewed seed 2^19 on an H200", spmv.SeedRowLengths(1<<19, true), h200, MethodBinned},
+		{"skewed seed 2^19 on an H200", spmvref.SeedRowLengths(1<<19, true), h200, MethodBinned},
 		// 13.1 against 2 × 7.76: still binned (the simulator's modeled
 		// times agree at 2^17).
-		{"skewed seed 2^17 on an H200", spmv.SeedRowLengths(1<<17, true), h200, MethodBinned},
+		{"skewed seed 2^17 on an H200", spmvref.SeedRowLengths(1<<17, true), h200, MethodBinned},
 		// A block of 256 does 3,906 nonzeros a lane on the giant row,
 		// against 2 × 5.6 balanced: merge path.
 		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, MethodMerge},

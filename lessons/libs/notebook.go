@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/warplab/warplab/internal/table"
-	"github.com/warplab/warplab/lessons/spmv"
+	"github.com/warplab/warplab/sparse/spmvref"
 )
 
 // NotebookRows is the seed pair's size in the notebook: 2^17 rows (2 Mi
@@ -21,11 +21,11 @@ import (
 const NotebookRows = 1 << 17
 
 // NotebookOptions are the notebook's inputs: the seed pair at NotebookRows
-// and the four SuiteSparse matrices when spmv.MatricesDir finds them.
+// and the four SuiteSparse matrices when spmvref.MatricesDir finds them.
 func NotebookOptions() Options {
 	o := Options{SeedRows: []int{NotebookRows}}
-	if dir := spmv.MatricesDir(); dir != "" {
-		for _, n := range spmv.SuiteSparseNames {
+	if dir := spmvref.MatricesDir(); dir != "" {
+		for _, n := range spmvref.SuiteSparseNames {
 			p := filepath.Join(dir, n+".mtx")
 			if _, err := os.Stat(p); err == nil {
 				o.Matrices = append(o.Matrices, p)

@@ -12,13 +12,13 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/lesson"
-	"github.com/warplab/warplab/lessons/spmv"
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/sparse"
+	"github.com/warplab/warplab/sparse/spmvref"
 )
 
 // Tolerance is the check's relative tolerance: |y - reference| at most
-// 1e-5 of the row's sum of |val·x| (spmv.RelTolerance, the Day-37 check).
+// 1e-5 of the row's sum of |val·x| (spmvref.RelTolerance, the Day-37 check).
 // The reference sums in float64; the kernels sum in float32 and in another
 // order (lanes stride the row, shuffles fold a tree, merge path adds
 // carries atomically in any order). Each float32 addition rounds by at most
@@ -28,7 +28,7 @@ import (
 // not bit-exact against the reference, nor between kernels; 1e-5 leaves
 // room for the typical error while a wrong entry or a lost carry (at least
 // one whole product) fails.
-const Tolerance = spmv.RelTolerance
+const Tolerance = spmvref.RelTolerance
 
 // Options choose the lesson's inputs and how it runs. The zero value runs
 // the seed pair at 2^14 rows, every method, 3 warm-ups and 10 timed runs.
@@ -62,8 +62,8 @@ const DefaultRows = 1 << 14
 // seedRowsWant says what a seed size lacks ("want ..."), "" when it is
 // one: Options' error and --rows say it alike.
 func seedRowsWant(r int) string {
-	if r%WarpSize != 0 || r < spmv.HeavyRowLen || r > (1<<31-1)/spmv.EvenRowLen {
-		return fmt.Sprintf("want a multiple of 32 from 448 to %d", (1<<31-1)/spmv.EvenRowLen)
+	if r%WarpSize != 0 || r < spmvref.HeavyRowLen || r > (1<<31-1)/spmvref.EvenRowLen {
+		return fmt.Sprintf("want a multiple of 32 from 448 to %d", (1<<31-1)/spmvref.EvenRowLen)
 	}
 	return ""
 }
@@ -111,7 +111,7 @@ func (o Options) Validate() error { _, err := o.normalize(); return err }
 
 // Input is one matrix of the lesson with its CPU reference.
 type Input struct {
-	*spmv.Matrix
+	*spmvref.Matrix
 	Key string // "even-2^14", "skewed-2^23", "rajat01": what tables, JSON and the peer program call it
 }
 
@@ -133,7 +133,7 @@ func Inputs(opts Options) ([]Input, error) {
 	}
 	var out []Input
 	for _, r := range o.SeedRows {
-		ms, err := spmv.SeedMatrices(r)
+		ms, err := spmvref.SeedMatrices("libs", r)
 		if err != nil {
 			return nil, err
 		}
@@ -142,7 +142,7 @@ func Inputs(opts Options) ([]Input, error) {
 		}
 	}
 	for _, p := range o.Matrices {
-		m, err := spmv.FileMatrix(p)
+		m, err := spmvref.FileMatrix("libs", p)
 		if err != nil {
 			return nil, err
 		}
@@ -158,18 +158,7 @@ func Inputs(opts Options) ([]Input, error) {
 // (x[c] = c%13 + 1), the float64 CPU reference and the per-row scales the
 // check is relative to.
 func NewInput(key string, csr *sparse.CSR) Input {
-	x := spmv.SeedVector(csr.Cols)
-	m := &spmv.Matrix{Name: key, CSR: csr, Lengths: csr.RowLengths(), X: x, Want: csr.MulVec64(x), Expected: csr.NNZ()}
-	m.Scale = make([]float32, csr.Rows)
-	for r := 0; r < csr.Rows; r++ {
-		var s float64
-		for j := csr.RowPtr[r]; j < csr.RowPtr[r+1]; j++ {
-			s += math.Abs(float64(csr.Val[j]) * float64(x[csr.ColIdx[j]]))
-		}
-		m.Scale[r] = float32(s)
-		m.ScaleTotal += s
-	}
-	return Input{Matrix: m, Key: key}
+	return Input{Matrix: spmvref.NewMatrix(key, csr, csr.NNZ()), Key: key}
 }
 
 // Device identifies where the lesson ran.
@@ -445,7 +434,7 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 		run := KernelRun{Method: m, Kernels: strings.Join(names, "+"), Launches: len(names)}
 		run.MaxErr, run.Correct = maxRelErr(y, in.Want, in.Scale)
 		if !run.Correct {
-			bad := spmv.FirstMismatchScaled(y, in.Want, in.Scale, Tolerance)
+			bad := spmvref.FirstMismatchScaled(y, in.Want, in.Scale, Tolerance)
 			r.Failures = append(r.Failures, fmt.Sprintf("%s %s wrong at row %d: got %.9g, want %.9g",
 				in.Key, m, bad, y[bad], in.Want[bad]))
 		}

@@ -5,13 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"gonum.org/v1/plot/vg"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/plots/chart"
+	"github.com/warplab/warplab/sparse/spmvref"
 )
 
 // Summary is the lesson's one line, in `warplab help` and its usage.
@@ -75,16 +75,10 @@ func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progre
 	return res, nil
 }
 
-// MatrixFlagError returns err with the flag in front when it is a Matrix
-// Market file's error, which begins with the file's path (FileMatrix):
-// "--matrix m.mtx: line 4: ...". Other errors come back as they are.
+// MatrixFlagError is spmvref.MatrixFlagError: err with the flag in front
+// when it is a Matrix Market file's error ("--matrix m.mtx: line 4: ...").
 func MatrixFlagError(flag string, paths []string, err error) error {
-	for _, p := range paths {
-		if p != "" && strings.HasPrefix(err.Error(), p+":") {
-			return fmt.Errorf("%s %w", flag, err)
-		}
-	}
-	return err
+	return spmvref.MatrixFlagError(flag, paths, err)
 }
 
 // CLIResult is a Result as the command line writes it: the failed checks

@@ -206,7 +206,7 @@ func Predict(opts Options) (*Result, error) {
 func newResult(ms []*Matrix) *Result {
 	r := &Result{Lesson: "spmv", Runs: []KernelRun{}, Notes: []string{}, Failures: []string{}}
 	for _, m := range ms {
-		r.Matrices = append(r.Matrices, m.Info())
+		r.Matrices = append(r.Matrices, matrixInfo(m))
 		r.Predictions = append(r.Predictions, predictions(m)...)
 		if got := m.CSR.NNZ(); got != m.Expected {
 			r.Failures = append(r.Failures, fmt.Sprintf(

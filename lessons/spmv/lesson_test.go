@@ -142,7 +142,7 @@ func TestSeedMatrices(t *testing.T) {
 			{Name: "even", Rows: rows, Cols: rows, NNZ: rows * 16, MinRow: 16, MaxRow: 16, MeanRow: 16},
 			{Name: "skewed", Rows: rows, Cols: rows, NNZ: rows * 16, MinRow: 3, MaxRow: 419, MeanRow: 16},
 		} {
-			if got := ms[i].Info(); got != want {
+			if got := matrixInfo(ms[i]); got != want {
 				t.Errorf("rows %d: %+v, want %+v", rows, got, want)
 			}
 			if err := ms[i].CSR.Validate(); err != nil {

@@ -3,15 +3,14 @@ package spmv
 import (
 	"context"
 	"fmt"
-	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/cusrc"
 	"github.com/warplab/warplab/internal/ncu"
 	"github.com/warplab/warplab/internal/table"
+	"github.com/warplab/warplab/sparse/spmvref"
 )
 
 // The notebook's sizes. NotebookRows is what the notebook simulates for its
@@ -25,8 +24,8 @@ const (
 
 // SuiteSparseNames are the four SuiteSparse matrices whose Nsight Compute
 // counters are recorded (NCUSuiteSparse), in the order the notebook shows
-// them.
-var SuiteSparseNames = []string{"bayer10", "bcsstk13", "cryg2500", "rajat01"}
+// them (spmvref.SuiteSparseNames).
+var SuiteSparseNames = spmvref.SuiteSparseNames
 
 // KernelLabel names a run's kernel ("thread_per_row") as the tables print it
 // ("thread per row").
@@ -38,31 +37,10 @@ func KernelLabel(kernel string) string { return kernelLabel(kernel) }
 // kernel it launches and not a copy that could drift from it.
 func KernelSource(name string) (string, error) { return cusrc.Func(cudaSource, name) }
 
-// MatricesDir returns where the SuiteSparse matrices are: $WARPLAB_MATRICES,
-// else the first shared/matrices folder in the working directory or a
-// directory above it (a notebook runs in notebooks/, beside which the
-// project keeps ../shared). "" when there is none: the notebook then skips
-// those rows and says so.
-func MatricesDir() string {
-	if d := os.Getenv("WARPLAB_MATRICES"); d != "" {
-		return d
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		cand := filepath.Join(dir, "shared", "matrices")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
+// MatricesDir returns where the SuiteSparse matrices are
+// (spmvref.MatricesDir): $WARPLAB_MATRICES, else the first shared/matrices
+// folder at or above the working directory; "" when there is none.
+func MatricesDir() string { return spmvref.MatricesDir() }
 
 // NCUCount is Nsight Compute's count of one kernel's global loads on one
 // matrix (l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld.sum, per
