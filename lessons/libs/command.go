@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/plots/chart"
+	"github.com/warplab/warplab/sparse/gen"
 	"github.com/warplab/warplab/sparse/spmvref"
 )
 
@@ -27,16 +29,25 @@ func Lesson() lesson.Lesson { return &cliLesson{rows: "131072", warmups: 3, runs
 
 type cliLesson struct {
 	rows, matrix, methods, dump, peer string
+	families                          string
+	corpus, noPair                    bool
+	seed                              uint64
 	warmups, runs, copyMiB            int
 	opts                              Options // set by Validate
+	rowsSet                           bool    // --rows given on the command line
 }
 
 func (*cliLesson) Name() string    { return "libs" }
 func (*cliLesson) Summary() string { return Summary }
 
 func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
-	fs.StringVar(&l.rows, "rows", l.rows, `sizes of the seed pair (even, skewed), comma-separated multiples of 32 from 448; "none" for no seed matrices (default 2^17, the notebook's)`)
-	fs.StringVar(&l.matrix, "matrix", "", "Matrix Market files to run after the seed pair, comma-separated")
+	fs.Func("rows", `sizes (rows) of the seed pair (even, skewed; multiples of 32 from 448) and of the families, comma-separated; "none" for no seed matrices (default 2^17, the notebook's; 2^14,2^17,2^20,2^23 with --corpus)`,
+		func(v string) error { l.rows, l.rowsSet = v, true; return nil })
+	fs.StringVar(&l.families, "families", "", `generated matrix families (sparse/gen) to run at the --rows sizes, comma-separated, or "all": `+strings.Join(gen.Names(), ", "))
+	fs.BoolVar(&l.corpus, "corpus", false, "the corpus: every family, the seed pair and the shared SuiteSparse matrices (WARPLAB_MATRICES or shared/matrices), at --rows sizes (default 2^14,2^17,2^20,2^23)")
+	fs.BoolVar(&l.noPair, "no-pair", false, "leave out the seed pair (even, skewed)")
+	fs.Uint64Var(&l.seed, "seed", CorpusSeed, "the families' generator seed (another seed: the same shapes, matrices no rule was fitted on)")
+	fs.StringVar(&l.matrix, "matrix", "", "Matrix Market files to run after the seed pair and the families, comma-separated")
 	fs.StringVar(&l.methods, "methods", "", "methods to run, comma-separated (default all; the chooser's pick always runs)")
 	fs.IntVar(&l.warmups, "warmups", l.warmups, "GPU warm-up runs per method")
 	fs.IntVar(&l.runs, "runs", l.runs, "GPU timed runs per method")
@@ -65,21 +76,59 @@ const MaxCopyMiB = 64 << 10
 // or a file, each error naming its flag in the command line's terms; the
 // --dump folder is checked here too, being an output.
 func (l *cliLesson) Validate() error {
-	o := Options{SeedRows: []int{}, Matrices: splitList(l.matrix), Methods: splitList(l.methods),
-		Warmups: l.warmups, Runs: l.runs, DumpDir: l.dump}
-	if l.rows != "none" {
-		for _, s := range splitList(l.rows) {
-			n, err := strconv.Atoi(s)
-			if err != nil {
-				return fmt.Errorf("--rows %q: %q is not a number", l.rows, s)
+	o := Options{SeedRows: []int{}, FamilyRows: []int{}, Matrices: splitList(l.matrix), Methods: splitList(l.methods),
+		Warmups: l.warmups, Runs: l.runs, DumpDir: l.dump, Seed: l.seed}
+	if l.seed == 0 {
+		return fmt.Errorf("--seed 0: want 1 or more (0 is Options' 'the default')")
+	}
+	switch fams := splitList(l.families); {
+	case l.corpus || (len(fams) == 1 && fams[0] == "all"):
+		o.Families = gen.Names()
+	default:
+		for _, f := range fams {
+			if _, err := gen.Lookup(f); err != nil {
+				return fmt.Errorf("--families %q: %v", l.families, err)
 			}
-			if want := seedRowsWant(n); want != "" {
-				return fmt.Errorf("--rows %q: %d: %s", l.rows, n, want)
+		}
+		o.Families = fams
+	}
+	rows := l.rows
+	if l.corpus && !l.rowsSet {
+		rows = joinInts(CorpusRows)
+	}
+	if l.corpus {
+		if dir := spmvref.MatricesDir(); dir != "" {
+			for _, n := range spmvref.SuiteSparseNames {
+				if p := filepath.Join(dir, n+".mtx"); fileExists(p) {
+					o.Matrices = append(o.Matrices, p)
+				}
 			}
-			o.SeedRows = append(o.SeedRows, n)
 		}
 	}
-	if len(o.SeedRows) == 0 && len(o.Matrices) == 0 {
+	if rows != "none" {
+		for _, s := range splitList(rows) {
+			n, err := strconv.Atoi(s)
+			if err != nil {
+				return fmt.Errorf("--rows %q: %q is not a number", rows, s)
+			}
+			if !l.noPair {
+				if want := seedRowsWant(n); want != "" {
+					return fmt.Errorf("--rows %q: %d: %s (the seed pair's sizes; --no-pair leaves it out)", rows, n, want)
+				}
+				o.SeedRows = append(o.SeedRows, n)
+			}
+			if len(o.Families) > 0 {
+				if want := familyRowsWant(n); want != "" {
+					return fmt.Errorf("--rows %q: %d: %s (the families' sizes)", rows, n, want)
+				}
+				o.FamilyRows = append(o.FamilyRows, n)
+			}
+		}
+	}
+	if len(o.Families) > 0 && len(o.FamilyRows) == 0 {
+		return fmt.Errorf("--rows %q: the families need sizes", rows)
+	}
+	if len(o.SeedRows) == 0 && len(o.Matrices) == 0 && len(o.Families) == 0 {
 		return fmt.Errorf("--rows %q and no --matrix: no matrices to run; give --rows sizes or --matrix files", l.rows)
 	}
 	if len(o.Methods) == 0 {
@@ -116,6 +165,16 @@ func (l *cliLesson) Validate() error {
 	l.opts = o
 	return nil
 }
+
+func joinInts(v []int) string {
+	var parts []string
+	for _, n := range v {
+		parts = append(parts, strconv.Itoa(n))
+	}
+	return strings.Join(parts, ",")
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // Run checks the files the flags name (the matrices, the peer's lines)
 // before any kernel runs, then runs the lesson on dev.

@@ -14,6 +14,7 @@ import (
 	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/sparse"
+	"github.com/warplab/warplab/sparse/gen"
 	"github.com/warplab/warplab/sparse/spmvref"
 )
 
@@ -37,7 +38,16 @@ type Options struct {
 	// built; each a multiple of 32, at least 448. Nil means {1 << 14};
 	// an empty non-nil slice means no seed matrices.
 	SeedRows []int
-	// Matrices are Matrix Market files run after the seed pair.
+	// Families are sparse/gen families (gen.Names) generated at each of
+	// FamilyRows after the seed pair, deterministic from Seed: the corpus.
+	Families []string
+	// FamilyRows are the families' sizes, each from gen.MinRows to
+	// gen.MaxRows (stencil27 rounds down to a cube). Nil means SeedRows.
+	FamilyRows []int
+	// Seed is the generator's seed (0 means CorpusSeed). Another seed gives
+	// the same shapes with other draws: matrices no rule was fitted on.
+	Seed uint64
+	// Matrices are Matrix Market files run after the families.
 	Matrices []string
 	// Methods restricts the methods run (names from Methods()); nil means
 	// all. The chooser's pick is always run.
@@ -58,6 +68,21 @@ type Options struct {
 
 // DefaultRows is the seed pair's size when Options.SeedRows is nil.
 const DefaultRows = 1 << 14
+
+// CorpusSeed is the generator's seed of the recorded corpus runs.
+const CorpusSeed = 1
+
+// CorpusRows are the corpus's sizes, 2^14 to 2^23 rows: from a matrix an
+// H200 cannot fill to one that streams a gigabyte.
+var CorpusRows = []int{1 << 14, 1 << 17, 1 << 20, 1 << 23}
+
+// familyRowsWant says what a family size lacks, "" when it is one.
+func familyRowsWant(r int) string {
+	if r < gen.MinRows || r > gen.MaxRows {
+		return fmt.Sprintf("want %d to %d rows", gen.MinRows, gen.MaxRows)
+	}
+	return ""
+}
 
 // seedRowsWant says what a seed size lacks ("want ..."), "" when it is
 // one: Options' error and --rows say it alike.
@@ -92,8 +117,29 @@ func (o Options) normalize() (Options, error) {
 	if o.Runs == 0 {
 		o.Runs = gpuext.DefaultRuns
 	}
-	if len(o.SeedRows) == 0 && len(o.Matrices) == 0 {
-		return o, errors.New("libs: no matrices: give SeedRows or Matrices")
+	if o.FamilyRows == nil {
+		o.FamilyRows = o.SeedRows
+	}
+	for _, f := range o.Families {
+		if _, err := gen.Lookup(f); err != nil {
+			return o, fmt.Errorf("libs: %w", err)
+		}
+	}
+	if len(o.Families) > 0 {
+		if len(o.FamilyRows) == 0 {
+			return o, errors.New("libs: families without sizes: give FamilyRows")
+		}
+		for _, r := range o.FamilyRows {
+			if want := familyRowsWant(r); want != "" {
+				return o, fmt.Errorf("libs: family rows %d: %s", r, want)
+			}
+		}
+	}
+	if o.Seed == 0 {
+		o.Seed = CorpusSeed
+	}
+	if len(o.SeedRows) == 0 && len(o.Matrices) == 0 && len(o.Families) == 0 {
+		return o, errors.New("libs: no matrices: give SeedRows, Families or Matrices")
 	}
 	return o, nil
 }
@@ -124,8 +170,43 @@ func SeedKey(name string, rows int) string {
 	return fmt.Sprintf("%s-%d", name, rows)
 }
 
+// FamilyKey names a generated matrix: "powerlaw20-2^20" (SeedKey's
+// form).
+func FamilyKey(family string, rows int) string { return SeedKey(family, rows) }
+
+// FamilyInput generates family at rows from seed and wraps it as an input
+// (NewInput) under FamilyKey.
+func FamilyInput(family string, rows int, seed uint64) (Input, error) {
+	f, err := gen.Lookup(family)
+	if err != nil {
+		return Input{}, fmt.Errorf("libs: %w", err)
+	}
+	c, err := f.Generate(rows, seed)
+	if err != nil {
+		return Input{}, fmt.Errorf("libs: %w", err)
+	}
+	return NewInput(FamilyKey(family, rows), c), nil
+}
+
+// Family is the corpus family of a matrix key: the generated family
+// ("powerlaw20" of "powerlaw20-2^20"), "seed" for the seed pair, and the
+// key itself for a file (each SuiteSparse matrix is its own family, for a
+// leave-one-family-out judgement).
+func Family(key string) string {
+	name, _, _ := strings.Cut(key, "-")
+	if name == "even" || name == "skewed" {
+		return "seed"
+	}
+	for _, f := range gen.Names() {
+		if f == name && name != key {
+			return f
+		}
+	}
+	return key
+}
+
 // Inputs builds the matrices of opts in order: the seed pair at each size,
-// then the files.
+// the families at each of their sizes, then the files.
 func Inputs(opts Options) ([]Input, error) {
 	o, err := opts.normalize()
 	if err != nil {
@@ -139,6 +220,15 @@ func Inputs(opts Options) ([]Input, error) {
 		}
 		for _, m := range ms {
 			out = append(out, Input{Matrix: m, Key: SeedKey(m.Name, r)})
+		}
+	}
+	for _, f := range o.Families {
+		for _, r := range o.FamilyRows {
+			in, err := FamilyInput(f, r, o.Seed)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, in)
 		}
 	}
 	for _, p := range o.Matrices {
@@ -267,7 +357,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (_ *Result, err 
 	}
 	r := newResult(dev, o)
 	mod := Module()
-	done, total := 0, 1+len(o.SeedRows)*2+len(o.Matrices)
+	done, total := 0, 1+len(o.SeedRows)*2+len(o.Families)*len(o.FamilyRows)+len(o.Matrices)
 	progress := func(s string) {
 		if o.Progress != nil {
 			o.Progress(s, done, total)
@@ -299,6 +389,18 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (_ *Result, err 
 			return nil, err
 		}
 		for _, in := range ins {
+			progress(in.Key)
+			if err := runInput(ctx, dev, mod, in, o, r); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, f := range o.Families {
+		for _, rows := range o.FamilyRows {
+			in, err := lesson.Interruptible(ctx, func() (Input, error) { return FamilyInput(f, rows, o.Seed) })
+			if err != nil {
+				return nil, err
+			}
 			progress(in.Key)
 			if err := runInput(ctx, dev, mod, in, o, r); err != nil {
 				return nil, err
