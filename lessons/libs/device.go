@@ -25,6 +25,33 @@ type devMatrix struct {
 	carryRow *gpuext.Buffer[int32]
 	carryVal *gpuext.Buffer[float32]
 	mergeBlk int
+
+	split map[int]*splitPrep // by width
+}
+
+// splitPrep is split<W>'s preparation on one matrix, made on the device by
+// spmvSplitPrep: the long rows (over SplitLongMin(W) nonzeros) and their
+// chunks of SplitChunk, the chunks' partial sums and the rows' done-counts.
+type splitPrep struct {
+	longMin, nLong, nChunks int
+	counts                  *gpuext.Buffer[int32] // nLong, nChunks
+	longRow, longFirst      *gpuext.Buffer[int32]
+	longChunks, longDone    *gpuext.Buffer[int32]
+	chunkLong               *gpuext.Buffer[int32]
+	partial                 *gpuext.Buffer[float32]
+}
+
+func (p *splitPrep) free() error {
+	var err error
+	for _, b := range []*gpuext.Buffer[int32]{p.counts, p.longRow, p.longFirst, p.longChunks, p.longDone, p.chunkLong} {
+		if b != nil {
+			err = errors.Join(err, b.Free())
+		}
+	}
+	if p.partial != nil {
+		err = errors.Join(err, p.partial.Free())
+	}
+	return err
 }
 
 func upload(dev *gpuext.Device, in Input) (*devMatrix, error) {
@@ -74,13 +101,16 @@ func (d *devMatrix) free() error {
 			err = errors.Join(err, b.Free())
 		}
 	}
+	for _, p := range d.split {
+		err = errors.Join(err, p.free())
+	}
 	return err
 }
 
 // prepare makes method's one-time preparation, once per matrix, and times
 // it on the host's wall clock (building and uploading); nil for methods
 // that need none.
-func (d *devMatrix) prepare(dev *gpuext.Device, method string) (*Prep, error) {
+func (d *devMatrix) prepare(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Options, method string) (*Prep, error) {
 	switch method {
 	case MethodBinned:
 		if d.bins != nil {
@@ -108,29 +138,104 @@ func (d *devMatrix) prepare(dev *gpuext.Device, method string) (*Prep, error) {
 			return nil, nil
 		}
 		start := time.Now()
-		tr, tz := MergePartitions(d.csrRowPtr)
-		d.mergeBlk = len(tr) - 1
-		var err error
-		if d.tileRow, err = gpuext.Upload(dev, "tileRow", tr); err != nil {
-			return nil, err
-		}
-		if d.tileNz, err = gpuext.Upload(dev, "tileNz", tz); err != nil {
-			return nil, err
-		}
+		total := d.rows + d.nnz
+		d.mergeBlk = max(1, (total+MergeTile-1)/MergeTile)
 		n := d.mergeBlk
+		var err error
+		if d.tileRow, err = gpuext.Alloc[int32](dev, "tileRow", n+1); err != nil {
+			return nil, err
+		}
+		if d.tileNz, err = gpuext.Alloc[int32](dev, "tileNz", n+1); err != nil {
+			return nil, err
+		}
 		if d.carryRow, err = gpuext.Alloc[int32](dev, "carryRow", n); err != nil {
 			return nil, err
 		}
 		if d.carryVal, err = gpuext.Alloc[float32](dev, "carryVal", n); err != nil {
 			return nil, err
 		}
+		part := func() error {
+			_, err := dev.LaunchContext(ctx, mod, KernelMergePart, sim.Dim1(blocksFor(n+1)), sim.Dim1(ThreadsPerBlock), 0,
+				d.rowPtr, int32(d.rows), int32(d.nnz), int32(n), d.tileRow, d.tileNz)
+			return err
+		}
+		t, err := dev.Time(part, o.Warmups, o.Runs)
+		if err != nil {
+			return nil, fmt.Errorf("merge-path partitions: %w", err)
+		}
 		if err := dev.Synchronize(); err != nil {
 			return nil, err
 		}
-		return &Prep{Method: method, HostMs: ms(time.Since(start)), Bytes: int64(len(tr)+len(tz))*4 + int64(n)*8,
-			Note: "one merge-path search per block on the host, uploaded; carry arrays allocated"}, nil
+		return &Prep{Method: method, HostMs: ms(time.Since(start)), DeviceMs: t.MeanMs, TimeKind: t.Kind,
+			Bytes: int64(2*(n+1))*4 + int64(n)*8,
+			Note:  "spmvMergePartition: one merge-path search a tile on the device; carry arrays allocated"}, nil
+	}
+	if w, _, ok := parseSplit(method); ok {
+		if d.split[w] != nil {
+			return nil, nil
+		}
+		return d.prepareSplit(ctx, dev, mod, o, method, w)
 	}
 	return nil, nil
+}
+
+// prepareSplit makes split<w>'s long-row list on the device (one
+// spmvSplitPrep launch after zeroing two counters), timed like an SpMV
+// (DeviceMs), then reads the two counts back once to size the launch. The
+// lists are allocated at the host's bound, from nnz alone: at most
+// nnz / (longMin+1) long rows, nnz / SplitChunk + that many chunks.
+func (d *devMatrix) prepareSplit(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Options, method string, w int) (*Prep, error) {
+	start := time.Now()
+	p := &splitPrep{longMin: SplitLongMin(w)}
+	maxLong := max(1, d.nnz/(p.longMin+1))
+	maxChunks := max(1, d.nnz/SplitChunk+maxLong)
+	alloc := func(name string, n int) (*gpuext.Buffer[int32], error) { return gpuext.Alloc[int32](dev, name, n) }
+	var err error
+	fail := func(err error) (*Prep, error) { p.free(); return nil, err }
+	if p.counts, err = alloc("splitCounts", 2); err != nil {
+		return fail(err)
+	}
+	for _, b := range []struct {
+		dst **gpuext.Buffer[int32]
+		n   int
+		nm  string
+	}{{&p.longRow, maxLong, "longRow"}, {&p.longFirst, maxLong, "longFirst"}, {&p.longChunks, maxLong, "longChunks"},
+		{&p.longDone, maxLong, "longDone"}, {&p.chunkLong, maxChunks, "chunkLong"}} {
+		if *b.dst, err = alloc(b.nm, b.n); err != nil {
+			return fail(err)
+		}
+	}
+	if p.partial, err = gpuext.Alloc[float32](dev, "partial", maxChunks); err != nil {
+		return fail(err)
+	}
+	run := func() error {
+		if err := p.counts.Fill(0); err != nil {
+			return err
+		}
+		_, err := dev.LaunchContext(ctx, mod, KernelSplitPrep, sim.Dim1(blocksFor(d.rows)), sim.Dim1(ThreadsPerBlock), 0,
+			d.rowPtr, int32(d.rows), int32(p.longMin), p.counts, p.longRow, p.longFirst, p.longChunks, p.chunkLong, p.longDone,
+			int32(maxLong), int32(maxChunks))
+		return err
+	}
+	t, err := dev.Time(run, o.Warmups, o.Runs)
+	if err != nil {
+		return fail(fmt.Errorf("%s preparation: %w", method, err))
+	}
+	counts := make([]int32, 2)
+	if err := p.counts.Download(counts); err != nil {
+		return fail(err)
+	}
+	p.nLong, p.nChunks = int(counts[0]), int(counts[1])
+	if p.nLong > maxLong || p.nChunks > maxChunks || p.nLong < 0 || p.nChunks < 0 {
+		return fail(fmt.Errorf("%s preparation: %d long rows and %d chunks, over the bound of %d and %d", method, p.nLong, p.nChunks, maxLong, maxChunks))
+	}
+	if d.split == nil {
+		d.split = map[int]*splitPrep{}
+	}
+	d.split[w] = p
+	return &Prep{Method: method, HostMs: ms(time.Since(start)), DeviceMs: t.MeanMs, TimeKind: t.Kind,
+		Bytes: int64(8+5*4*maxLong) + int64(maxChunks)*8,
+		Note:  fmt.Sprintf("spmvSplitPrep on the device: %d rows over %d nonzeros, %d chunks of %d", p.nLong, p.longMin, p.nChunks, SplitChunk)}, nil
 }
 
 func ms(t time.Duration) float64 { return float64(t.Nanoseconds()) / 1e6 }
@@ -150,6 +255,17 @@ func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.
 		}
 		ls, names = append(ls, l), append(names, name)
 		return nil
+	}
+	if w, v4, ok := parseSplit(method); ok {
+		p := d.split[w]
+		if p == nil {
+			return nil, nil, errors.New(method + ": not prepared")
+		}
+		vec := blocksFor(d.rows * w)
+		chunkBlocks := (p.nChunks + ThreadsPerBlock/WarpSize - 1) / (ThreadsPerBlock / WarpSize)
+		err := add(SplitKernel(w, v4), vec+chunkBlocks, d.rowPtr, d.colIdx, d.val, d.x, d.y, int32(d.rows), int32(vec),
+			p.chunkLong, p.longRow, p.longFirst, p.longChunks, p.partial, p.longDone, int32(p.nChunks))
+		return ls, names, err
 	}
 	if w, v4, ok := parseVector(method); ok {
 		err := add(VectorKernel(w, v4), blocksFor(d.rows*w), d.rowPtr, d.colIdx, d.val, d.x, d.y, uint64(d.rows))

@@ -17,6 +17,16 @@
 //   spmvMergePath        merge-path SpMV (Merrill and Garland, SC'16): every
 //   spmvMergeFixup       thread gets the same number of rows-plus-nonzeros,
 //                        however the nonzeros are spread over the rows
+//   spmvSplit<W>[V4]     one launch for any skew: CSR-vector of width W over
+//                        the rows in order, except rows longer than 16
+//                        passes of their group, which are cut into chunks of
+//                        SPLIT_CHUNK nonzeros, a warp each, in extra blocks
+//                        of the same launch; the last chunk of a row to
+//                        finish adds the row's chunks (no second pass)
+//   spmvSplitPrep        its preparation, on the device: the long rows and
+//                        their chunks, one thread a row
+//   spmvMergePartition   merge path's preparation on the device: one
+//                        search a tile
 //   copyFloat4           a plain copy: the bandwidth reference
 //
 // Read-only loads: every input pointer is const __restrict__, which lets
@@ -40,6 +50,12 @@
 // Merge-path items (row ends plus nonzeros) per thread, and per block.
 #define MERGE_ITEMS 8
 #define MERGE_TILE (LIBS_BLOCK * MERGE_ITEMS)
+// Nonzeros of a long row one warp of spmvSplit takes: 16 passes of 32
+// lanes, as many passes as the longest row a CSR-vector group keeps.
+#define SPLIT_CHUNK 512
+// A row is long for spmvSplit<W> when it is longer than SPLIT_PASSES
+// passes of its group of W lanes.
+#define SPLIT_PASSES 16
 
 // rowPartial is one lane's share of row [first, last): entries sub,
 // sub + W, sub + 2W, ... of the row. With V4 the aligned middle of the row is
@@ -152,6 +168,114 @@ __device__ __forceinline__ void csrListed(const int* __restrict__ rowPtr,
     acc = groupSum<W>(acc);
     if (row >= 0 && sub == 0) {
         y[row] = acc;
+    }
+}
+
+
+// Split SpMV: one launch whatever the skew.
+//
+// A CSR-vector group of W lanes streams a row of n nonzeros in n/W passes;
+// a warp of such groups waits for its longest row. Binning fixes that with
+// one launch per length class and a list of row indices per class (an
+// indirection, and several launches); merge path with a search per thread
+// and shared-memory staging. Split keeps CSR-vector's order and coalescing
+// for every row up to SPLIT_PASSES passes of its group (longMin = 16 W
+// nonzeros), and hands each longer row to warps of the same launch, one
+// warp per SPLIT_CHUNK (512) nonzeros: no unit of work, a group's row or a
+// warp's chunk, is longer than 16 passes, so no row is the critical path
+// however long it is (a dense row of 46,500 becomes 91 warps).
+//
+// Blocks 0 .. vecBlocks-1 are the CSR-vector part (a long row's group
+// writes nothing); blocks from vecBlocks on hold 8 warps each, warp c
+// taking chunk c of the chunk list spmvSplitPrep made. A row of one chunk
+// is stored by its warp. A row of several: each warp stores its chunk's sum
+// in partial[c], makes it visible (__threadfence), and counts itself in
+// longDone[k]; the warp that counts last adds the row's partials in chunk
+// order (so y does not depend on which warp finished last), stores y, and
+// sets the count back to 0 for the next SpMV. This is the "last block"
+// pattern of the CUDA samples' threadFenceReduction: the carry is added in
+// the same launch, with no second pass, no spinning and no order between
+// blocks.
+//
+// Launch: 256 threads a block, vecBlocks + ceil(nChunks / 8) blocks.
+template <int W, bool V4>
+__device__ __forceinline__ void splitSpmv(const int* __restrict__ rowPtr,
+                                          const int* __restrict__ colIdx,
+                                          const float* __restrict__ val,
+                                          const float* __restrict__ x,
+                                          float* __restrict__ y, int nRows,
+                                          int vecBlocks,
+                                          const int* __restrict__ chunkLong,
+                                          const int* __restrict__ longRow,
+                                          const int* __restrict__ longFirst,
+                                          const int* __restrict__ longChunks,
+                                          float* partial, int* longDone,
+                                          int nChunks) {
+    const int longMin = SPLIT_PASSES * W;
+    if ((int)blockIdx.x < vecBlocks) {
+        const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+        const int row = gid / W;
+        const int sub = threadIdx.x % W;
+        int first = 0, last = 0;
+        bool mine = false;
+        if (row < nRows) {
+            first = rowPtr[row];
+            last = rowPtr[row + 1];
+            mine = last - first <= longMin;
+            if (!mine) {
+                last = first;  // a chunk warp takes it
+            }
+        }
+        float acc = rowPartial<W, V4>(colIdx, val, x, first, last, sub);
+        acc = groupSum<W>(acc);
+        if (mine && sub == 0) {
+            y[row] = acc;
+        }
+        return;
+    }
+    // Whole warps leave together here, so the shuffles below see all 32.
+    const int c = ((int)blockIdx.x - vecBlocks) * (LIBS_BLOCK / LIBS_WARP) + (int)threadIdx.x / LIBS_WARP;
+    const int lane = threadIdx.x % LIBS_WARP;
+    if (c >= nChunks) {
+        return;
+    }
+    const int k = chunkLong[c];
+    const int row = longRow[k];
+    const int f = longFirst[k];
+    const int nch = longChunks[k];
+    const int rowLast = rowPtr[row + 1];
+    const int first = rowPtr[row] + (c - f) * SPLIT_CHUNK;
+    const int last = min(first + SPLIT_CHUNK, rowLast);
+    float acc = rowPartial<LIBS_WARP, V4>(colIdx, val, x, first, last, lane);
+    acc = groupSum<LIBS_WARP>(acc);
+    if (nch == 1) {
+        if (lane == 0) {
+            y[row] = acc;
+        }
+        return;
+    }
+    int ticket = 0;
+    if (lane == 0) {
+        partial[c] = acc;
+        __threadfence();
+        ticket = atomicAdd(&longDone[k], 1);
+    }
+    ticket = __shfl_sync(0xffffffffu, ticket, 0);
+    if (ticket != nch - 1) {
+        return;
+    }
+    // The last warp of row k: every other chunk's partial is visible
+    // (each was fenced before its count). Read past L1 (__ldcg), which
+    // could hold nothing of them but is not coherent across SMs.
+    __threadfence();
+    float sum = 0.0f;
+    for (int i = lane; i < nch; i += LIBS_WARP) {
+        sum += __ldcg(&partial[f + i]);
+    }
+    sum = groupSum<LIBS_WARP>(sum);
+    if (lane == 0) {
+        y[row] = sum;
+        longDone[k] = 0;
     }
 }
 
@@ -356,6 +480,105 @@ __global__ void spmvMergeFixup(const int* __restrict__ carryRow,
     if (row < nRows && v != 0.0f) {
         atomicAdd(&y[row], v);
     }
+}
+
+#define LIBS_SPLIT(W)                                                          \
+    __global__ void spmvSplit##W(                                              \
+        const int* __restrict__ rowPtr, const int* __restrict__ colIdx,        \
+        const float* __restrict__ val, const float* __restrict__ x,            \
+        float* __restrict__ y, int nRows, int vecBlocks,                       \
+        const int* __restrict__ chunkLong, const int* __restrict__ longRow,    \
+        const int* __restrict__ longFirst, const int* __restrict__ longChunks, \
+        float* partial, int* longDone, int nChunks) {                          \
+        splitSpmv<W, false>(rowPtr, colIdx, val, x, y, nRows, vecBlocks,       \
+                            chunkLong, longRow, longFirst, longChunks,         \
+                            partial, longDone, nChunks);                       \
+    }                                                                          \
+    __global__ void spmvSplit##W##V4(                                          \
+        const int* __restrict__ rowPtr, const int* __restrict__ colIdx,        \
+        const float* __restrict__ val, const float* __restrict__ x,            \
+        float* __restrict__ y, int nRows, int vecBlocks,                       \
+        const int* __restrict__ chunkLong, const int* __restrict__ longRow,    \
+        const int* __restrict__ longFirst, const int* __restrict__ longChunks, \
+        float* partial, int* longDone, int nChunks) {                          \
+        splitSpmv<W, true>(rowPtr, colIdx, val, x, y, nRows, vecBlocks,        \
+                           chunkLong, longRow, longFirst, longChunks,          \
+                           partial, longDone, nChunks);                        \
+    }
+
+LIBS_SPLIT(2)
+LIBS_SPLIT(4)
+LIBS_SPLIT(8)
+LIBS_SPLIT(16)
+LIBS_SPLIT(32)
+
+// spmvSplit's preparation, on the device: one thread a row. A row longer
+// than longMin nonzeros takes the next long-row slot k and the next nch
+// chunk slots by two atomic counters (counts[0], counts[1], zero before the
+// launch), records its row, first chunk and chunk count, and marks each of
+// its chunks with k; its done-count starts at 0. Long rows land in the list
+// in whatever order the atomics give; spmvSplit adds each row's chunks in
+// chunk order, so y does not depend on it. maxLong and maxChunks are the
+// lists' sizes (the host's bound: nnz / (longMin + 1) long rows and
+// nnz / SPLIT_CHUNK + that many chunks); a row that would overflow them
+// leaves counts past the bound, which the host reads and refuses.
+// Launch: 256 threads a block, ceil(nRows / 256) blocks.
+__global__ void spmvSplitPrep(const int* __restrict__ rowPtr, int nRows,
+                              int longMin, int* counts, int* longRow,
+                              int* longFirst, int* longChunks, int* chunkLong,
+                              int* longDone, int maxLong, int maxChunks) {
+    const int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= nRows) {
+        return;
+    }
+    const int len = rowPtr[r + 1] - rowPtr[r];
+    if (len <= longMin) {
+        return;
+    }
+    const int nch = (len + SPLIT_CHUNK - 1) / SPLIT_CHUNK;
+    const int k = atomicAdd(&counts[0], 1);
+    const int f = atomicAdd(&counts[1], nch);
+    if (k >= maxLong || f + nch > maxChunks) {
+        return;
+    }
+    longRow[k] = r;
+    longFirst[k] = f;
+    longChunks[k] = nch;
+    longDone[k] = 0;
+    for (int i = 0; i < nch; ++i) {
+        chunkLong[f + i] = k;
+    }
+}
+
+// Merge path's preparation on the device: thread b finds where tile b's
+// first diagonal (b * MERGE_TILE, the last one clamped to nRows + nnz)
+// crosses the merge path, the binary search MergeCoord does on the host.
+// Launch: 256 threads a block, ceil((nBlocks + 1) / 256) blocks.
+__global__ void spmvMergePartition(const int* __restrict__ rowPtr, int nRows,
+                                   int nnz, int nBlocks, int* tileRow,
+                                   int* tileNz) {
+    const int b = blockIdx.x * blockDim.x + threadIdx.x;
+    if (b > nBlocks) {
+        return;
+    }
+    const long long total = (long long)nRows + nnz;
+    long long dl = (long long)b * MERGE_TILE;
+    if (dl > total) {
+        dl = total;
+    }
+    const int d = (int)dl;
+    int lo = d - nnz > 0 ? d - nnz : 0;
+    int hi = d < nRows ? d : nRows;
+    while (lo < hi) {
+        const int pivot = (lo + hi) >> 1;
+        if (rowPtr[pivot + 1] <= d - pivot - 1) {
+            lo = pivot + 1;
+        } else {
+            hi = pivot;
+        }
+    }
+    tileRow[b] = lo;
+    tileNz[b] = d - lo;
 }
 
 // The bandwidth reference: read n4 float4 and write them elsewhere, a

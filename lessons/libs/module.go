@@ -28,6 +28,11 @@ const (
 	MergeTile       = ThreadsPerBlock * MergeItems
 	BlockRowMin     = 32 * WarpSize // 1024
 	copyBlocksPerSM = 8
+	// SplitChunk and SplitPasses are libs.cu's SPLIT_CHUNK and
+	// SPLIT_PASSES: split<W> gives a row longer than SplitPasses × W
+	// nonzeros to warps of SplitChunk nonzeros each.
+	SplitChunk  = 512
+	SplitPasses = 16
 )
 
 // Widths are the sub-warp widths of the CSR-vector kernels.
@@ -39,6 +44,10 @@ const (
 	KernelMergePath   = "spmvMergePath"
 	KernelMergeFixup  = "spmvMergeFixup"
 	KernelCopy        = "copyFloat4"
+	KernelSplitPrep   = "spmvSplitPrep"
+	KernelMergePart   = "spmvMergePartition"
+	splitKernelFmt    = "spmvSplit%d"
+	splitV4KernelFmt  = "spmvSplit%dV4"
 	vectorKernelFmt   = "spmvVector%d"
 	vectorV4KernelFmt = "spmvVector%dV4"
 	binKernelFmt      = "spmvBinRows%d"
@@ -53,6 +62,19 @@ func VectorKernel(w int, v4 bool) string {
 	return fmt.Sprintf(vectorKernelFmt, w)
 }
 
+// SplitKernel is the CUDA name of the split kernel of width w, with 16-byte
+// loads when v4.
+func SplitKernel(w int, v4 bool) string {
+	if v4 {
+		return fmt.Sprintf(splitV4KernelFmt, w)
+	}
+	return fmt.Sprintf(splitKernelFmt, w)
+}
+
+// SplitLongMin is the longest row split<W> keeps in its CSR-vector part:
+// SplitPasses passes of W lanes.
+func SplitLongMin(w int) int { return SplitPasses * w }
+
 // BinKernel is the CUDA name of the listed-rows kernel of width w (1 is
 // thread per row).
 func BinKernel(w int) string { return fmt.Sprintf(binKernelFmt, w) }
@@ -66,7 +88,10 @@ func KernelNames() []string {
 	for _, w := range append([]int{1}, Widths...) {
 		out = append(out, BinKernel(w))
 	}
-	return append(out, KernelBinBlock, KernelMergePath, KernelMergeFixup, KernelCopy)
+	for _, w := range Widths {
+		out = append(out, SplitKernel(w, false), SplitKernel(w, true))
+	}
+	return append(out, KernelBinBlock, KernelMergePath, KernelMergeFixup, KernelSplitPrep, KernelMergePart, KernelCopy)
 }
 
 // Source returns libs.cu and libs.ptx as embedded.

@@ -31,6 +31,26 @@ func Predict(c *sparse.CSR, method string) (slots int64, useful float64) {
 			}
 			slots += int64(WarpSize * (hp + 4*bp + tp))
 		}
+	case method != "" && splitOK(method):
+		w, v4, _ := parseSplit(method)
+		long := SplitLongMin(w)
+		per := WarpSize / w
+		for first := 0; first < c.Rows; first += per {
+			passes := 0
+			for r := first; r < min(first+per, c.Rows); r++ {
+				if n := rowLen(r); n <= long {
+					passes = max(passes, rowPasses(int(rp[r]), int(rp[r+1]), w, v4))
+				}
+			}
+			slots += int64(WarpSize * passes)
+		}
+		for r := 0; r < c.Rows; r++ {
+			if n := rowLen(r); n > long {
+				for lo := int(rp[r]); lo < int(rp[r+1]); lo += SplitChunk {
+					slots += int64(WarpSize * rowPasses(lo, min(lo+SplitChunk, int(rp[r+1])), WarpSize, v4))
+				}
+			}
+		}
 	case method == MethodBinned:
 		for _, b := range Bins(rp) {
 			if b.Width == 0 {
@@ -48,6 +68,19 @@ func Predict(c *sparse.CSR, method string) (slots int64, useful float64) {
 		useful = float64(c.NNZ()) / float64(slots)
 	}
 	return slots, useful
+}
+
+func splitOK(m string) bool { _, _, ok := parseSplit(m); return ok }
+
+// rowPasses is the nonzero-slot passes of w lanes over [first, last): one a
+// pass of scalar loads; with v4 the head and tail passes plus four for each
+// float4 pass (a float4 slot counts four nonzeros).
+func rowPasses(first, last, w int, v4 bool) int {
+	if !v4 {
+		return ceilDiv(last-first, w)
+	}
+	h, q, t := v4Split(first, last)
+	return ceilDiv(h, w) + 4*ceilDiv(q, w) + ceilDiv(t, w)
 }
 
 // groupSlots is n rows (row i of length length(i)) in groups of w lanes,

@@ -72,14 +72,40 @@ func VectorMethod(w int, v4 bool) string {
 	return fmt.Sprintf("vector%d", w)
 }
 
+// SplitMethod names the split method of width w ("split4", "split4_v4").
+func SplitMethod(w int, v4 bool) string {
+	if v4 {
+		return fmt.Sprintf("split%d_v4", w)
+	}
+	return fmt.Sprintf("split%d", w)
+}
+
 // Methods lists every method the lesson runs on a matrix, the chooser's
-// candidates: ten CSR-vector variants, binned and merge path.
+// candidates: ten CSR-vector variants, binned, merge path and ten split
+// variants.
 func Methods() []string {
 	var out []string
 	for _, w := range Widths {
 		out = append(out, VectorMethod(w, false), VectorMethod(w, true))
 	}
-	return append(out, MethodBinned, MethodMerge)
+	out = append(out, MethodBinned, MethodMerge)
+	for _, w := range Widths {
+		out = append(out, SplitMethod(w, false), SplitMethod(w, true))
+	}
+	return out
+}
+
+// parseSplit returns the width and v4 flag of a split method name.
+func parseSplit(m string) (w int, v4, ok bool) {
+	for _, ww := range Widths {
+		switch m {
+		case SplitMethod(ww, false):
+			return ww, false, true
+		case SplitMethod(ww, true):
+			return ww, true, true
+		}
+	}
+	return 0, false, false
 }
 
 // parseVector returns the width and v4 flag of a vector method name.

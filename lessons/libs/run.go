@@ -266,8 +266,13 @@ type Device struct {
 type Prep struct {
 	Method string  `json:"method"`
 	HostMs float64 `json:"host_ms"`
-	Bytes  int64   `json:"bytes"` // device memory the preparation holds
-	Note   string  `json:"note"`
+	// DeviceMs is the preparation's kernels alone, timed as an SpMV is
+	// (CUDA events, mean; modeled on the simulator), where it runs on the
+	// device (split, merge path); 0 for binning, made on the host.
+	DeviceMs float64 `json:"device_ms,omitempty"`
+	TimeKind string  `json:"time_kind,omitempty"`
+	Bytes    int64   `json:"bytes"` // device memory the preparation holds
+	Note     string  `json:"note"`
 }
 
 // KernelRun is one method on one matrix.
@@ -510,7 +515,7 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p, err := d.prepare(dev, m); err != nil {
+		if p, err := d.prepare(ctx, dev, mod, o, m); err != nil {
 			return err
 		} else if p != nil {
 			mr.Prep = append(mr.Prep, *p)

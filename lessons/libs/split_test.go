@@ -1,0 +1,98 @@
+package libs
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/warplab/warplab/gpuext"
+)
+
+// TestSplitOnSimulator runs every split<W> twice on matrices whose long
+// rows take one chunk, several, and (the dense rows of denserows, 4096
+// long) eight: both SpMVs must match the CPU reference, which holds the
+// last-warp sum and its reset of the done-counts (a count left at its final
+// value would make the second SpMV's last warp never sum). It also checks
+// the device's long-row list against the row lengths, and that merge
+// path's partitions made on the device (spmvMergePartition) equal the
+// host's MergePartitions.
+func TestSplitOnSimulator(t *testing.T) {
+	dev, err := gpuext.Open("sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	mod := Module()
+	ctx := context.Background()
+	ins := []Input{irregular(3000)}
+	for _, f := range []string{"denserows", "powerlaw15"} {
+		in, err := FamilyInput(f, 4096, CorpusSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, in)
+	}
+	o, _ := Options{}.normalize()
+	for _, in := range ins {
+		d, err := upload(dev, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range Widths {
+			for _, v4 := range []bool{false, true} {
+				m := SplitMethod(w, v4)
+				if _, err := d.prepare(ctx, dev, mod, o, m); err != nil {
+					t.Fatalf("%s %s: %v", in.Key, m, err)
+				}
+				p := d.split[w]
+				long, chunks := 0, 0
+				for _, n := range in.Lengths {
+					if n > SplitLongMin(w) {
+						long++
+						chunks += ceilDiv(n, SplitChunk)
+					}
+				}
+				if p.nLong != long || p.nChunks != chunks {
+					t.Errorf("%s %s: device found %d long rows in %d chunks, want %d in %d", in.Key, m, p.nLong, p.nChunks, long, chunks)
+				}
+				for rep := 0; rep < 2; rep++ {
+					if err := d.y.Fill(-1); err != nil {
+						t.Fatal(err)
+					}
+					if _, _, err := d.launch(ctx, dev, mod, m); err != nil {
+						t.Fatalf("%s %s: %v", in.Key, m, err)
+					}
+					y := make([]float32, in.CSR.Rows)
+					if err := d.y.Download(y); err != nil {
+						t.Fatal(err)
+					}
+					if e, ok := maxRelErr(y, in.Want, in.Scale); !ok {
+						t.Errorf("%s %s, SpMV %d: max relative error %.3g", in.Key, m, rep+1, e)
+					}
+				}
+				done := make([]int32, p.longDone.Len())
+				if err := p.longDone.Download(done); err != nil {
+					t.Fatal(err)
+				}
+				if i := slices.IndexFunc(done[:p.nLong], func(v int32) bool { return v != 0 }); i >= 0 {
+					t.Errorf("%s %s: done-count of long row %d is %d after the SpMV, want 0", in.Key, m, i, done[i])
+				}
+			}
+		}
+		if _, err := d.prepare(ctx, dev, mod, o, MethodMerge); err != nil {
+			t.Fatal(err)
+		}
+		tr, tz := MergePartitions(in.CSR.RowPtr)
+		gr, gz := make([]int32, len(tr)), make([]int32, len(tz))
+		if err := d.tileRow.Download(gr); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.tileNz.Download(gz); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(tr, gr) || !slices.Equal(tz, gz) {
+			t.Errorf("%s: device partitions differ from MergePartitions", in.Key)
+		}
+		d.free()
+	}
+}
