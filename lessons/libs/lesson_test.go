@@ -150,9 +150,30 @@ func fill(n, l int) []int {
 	return out
 }
 
+// TestChoose holds the rule order for every rules Fit may pick: the
+// issue's case (one dense row of 46,500 in 46,500 rows of 3) gets split
+// however small the matrix is; an even matrix never gets a balancing
+// method; a small even one gets one wide launch; an empty one any kernel.
+// Then DefaultRules' picks on named cases.
 func TestChoose(t *testing.T) {
 	const h200 = 132 * 2048
+	dense := append(fill(46_499, 3), 46_500)
 	seed := spmvref.SeedRowLengths(1<<10, false)
+	denseS, evenS, seedS := StatsOf(dense), StatsOf(spmvref.SeedRowLengths(1<<19, false)), StatsOf(seed)
+	for _, r := range RulesGrid() {
+		if c := ChooseWith(r, denseS, h200); !strings.HasPrefix(c.Method, "split") {
+			t.Fatalf("rules %v: one dense row in 46,500 small rows: %s (%s), want split", r, c.Method, c.Reason)
+		}
+		if c := ChooseWith(r, evenS, h200); !strings.HasPrefix(c.Method, "vector") {
+			t.Fatalf("rules %v: even seed 2^19: %s, want CSR-vector", r, c.Method)
+		}
+		if c := ChooseWith(r, seedS, 1<<20); c.Method != VectorMethod(32, false) {
+			t.Fatalf("rules %v: small even seed: %s, want vector32", r, c.Method)
+		}
+		if c := ChooseWith(r, StatsOf(nil), h200); c.Reason == "" {
+			t.Fatalf("rules %v: empty matrix: no reason", r)
+		}
+	}
 	skew := spmvref.SeedRowLengths(1<<10, true)
 	tests := []struct {
 		name     string
@@ -161,27 +182,17 @@ func TestChoose(t *testing.T) {
 		want     string
 	}{
 		{"even seed: 16 a row", seed, 0, VectorMethod(4, true)},
-		{"skewed seed, device size unknown", skew, 0, MethodMerge},
-		// 13.1 passes of the 419-long row's warp against 2 × 31.0
-		// nonzeros a resident thread: the long rows balance.
-		{"skewed seed 2^19 on an H200", spmvref.SeedRowLengths(1<<19, true), h200, MethodBinned},
-		// 13.1 against 2 × 7.76: still binned (the simulator's modeled
-		// times agree at 2^17).
-		{"skewed seed 2^17 on an H200", spmvref.SeedRowLengths(1<<17, true), h200, MethodBinned},
-		// A block of 256 does 3,906 nonzeros a lane on the giant row,
-		// against 2 × 5.6 balanced: merge path.
-		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, MethodMerge},
-		// 4,003 rows (not small on 2,000 threads); the 2,000-long row is 7.8
-		// passes of a block against 2 × 3.05 balanced: merge path.
-		{"few long rows, small device", append(fill(4000, 1), 2000, 40, 60), 2000, MethodMerge},
+		// Median 3: 2 lanes; the 419-long rows are 210 passes of them.
+		{"skewed seed, device size unknown", skew, 0, SplitMethod(2, false)},
+		{"skewed seed 2^19 on an H200", spmvref.SeedRowLengths(1<<19, true), h200, SplitMethod(2, false)},
+		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, SplitMethod(2, false)},
+		{"dense row in a small matrix", dense, h200, SplitMethod(2, false)},
 		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, 0, VectorMethod(2, false)},
 		{"long even rows", []int{100, 96, 110, 100}, 0, VectorMethod(32, true)},
 		{"spread, no giant", []int{1, 3, 2, 27, 3, 1, 20, 2}, 0, MethodBinned},
-		{"one giant row", append(make([]int, 200), 5000), 0, MethodMerge},
 		{"empty", nil, 0, VectorMethod(2, false)},
 		// 1024 rows × 4 lanes = 4096 < 16384 resident: widen until full.
 		{"small even seed", seed, 16384, VectorMethod(16, false)},
-		{"small skewed seed", skew, 1 << 20, VectorMethod(32, false)},
 		{"big enough", seed, 4096, VectorMethod(4, true)},
 	}
 	for _, tt := range tests {

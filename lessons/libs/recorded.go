@@ -63,9 +63,10 @@ func Repicks(rec *Recorded) ([]Repick, error) {
 		p := Repick{Key: m.Key, Half: Half(m.Key), Then: m.Run(m.Choice.Method), Now: m.Run(now.Method),
 			NowReason: now.Reason, Fastest: m.Best()}
 		if p.Now.Method == "" {
-			return nil, fmt.Errorf("libs: %s: today's pick %s was not run in the recorded run", m.Key, now.Method)
+			// A method the run did not have (split, after issue 29).
+			p.Now.Method = now.Method
 		}
-		if p.Peer, p.HasPeer = PeerBest(rec.Peer, m.Key); p.HasPeer && p.Peer.MeanMs > 0 {
+		if p.Peer, p.HasPeer = PeerBest(rec.Peer, m.Key); p.HasPeer && p.Peer.MeanMs > 0 && p.Now.TimeMs > 0 {
 			p.NowOverPeer = p.Now.TimeMs / p.Peer.MeanMs
 			p.ThenOverPeer = p.Then.TimeMs / p.Peer.MeanMs
 		}

@@ -166,10 +166,14 @@ func BalancedShare(s RowStats, residentThreads int) float64 {
 // two nearest above mean/4, from 2 to 32, so a lane gets about four
 // nonzeros (four passes of scalar loads, or one float4). Narrower groups
 // would leave the row to few lanes; wider ones would idle lanes on rows
-// shorter than the group.
-func WidthFor(mean float64) int {
+// shorter than the group. It is widthFor with DefaultRules' LaneWork of 4.
+func WidthFor(mean float64) int { return widthFor(mean, lanesPerRowWork) }
+
+// widthFor is the narrowest power of two w from 2 to 32 with w × laneWork
+// at least mean.
+func widthFor(mean, laneWork float64) int {
 	w := 2
-	for w < 32 && float64(w)*lanesPerRowWork < mean {
+	for w < 32 && float64(w)*laneWork < mean {
 		w *= 2
 	}
 	return w
@@ -182,89 +186,9 @@ type Choice struct {
 	Reason string `json:"reason"`
 }
 
-// Choose picks the method for a matrix from its row statistics and the
-// device's resident threads (SMs × threads per SM; 0 for a device of
-// unknown size, which skips the size rule and the balance test):
-//
-//   - small (rows × WidthFor(mean) lanes would not fill the device once):
-//     one launch of CSR-vector, as wide as filling the device asks (up to
-//     32 lanes a row), because a matrix this small is latency-bound: a
-//     second launch (binning, merge path's fixup) costs more than balance
-//     saves, and wider groups finish each row in fewer dependent steps;
-//   - uneven (the longest row is more than 8× the mean and longer than 64,
-//     or the lengths' coefficient of variation is above 0.5): the rows need
-//     balancing, by binning or by merge path. Binning gives each row a group
-//     sized to it, and its critical path is the longest row
-//     (LongestRowPasses); merge path splits even that row but costs about
-//     MergeCost× a streaming kernel (measured). So merge path only when the
-//     longest row's passes exceed MergeCost × BalancedShare — a few rows so
-//     long that binning's widest group cannot finish them in the time the
-//     whole device streams the rest — and binned otherwise. On a device of
-//     unknown size a skewed matrix gets merge path, which no skew unbalances;
-//   - otherwise even: CSR-vector at WidthFor(mean), with 16-byte loads when
-//     the mean row holds at least 8 nonzeros.
-//
-// The rule reads only RowStats and the device's size, never a matrix's name.
-func Choose(s RowStats, residentThreads int) Choice {
-	if s.Rows == 0 || s.NNZ == 0 {
-		return Choice{VectorMethod(2, false), "empty matrix: any kernel only writes zeros"}
-	}
-	if w := WidthFor(s.Mean); residentThreads > 0 && s.Rows*w < residentThreads {
-		for w < WarpSize && s.Rows*w < residentThreads {
-			w *= 2
-		}
-		return Choice{VectorMethod(w, false), fmt.Sprintf(
-			"small: %d rows × %d lanes would not fill the device's %d resident threads once, so the SpMV is latency-bound; "+
-				"one launch, %d lanes a row (%d threads), each row done in the fewest passes.",
-			s.Rows, WidthFor(s.Mean), residentThreads, w, s.Rows*w)}
-	}
-	if skewed, spread := shape(s); skewed || spread {
-		return chooseUneven(s, residentThreads, skewed)
-	}
-	w := WidthFor(s.Mean)
-	v4 := s.Mean >= V4MinMean
-	why := fmt.Sprintf("even: rows %d to %d (mean %.1f, CV %.2f); %d lanes a row gives each lane about %.0f nonzeros",
-		s.Min, s.Max, s.Mean, s.CV, w, s.Mean/float64(w))
-	if v4 {
-		why += fmt.Sprintf(", and rows of %.0f hold aligned quads, so float4/int4 loads", s.Mean)
-	} else {
-		why += ", rows too short for float4 loads to pay"
-	}
-	return Choice{VectorMethod(w, v4), why + "."}
-}
-
 // shape says whether rows need balancing: skewed (the longest row over
 // SkewMaxOverMean× the mean and over SkewMinMax) or spread (CV over
 // SpreadCV).
 func shape(s RowStats) (skewed, spread bool) {
 	return s.Max > SkewMinMax && float64(s.Max) > SkewMaxOverMean*s.Mean, s.CV > SpreadCV
-}
-
-// chooseUneven is Choose's choice between binning and merge path for a
-// matrix whose rows need balancing (see Choose).
-func chooseUneven(s RowStats, residentThreads int, skewed bool) Choice {
-	shape := fmt.Sprintf("skewed: longest row %d is %.0f× the mean %.1f, %.0f%% of the nonzeros in rows over 4× the mean",
-		s.Max, float64(s.Max)/s.Mean, s.Mean, 100*s.LongShare)
-	if !skewed {
-		shape = fmt.Sprintf("spread: row lengths %d to %d, coefficient of variation %.2f > %.1f",
-			s.Min, s.Max, s.CV, SpreadCV)
-	}
-	passes := LongestRowPasses(s)
-	if residentThreads <= 0 {
-		if skewed {
-			return Choice{MethodMerge, shape + "; device size unknown, so merge path, which no skew can unbalance."}
-		}
-		return Choice{MethodBinned, shape + "; binning gives each length class its own group width."}
-	}
-	share := BalancedShare(s, residentThreads)
-	if passes > MergeCost*share {
-		return Choice{MethodMerge, fmt.Sprintf("%s. Binning's group for the longest row does %.1f nonzeros a lane in a row, "+
-			"more than %.0f× the %.1f each of the %d resident threads gets when balanced: that row would be the critical path, "+
-			"so merge path, which splits it (%d row ends plus nonzeros a thread).",
-			shape, passes, MergeCost, share, residentThreads, MergeItems)}
-	}
-	return Choice{MethodBinned, fmt.Sprintf("%s. Binning's group for the longest row does %.1f nonzeros a lane in a row, "+
-		"within %.0f× the %.1f each of the %d resident threads gets when balanced, so the long rows balance across the device "+
-		"and binning beats merge path's %.0f× cost.",
-		shape, passes, MergeCost, share, residentThreads, MergeCost)}
 }

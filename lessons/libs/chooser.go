@@ -1,0 +1,307 @@
+package libs
+
+import (
+	"fmt"
+	"math"
+)
+
+// The chooser. Its rules come in a fixed order, set by what each term of an
+// SpMV's time can cost, largest first:
+//
+//	time ≈ launches × launch cost + max(critical path, nonzeros / device rate)
+//
+//  1. The critical path of the longest row has no bound: one group of W lanes
+//     needs len/W dependent passes for it however small the rest is (one
+//     dense row of 46,500 in a matrix of 3 nonzeros a row made CSR-vector
+//     18× slower than merge path on the H200, issue 29). So a long row
+//     outranks everything, "small" included: split<W>, whose one launch
+//     cuts every row longer than SplitPasses passes into warps.
+//  2. Launches cost a few µs each, which matters only when the SpMV is a few
+//     µs itself: a matrix too small to fill the device once gets one wide
+//     CSR-vector launch.
+//  3. Rows spread in length idle the lanes of a warp on its shorter rows: at
+//     most the group's width over the typical row, a bounded factor. Binned
+//     or split, as measured.
+//  4. Width and load width move a streaming kernel by tens of percent:
+//     CSR-vector at the width that gives a lane LaneWork nonzeros, float4
+//     loads from a median row of V4MinMean.
+//
+// The order is not fitted. The thresholds (Rules) are: Fit picks them from
+// measured per-method times, and LeaveOneFamilyOut judges them on families
+// they were not fitted on.
+
+// Rules are the chooser's thresholds.
+type Rules struct {
+	// LongFactor: rule 1 fires when the longest row's passes at the
+	// natural width exceed SplitPasses and LongFactor × the balanced share
+	// (the nonzeros each resident thread gets when the work is spread
+	// evenly, at least 1).
+	LongFactor float64 `json:"long_factor"`
+	// SpreadCV: rule 3 fires above this coefficient of variation of the
+	// row lengths; SpreadSplit picks split<W> there, else binned.
+	SpreadCV    float64 `json:"spread_cv"`
+	SpreadSplit bool    `json:"spread_split"`
+	// LaneWork is the nonzeros a lane should get: the natural width is the
+	// narrowest power of two W (2..32) with W × LaneWork ≥ the median row.
+	LaneWork float64 `json:"lane_work"`
+	// V4MinMean: float4 loads when the median row holds at least this many
+	// nonzeros (+Inf: never).
+	V4MinMean float64 `json:"v4_min_mean"`
+}
+
+// DefaultRules are the rules Choose uses: the thresholds the seed-pair fit
+// of 2026-12-01 had (a long row beyond 2× the balanced share, spread above
+// CV 0.5 to binning, four nonzeros a lane, float4 from 8), carried into the
+// new order; the corpus run's fit replaces them (see the lesson's README).
+var defaultRules = Rules{LongFactor: 2, SpreadCV: 0.5, SpreadSplit: false, LaneWork: 4, V4MinMean: 8}
+
+// DefaultRules returns the rules Choose uses (a copy: no global state
+// changes through it).
+func DefaultRules() Rules { return defaultRules }
+
+func (r Rules) String() string {
+	v4 := fmt.Sprintf("%g", r.V4MinMean)
+	if math.IsInf(r.V4MinMean, 1) {
+		v4 = "never"
+	}
+	cv := fmt.Sprintf("%g", r.SpreadCV)
+	if math.IsInf(r.SpreadCV, 1) {
+		cv = "never"
+	}
+	spread := MethodBinned
+	if r.SpreadSplit {
+		spread = "split"
+	}
+	return fmt.Sprintf("long row > %g× balanced share; spread CV > %s → %s; %g nonzeros a lane; float4 from %s", r.LongFactor, cv, spread, r.LaneWork, v4)
+}
+
+// Choose picks the method for a matrix from its row statistics and the
+// device's resident threads (SMs × threads per SM; 0 for a device of
+// unknown size, which skips the size rule), by DefaultRules. It reads only
+// RowStats and the device's size, never a matrix's name.
+func Choose(s RowStats, residentThreads int) Choice {
+	return ChooseWith(defaultRules, s, residentThreads)
+}
+
+// ChooseWith is Choose by the given rules, in the fixed order above.
+func ChooseWith(r Rules, s RowStats, residentThreads int) Choice {
+	if s.Rows == 0 || s.NNZ == 0 {
+		return Choice{VectorMethod(2, false), "empty matrix: any kernel only writes zeros"}
+	}
+	w := widthFor(float64(s.Median), r.LaneWork)
+	v4 := float64(s.Median) >= r.V4MinMean
+	share := 1.0
+	if residentThreads > 0 {
+		share = max(1, BalancedShare(s, residentThreads))
+	}
+	// 1. A long row: its passes at the natural width against the balanced
+	// share.
+	if passes := float64(s.Max) / float64(w); passes > SplitPasses && passes > r.LongFactor*share {
+		return Choice{SplitMethod(w, v4), fmt.Sprintf(
+			"long row: the longest row (%d) is %.0f passes of a %d-lane group, more than %g× the %.1f nonzeros each of the %d resident threads gets when balanced: "+
+				"it would be the critical path, whatever the size, so split%d: one launch, rows up to %d by groups of %d in order, longer rows cut into warps of %d nonzeros.",
+			s.Max, passes, w, r.LongFactor, share, residentThreads, w, SplitLongMin(w), w, SplitChunk)}
+	}
+	// 2. Small: one launch.
+	if residentThreads > 0 && s.Rows*w < residentThreads {
+		wide := w
+		for wide < WarpSize && s.Rows*wide < residentThreads {
+			wide *= 2
+		}
+		return Choice{VectorMethod(wide, false), fmt.Sprintf(
+			"small: %d rows × %d lanes would not fill the device's %d resident threads once, so the SpMV is latency-bound; "+
+				"one launch, %d lanes a row (%d threads), each row done in the fewest passes.",
+			s.Rows, w, residentThreads, wide, s.Rows*wide)}
+	}
+	// 3. Spread.
+	if s.CV > r.SpreadCV {
+		why := fmt.Sprintf("spread: row lengths %d to %d, coefficient of variation %.2f > %g, no row long enough to be the critical path", s.Min, s.Max, s.CV, r.SpreadCV)
+		if r.SpreadSplit {
+			return Choice{SplitMethod(w, v4), why + fmt.Sprintf("; split%d keeps one launch and gives rows over %d their own warps.", w, SplitLongMin(w))}
+		}
+		return Choice{MethodBinned, why + "; binning gives each length class its own group width."}
+	}
+	// 4. Even.
+	why := fmt.Sprintf("even: rows %d to %d (median %d, CV %.2f); %d lanes a row gives each lane about %.0f nonzeros",
+		s.Min, s.Max, s.Median, s.CV, w, float64(s.Median)/float64(w))
+	if v4 {
+		why += fmt.Sprintf(", and rows of %d hold aligned quads, so float4/int4 loads", s.Median)
+	} else {
+		why += ", rows too short for float4 loads to pay"
+	}
+	return Choice{VectorMethod(w, v4), why + "."}
+}
+
+// RulesGrid is the thresholds Fit tries, in the order it breaks ties by
+// (the first of equal losses wins): every combination of these values.
+func RulesGrid() []Rules {
+	var out []Rules
+	inf := math.Inf(1)
+	for _, lf := range []float64{2, 1, 4, 8, 16, 32, 64} {
+		for _, cv := range []float64{0.5, 1, 2, 4, inf} {
+			for _, sp := range []bool{false, true} {
+				for _, lw := range []float64{4, 2, 8, 1} {
+					for _, v4 := range []float64{8, 4, 16, 32, inf} {
+						out = append(out, Rules{LongFactor: lf, SpreadCV: cv, SpreadSplit: sp, LaneWork: lw, V4MinMean: v4})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// Loss is the rules' cost on measured matrices: the mean over them of
+// log(time of the pick / time of the fastest method measured), so 0 when
+// every pick is the fastest and log 1.1 when every pick is 1.1× it. A pick
+// that was not measured makes the loss +Inf (the rules cannot be judged).
+func Loss(r Rules, ms []MatrixResult, residentThreads int) float64 {
+	if len(ms) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, m := range ms {
+		pick := m.Run(ChooseWith(r, m.Stats, residentThreads).Method)
+		best := m.Best()
+		if pick.TimeMs <= 0 || !pick.Correct || best.TimeMs <= 0 {
+			return math.Inf(1)
+		}
+		sum += math.Log(pick.TimeMs / best.TimeMs)
+	}
+	return sum / float64(len(ms))
+}
+
+// Fit returns the rules of RulesGrid with the least Loss on ms (the first
+// such in the grid's order) and that loss.
+func Fit(ms []MatrixResult, residentThreads int) (Rules, float64) {
+	best, bestLoss := Rules{}, math.Inf(1)
+	for _, r := range RulesGrid() {
+		if l := Loss(r, ms, residentThreads); l < bestLoss {
+			best, bestLoss = r, l
+		}
+	}
+	return best, bestLoss
+}
+
+// Heldout is one matrix judged by rules fitted without its family.
+type Heldout struct {
+	Key, Family string
+	Rules       Rules   // fitted on every other family
+	Pick        string  // those rules' pick
+	PickMs      float64 // its measured time
+	Best        string  // our fastest method measured
+	BestMs      float64
+	PeerMs      float64 // cuSPARSE's best, 0 without a peer line
+}
+
+// OverBest is the pick's time over our fastest.
+func (h Heldout) OverBest() float64 { return h.PickMs / h.BestMs }
+
+// OverPeer is the pick's time over cuSPARSE's best, 0 without one.
+func (h Heldout) OverPeer() float64 {
+	if h.PeerMs <= 0 {
+		return 0
+	}
+	return h.PickMs / h.PeerMs
+}
+
+// LeaveOneFamilyOut judges the chooser as the issue asks: for every family
+// of r's matrices (Family of the key), the rules are fitted on all the
+// other families' matrices and applied to this family's, and each of its
+// matrices gets the pick's measured time beside our fastest and, where
+// peer has lines, cuSPARSE's best. A family whose fitted rules pick a
+// method r did not measure is an error.
+func LeaveOneFamilyOut(r *Result, peer []PeerRun) ([]Heldout, error) {
+	resident, err := ResidentThreadsOf(r)
+	if err != nil {
+		return nil, err
+	}
+	byFam := map[string][]MatrixResult{}
+	var fams []string
+	for _, m := range r.Matrices {
+		f := Family(m.Key)
+		if _, ok := byFam[f]; !ok {
+			fams = append(fams, f)
+		}
+		byFam[f] = append(byFam[f], m)
+	}
+	var out []Heldout
+	for _, f := range fams {
+		var train []MatrixResult
+		for _, g := range fams {
+			if g != f {
+				train = append(train, byFam[g]...)
+			}
+		}
+		rules, loss := Fit(train, resident)
+		if math.IsInf(loss, 1) {
+			return nil, fmt.Errorf("libs: leaving out %s: no rules in the grid have all their picks measured on the other families", f)
+		}
+		for _, m := range byFam[f] {
+			pick := ChooseWith(rules, m.Stats, resident).Method
+			run, best := m.Run(pick), m.Best()
+			if run.TimeMs <= 0 {
+				return nil, fmt.Errorf("libs: %s: the rules fitted without %s pick %s, which was not measured", m.Key, f, pick)
+			}
+			h := Heldout{Key: m.Key, Family: f, Rules: rules, Pick: pick, PickMs: run.TimeMs, Best: best.Method, BestMs: best.TimeMs}
+			if p, ok := PeerBest(peer, m.Key); ok {
+				h.PeerMs = p.MeanMs
+			}
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// FamilySummary is LeaveOneFamilyOut per family: its matrices, the worst
+// and geometric-mean pick over our fastest, and over cuSPARSE's best.
+type FamilySummary struct {
+	Family                   string
+	Matrices                 int
+	WorstBest, GeoBest       float64
+	WorstPeer, GeoPeer       float64 // 0 without peer lines
+	Rules                    Rules
+	WorstKey, WorstPeerKey   string
+	PeerMatrices, WithinGoal int // matrices with a peer line; picks within 1.1× our fastest
+}
+
+// SummarizeHeldout groups LeaveOneFamilyOut's lines by family, in order.
+func SummarizeHeldout(hs []Heldout) []FamilySummary {
+	var out []FamilySummary
+	idx := map[string]int{}
+	logs := map[string][2]float64{}
+	for _, h := range hs {
+		i, ok := idx[h.Family]
+		if !ok {
+			i = len(out)
+			idx[h.Family] = i
+			out = append(out, FamilySummary{Family: h.Family, Rules: h.Rules})
+		}
+		s := &out[i]
+		s.Matrices++
+		l := logs[h.Family]
+		l[0] += math.Log(h.OverBest())
+		if h.OverBest() > s.WorstBest {
+			s.WorstBest, s.WorstKey = h.OverBest(), h.Key
+		}
+		if h.OverBest() <= 1.1 {
+			s.WithinGoal++
+		}
+		if p := h.OverPeer(); p > 0 {
+			s.PeerMatrices++
+			l[1] += math.Log(p)
+			if p > s.WorstPeer {
+				s.WorstPeer, s.WorstPeerKey = p, h.Key
+			}
+		}
+		logs[h.Family] = l
+	}
+	for i := range out {
+		l := logs[out[i].Family]
+		out[i].GeoBest = math.Exp(l[0] / float64(out[i].Matrices))
+		if out[i].PeerMatrices > 0 {
+			out[i].GeoPeer = math.Exp(l[1] / float64(out[i].PeerMatrices))
+		}
+	}
+	return out
+}

@@ -1,0 +1,94 @@
+package libs
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/sparse/gen"
+)
+
+// TestLeaveOneFamilyOutOnSimulator runs the machinery of the judgement on
+// modeled times: every family at two small sizes plus the seed pair, every
+// method, on the simulator; then for each family the rules are fitted
+// without it. Each matrix must be judged exactly once, by rules that are
+// Fit's answer on the other families (recomputed here), with a pick that
+// was measured and is never faster than our fastest.
+func TestLeaveOneFamilyOutOnSimulator(t *testing.T) {
+	dev, err := gpuext.Open("sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	o := Options{SeedRows: []int{1024}, Families: gen.Names(), FamilyRows: []int{512, 2048}, CopyBytes: -1}
+	res, err := Run(context.Background(), dev, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Failures {
+		t.Error(f)
+	}
+	hs, err := LeaveOneFamilyOut(res, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) != len(res.Matrices) {
+		t.Fatalf("%d judged, want every matrix once (%d)", len(hs), len(res.Matrices))
+	}
+	resident, _ := ResidentThreadsOf(res)
+	seen := map[string]bool{}
+	for _, h := range hs {
+		if seen[h.Key] {
+			t.Errorf("%s judged twice", h.Key)
+		}
+		seen[h.Key] = true
+		var train []MatrixResult
+		for _, m := range res.Matrices {
+			if Family(m.Key) != h.Family {
+				train = append(train, m)
+			}
+		}
+		if r, _ := Fit(train, resident); r != h.Rules {
+			t.Errorf("%s: judged by %v, Fit without %s gives %v", h.Key, h.Rules, h.Family, r)
+		}
+		if h.OverBest() < 1 || h.PickMs <= 0 {
+			t.Errorf("%s: pick %s %.4f ms over best %s %.4f ms", h.Key, h.Pick, h.PickMs, h.Best, h.BestMs)
+		}
+	}
+	sum := SummarizeHeldout(hs)
+	if len(sum) != len(gen.Names())+1 {
+		t.Errorf("%d families summarized, want %d", len(sum), len(gen.Names())+1)
+	}
+	for _, s := range sum {
+		t.Logf("%-12s %d matrices, worst %.2f× (%s), geomean %.2f×; rules %v", s.Family, s.Matrices, s.WorstBest, s.WorstKey, s.GeoBest, s.Rules)
+	}
+}
+
+// TestFit: on made-up times where split4 is fastest on every matrix with a
+// row of 1000 and vector4 elsewhere, Fit must find rules with zero loss,
+// and Loss must be +Inf for rules whose pick was not measured.
+func TestFit(t *testing.T) {
+	mk := func(key string, lengths []int, fast string) MatrixResult {
+		m := MatrixResult{Key: key, Stats: StatsOf(lengths)}
+		for _, meth := range Methods() {
+			ms := 2.0
+			if meth == fast {
+				ms = 1
+			}
+			m.Runs = append(m.Runs, KernelRun{Method: meth, TimeMs: ms, Correct: true})
+		}
+		return m
+	}
+	long := append(fill(1<<16, 12), 1000)
+	ms := []MatrixResult{mk("a", long, SplitMethod(4, false)), mk("b", fill(1<<16, 12), VectorMethod(4, false)),
+		mk("c", append(fill(1<<17, 12), 5000), SplitMethod(4, false))}
+	r, loss := Fit(ms, 1<<12)
+	if loss != 0 {
+		t.Errorf("Fit: loss %g with %v, want 0", loss, r)
+	}
+	ms[0].Runs = ms[0].Runs[:1]
+	if l := Loss(r, ms, 1<<12); !math.IsInf(l, 1) {
+		t.Errorf("Loss with the pick unmeasured = %g, want +Inf", l)
+	}
+}
