@@ -85,6 +85,14 @@ type pwarp struct {
 	// nil for the kernels, nvcc's usual ones, that track none.
 	undef []uint32
 	uorig []uorigin
+
+	// The warp's calls (ptxcall.go): its frames, innermost last; fp, the
+	// byte offset of the running body's frame in each lane's local
+	// memory; retDepth, the stack depth at which the innermost call
+	// returns (-1: no call).
+	calls    []callFrame
+	fp       int
+	retDepth int
 }
 
 // ptxLaunch is what one LaunchPTX shares between its workers.
@@ -95,7 +103,8 @@ type ptxLaunch struct {
 	vars     []byte // this launch's copy of the module variables
 	shBytes  int    // shared memory per block: static + dynamic
 	maxInstr int64
-	trace    *traceRec // warps whose memory accesses are recorded; nil: none
+	trace    *traceRec  // warps whose memory accesses are recorded; nil: none
+	printf   *printfLog // the launch's printf output (ptxcall.go); nil when the kernel has no printf
 	// l1 is the L1 capacity model's figures (timing.L1Capacity).
 	l1 timing.L1Cap
 }
@@ -108,6 +117,7 @@ type ptxWorker struct {
 	shMeta bufMeta
 	t      Thread // scratch thread for the shared race check and faults
 	blkIdx Dim3
+	blk    int // blkIdx as its linear index
 	instr  int64
 	last   int // index of the buffer the last global access hit
 
@@ -192,6 +202,9 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr
 	if maxInstr > 0 {
 		px.maxInstr = maxInstr
 	}
+	if k.printf {
+		px.printf = &printfLog{}
+	}
 	if px.maxInstr <= 0 {
 		px.maxInstr = defaultMaxWarpInstr
 	}
@@ -203,7 +216,11 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr
 		nThreads: block.Count(), px: px, args: countArgs(args)}
 	l.nWarps = (l.nThreads + 31) / 32
 	px.l1 = timing.L1Capacity(&d.model.GPU, &d.model.Constants, grid.Count(), l.nWarps, l.nThreads, shBytes)
-	return d.runLaunch(ctx, l)
+	st, err = d.runLaunch(ctx, l)
+	if err == nil && px.printf != nil {
+		st.Printf, st.PrintfDropped = px.printf.text()
+	}
+	return st, err
 }
 
 // bindParams builds the parameter buffer ld.param reads from.
@@ -354,7 +371,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 				// with one register file (PTXKernel.oneRun).
 				wp.regs, wp.pbits, wp.pvalid, wp.ran = e.warps[0].regs, e.warps[0].pbits, e.warps[0].pvalid, e.warps[0].ran
 			}
-			wp.local = make([]byte, 32*px.pk.localBytes)
+			wp.local = make([]byte, 32*px.pk.laneLocal)
 			wp.stack = make([]ipdom, 0, 8)
 		}
 		e.shared = make([]byte, px.shBytes)
@@ -364,7 +381,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 		}
 		w.px = e
 	}
-	e.blkIdx = l.grid.unlinear(b)
+	e.blkIdx, e.blk = l.grid.unlinear(b), b
 	e.t.BlockIdx = e.blkIdx
 	e.instr = 0
 	w.l1Reset()
@@ -437,7 +454,8 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 	if n == 32 {
 		wp.live = ^uint32(0)
 	}
-	wp.stack = append(wp.stack[:0], ipdom{pc: 0, rpc: int32(len(pk.code)), mask: wp.live})
+	wp.stack = append(wp.stack[:0], ipdom{pc: 0, rpc: pk.kend, mask: wp.live})
+	wp.calls, wp.fp, wp.retDepth = wp.calls[:0], 0, -1
 	for _, sp := range pk.specials {
 		// Only the block index changes from block to block.
 		if !e.specDone || sp >= ptx.SpecialCtaidX && sp <= ptx.SpecialCtaidZ {
@@ -555,6 +573,9 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 		act := top.mask & wp.live
 		if top.pc == top.rpc || act == 0 {
 			wp.stack = wp.stack[:n-1]
+			if n-1 == wp.retDepth {
+				e.callReturn(wp) // the callee's lanes have all returned (ptxcall.go)
+			}
 			continue
 		}
 		// Run the top entry with its pc in a local until the stack or the
@@ -632,9 +653,17 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				}
 				top.pc = pc
 				e.diverge(wp, x.in.Target, pc+1, x.in.Reconv, exec, act&^exec)
+				if len(wp.stack) == wp.retDepth {
+					e.callReturn(wp) // both ways left the callee
+				}
 				goto next
 			case ptx.OpRet, ptx.OpExit:
 				pc++
+				if exec != 0 && x.fnRet {
+					e.fnRet(wp, exec) // a device function's ret (ptxcall.go)
+					top.pc = pc
+					goto next
+				}
 				if exec != 0 {
 					wp.live &^= exec
 					top.pc = pc
@@ -660,6 +689,17 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				wp.rec.bars++
 				return nil
 			case ptx.OpMembar:
+			case ptx.OpCall:
+				if exec == 0 {
+					break
+				}
+				pushed, f := e.call(wp, x, pc, exec) // ptxcall.go
+				if f != nil {
+					return f
+				}
+				if pushed {
+					goto next
+				}
 			case ptx.OpCvta:
 				// exec's work, without its dispatch (no load round).
 				if exec != 0 {
@@ -816,6 +856,10 @@ func (e *ptxWorker) exec(wp *pwarp, x *xin, mask uint32) *Fault {
 		e.vote(wp, x, mask)
 		return nil
 	case ptx.OpMov:
+		if x.frameSym {
+			e.cvta(wp, x, mask) // a frame variable's address (ptxcall.go)
+			return nil
+		}
 		if x.dst[0].kind == oVec || x.src[0].kind == oVec {
 			e.movVec(wp, x, mask)
 			return nil
@@ -842,6 +886,11 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 	wmask := x.tmask
 	if x.in.CvtaTo {
 		win = -win
+	}
+	if x.frameSym {
+		// The address of a device function's frame variable: its offset
+		// in the running frame (ptxcall.go).
+		win += uint64(wp.fp)
 	}
 	for m := lanes.AddK(d, a, win, wmask, mask); m != 0; {
 		lo, hi, rest := laneRun(m)

@@ -50,7 +50,11 @@ type PTXKernel struct {
 
 	sharedStatic int        // bytes of static .shared variables
 	externOff    int        // offset of the .extern .shared array (dynamic shared memory)
-	localBytes   int        // bytes of .local variables per thread
+	localBytes   int        // bytes of the kernel's own .local (and call .param) variables per thread
+	laneLocal    int        // bytes of local memory per thread: localBytes, and the call stack when the kernel calls (ptxcall.go)
+	kend         int32      // the kernel's own code is code[:kend]; the device functions it calls follow
+	printf       bool       // the kernel calls vprintf
+	funcFrame    []int      // by function of k.Funcs: bytes of its frame's variables
 	varOff       []int      // by Kernel.Vars index: offset in its space (const/global: in the var image)
 	varImage     []byte     // initial contents of the module variables; each launch copies it
 	varRanges    []varRange // the image's variables, in address order
@@ -120,8 +124,15 @@ type xin struct {
 	dst       [2]xopd
 	src       [4]xopd
 
+	// calls (ptxcall.go): fnRet, a ret of a device function (not the
+	// kernel's); frameRel, a memory access to a frame variable of a device
+	// function by name; frameSym, mov or cvta of such a variable's address
+	fnRet    bool
+	frameRel bool
+	frameSym bool
+
 	// memory instructions
-	site   int32 // counter site, -1 for non-memory instructions and ld.param
+	site   int32 // counter site, -1 for non-memory instructions, ld.param and call .param variables
 	space  ptx.Space
 	size   int  // bytes per element moved
 	dsize  int  // ld: the destination register's size
@@ -157,7 +168,15 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 		}
 		return nil, fmt.Errorf("sim: PTX module %s has no kernel %q (kernels: %s)", m.Name, name, strings.Join(names, ", "))
 	}
-	pk := &PTXKernel{Name: name, mod: m, k: k, nregs: len(k.Regs)}
+	if k.Err != nil {
+		return nil, fmt.Errorf("sim: kernel %s cannot run on the simulator: %w", name, k.Err)
+	}
+	flat, err := m.Flatten(k)
+	if err != nil {
+		return nil, fmt.Errorf("sim: kernel %s: %w", name, err)
+	}
+	k = flat
+	pk := &PTXKernel{Name: name, mod: m, k: k, nregs: len(k.Regs), kend: k.CodeEnd}
 	if err := pk.layout(); err != nil {
 		return nil, err
 	}
@@ -662,6 +681,7 @@ func alignUp(n, a int) int {
 func (pk *PTXKernel) layout() error {
 	k := pk.k
 	pk.varOff = make([]int, len(k.Vars))
+	pk.funcFrame = make([]int, len(k.Funcs))
 	externAlign := 16
 	var externs []int
 	for i, v := range k.Vars {
@@ -675,7 +695,15 @@ func (pk *PTXKernel) layout() error {
 			off := alignUp(pk.sharedStatic, v.Align)
 			pk.varOff[i] = off
 			pk.sharedStatic = off + v.Size
-		case ptx.SpaceLocal:
+		case ptx.SpaceLocal, ptx.SpaceParam:
+			// .local arrays and a call's .param variables live in the
+			// frame of the body that declares them (ptxcall.go).
+			if f := k.VarFunc[i]; f > 0 {
+				off := alignUp(pk.funcFrame[f-1], v.Align)
+				pk.varOff[i] = off
+				pk.funcFrame[f-1] = off + v.Size
+				continue
+			}
 			off := alignUp(pk.localBytes, v.Align)
 			pk.varOff[i] = off
 			pk.localBytes = off + v.Size
@@ -697,6 +725,10 @@ func (pk *PTXKernel) layout() error {
 	}
 	if len(pk.varImage) > winSize || pk.localBytes > winSize/1024 {
 		return fmt.Errorf("sim: kernel %s: module variables or local arrays too large", k.Name)
+	}
+	pk.laneLocal = pk.localBytes
+	if len(k.Funcs) > 0 || k.CodeEnd < int32(len(k.Instrs)) || hasCall(k) {
+		pk.laneLocal = alignUp(pk.localBytes, 16) + DefaultStackBytes
 	}
 	return nil
 }
@@ -804,6 +836,15 @@ func (pk *PTXKernel) decode(i int) error {
 			}
 		}
 		x.fastLd = in.Op == ptx.OpLd && in.Space == ptx.SpaceGlobal && x.vec == 1 && !x.a32 && in.Dst[0].Kind == ptx.OpdReg
+		if a.Var >= 0 && pk.frameVar(a.Var) {
+			// A .local or call .param variable by name: in the frame
+			// of the body running (ptxcall.go), not counted as traffic.
+			x.frameRel = pk.k.VarFunc[a.Var] > 0
+			if in.Space == ptx.SpaceParam {
+				x.space = ptx.SpaceLocal
+				break
+			}
+		}
 		if in.Space == ptx.SpaceParam {
 			if in.Op != ptx.OpLd {
 				return fail("only ld reads the .param space")
@@ -820,10 +861,23 @@ func (pk *PTXKernel) decode(i int) error {
 		if in.Reconv < 0 || int(in.Reconv) > len(pk.k.Instrs) {
 			return fail("reconvergence point %d out of range", in.Reconv)
 		}
+	case ptx.OpCall:
+		if in.Call == nil {
+			return fail("a call without its target")
+		}
+		pk.printf = pk.printf || in.Call.Builtin == ptx.BuiltinVprintf
+	case ptx.OpRet:
+		x.fnRet = int32(i) >= pk.kend
 	case ptx.OpInvalid:
 		return fail("instruction not supported by the simulator")
 	}
 	x.fast = fastClass(in)
+	if int32(i) >= pk.kend && (in.Op == ptx.OpMov || in.Op == ptx.OpCvta) && in.Src[0].Kind == ptx.OpdSym && pk.frameVar(in.Src[0].Var) && pk.k.VarFunc[in.Src[0].Var] > 0 {
+		// The address of a function's frame variable depends on the
+		// frame (ptxcall.go): computed when it runs.
+		x.frameSym = true
+		x.fast = fNone
+	}
 	x.class = instrClass(in)
 	x.tmask = typeMask(in.Type)
 	if in.Type == ptx.Pred {
@@ -1078,7 +1132,7 @@ func instrClass(in *ptx.Instr) uint8 {
 		return cMemory
 	case ptx.OpMov, ptx.OpCvt, ptx.OpCvta, ptx.OpSelp:
 		return cMove
-	case ptx.OpBra, ptx.OpRet, ptx.OpExit, ptx.OpBar, ptx.OpMembar:
+	case ptx.OpBra, ptx.OpRet, ptx.OpExit, ptx.OpBar, ptx.OpMembar, ptx.OpCall:
 		return cControl
 	case ptx.OpShfl, ptx.OpVote:
 		return cWarp

@@ -119,10 +119,14 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 		return nil
 	}
 	width := x.size * x.vec
+	aconst := x.aconst
+	if x.frameRel {
+		aconst += uint64(wp.fp) // a device function's frame variable (ptxcall.go)
+	}
 	var gmask, smask uint32
 	for m := mask; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
-		addr := x.aconst
+		addr := aconst
 		if base != nil {
 			addr += base[lane]
 		}
@@ -189,7 +193,7 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 				e.atomicInit(wp, lane, addr, width) // initcheck.go
 			}
 		case mLocal:
-			lb := uint64(e.l.pk.localBytes)
+			lb := uint64(e.l.pk.laneLocal)
 			if addr+uint64(width) > lb {
 				return e.fault(wp, lane, x, "out of bounds", fmt.Sprintf(
 					"%s of %d bytes at local offset %d, but each thread has %d bytes of local memory", accessWord(in.Op), width, addr, lb))

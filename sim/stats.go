@@ -103,6 +103,13 @@ type Stats struct {
 	DRAMWriteBytes int64   `json:"dram_write_bytes"`
 	Time           Modeled `json:"time"`
 
+	// Printf is what the kernel's printf calls wrote (PTX path), formatted
+	// as CUDA formats it: a warp's call as its lanes' lines in lane order,
+	// the blocks in index order. PrintfDropped counts the lines past
+	// DefaultPrintfBytes (CUDA's default printf buffer), which are left out.
+	Printf        string `json:"printf,omitempty"`
+	PrintfDropped int    `json:"printf_dropped,omitempty"`
+
 	uniqueRead   int64
 	l2Share      float64 // of the footprint, what earlier launches left in L2 (l2history.go)
 	missRequests int64   // global load requests with a first touch of a sector (per-block L1 model)

@@ -27,7 +27,9 @@ func TestErrors(t *testing.T) {
 		name, src, want string
 	}{
 		{"texture", body("\ttex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1}]; // ERR"), `unsupported instruction "tex.1d.v4.f32.s32"`},
-		{"call", body("\tcall.uni (retval0), vprintf, (param0, param1); // ERR"), `unsupported instruction "call.uni" (device function calls`},
+		{"call without its .param variables", body("\tcall.uni (retval0), vprintf, (param0, param1); // ERR"), `call operand retval0 is not a .param variable`},
+		{"call of an unknown function", body("\t{ .param .b32 p0;\n\tcall.uni nothere, (p0); // ERR\n\t}"), `call of nothere, which is not a function of this module`},
+		{"indirect call", body("\tcall.uni %rd1; // ERR"), `indirect calls`},
 		{"mma", body("\tmma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f5,%f6,%f7,%f4}; // ERR"), `unsupported instruction "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"`},
 		{"ldmatrix", body("\tldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1, %r2, %r3, %r4}, [%r5]; // ERR"), `unsupported instruction "ldmatrix`},
 		{"cp.async", body("\tcp.async.ca.shared.global [%r1], [%rd1], 16; // ERR"), `unsupported instruction "cp.async.ca.shared.global"`},
@@ -73,7 +75,7 @@ func TestErrors(t *testing.T) {
 		{"special too narrow", body("\tmov.u64 %rd1, %tid.x; // ERR"), `%tid.x is 32 bits wide, not .u64`},
 		{"missing semicolon", body("\tadd.s32 %r1, %r2, %r3 // ERR\n\t.reg .b32 %q;"), `missing ';' after "add.s32"`},
 		{"register declared twice", body("\t.reg .b32 %r3; // ERR"), `register %r3 declared twice`},
-		{"param in body", body("\t.param .b64 param0; // ERR"), `unsupported .param in a kernel body`},
+		{"param declared twice in a scope", body("\t{ .param .b64 param0;\n\t.param .b64 param0; // ERR\n\t}"), `variable param0 declared twice`},
 		{"loc without file", body("\t.loc 3 10 1 // ERR\n\tadd.s32 %r1, %r1, 1;"), `.loc names file 3, which no .file declares`},
 		{"kernel not terminated", ".version 7.8\n.visible .entry k() // ERR\n{\n\tret;\n", `kernel k not terminated`},
 		{"comment not terminated", ".version 7.8\n/* open // ERR\n", `comment not terminated`},

@@ -91,10 +91,15 @@ scan:
 	p.next()
 	in.Text = collapseSpace(p.src[first.start:semi.end])
 	if msg := decodeOpcode(&in, opTok.text); msg != "" {
-		if strings.HasPrefix(opTok.text, "call") {
-			msg += " (device function calls are not supported; nvcc inlines the device functions of ordinary kernels)"
-		}
 		p.errorf(first.line, "%s", msg)
+		return
+	}
+	if in.Op == OpCall {
+		if msg := kp.callOperands(&in, ops); msg != "" {
+			p.errorf(first.line, "%s in %q", msg, in.Text)
+			return
+		}
+		kp.k.Instrs = append(kp.k.Instrs, in)
 		return
 	}
 	if msg := kp.operands(&in, ops); msg != "" {
@@ -615,7 +620,7 @@ func (kp *kparser) address(in *Instr, r rawOpd) (Operand, string) {
 		if !ok {
 			return o, fmt.Sprintf("unknown symbol %s", r.name)
 		}
-		if in.Space == SpaceParam {
+		if in.Space == SpaceParam && kp.k.Vars[vi].Space != SpaceParam {
 			return o, fmt.Sprintf("%s is not a parameter", r.name)
 		}
 		if vs := kp.k.Vars[vi].Space; in.Space != SpaceGeneric && vs != in.Space {

@@ -89,6 +89,8 @@ const (
 	OpRed
 	OpTrap   // trap (__trap()): the thread stops the kernel with an error
 	OpMembar // membar and fence: no effect in a simulator that runs memory in order; also bar.warp.sync (__syncwarp: Sync set, Src[0] the member mask), as a warp's lanes run in step
+	OpCall   // call: a direct call of a .func (Call says which), or of a built-in (vprintf, __assertfail)
+	numOps
 )
 
 // Cmp is setp's comparison.
@@ -312,6 +314,31 @@ type Instr struct {
 	// was not inlined.
 	Caller Loc
 	Text   string // the instruction as written (runs of blanks made one space), for messages and listings
+	Call   *Call  // OpCall: what is called, with which arguments
+}
+
+// Builtin is a function the simulator provides itself: the CUDA runtime's
+// device-side functions that nvcc calls by name.
+type Builtin uint8
+
+// The built-in functions.
+const (
+	BuiltinNone    Builtin = iota
+	BuiltinVprintf         // vprintf(format, args): printf
+	BuiltinAssert          // __assertfail(message, file, line, function, charSize): a failed assert()
+)
+
+// Call is a call instruction's target and arguments. Rets and Args are
+// the caller's .param variables (indices into Kernel.Vars) that carry the
+// return value and the arguments, in order; the callee reads its own
+// parameters (Kernel.ParamVars) and writes its return values
+// (Kernel.RetVars), and the call copies between the two.
+type Call struct {
+	Func    string  // the callee's name
+	Callee  int32   // index into Module.Funcs (in a flattened kernel: into Kernel.Funcs); -1 for a built-in
+	Builtin Builtin // the built-in called, when Callee is -1
+	Rets    []int32
+	Args    []int32
 }
 
 // Reg is a declared register.
@@ -355,11 +382,38 @@ type Kernel struct {
 	Instrs     []Instr
 	ReqNTid    [3]int // .reqntid, zeros if absent
 	MaxNTid    [3]int // .maxntid, zeros if absent
+	// A device function (.func) is a Kernel with IsFunc set. Its
+	// parameters and return values are variables of the .param space in
+	// Vars (ParamVars, RetVars, in declaration order), which its ld.param
+	// and st.param address; Params and Rets describe them.
+	IsFunc    bool
+	Rets      []Param
+	ParamVars []int32
+	RetVars   []int32
+	// Flatten fills the rest: the kernel's own code is Instrs[:CodeEnd],
+	// each function it reaches follows (Funcs), and VarFunc says, by
+	// variable, whose frame a .local or .param variable lives in (0: the
+	// kernel's, i+1: Funcs[i]'s).
+	CodeEnd int32
+	Funcs   []FuncCode
+	VarFunc []int32
 	// Err lists what in the body the simulator cannot run (each error
 	// with its PTX line and .cu line); nil for a kernel that runs. Only
 	// ParseKernels returns a module with such kernels: they fail at their
 	// own launch, and the module's other kernels run.
 	Err ErrorList
+}
+
+// FuncCode is one device function's place in a flattened kernel: its
+// instructions [Start, End), its registers [RegLo, RegHi) and its
+// parameter and return variables.
+type FuncCode struct {
+	Name         string
+	Start, End   int32
+	RegLo, RegHi int32
+	ParamVars    []int32
+	RetVars      []int32
+	Recursive    bool // it can call itself, directly or through others
 }
 
 // Module is a parsed and checked PTX module.

@@ -109,6 +109,11 @@ func (kp *kparser) addVar(v *Var) {
 // only the module variables it uses, as ptxas allocates shared memory
 // only for the variables a kernel uses.
 func (kp *kparser) lookupVar(name string) (int32, bool) {
+	for i := len(kp.scopes) - 1; i >= 0; i-- {
+		if v, ok := kp.scopes[i].vars[name]; ok {
+			return v, true
+		}
+	}
 	if i, ok := kp.vars[name]; ok {
 		return i, true
 	}
@@ -159,7 +164,19 @@ func (kp *kparser) orderVars() {
 				in.Src[j].Var = renum[in.Src[j].Var]
 			}
 		}
+		if c := in.Call; c != nil {
+			c.Rets, c.Args = renumAll(c.Rets, renum), renumAll(c.Args, renum)
+		}
 	}
+	k.ParamVars, k.RetVars = renumAll(k.ParamVars, renum), renumAll(k.RetVars, renum)
+}
+
+// renumAll maps variable indices through renum, in place.
+func renumAll(vs []int32, renum []int32) []int32 {
+	for i, v := range vs {
+		vs[i] = renum[v]
+	}
+	return vs
 }
 
 // param parses one `.param .type [.ptr [.space] [.align N]] name[N]` or
@@ -355,8 +372,19 @@ func (kp *kparser) directive() {
 			kp.addVar(v)
 		}
 	case ".param":
-		p.errorf(t.line, "unsupported .param in a kernel body (device function calls are not supported)")
-		p.skipStatement()
+		// A call's arguments and return values (callseq): variables of
+		// the { } scope they are declared in, nvcc reusing their names
+		// (param0, retval0) in each.
+		p.next()
+		scope := kp.scopes[len(kp.scopes)-1]
+		for _, v := range p.varDecl(SpaceParam, false, t.line) {
+			if _, dup := scope.vars[v.Name]; dup {
+				p.errorf(v.Line, "variable %s declared twice", v.Name)
+				continue
+			}
+			scope.vars[v.Name] = int32(len(kp.k.Vars))
+			kp.k.Vars = append(kp.k.Vars, v)
+		}
 	default:
 		p.errorf(t.line, "unsupported directive %q in a kernel body", t.text)
 		p.skipStatement()
@@ -466,6 +494,7 @@ func itoa(i int64) string {
 type regScope struct {
 	names  map[string]int32
 	ranges map[string]regRange
+	vars   map[string]int32 // the scope's .param variables (a call's arguments): index into Kernel.Vars
 }
 
 // regRange is %prefix<n>: registers first to first+n-1.
@@ -475,7 +504,7 @@ type regRange struct {
 }
 
 func newScope() *regScope {
-	return &regScope{names: map[string]int32{}, ranges: map[string]regRange{}}
+	return &regScope{names: map[string]int32{}, ranges: map[string]regRange{}, vars: map[string]int32{}}
 }
 
 // lookup finds a register of this scope: a single name, or prefix+number
@@ -544,7 +573,3 @@ func (kp *kparser) finish() {
 func collapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
-
-// linkCalls checks the calls between kernels and device functions once
-// the whole module is read (step 2 of issue 28 fills this in).
-func (p *parser) linkCalls() {}

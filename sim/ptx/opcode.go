@@ -18,12 +18,12 @@ var opNames = map[string]Opcode{
 	"selp": OpSelp, "bra": OpBra, "ret": OpRet, "exit": OpExit,
 	"bar": OpBar, "barrier": OpBar, "shfl": OpShfl, "vote": OpVote,
 	"atom": OpAtom, "red": OpRed, "membar": OpMembar, "fence": OpMembar,
-	"trap": OpTrap,
+	"trap": OpTrap, "call": OpCall,
 }
 
 // opText spells each Opcode (the base name; OpBar as "bar", OpMembar as "membar").
 var opText = func() []string {
-	s := make([]string, OpMembar+1)
+	s := make([]string, numOps)
 	for name, op := range opNames {
 		if s[op] == "" || name == "bar" || name == "membar" {
 			s[op] = name
@@ -127,7 +127,7 @@ func decodeOpcode(in *Instr, text string) string {
 		return fmt.Sprintf("%s in %q", msg, text)
 	}
 	switch in.Op {
-	case OpLd, OpSt, OpCvta, OpBra, OpRet, OpExit, OpBar, OpShfl, OpVote, OpAtom, OpRed, OpMembar, OpTrap:
+	case OpLd, OpSt, OpCvta, OpBra, OpRet, OpExit, OpBar, OpShfl, OpVote, OpAtom, OpRed, OpMembar, OpTrap, OpCall:
 		// The executor implements these itself.
 	default:
 		// Per-lane arithmetic runs through Eval (alu.go): refuse here, with
@@ -216,7 +216,7 @@ func applyMod(in *Instr, m string) bool {
 			return setOnce(&in.Ftz, true)
 		}
 		return false
-	case OpBra:
+	case OpBra, OpCall:
 		return m == "uni" && setOnce(&in.Uni, true)
 	case OpRet:
 		return m == "uni" && setOnce(&in.Uni, true)
@@ -301,7 +301,7 @@ func checkTypes(in *Instr, types []Type) string {
 	switch in.Op {
 	case OpCvt:
 		want = 2
-	case OpBra, OpRet, OpExit, OpBar, OpMembar, OpTrap:
+	case OpBra, OpRet, OpExit, OpBar, OpMembar, OpTrap, OpCall:
 		want = 0
 	}
 	if len(types) != want {

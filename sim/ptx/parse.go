@@ -74,6 +74,9 @@ func parse(name, src string) (*Module, ErrorList) {
 		modIdx:  map[*Var]int{},
 		kernels: map[string]bool{},
 		funcs:   map[string]bool{},
+
+		funcDefs: map[string]int32{},
+		externs:  map[string]*Kernel{},
 	}
 	p.module()
 	p.checkLocs()
@@ -101,7 +104,11 @@ type parser struct {
 	modIdx  map[*Var]int    // module-scope variables: their index in mod.Vars
 	kernels map[string]bool // kernel names, to catch a second definition
 	funcs   map[string]bool // .func names, so that a call names what it calls
-	locs    []fileRef       // .loc file numbers, checked against .file at the end
+	// funcDefs are the .func definitions by name (index into mod.Funcs);
+	// externs the declarations without a body (vprintf).
+	funcDefs map[string]int32
+	externs  map[string]*Kernel
+	locs     []fileRef // .loc file numbers, checked against .file at the end
 	// curLoc is the source position of the statement being parsed in a
 	// body (the outermost of an inlined chain), which errors carry.
 	curLoc Loc
@@ -416,7 +423,7 @@ func (p *parser) section() {
 }
 
 // declaration parses what follows linkage directives at module scope: a
-// kernel, a device function (skipped: calls are refused), or variables.
+// kernel, a device function, or variables.
 func (p *parser) declaration() {
 	extern := false
 	for !p.eof() {
@@ -436,7 +443,7 @@ func (p *parser) declaration() {
 	case ".entry":
 		p.entry()
 	case ".func":
-		p.skipFunc()
+		p.funcDecl()
 	case ".global", ".const", ".shared":
 		p.next()
 		for _, v := range p.varDecl(spaceByName[t.text[1:]], extern, t.line) {
@@ -451,38 +458,6 @@ func (p *parser) declaration() {
 	default:
 		p.errorf(t.line, "unsupported declaration %s", describe(t))
 		p.skipStatement()
-	}
-}
-
-// skipFunc skips a .func declaration or definition. Device functions are
-// not executed: nvcc inlines the ones ordinary kernels call, and a `call`
-// is refused with its line.
-func (p *parser) skipFunc() {
-	p.next()
-	depth := 0
-	for !p.eof() {
-		t := p.tok()
-		if t.kind == tIdent && depth == 0 && !strings.HasPrefix(t.text, "%") {
-			p.funcs[t.text] = true
-		}
-		p.next()
-		if t.kind != tPunct {
-			continue
-		}
-		switch t.text {
-		case "(":
-			depth++
-		case ")":
-			depth--
-		case ";":
-			if depth <= 0 {
-				return
-			}
-		case "{":
-			p.pos--
-			p.skipStatement()
-			return
-		}
 	}
 }
 
