@@ -121,12 +121,22 @@ func CheckFile(cuPath string) error {
 	return nil
 }
 
-// CheckTree checks every lessons/*/*.cu under the module root and returns
-// the files it checked and one error per stale or missing PTX.
+// SourceGlobs are the CUDA sources whose PTX the repository embeds,
+// relative to the module root: the lessons' and the time model's sweep
+// kernels (internal/sweep). scripts/cuda/gen-ptx.sh's default list is the
+// same.
+func SourceGlobs() []string { return []string{"lessons/*/*.cu", "internal/sweep/*.cu"} }
+
+// CheckTree checks every source of SourceGlobs under the module root and
+// returns the files it checked and one error per stale or missing PTX.
 func CheckTree(root string) (checked []string, errs []error) {
-	sources, err := filepath.Glob(filepath.Join(root, "lessons", "*", "*.cu"))
-	if err != nil {
-		return nil, []error{err}
+	var sources []string
+	for _, g := range SourceGlobs() {
+		m, err := filepath.Glob(filepath.Join(root, g))
+		if err != nil {
+			return nil, []error{err}
+		}
+		sources = append(sources, m...)
 	}
 	for _, cu := range sources {
 		checked = append(checked, cu)

@@ -103,9 +103,16 @@ func TestRegenerated(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gen-ptx.sh: %v\n%s", err, b)
 	}
-	cus, err := filepath.Glob(filepath.Join(root, "lessons/*/*.cu"))
-	if err != nil || len(cus) == 0 {
-		t.Fatalf("no lesson sources: %v", err)
+	var cus []string
+	for _, g := range SourceGlobs() {
+		m, err := filepath.Glob(filepath.Join(root, g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cus = append(cus, m...)
+	}
+	if len(cus) == 0 {
+		t.Fatal("no CUDA sources")
 	}
 	for _, cu := range cus {
 		committed, err := os.ReadFile(strings.TrimSuffix(cu, ".cu") + ".ptx")

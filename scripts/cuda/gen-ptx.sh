@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gen-ptx.sh — regenerate the PTX of every lesson kernel: for each
-# lessons/*/*.cu, write the .ptx beside it with nvcc 11.8
+# lessons/*/*.cu (and internal/sweep/*.cu, the time model's own kernels), write the .ptx beside it with nvcc 11.8
 # (-ptx -arch=compute_75 -O3 -lineinfo). The first line of each .ptx records
 # the sha256 of the source it came from; internal/ptxcheck's test fails when a
 # .cu changed and this script was not run again.
@@ -24,7 +24,7 @@
 #   * The recorded nvcc version makes a regenerated file byte-comparable:
 #     another 11.8 build gives the same PTX, another release would not.
 #
-# Usage: scripts/cuda/gen-ptx.sh [FILE.cu...]   (default: every lessons/*/*.cu;
+# Usage: scripts/cuda/gen-ptx.sh [FILE.cu...]   (default: every lessons/*/*.cu and internal/sweep/*.cu;
 #        NVCC=/path/to/nvcc to choose the compiler; PTX_OUT=DIR writes DIR/<name>.ptx
 #        instead of beside the source, which internal/ptxcheck's freshness test uses)
 set -euo pipefail
@@ -50,7 +50,7 @@ shopt -s nullglob
 if [[ $# -gt 0 ]]; then
     sources=("$@")
 else
-    sources=(lessons/*/*.cu)
+    sources=(lessons/*/*.cu internal/sweep/*.cu)
 fi
 if [[ ${#sources[@]} -eq 0 ]]; then
     echo "gen-ptx: no lessons/*/*.cu files"
