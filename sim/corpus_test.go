@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,7 +31,7 @@ type corpusCase struct {
 	shared       int
 	// setup allocates the inputs on d and returns the arguments and the
 	// check of the outputs once the launch is done.
-	setup func(d *sim.Device) (args []any, check func(st *sim.Stats) error)
+	setup func(d *sim.Device, m *ptx.Module) (args []any, check func(st *sim.Stats) error)
 	fault string // a launch that must fault, with this Kind
 }
 
@@ -86,7 +87,7 @@ func fib(n int) int32 {
 var corpus = []corpusCase{
 	{
 		name: "calls/calls", file: "calls", kernel: "calls", grid: sim.Dim1(2), block: sim.Dim1(64),
-		setup: func(d *sim.Device) ([]any, func(*sim.Stats) error) {
+		setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
 			const n = 100
 			out, _ := sim.Alloc[int32](d, "out", n)
 			fout, _ := sim.Alloc[float32](d, "fout", 2*n)
@@ -106,7 +107,7 @@ var corpus = []corpusCase{
 	},
 	{
 		name: "calls/recurse", file: "calls", kernel: "recurse", grid: sim.Dim1(1), block: sim.Dim1(32),
-		setup: func(d *sim.Device) ([]any, func(*sim.Stats) error) {
+		setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
 			out, _ := sim.Alloc[int32](d, "out", 32)
 			return []any{out, int32(5)}, func(*sim.Stats) error {
 				return equal("out", out.Data, seq(32, func(i int) int32 { n := int32(5 + i&1); return n * (n + 1) / 2 }))
@@ -115,7 +116,7 @@ var corpus = []corpusCase{
 	},
 	{
 		name: "calls/recurse/overflow", file: "calls", kernel: "recurse", grid: sim.Dim1(1), block: sim.Dim1(32),
-		setup: func(d *sim.Device) ([]any, func(*sim.Stats) error) {
+		setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
 			out, _ := sim.Alloc[int32](d, "out", 32)
 			return []any{out, int32(100000)}, nil
 		},
@@ -123,7 +124,7 @@ var corpus = []corpusCase{
 	},
 	{
 		name: "calls/hello", file: "calls", kernel: "hello", grid: sim.Dim1(2), block: sim.Dim1(8),
-		setup: func(d *sim.Device) ([]any, func(*sim.Stats) error) {
+		setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
 			const n = 10
 			out, _ := sim.Alloc[int32](d, "out", n)
 			return []any{out, int32(n)}, func(st *sim.Stats) error {
@@ -148,6 +149,141 @@ var corpus = []corpusCase{
 	},
 }
 
+// conv1dRef is globals.cu's conv1d on the CPU, in its order of additions.
+func conv1dRef(in []float32, filt []float32) []float32 {
+	n := len(in)
+	out := make([]float32, n)
+	for i := range out {
+		var s float32
+		for k := -2; k <= 2; k++ {
+			j := min(max(i+k, 0), n-1)
+			// nvcc contracts s += f*x to fma.rn.f32; the product of two
+			// floats is exact in a float64, so this rounds once per step
+			// for the inputs used here (small integers and halves).
+			s = float32(math.FMA(float64(filt[k+2]), float64(in[j]), float64(s)))
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func init() {
+	corpus = append(corpus,
+		corpusCase{
+			name: "globals/conv1d", file: "globals", kernel: "conv1d", grid: sim.Dim1(2), block: sim.Dim1(64),
+			setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
+				const n = 100
+				in, _ := sim.Upload(d, "in", seq(n, func(i int) float32 { return float32(i%13) - 6 }))
+				out, _ := sim.Alloc[float32](d, "out", n)
+				return []any{in, out, int32(n)}, func(st *sim.Stats) error {
+					if err := closeTo("out", out.Data, conv1dRef(in.Data, []float32{0.0625, 0.25, 0.375, 0.25, 0.0625}), 0); err != nil {
+						return err
+					}
+					// Every lane reads one tap at a time: broadcast, one
+					// pass per request (5 taps × 4 warps).
+					if want := (sim.ConstTraffic{Requests: 20, Transactions: 20}); st.ConstLoad != want {
+						return fmt.Errorf("ConstLoad %+v, want %+v", st.ConstLoad, want)
+					}
+					return nil
+				}
+			},
+		},
+		corpusCase{
+			name: "globals/conv1d/host-filter", file: "globals", kernel: "conv1d", grid: sim.Dim1(1), block: sim.Dim1(32),
+			setup: func(d *sim.Device, m *ptx.Module) ([]any, func(*sim.Stats) error) {
+				const n = 32
+				filt, err := sim.ModuleVar[float32](d, m, "filt")
+				if err != nil || len(filt) != 5 || filt[2] != 0.375 {
+					panic(fmt.Sprint(filt, err))
+				}
+				copy(filt, []float32{0, 0, 1, 0, 0}) // cudaMemcpyToSymbol
+				in, _ := sim.Upload(d, "in", seq(n, func(i int) float32 { return float32(i) * 1.5 }))
+				out, _ := sim.Alloc[float32](d, "out", n)
+				return []any{in, out, int32(n)}, func(*sim.Stats) error { return equal("out", out.Data, in.Data) }
+			},
+		},
+		corpusCase{
+			name: "globals/lookup", file: "globals", kernel: "lookup", grid: sim.Dim1(2), block: sim.Dim1(64),
+			setup: func(d *sim.Device, m *ptx.Module) ([]any, func(*sim.Stats) error) {
+				const n = 100
+				out, _ := sim.Alloc[int32](d, "out", n)
+				lut := []int32{3, 1, 4, 1, 5, 9, 2, 6}
+				table := []int32{10, 20, 30, 40}
+				return []any{out, int32(n)}, func(st *sim.Stats) error {
+					if err := equal("out", out.Data, seq(n, func(i int) int32 { return lut[(i%64)%8] + table[i%4] })); err != nil {
+						return err
+					}
+					// 8 distinct addresses in each full warp, 4 in the
+					// last (lanes 0-3): serialized.
+					if want := (sim.ConstTraffic{Requests: 4, Transactions: 28}); st.ConstLoad != want {
+						return fmt.Errorf("ConstLoad %+v, want %+v", st.ConstLoad, want)
+					}
+					c, err := sim.ModuleVar[uint32](d, m, "launches")
+					if err != nil || len(c) != 1 || c[0] != 101 {
+						return fmt.Errorf("launches = %v (%v), want 101", c, err)
+					}
+					return nil
+				}
+			},
+		},
+	)
+}
+
+// closeTo compares floats to within tol (0: bit for bit).
+func closeTo(what string, got, want []float32, tol float64) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%s: %d elements, want %d", what, len(got), len(want))
+	}
+	for i := range got {
+		if d := float64(got[i]) - float64(want[i]); d > tol || d < -tol {
+			return fmt.Errorf("%s[%d] = %v, want %v", what, i, got[i], want[i])
+		}
+	}
+	return nil
+}
+
+// TestModuleGlobalsPersist: a __device__ variable keeps its value from
+// launch to launch and kernel to kernel on one device, starts anew on
+// another, and the host reads it (cudaMemcpyFromSymbol).
+func TestModuleGlobalsPersist(t *testing.T) {
+	m, _ := sim.ModelByKey("h200")
+	mod := corpusModule(t, "globals")
+	lookup, err := sim.NewPTXKernel(mod, "lookup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := sim.NewPTXKernel(mod, "readCounter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, launches := range []int{0, 3} {
+		d := sim.NewDevice(m)
+		out, _ := sim.Alloc[int32](d, "out", 8)
+		got, _ := sim.Alloc[uint32](d, "got", 1)
+		for range launches {
+			if _, err := d.LaunchPTX(context.Background(), lookup, sim.Dim1(1), sim.Dim1(8), 0, out, int32(8)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := d.LaunchPTX(context.Background(), read, sim.Dim1(1), sim.Dim1(1), 0, got); err != nil {
+			t.Fatal(err)
+		}
+		if want := uint32(100 + launches); got.Data[0] != want {
+			t.Errorf("after %d launches the kernel reads %d, want %d", launches, got.Data[0], want)
+		}
+		if v, _ := sim.ModuleVar[uint32](d, mod, "launches"); v[0] != uint32(100+launches) {
+			t.Errorf("the host reads %d", v[0])
+		}
+	}
+	d := sim.NewDevice(m)
+	if _, err := d.ModuleGlobal(mod, "nothere"); err == nil || !strings.Contains(err.Error(), "variables: filt, lut, launches, table") {
+		t.Errorf("unknown variable: %v", err)
+	}
+	if _, err := sim.ModuleVar[float64](d, mod, "filt"); err == nil {
+		t.Error("20 bytes as float64: no error")
+	}
+}
+
 // TestCorpus runs every corpus case on the simulator against its CPU
 // reference.
 func TestCorpus(t *testing.T) {
@@ -160,7 +296,7 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			d := sim.NewDevice(m)
-			args, check := c.setup(d)
+			args, check := c.setup(d, mod)
 			st, err := d.LaunchPTX(context.Background(), k, c.grid, c.block, c.shared, args...)
 			if c.fault != "" {
 				var f *sim.Fault

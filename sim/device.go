@@ -8,6 +8,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/warplab/warplab/sim/ptx"
 	"github.com/warplab/warplab/sim/timing"
 )
 
@@ -35,6 +36,11 @@ type Device struct {
 	// l2 holds what recent launches touched, newest last: a launch finds
 	// in L2 what the launches since its buffers' last use left there.
 	l2 timing.L2History
+
+	// modVars holds, by PTX module, the module's __device__ and
+	// __constant__ variables on this device (ptxglobals.go): they keep
+	// their values from launch to launch, as in a CUDA context.
+	modVars map[*ptx.Module][]byte
 }
 
 // NewDevice returns a simulated device of model m with no buffers.

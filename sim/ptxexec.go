@@ -100,7 +100,7 @@ type ptxLaunch struct {
 	pk       *PTXKernel
 	params   []byte
 	bufs     []gbuf // device buffers by address
-	vars     []byte // this launch's copy of the module variables
+	vars     []byte // the module's variables on this device (ptxglobals.go)
 	shBytes  int    // shared memory per block: static + dynamic
 	maxInstr int64
 	trace    *traceRec  // warps whose memory accesses are recorded; nil: none
@@ -122,6 +122,8 @@ type ptxWorker struct {
 	last   int // index of the buffer the last global access hit
 
 	mix [numClasses]int64 // issued warp instructions by class
+
+	constReq, constTx int64 // ld.const requests and the distinct addresses they served (countConst)
 
 	specDone  bool       // the warps' launch-constant special rows are filled
 	siteCache []siteMemo // by site: the dense counter index last used, and its buffer
@@ -198,7 +200,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr
 	defer d.mu.Unlock()
 
 	px := &ptxLaunch{pk: k, params: params, bufs: d.liveBuffers(), shBytes: shBytes,
-		vars: append([]byte(nil), k.varImage...), maxInstr: k.MaxInstructions, trace: tr}
+		vars: d.moduleVars(k), maxInstr: k.MaxInstructions, trace: tr}
 	if maxInstr > 0 {
 		px.maxInstr = maxInstr
 	}

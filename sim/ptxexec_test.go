@@ -489,7 +489,7 @@ func TestPTXDynamicSharedAndVectors(t *testing.T) {
 func TestPTXModuleVariables(t *testing.T) {
 	d := newH200(t)
 	out := mustUpload(t, d, "out", make([]int32, 33))
-	for range 2 { // the __device__ variable starts from its initialiser each launch
+	for iter := range 2 { // the __device__ variable keeps its value from launch to launch, as in a CUDA context
 		if _, err := d.LaunchPTX(context.Background(), ptxKernel(t, "consts"), Dim1(1), Dim1(32), 0, out); err != nil {
 			t.Fatal(err)
 		}
@@ -498,8 +498,8 @@ func TestPTXModuleVariables(t *testing.T) {
 				t.Fatalf("out[%d] = %d, want %d", i, out.Data[i], want)
 			}
 		}
-		if out.Data[32] != 15 {
-			t.Errorf("device counter read back %d, want 15", out.Data[32])
+		if want := int32(15 + 5*iter); out.Data[32] != want {
+			t.Errorf("launch %d: device counter read back %d, want %d", iter, out.Data[32], want)
 		}
 	}
 }

@@ -48,16 +48,17 @@ type PTXKernel struct {
 	oneRun   bool
 	specials []ptx.Special
 
-	sharedStatic int        // bytes of static .shared variables
-	externOff    int        // offset of the .extern .shared array (dynamic shared memory)
-	localBytes   int        // bytes of the kernel's own .local (and call .param) variables per thread
-	laneLocal    int        // bytes of local memory per thread: localBytes, and the call stack when the kernel calls (ptxcall.go)
-	kend         int32      // the kernel's own code is code[:kend]; the device functions it calls follow
-	printf       bool       // the kernel calls vprintf
-	funcFrame    []int      // by function of k.Funcs: bytes of its frame's variables
-	varOff       []int      // by Kernel.Vars index: offset in its space (const/global: in the var image)
-	varImage     []byte     // initial contents of the module variables; each launch copies it
-	varRanges    []varRange // the image's variables, in address order
+	sharedStatic int              // bytes of static .shared variables
+	externOff    int              // offset of the .extern .shared array (dynamic shared memory)
+	localBytes   int              // bytes of the kernel's own .local (and call .param) variables per thread
+	laneLocal    int              // bytes of local memory per thread: localBytes, and the call stack when the kernel calls (ptxcall.go)
+	kend         int32            // the kernel's own code is code[:kend]; the device functions it calls follow
+	printf       bool             // the kernel calls vprintf
+	funcFrame    []int            // by function of k.Funcs: bytes of its frame's variables
+	varOff       []int            // by Kernel.Vars index: offset in its space (const/global: in the var image)
+	varImage     []byte           // initial contents of the module's variables: a device's copy starts from it (ptxglobals.go)
+	modOff       map[*ptx.Var]int // offset of each module variable in the image
+	varRanges    []varRange       // the image's variables, in address order
 }
 
 // The generic address space is laid out so that one 64-bit address names
@@ -708,13 +709,16 @@ func (pk *PTXKernel) layout() error {
 			pk.varOff[i] = off
 			pk.localBytes = off + v.Size
 		case ptx.SpaceConst, ptx.SpaceGlobal:
-			off := alignUp(len(pk.varImage), max(v.Align, 8))
+			// Every module variable has its place in the module's image
+			// (ptxglobals.go), the same for all the module's kernels.
+			if pk.varImage == nil {
+				pk.varImage, pk.varRanges, pk.modOff = moduleImage(pk.mod)
+			}
+			off, ok := pk.modOff[v]
+			if !ok {
+				return fmt.Errorf("sim: kernel %s: variable %s is not one of module %s's", k.Name, v.Name, pk.mod.Name)
+			}
 			pk.varOff[i] = off
-			img := make([]byte, off+v.Size)
-			copy(img, pk.varImage)
-			copy(img[off:], v.Init)
-			pk.varImage = img
-			pk.varRanges = append(pk.varRanges, varRange{lo: off, hi: off + v.Size, name: v.Name, writable: v.Space == ptx.SpaceGlobal})
 		default:
 			return fmt.Errorf("sim: kernel %s: variable %s in a space the simulator does not place", k.Name, v.Name)
 		}

@@ -123,7 +123,7 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	if x.frameRel {
 		aconst += uint64(wp.fp) // a device function's frame variable (ptxcall.go)
 	}
-	var gmask, smask uint32
+	var gmask, smask, cmask uint32
 	for m := mask; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
 		addr := aconst
@@ -209,6 +209,10 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 			if in.Op != ptx.OpLd && !vr.writable {
 				return e.fault(wp, lane, x, "write to constant memory", fmt.Sprintf("%s writes .const variable %s", in.Op, vr.name))
 			}
+			if !vr.writable {
+				e.laneOff[lane] = off
+				cmask |= 1 << lane
+			}
 			p = unsafe.Pointer(&e.l.vars[off])
 		}
 		switch in.Op {
@@ -231,6 +235,9 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	}
 	if smask != 0 {
 		e.countShared(x, smask, width)
+	}
+	if cmask != 0 {
+		e.countConst(cmask, width) // ptxglobals.go
 	}
 	if traced {
 		e.record(wp, x, gmask, smask, width)

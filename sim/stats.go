@@ -77,6 +77,12 @@ type Stats struct {
 	GlobalAtomic Traffic     `json:"global_atomic"`
 	SharedLoad   Banked      `json:"shared_load"`
 	SharedStore  Banked      `json:"shared_store"`
+	// ConstLoad counts the PTX path's loads from __constant__ variables:
+	// Requests, the warp-level ld.const with an active lane; Transactions,
+	// the distinct addresses they read, the constant cache's serialized
+	// passes (lanes on one address are served together: 1 a request at
+	// best, 32 when every lane reads its own).
+	ConstLoad ConstTraffic `json:"const_load"`
 
 	// WarpInstructions estimates issued warp instructions: per warp, the
 	// longest lane's count of memory accesses, warp intrinsics and Ops.
@@ -172,3 +178,10 @@ type TimeTerms = timing.Terms
 // each other's results (timemodel_ptx.go). GlobalLoad.Requests /
 // LoadRounds is the loads a warp keeps in flight.
 func (s *Stats) LoadRounds() int64 { return s.tm.Rounds }
+
+// ConstTraffic is the constant cache's side of the loads from __constant__
+// variables (Stats.ConstLoad).
+type ConstTraffic struct {
+	Requests     int64 `json:"requests"`
+	Transactions int64 `json:"transactions"`
+}
