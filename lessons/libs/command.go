@@ -32,7 +32,7 @@ type cliLesson struct {
 	families                          string
 	corpus, noPair                    bool
 	seed                              uint64
-	warmups, runs, copyMiB            int
+	warmups, runs, copyMiB, maxPasses int
 	opts                              Options // set by Validate
 	rowsSet                           bool    // --rows given on the command line
 }
@@ -49,6 +49,7 @@ func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
 	fs.Uint64Var(&l.seed, "seed", CorpusSeed, "the families' generator seed (another seed: the same shapes, matrices no rule was fitted on)")
 	fs.StringVar(&l.matrix, "matrix", "", "Matrix Market files to run after the seed pair and the families, comma-separated")
 	fs.StringVar(&l.methods, "methods", "", "methods to run, comma-separated (default all; the chooser's pick always runs)")
+	fs.IntVar(&l.maxPasses, "max-passes", DefaultMaxPasses, "skip (and record as skipped) a method whose longest row is more than this many dependent passes of its group; -1: no limit")
 	fs.IntVar(&l.warmups, "warmups", l.warmups, "GPU warm-up runs per method")
 	fs.IntVar(&l.runs, "runs", l.runs, "GPU timed runs per method")
 	fs.IntVar(&l.copyMiB, "copy-mib", 0, "size of the copy reference in MiB (default 256 on a GPU; on the simulator, as many bytes read plus written as the largest seed SpMV's minimum; -1 skips it)")
@@ -77,7 +78,10 @@ const MaxCopyMiB = 64 << 10
 // --dump folder is checked here too, being an output.
 func (l *cliLesson) Validate() error {
 	o := Options{SeedRows: []int{}, FamilyRows: []int{}, Matrices: splitList(l.matrix), Methods: splitList(l.methods),
-		Warmups: l.warmups, Runs: l.runs, DumpDir: l.dump, Seed: l.seed}
+		Warmups: l.warmups, Runs: l.runs, DumpDir: l.dump, Seed: l.seed, MaxPasses: l.maxPasses}
+	if l.maxPasses == 0 || l.maxPasses < -1 {
+		return fmt.Errorf("--max-passes %d: want a positive limit or -1 (none)", l.maxPasses)
+	}
 	if l.seed == 0 {
 		return fmt.Errorf("--seed 0: want 1 or more (0 is Options' 'the default')")
 	}

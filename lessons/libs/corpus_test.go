@@ -80,3 +80,37 @@ func TestValidateCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestMaxPasses: a method whose longest row is over the limit is recorded
+// as skipped with its reason, neither timed nor a failure, while the
+// chooser's pick runs whatever its passes.
+func TestMaxPasses(t *testing.T) {
+	dev, err := gpuext.Open("sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	in, err := FamilyInput("denserows", 1024, CorpusSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := RunInputs(context.Background(), dev, []Input{in}, Options{MaxPasses: 64,
+		Methods: []string{VectorMethod(2, false), VectorMethod(32, false), SplitMethod(2, false)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Failures) > 0 {
+		t.Fatal(res.Failures)
+	}
+	m := res.Matrices[0]
+	for _, r := range m.Runs {
+		// 1024-long rows: vector2 512 passes, vector32 32, split 16.
+		skip := r.Method == VectorMethod(2, false) && r.Method != m.Choice.Method
+		if (r.Skipped != "") != skip || skip && (r.TimeMs != 0 || !strings.Contains(r.Skipped, "512 dependent passes")) {
+			t.Errorf("%s: skipped %q, time %v; want skipped %v", r.Method, r.Skipped, r.TimeMs, skip)
+		}
+		if !skip && (!r.Correct || r.TimeMs <= 0) {
+			t.Errorf("%s: correct %v, time %v", r.Method, r.Correct, r.TimeMs)
+		}
+	}
+}

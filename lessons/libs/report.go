@@ -78,7 +78,9 @@ func RunsTable(r *Result, key string) (table.Table, error) {
 			sect = fmt.Sprintf("%.3f", float64(*run.Sectors)/float64(m.NNZ))
 		}
 		check := "ok"
-		if !run.Correct {
+		if run.Skipped != "" {
+			check = "skipped"
+		} else if !run.Correct {
 			check = "WRONG"
 		}
 		t.Add(name, fmt.Sprint(run.Launches), fmt.Sprintf("%.4f", run.TimeMs), fmt.Sprintf("%.0f", run.GBs), ofCopy,

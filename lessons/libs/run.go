@@ -59,6 +59,14 @@ type Options struct {
 	// Warmups and Runs are the GPU timing protocol (0: 3 and 10). The
 	// simulator's time is a model: one checked launch gives it.
 	Warmups, Runs int
+	// MaxPasses skips a method whose longest row is more than this many
+	// dependent passes of its group (CSR-vector: the row over W lanes;
+	// binned: over 256 past BlockRowMin): such a run would take seconds on
+	// a matrix with a dense row (a row of 2^23 is 4 Mi passes of 2 lanes)
+	// and is recorded as skipped, with the reason, instead of timed. 0
+	// means DefaultMaxPasses; negative, no limit. The chooser's pick is
+	// run whatever its passes.
+	MaxPasses int
 	// DumpDir, if set, receives each matrix as WriteCSRFile writes it
 	// (<key>.csr) before it runs: the peer program's input.
 	DumpDir string
@@ -68,6 +76,10 @@ type Options struct {
 
 // DefaultRows is the seed pair's size when Options.SeedRows is nil.
 const DefaultRows = 1 << 14
+
+// DefaultMaxPasses is Options.MaxPasses' default: 2^15 passes, tens of
+// milliseconds a run at the H200's dependent-load latency.
+const DefaultMaxPasses = 1 << 15
 
 // CorpusSeed is the generator's seed of the recorded corpus runs.
 const CorpusSeed = 1
@@ -119,6 +131,9 @@ func (o Options) normalize() (Options, error) {
 	}
 	if o.FamilyRows == nil {
 		o.FamilyRows = o.SeedRows
+	}
+	if o.MaxPasses == 0 {
+		o.MaxPasses = DefaultMaxPasses
 	}
 	for _, f := range o.Families {
 		if _, err := gen.Lookup(f); err != nil {
@@ -286,6 +301,8 @@ type KernelRun struct {
 	GBs      float64 `json:"gb_s"`      // MinBytes / TimeMs
 	Correct  bool    `json:"correct"`
 	MaxErr   float64 `json:"max_rel_err"` // max |y - ref| / row scale
+	// Skipped, when set, says why the method was not run (Options.MaxPasses).
+	Skipped string `json:"skipped,omitempty"`
 	// Predicted: the lane-slot model on the host (see Predict).
 	PredSlots  int64   `json:"pred_slots"`
 	PredUseful float64 `json:"pred_useful"`
@@ -515,6 +532,11 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if p := CriticalPasses(st, m); m != mr.Choice.Method && o.MaxPasses > 0 && p > o.MaxPasses {
+			mr.Runs = append(mr.Runs, KernelRun{Method: m, Skipped: fmt.Sprintf(
+				"not run: the longest row (%d) is %d dependent passes of this method's group, over the limit of %d", st.Max, p, o.MaxPasses)})
+			continue
+		}
 		if p, err := d.prepare(ctx, dev, mod, o, m); err != nil {
 			return err
 		} else if p != nil {
@@ -567,6 +589,28 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 	}
 	r.Matrices = append(r.Matrices, mr)
 	return nil
+}
+
+// CriticalPasses is the dependent passes the longest row of a matrix with
+// statistics s costs one group of method: CSR-vector max/W (a quarter of
+// that with float4 loads), binned max/256 past BlockRowMin (else at most
+// 32), split and merge path at most SplitPasses and MergeItems.
+func CriticalPasses(s RowStats, method string) int {
+	if w, v4, ok := parseVector(method); ok {
+		if v4 {
+			return ceilDiv(s.Max, 4*w)
+		}
+		return ceilDiv(s.Max, w)
+	}
+	switch {
+	case method == MethodBinned && s.Max > BlockRowMin:
+		return ceilDiv(s.Max, ThreadsPerBlock)
+	case method == MethodBinned:
+		return min(ceilDiv(s.Max, max(1, BinWidth(s.Max))), 32)
+	case method == MethodMerge:
+		return MergeItems
+	}
+	return SplitPasses
 }
 
 // maxRelErr returns the largest |got - want| / scale (1e30 for a NaN or
