@@ -28,7 +28,7 @@ type Pending[T sim.Elem] struct {
 	done bool
 	vals []T
 	err  error
-	gpu  asyncRead // GPU backend; nil on the simulator or once waited
+	rd   asyncRead // the backend's queued copy; nil once waited
 }
 
 // ReadAsync queues a copy of the buffer's first n elements to host memory
@@ -59,20 +59,15 @@ func (b *Buffer[T]) ReadAsync(n int) (*Pending[T], error) {
 		return nil, fmt.Errorf("gpuext: %s: cannot read %d elements; pass 0 to %d", call, n, b.n)
 	}
 	p := &Pending[T]{st: b.st, n: n, call: call}
-	d := b.st.dev
-	if d.gpu == nil || n == 0 {
-		p.vals = make([]T, n)
-		if n > 0 {
-			copy(p.vals, b.g.Data[:n])
-		}
-		p.done = true
+	if n == 0 {
+		p.vals, p.done = []T{}, true
 		return p, nil
 	}
-	r, err := d.gpu.readAsync(b.ptr, int64(n)*elemSize[T]())
+	r, err := b.st.mem.readAsync(int64(n) * elemSize[T]())
 	if err != nil {
 		return nil, fmt.Errorf("gpuext: %s: %w", call, err)
 	}
-	p.gpu = r
+	p.rd = r
 	return p, nil
 }
 
@@ -96,12 +91,12 @@ func (p *Pending[T]) Wait() ([]T, error) {
 		return p.vals, p.err
 	}
 	vals := make([]T, p.n)
-	if err := p.gpu.wait(unsafe.Pointer(&vals[0])); err != nil {
+	if err := p.rd.wait(unsafe.Pointer(&vals[0])); err != nil {
 		p.err = fmt.Errorf("gpuext: Wait for %s: %w", p.call, err)
 	} else {
 		p.vals = vals
 	}
 	p.done = true
-	p.gpu = nil
+	p.rd = nil
 	return p.vals, p.err
 }

@@ -1,10 +1,9 @@
 package gpuext
 
 import (
+	"context"
 	"strings"
 	"testing"
-
-	"github.com/warplab/warplab/sim"
 )
 
 // checkReadAsync launches saxpy (y = 3x + y) launches times, queuing a
@@ -31,7 +30,7 @@ func checkReadAsync(t *testing.T, d *Device, n, launches int) {
 	const head = 5
 	pend := make([]*Pending[float32], launches)
 	for k := range pend {
-		if _, err := d.Launch(m, "saxpy", sim.Dim1((n+block-1)/block), sim.Dim1(block), 0, int32(n), float32(3), x, y); err != nil {
+		if _, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: (n + block - 1) / block, Block: block}, int32(n), float32(3), x, y); err != nil {
 			t.Fatal(err)
 		}
 		if pend[k], err = y.ReadAsync(head); err != nil {

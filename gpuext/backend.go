@@ -1,134 +1,71 @@
 package gpuext
 
 import (
-	"strings"
+	"context"
 	"unsafe"
-
-	"github.com/warplab/warplab/sim"
 )
 
-// gpuBackend is the GPU side of a Device. Its one implementation lives in
-// the files built with the `cuda` tag, the only ones that may import
+// A Device sits over one backend, as database/sql's DB sits over a
+// driver: the Device does everything that is the same on every backend
+// (checking a launch configuration and its arguments, naming errors,
+// tracking buffers, recording graphs), and the backend only moves bytes and
+// runs kernels. Two implement it: the simulator (sim_backend.go) and CUDA
+// (gpu_cuda.go, built with the `cuda` tag, the only files that may import
 // gorgonia.org/cu: that package's init calls cuInit and exits the process
-// when no GPU answers, so an untagged program must never link it.
-type gpuBackend interface {
-	alloc(bytes int64) (uint64, error)
-	// free releases ptr if it belongs to context generation gen; memory
-	// of an older context went with it (ContextLostError), and its
-	// address may already belong to a new allocation.
-	free(ptr, gen uint64) error
-	// generation counts the contexts the backend has had (it recreates
-	// one after a kernel fault) and says why the last one was lost.
-	generation() (gen uint64, lost string)
-	htod(dst uint64, src unsafe.Pointer, bytes int64) error
-	dtoh(dst unsafe.Pointer, src uint64, bytes int64) error
-	// dtod queues a device-to-device copy on the default stream and
-	// returns without waiting for it (Buffer.CopyFromBuffer).
-	dtod(dst, src uint64, bytes int64) error
-	// readAsync queues a copy to pinned host memory after the work queued
-	// so far and returns without waiting (Buffer.ReadAsync).
-	readAsync(src uint64, bytes int64) (asyncRead, error)
-	memsetD32(dst uint64, v uint32, n int64) error
+// when no GPU answers, so an untagged program must never link it).
+type backend interface {
+	// alloc returns bytes of zeroed device memory for a buffer named
+	// name. newSim makes the simulator's typed memory for it (a
+	// *sim.Global[T]); other backends ignore it.
+	alloc(name string, bytes int64, newSim simAlloc) (mem, error)
+	// load prepares m and says how its code reached the device.
 	load(m *Module) (LoadInfo, error)
-	// loadedPTX loads m (as load) and returns the PTX text behind the code
-	// it loaded: the PTX nvcc made beside the cubin, or the embedded PTX
-	// the driver JIT-compiled (Options.PTXFrom).
-	loadedPTX(m *Module) (ptx string, li LoadInfo, err error)
-	// launch returns the name of the failing step with its error.
-	launch(m *Module, name string, grid, block sim.Dim3, shared int, params []uint64) (call string, err error)
-	time(f func() error, warmups, runs int, once bool) (Timing, error)
-	// graphBuild makes the recorded steps a CUDA graph and instantiates
-	// it; graphLaunch queues one replay on the stream launch uses;
-	// graphDestroy frees it (Graph).
-	graphBuild(ops []graphOp) (gpuGraph, error)
-	graphLaunch(g gpuGraph) error
-	graphDestroy(g gpuGraph) error
+	// launch runs (simulator) or queues (GPU) one kernel. args are the
+	// arguments as mem.arg and the checked scalars give them. On an
+	// error, call names the failing step for LaunchError.Call.
+	launch(ctx context.Context, k *Kernel, c *launchConfig, args []any) (l *Launch, call string, err error)
+	// time times f (Device.Time): measured on a GPU, modeled on the
+	// simulator. once is TimeOnce.
+	time(ctx context.Context, f func(context.Context) error, warmups, runs int, once bool) (Timing, error)
+	// graphBuild makes a replayable graph of the recorded steps;
+	// graphLaunch replays g once; graphDestroy frees what graphBuild made.
+	graphBuild(ops []graphOp) (any, error)
+	graphLaunch(ctx context.Context, g *Graph) (*GraphLaunch, error)
+	graphDestroy(exec any) error
 	memInfo() (free, total int64, err error)
 	synchronize() error
 	close() error
 }
 
-// gpuGraph is a GPU backend's instantiated graph.
-type gpuGraph any
-
-// gpuAttrs are the device attributes a simulator model is built from.
-type gpuAttrs struct {
-	Name                  string
-	CCMajor, CCMinor      int
-	SMs                   int
-	MaxThreadsPerSM       int
-	MaxThreadsPerBlock    int
-	MaxBlocksPerSM        int
-	SharedPerBlockOptin   int
-	SharedPerSM           int
-	L2Bytes               int64
-	MemoryBytes           int64
-	ClockKHz, MemClockKHz int
-	BusWidthBits          int
+// mem is one buffer's device memory on a backend.
+type mem interface {
+	// arg is what a launch passes for the buffer: the *sim.Global[T] on
+	// the simulator, the device address (a devPtr) on a GPU.
+	arg() any
+	// alive fails when the memory went with a GPU context that a kernel
+	// fault destroyed (wrapping ErrDiedWithContext).
+	alive() error
+	// write copies bytes from the host to the memory at byte offset off.
+	write(off int64, src unsafe.Pointer, bytes int64) error
+	read(dst unsafe.Pointer, bytes int64) error
+	// copyFrom queues a device-to-device copy from src, a mem of the same
+	// backend (Buffer.CopyFromBuffer).
+	copyFrom(src mem, bytes int64) error
+	// fill32 sets words 32-bit words to word.
+	fill32(word uint32, words int64) error
+	// readAsync queues a copy to the host after the work queued so far
+	// and returns without waiting (Buffer.ReadAsync).
+	readAsync(bytes int64) (asyncRead, error)
+	free() error
 }
 
-// modelFor is the simulator model of a real GPU: the known model whose key
-// appears as a word in the GPU's name ("NVIDIA H200" -> h200, "Tesla T4" ->
-// t4) with the GPU's own counts (SMs, memory, caches, limits) written over
-// it; or, for a GPU the simulator does not know, a model built from its
-// attributes, its rates estimated from clocks and bus width.
-func modelFor(a gpuAttrs) sim.Model {
-	m, ok := matchModel(a.Name)
-	if !ok {
-		m = sim.Model{}
-		m.Key, m.IssuePerSMCycle, m.LaunchOverhead, m.PCIeBandwidth, m.PCIeLatency = "gpu", 4, 3e-6, 25e9, 10e-6
-		m.ClockHz = float64(a.ClockKHz) * 1e3
-		m.DRAMBandwidth = 2 * float64(a.MemClockKHz) * 1e3 * float64(a.BusWidthBits) / 8
-		m.L2Bandwidth = 3 * m.DRAMBandwidth
-		fp32PerSM := 128.0 // FP32 lanes per SM; 64 on Volta, Turing and GA100
-		if a.CCMajor == 7 || (a.CCMajor == 8 && a.CCMinor == 0) {
-			fp32PerSM = 64
-		}
-		m.FP32Flops = 2 * fp32PerSM * float64(a.SMs) * m.ClockHz
-	}
-	m.Name = a.Name
-	set := func(dst *int, v int) {
-		if v > 0 {
-			*dst = v
-		}
-	}
-	set(&m.CCMajor, a.CCMajor)
-	m.CCMinor = a.CCMinor
-	set(&m.SMs, a.SMs)
-	set(&m.MaxThreadsPerSM, a.MaxThreadsPerSM)
-	if a.MaxThreadsPerSM > 0 {
-		m.MaxWarpsPerSM = a.MaxThreadsPerSM / 32
-	}
-	set(&m.MaxThreadsPerBlock, a.MaxThreadsPerBlock)
-	set(&m.MaxBlocksPerSM, a.MaxBlocksPerSM)
-	set(&m.SharedPerBlock, a.SharedPerBlockOptin)
-	set(&m.SharedPerSM, a.SharedPerSM)
-	if a.L2Bytes > 0 {
-		m.L2Bytes = a.L2Bytes
-	}
-	if a.MemoryBytes > 0 {
-		m.MemoryBytes = a.MemoryBytes
-	}
-	return m
-}
+// devPtr is a buffer's device address as a GPU launch receives it: a type
+// of its own, so that a uint64 scalar argument is never taken for one.
+type devPtr uint64
 
-// matchModel finds the known model whose key is a word of name.
-func matchModel(name string) (sim.Model, bool) {
-	lower := strings.ToLower(name)
-	isWordChar := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-	for _, m := range sim.Models() {
-		key := strings.ToLower(m.Key)
-		for i := 0; ; {
-			j := strings.Index(lower[i:], key)
-			if j < 0 {
-				break
-			}
-			start, end := i+j, i+j+len(key)
-			if (start == 0 || !isWordChar(lower[start-1])) && (end == len(lower) || !isWordChar(lower[end])) {
-				return m, true
-			}
-			i = start + 1
-		}
-	}
-	return sim.Model{}, false
+// ptxLoader is implemented by a backend that can say which PTX it loaded
+// for a module (the CUDA backend): the simulator runs that PTX with
+// Options.PTXFrom, as database/sql's drivers implement optional interfaces.
+type ptxLoader interface {
+	loadedPTX(m *Module) (ptx string, li LoadInfo, err error)
 }

@@ -12,10 +12,8 @@ import (
 // kernel takes a T* parameter. A Buffer belongs to the Device that made it
 // and dies with that Device's Close.
 type Buffer[T sim.Elem] struct {
-	st  *bufState
-	n   int
-	g   *sim.Global[T] // simulator backend
-	ptr uint64         // GPU backend: device address (0 for an empty buffer)
+	st *bufState
+	n  int
 }
 
 // bufState is the untyped part of a buffer that its Device tracks, so that
@@ -26,9 +24,8 @@ type bufState struct {
 	typ   string
 	n     int
 	bytes int64
-	freed bool         // guarded by dev.mu
-	free  func() error // releases the device memory; nil when there is none
-	gen   uint64       // GPU: the context generation the memory belongs to
+	freed bool // guarded by dev.mu
+	mem   mem  // the backend's memory
 }
 
 func (st *bufState) String() string { return fmt.Sprintf("%s (%s[%d])", st.name, st.typ, st.n) }
@@ -37,13 +34,9 @@ func (st *bufState) String() string { return fmt.Sprintf("%s (%s[%d])", st.name,
 func (st *bufState) release() error {
 	st.dev.mu.Lock()
 	st.freed = true
-	f := st.free
-	st.free = nil
+	m := st.mem
 	st.dev.mu.Unlock()
-	if f == nil {
-		return nil
-	}
-	if err := f(); err != nil {
+	if err := m.free(); err != nil {
 		return fmt.Errorf("free %s: %w", st, err)
 	}
 	return nil
@@ -67,37 +60,11 @@ func Alloc[T sim.Elem](d *Device, name string, n int) (*Buffer[T], error) {
 		return nil, fmt.Errorf("gpuext: %s: a buffer cannot have a negative length", call)
 	}
 	bytes := int64(n) * elemSize[T]()
-	b := &Buffer[T]{n: n, st: &bufState{dev: d, name: name, typ: typeName[T](), n: n, bytes: bytes}}
-	if d.gpu != nil {
-		if n > 0 {
-			gen, _ := d.gpu.generation()
-			ptr, err := d.gpu.alloc(bytes)
-			if err != nil {
-				return nil, fmt.Errorf("gpuext: %s: %w", call, err)
-			}
-			if g2, _ := d.gpu.generation(); g2 != gen {
-				return nil, fmt.Errorf("gpuext: %s: the GPU context was recreated during the allocation; allocate again", call)
-			}
-			b.ptr, b.st.gen = ptr, gen
-			b.st.free = func() error { return d.gpu.free(ptr, gen) }
-			if err := d.gpu.memsetD32(ptr, 0, bytes/4); err != nil {
-				_ = d.gpu.free(ptr, gen)
-				return nil, fmt.Errorf("gpuext: %s: zeroing: %w", call, err)
-			}
-		} else {
-			b.st.gen, _ = d.gpu.generation()
-		}
-	} else {
-		if free := d.model.MemoryBytes - d.allocatedBytes(); bytes > free {
-			return nil, fmt.Errorf("gpuext: %s: out of device memory: needs %s, %s free of %s on %s",
-				call, human(bytes), human(free), human(d.model.MemoryBytes), d.name)
-		}
-		g, err := sim.Alloc[T](d.sim, name, n)
-		if err != nil {
-			return nil, fmt.Errorf("gpuext: %s: %w", call, err)
-		}
-		b.g = g
+	m, err := d.be.alloc(name, bytes, newSimAlloc[T](name, n))
+	if err != nil {
+		return nil, fmt.Errorf("gpuext: %s: %w", call, err)
 	}
+	b := &Buffer[T]{n: n, st: &bufState{dev: d, name: name, typ: typeName[T](), n: n, bytes: bytes, mem: m}}
 	if err := d.track(b.st); err != nil {
 		_ = b.st.release()
 		return nil, fmt.Errorf("gpuext: %s: %w", call, err)
@@ -118,12 +85,6 @@ func Upload[T sim.Elem](d *Device, name string, src []T) (*Buffer[T], error) {
 	return b, nil
 }
 
-func (d *Device) allocatedBytes() int64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.allocated
-}
-
 // track records a live buffer so that Close frees it.
 func (d *Device) track(st *bufState) error {
 	d.mu.Lock()
@@ -132,7 +93,6 @@ func (d *Device) track(st *bufState) error {
 		return fmt.Errorf("device %s was closed meanwhile", d.name)
 	}
 	d.live[st] = struct{}{}
-	d.allocated += st.bytes
 	return nil
 }
 
@@ -142,11 +102,6 @@ func (b *Buffer[T]) use(call string) error {
 		return fmt.Errorf("gpuext: %s on a nil buffer (did Alloc or Upload fail?)", call)
 	}
 	d := b.st.dev
-	var gen uint64
-	var lost string
-	if d.gpu != nil {
-		gen, lost = d.gpu.generation()
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -155,8 +110,8 @@ func (b *Buffer[T]) use(call string) error {
 	if b.st.freed {
 		return fmt.Errorf("gpuext: %s %s: the buffer was freed", call, b.st)
 	}
-	if d.gpu != nil && b.st.gen != gen {
-		return fmt.Errorf("gpuext: %s %s: %w, destroyed when %s; allocate and upload it again", call, b.st, ErrDiedWithContext, lost)
+	if err := b.st.mem.alive(); err != nil {
+		return fmt.Errorf("gpuext: %s %s: %w", call, b.st, err)
 	}
 	return nil
 }
@@ -193,13 +148,9 @@ func (b *Buffer[T]) Download(dst []T) error {
 	if b.n == 0 {
 		return nil
 	}
-	if d := b.st.dev; d.gpu != nil {
-		if err := d.gpu.dtoh(unsafe.Pointer(&dst[0]), b.ptr, b.st.bytes); err != nil {
-			return fmt.Errorf("gpuext: Download %s: %w", b.st, err)
-		}
-		return nil
+	if err := b.st.mem.read(unsafe.Pointer(&dst[0]), b.st.bytes); err != nil {
+		return fmt.Errorf("gpuext: Download %s: %w", b.st, err)
 	}
-	copy(dst, b.g.Data)
 	return nil
 }
 
@@ -218,13 +169,9 @@ func (b *Buffer[T]) CopyFrom(src []T) error {
 	if b.n == 0 {
 		return nil
 	}
-	if d := b.st.dev; d.gpu != nil {
-		if err := d.gpu.htod(b.ptr, unsafe.Pointer(&src[0]), b.st.bytes); err != nil {
-			return fmt.Errorf("gpuext: CopyFrom %s: %w", b.st, err)
-		}
-		return nil
+	if err := b.st.mem.write(0, unsafe.Pointer(&src[0]), b.st.bytes); err != nil {
+		return fmt.Errorf("gpuext: CopyFrom %s: %w", b.st, err)
 	}
-	copy(b.g.Data, src)
 	return nil
 }
 
@@ -257,16 +204,13 @@ func (b *Buffer[T]) CopyFromBuffer(src *Buffer[T]) error {
 	}
 	if rec := d.recording(); rec != nil {
 		what := fmt.Sprintf("CopyFromBuffer %s from %s", b.st, src.st)
-		d.recordCopy(rec, what, b, src, b.st.bytes, func() { copy(b.g.Data, src.g.Data) })
+		rec.append(d, graphOp{kind: opCopy, what: what, dst: b.st.mem, src: src.st.mem, bytes: b.st.bytes,
+			touches: []*bufState{b.st, src.st}})
 		return nil
 	}
-	if d.gpu != nil {
-		if err := d.gpu.dtod(b.ptr, src.ptr, b.st.bytes); err != nil {
-			return fmt.Errorf("gpuext: CopyFromBuffer %s from %s: %w", b.st, src.st, err)
-		}
-		return nil
+	if err := b.st.mem.copyFrom(src.st.mem, b.st.bytes); err != nil {
+		return fmt.Errorf("gpuext: CopyFromBuffer %s from %s: %w", b.st, src.st, err)
 	}
-	copy(b.g.Data, src.g.Data)
 	return nil
 }
 
@@ -282,32 +226,28 @@ func (b *Buffer[T]) Fill(v T) error {
 	if rec := d.recording(); rec != nil {
 		return b.recordFill(rec, v)
 	}
-	if d.gpu == nil {
-		for i := range b.g.Data {
-			b.g.Data[i] = v
-		}
-		return nil
-	}
 	if b.n == 0 {
 		return nil
 	}
+	m := b.st.mem
 	var err error
 	switch elemSize[T]() {
 	case 4:
-		err = d.gpu.memsetD32(b.ptr, *(*uint32)(unsafe.Pointer(&v)), int64(b.n))
+		err = m.fill32(*(*uint32)(unsafe.Pointer(&v)), int64(b.n))
 	case 8:
 		words := (*[2]uint32)(unsafe.Pointer(&v))
 		if words[0] == words[1] { // 0, -1, and every value whose halves agree
-			err = d.gpu.memsetD32(b.ptr, words[0], 2*int64(b.n))
+			err = m.fill32(words[0], 2*int64(b.n))
 			break
 		}
+		// Written from a host chunk: cuMemset has no 64-bit form.
 		chunk := make([]T, min(b.n, fillChunk))
 		for i := range chunk {
 			chunk[i] = v
 		}
 		for off := 0; off < b.n && err == nil; off += len(chunk) {
-			m := min(len(chunk), b.n-off)
-			err = d.gpu.htod(b.ptr+uint64(off)*8, unsafe.Pointer(&chunk[0]), int64(m)*8)
+			n := min(len(chunk), b.n-off)
+			err = m.write(int64(off)*8, unsafe.Pointer(&chunk[0]), int64(n)*8)
 		}
 	default:
 		err = fmt.Errorf("element size %d is not 4 or 8", elemSize[T]())
@@ -347,11 +287,7 @@ func (b *Buffer[T]) recordFill(rec *recorder, v T) error {
 	if b.n == 0 {
 		return nil
 	}
-	d.recordFill(rec, what, b, word, words, func() {
-		for i := range b.g.Data {
-			b.g.Data[i] = v
-		}
-	})
+	rec.append(d, graphOp{kind: opFill, what: what, dst: b.st.mem, word: word, words: words, touches: []*bufState{b.st}})
 	return nil
 }
 
@@ -372,35 +308,30 @@ func (b *Buffer[T]) Free() error {
 	}
 	b.st.freed = true
 	delete(d.live, b.st)
-	d.allocated -= b.st.bytes
 	d.mu.Unlock()
-	b.g = nil
 	if err := b.st.release(); err != nil {
 		return fmt.Errorf("gpuext: Free: %w", err)
 	}
 	return nil
 }
 
-// Sim returns the simulator's global-memory buffer behind b, for mirrors and
-// tests that read it directly; nil on a GPU.
+// Sim returns the simulator's global-memory buffer behind b, for tests
+// that read it directly; nil on a GPU and once freed.
 func (b *Buffer[T]) Sim() *sim.Global[T] {
-	if b == nil {
+	if b == nil || b.st == nil {
 		return nil
 	}
-	return b.g
+	g, _ := b.st.mem.arg().(*sim.Global[T])
+	return g
 }
 
 // bufferArg is how Launch sees a *Buffer[T] of any T without reflection.
 type bufferArg interface {
 	state() *bufState
-	simArg() any
-	devPtr() uint64
 	use(call string) error
 }
 
 func (b *Buffer[T]) state() *bufState { return b.st }
-func (b *Buffer[T]) simArg() any      { return b.g }
-func (b *Buffer[T]) devPtr() uint64   { return b.ptr }
 
 // human formats a byte count for error messages.
 func human(n int64) string {

@@ -1,6 +1,7 @@
 package gpuext
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -94,7 +95,7 @@ func checkCopyFromBuffer(t *testing.T, d *Device) {
 		m := saxpyModule()
 		saxpy := func() {
 			t.Helper()
-			if _, err := d.Launch(m, "saxpy", sim.Dim1((n+255)/256), sim.Dim1(256), 0, int32(n), float32(2), x, y); err != nil {
+			if _, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: (n + 255) / 256, Block: 256}, int32(n), float32(2), x, y); err != nil {
 				t.Fatal(err)
 			}
 		}

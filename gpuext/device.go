@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/warplab/warplab/sim"
 )
@@ -30,11 +29,6 @@ type Options struct {
 	// CacheDir holds compiled cubins; "" means os.UserCacheDir()/warplab/cubin.
 	CacheDir string
 
-	// SimPTX makes the simulator run every kernel from its module's PTX,
-	// also one that has a Go mirror. The self-test sets it to check the
-	// PTX executor against the GPU kernel by kernel; without it a mirror,
-	// where there is one, runs. Ignored on a GPU.
-	SimPTX bool
 	// PTXFrom names a GPU Device whose code the simulator runs: for each
 	// module, the PTX that device loaded, that is the PTX the same nvcc
 	// made with the same flags when it loaded a cubin (Options.NVCC), else
@@ -43,15 +37,16 @@ type Options struct {
 	// embedded nvcc-11.8 PTX beside a cubin from a newer nvcc. nil (or a
 	// simulator Device) uses the module's embedded PTX. Ignored on a GPU.
 	PTXFrom *Device
+
+	// Compile is how the simulator compiles a module that has CUDA C and
+	// no PTX (Module{Name, CUDA}); the zero value is CompileOptionsFromEnv.
+	Compile *CompileOptions
 }
 
 // OptionsFromEnv returns the Options that Open uses: WARPLAB_PTX_ONLY=1 sets
-// PTXOnly, WARPLAB_NVCC names an nvcc, WARPLAB_CUBIN_CACHE a cache folder,
-// and WARPLAB_SIM_PTX=1 sets SimPTX, so that any command (`warplab run spmv
-// --backend sim`, say) counts what the PTX path counts.
+// PTXOnly, WARPLAB_NVCC names an nvcc, WARPLAB_CUBIN_CACHE a cache folder.
 func OptionsFromEnv() Options {
 	return Options{
-		SimPTX:   os.Getenv("WARPLAB_SIM_PTX") == "1",
 		PTXOnly:  os.Getenv("WARPLAB_PTX_ONLY") == "1",
 		NVCC:     os.Getenv("WARPLAB_NVCC"),
 		CacheDir: os.Getenv("WARPLAB_CUBIN_CACHE"),
@@ -69,31 +64,13 @@ type Device struct {
 	driver string // the GPU's driver and driver API version; "" on the simulator
 	opts   Options
 
-	sim *sim.Device // simulator backend, nil on a GPU
-	gpu gpuBackend  // GPU backend, nil on the simulator
+	be  backend // the simulator or a GPU
 	lim limits
 
-	mu        sync.Mutex
-	closed    bool
-	live      map[*bufState]struct{} // buffers not yet freed
-	allocated int64                  // bytes held by live buffers
-	timeCalls []*timeCall            // the Time calls in progress (simulator)
-	timers    atomic.Int32           // len(timeCalls), read without mu by every launch
-	rec       *recorder              // the Record in progress, or nil
-
-	ptx ptxCache // parsed PTX of the modules run on the simulator
-}
-
-// info is what a GPU backend reports about its device.
-type info struct {
-	name         string
-	ccMajor      int
-	ccMinor      int
-	sms          int
-	memoryBytes  int64
-	model        sim.Model
-	limits       limits
-	driverString string
+	mu     sync.Mutex
+	closed bool
+	live   map[*bufState]struct{} // buffers not yet freed
+	rec    *recorder              // the Record in progress, or nil
 }
 
 // Open returns the device named by spec:
@@ -176,12 +153,24 @@ func openSim(key string, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
+	name := "simulated " + m.Name + " (modeled)"
+	be := &simBackend{sd: sim.NewDevice(m), model: m, name: name}
+	if opts.Compile != nil {
+		be.compile = *opts.Compile
+	} else {
+		be.compile = CompileOptionsFromEnv()
+	}
+	if src := opts.PTXFrom; src != nil {
+		if l, ok := src.be.(ptxLoader); ok {
+			be.ptxFrom, be.ptxFromName = l, src.name
+		}
+	}
 	return &Device{
 		kind:  "sim",
-		name:  "simulated " + m.Name + " (modeled)",
+		name:  name,
 		model: m,
 		opts:  opts,
-		sim:   sim.NewDevice(m),
+		be:    be,
 		lim:   simLimits(m),
 		live:  make(map[*bufState]struct{}),
 	}, nil
@@ -223,16 +212,11 @@ func (d *Device) MemInfo() (free, total int64, err error) {
 	if err := d.check("MemInfo"); err != nil {
 		return 0, 0, err
 	}
-	if d.gpu != nil {
-		free, total, err = d.gpu.memInfo()
-		if err != nil {
-			return 0, 0, fmt.Errorf("gpuext: MemInfo: %w", err)
-		}
-		return free, total, nil
+	free, total, err = d.be.memInfo()
+	if err != nil {
+		return 0, 0, fmt.Errorf("gpuext: MemInfo: %w", err)
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.model.MemoryBytes - d.allocated, d.model.MemoryBytes, nil
+	return free, total, nil
 }
 
 // Synchronize waits for every launch and copy issued so far to finish, and
@@ -245,10 +229,8 @@ func (d *Device) Synchronize() error {
 	if err := d.notRecording("Synchronize"); err != nil {
 		return err
 	}
-	if d.gpu != nil {
-		if err := d.gpu.synchronize(); err != nil {
-			return fmt.Errorf("gpuext: Synchronize: %w", err)
-		}
+	if err := d.be.synchronize(); err != nil {
+		return fmt.Errorf("gpuext: Synchronize: %w", err)
 	}
 	return nil
 }
@@ -272,13 +254,8 @@ func (d *Device) Close() error {
 			errs = append(errs, err)
 		}
 	}
-	d.mu.Lock()
-	d.allocated = 0
-	d.mu.Unlock()
-	if d.gpu != nil {
-		if err := d.gpu.close(); err != nil {
-			errs = append(errs, err)
-		}
+	if err := d.be.close(); err != nil {
+		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("gpuext: Close %s: %w", d.name, err)

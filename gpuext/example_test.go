@@ -1,46 +1,29 @@
 package gpuext_test
 
 import (
+	"context"
+	_ "embed"
 	"fmt"
 
 	"github.com/warplab/warplab/gpuext"
-	"github.com/warplab/warplab/sim"
 )
 
-// scaleCU is the CUDA form of the example's kernel.
+// A lesson's kernels: CUDA C, and the PTX scripts/cuda/gen-ptx.sh made
+// from it, embedded. testdata/kernels.cu holds
 //
-// Launch assumptions: one thread per element, 1-D; threads past n idle.
-// One warp scales 32 consecutive floats: one 128-byte load, one store.
-const scaleCU = `extern "C" __global__ void scale(int n, float a, float *v) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) v[i] = a * v[i];
-}
-`
+//	extern "C" __global__ void saxpy(int n, float a, const float *__restrict__ x, float *__restrict__ y) {
+//	    int i = blockIdx.x * blockDim.x + threadIdx.x;
+//	    if (i < n) y[i] = a * x[i] + y[i];
+//	}
+var (
+	//go:embed testdata/kernels.cu
+	kernelsCU string
+	//go:embed testdata/kernels.ptx
+	kernelsPTX string
+)
 
-// scaleMirror is scale's Go form: arguments bound once, then the body per thread.
-func scaleMirror(a sim.Args) (*sim.Kernel, error) {
-	n, err := sim.ArgInt(a, 0)
-	if err != nil {
-		return nil, err
-	}
-	f, err := sim.ArgF32(a, 1)
-	if err != nil {
-		return nil, err
-	}
-	v, err := sim.ArgBuf[float32](a, 2)
-	if err != nil {
-		return nil, err
-	}
-	k := sim.NewKernel("scale", false)
-	k.Body = func(t *sim.Thread) {
-		if i := t.BlockIdx.X*t.BlockDim.X + t.ThreadIdx.X; i < n {
-			v.St(t, i, f*v.Ld(t, i))
-		}
-	}
-	return k, nil
-}
-
-// The notebook pattern: open, upload, launch, download, time.
+// The lesson pattern: open, find the kernel once, upload, launch, check
+// against the CPU, time.
 func Example() {
 	dev, err := gpuext.Open("sim:t4") // "auto" in a notebook
 	if err != nil {
@@ -49,26 +32,32 @@ func Example() {
 	}
 	defer dev.Close()
 
-	mod := &gpuext.Module{Name: "scale", CUDA: scaleCU, Mirrors: map[string]gpuext.Mirror{"scale": scaleMirror}}
-	host := []float32{1, 2, 3, 4}
-	v, err := gpuext.Upload(dev, "v", host)
+	saxpy, err := gpuext.NewModule("kernels", kernelsCU, kernelsPTX).Kernel("saxpy")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	hx, hy := []float32{1, 2, 3, 4}, []float32{10, 20, 30, 40}
+	x, err := gpuext.Upload(dev, "x", hx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	y, err := gpuext.Upload(dev, "y", hy)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx := context.Background()
 	launch := func() error {
-		_, err := dev.Launch(mod, "scale", sim.Dim1(1), sim.Dim1(256), 0, int32(len(host)), float32(2), v)
+		_, err := dev.Launch(ctx, saxpy, gpuext.Config{Grid: 1, Block: 256}, int32(len(hx)), float32(2), x, y)
 		return err
 	}
 	if err := launch(); err != nil {
 		fmt.Println(err)
 		return
 	}
-	if err := v.Download(host); err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(dev.Name(), host)
+	fmt.Println(dev.Name(), gpuext.Check(y, func(i int) float32 { return 2*hx[i] + hy[i] }))
 
 	t, err := dev.Time(launch, gpuext.DefaultWarmups, gpuext.DefaultRuns)
 	if err != nil {
@@ -77,10 +66,10 @@ func Example() {
 	}
 	fmt.Println(t.Kind, t.MeanMs > 0)
 
-	_, err = dev.Launch(mod, "scale", sim.Dim1(1), sim.Dim1(2048), 0, int32(len(host)), float32(2), v)
+	_, err = dev.Launch(ctx, saxpy, gpuext.Config{Grid: 1, Block: 2048}, int32(len(hx)), float32(2), x, y)
 	fmt.Println(err)
 	// Output:
-	// simulated Tesla T4 (modeled) [2 4 6 8]
+	// simulated Tesla T4 (modeled) <nil>
 	// modeled true
-	// gpuext: Launch scale.scale<<<grid (1,1,1), block (2048,1,1), shared 0 B>>>: a block of (2048,1,1) is 2048 threads, but Tesla T4 allows at most 1024 threads per block; use fewer threads per block and more blocks (for n items: block sim.Dim1(256), grid sim.Dim1((n+255)/256))
+	// gpuext: Launch kernels.saxpy<<<grid (1,1,1), block (2048,1,1), shared 0 B>>>: a block of (2048,1,1) is 2048 threads, but Tesla T4 allows at most 1024 threads per block; use fewer threads per block and more blocks (for n items: Config{Grid: (n + 255) / 256, Block: 256})
 }

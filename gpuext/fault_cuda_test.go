@@ -3,6 +3,7 @@
 package gpuext
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/warplab/warplab/internal/testenv"
 	"github.com/warplab/warplab/notebooks/ptxcache"
-	"github.com/warplab/warplab/sim"
 )
 
 // faultCases are the GPU faults TestGPUFaultRecovery provokes.
@@ -54,7 +54,7 @@ func TestGPUFaultRecovery(t *testing.T) {
 			}
 			x := testenv.Must(Upload(gpu, "x", hx))(t)
 			y := testenv.Must(Upload(gpu, "y", hy))(t)
-			if _, err := gpu.Launch(saxpy, "saxpy", sim.Dim1(n/256), sim.Dim1(256), 0, int32(n), float32(2.5), x, y); err != nil {
+			if _, err := gpu.Launch(context.Background(), kern(saxpy, "saxpy"), Config{Grid: n / 256, Block: 256}, int32(n), float32(2.5), x, y); err != nil {
 				t.Fatalf("saxpy in the next program: %v", err)
 			}
 			got := make([]float32, n)
@@ -98,7 +98,7 @@ func TestGPUFaultChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, lerr := gpu.Launch(faults[tc.kernel], tc.kernel, sim.Dim1(1), sim.Dim1(32), 0, tc.arg)
+	_, lerr := gpu.Launch(context.Background(), kern(faults[tc.kernel], tc.kernel), Config{Grid: 1, Block: 32}, tc.arg)
 	serr := gpu.Synchronize()
 	err = errors.Join(lerr, serr)
 	var lost *ContextLostError
@@ -124,7 +124,7 @@ func TestGPUFaultChild(t *testing.T) {
 		yb, uerr = Upload(gpu, "y", make([]float32, 4))
 	}
 	if uerr == nil {
-		_, uerr = gpu.Launch(saxpy, "saxpy", sim.Dim1(1), sim.Dim1(32), 0, int32(4), float32(2), xb, yb)
+		_, uerr = gpu.Launch(context.Background(), kern(saxpy, "saxpy"), Config{Grid: 1, Block: 32}, int32(4), float32(2), xb, yb)
 	}
 	var again *ContextLostError
 	switch {

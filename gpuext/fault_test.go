@@ -2,6 +2,7 @@ package gpuext
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"errors"
 	"io/fs"
@@ -80,12 +81,12 @@ func TestFaultPTXRegenerated(t *testing.T) {
 func TestFaultOnSimulator(t *testing.T) {
 	mods := faultModules(t)
 	d := openSimT(t, "sim:t4")
-	_, err := d.Launch(mods["poke"], "poke", sim.Dim1(1), sim.Dim1(32), 0, uint64(8))
+	_, err := d.Launch(context.Background(), kern(mods["poke"], "poke"), Config{Grid: 1, Block: 32}, uint64(8))
 	var f *sim.Fault
 	if !errors.As(err, &f) || f.Kind != "out of bounds" || !strings.Contains(f.Site, "poke.cu:3") || f.Thread != (sim.Dim3{}) {
 		t.Fatalf("poke on the simulator: %v", err)
 	}
-	_, err = d.Launch(mods["boom"], "boom", sim.Dim1(2), sim.Dim1(32), 0, int32(5))
+	_, err = d.Launch(context.Background(), kern(mods["boom"], "boom"), Config{Grid: 2, Block: 32}, int32(5))
 	if !errors.As(err, &f) || f.Kind != "trap" || !strings.Contains(f.Site, "boom.cu:3") || f.Thread != (sim.Dim3{X: 5}) {
 		t.Fatalf("boom on the simulator: %v", err)
 	}

@@ -25,6 +25,7 @@ import "C"
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
@@ -200,7 +201,7 @@ func openGPU(ordinal int, opts Options) (*Device, error) {
 		driver: g.driver,
 		model:  modelFor(a),
 		opts:   opts,
-		gpu:    g,
+		be:     g,
 		lim:    lim,
 		live:   make(map[*bufState]struct{}),
 	}, nil
@@ -336,7 +337,7 @@ func (g *cudaDev) recoverLocked(call string, err error) error {
 	return lost
 }
 
-// generation implements gpuBackend.
+// generation is the context generation and why the last context was lost.
 func (g *cudaDev) generation() (uint64, string) {
 	why := "a kernel faulted"
 	if p := g.lost.Load(); p != nil {
@@ -345,7 +346,68 @@ func (g *cudaDev) generation() (uint64, string) {
 	return g.gen.Load(), why
 }
 
-func (g *cudaDev) alloc(bytes int64) (uint64, error) {
+// alloc implements backend: cuMemAlloc, zeroed (cuMemAlloc leaves the
+// memory as it was). An empty buffer has no memory and address 0.
+func (g *cudaDev) alloc(_ string, bytes int64, _ simAlloc) (mem, error) {
+	gen, _ := g.generation()
+	m := &cudaMem{g: g, gen: gen}
+	if bytes == 0 {
+		return m, nil
+	}
+	ptr, err := g.allocRaw(bytes)
+	if err != nil {
+		return nil, err
+	}
+	if g2, _ := g.generation(); g2 != gen {
+		return nil, fmt.Errorf("the GPU context was recreated during the allocation; allocate again")
+	}
+	m.ptr = ptr
+	if err := g.memsetD32(ptr, 0, bytes/4); err != nil {
+		_ = g.free(ptr, gen)
+		return nil, fmt.Errorf("zeroing: %w", err)
+	}
+	return m, nil
+}
+
+// cudaMem is a buffer's device memory on a GPU: its address and the
+// context generation it belongs to.
+type cudaMem struct {
+	g        *cudaDev
+	ptr, gen uint64
+}
+
+func (m *cudaMem) arg() any { return devPtr(m.ptr) }
+
+func (m *cudaMem) alive() error {
+	gen, lost := m.g.generation()
+	if m.gen != gen {
+		return fmt.Errorf("%w, destroyed when %s; allocate and upload it again", ErrDiedWithContext, lost)
+	}
+	return nil
+}
+
+func (m *cudaMem) write(off int64, src unsafe.Pointer, bytes int64) error {
+	return m.g.htod(m.ptr+uint64(off), src, bytes)
+}
+
+func (m *cudaMem) read(dst unsafe.Pointer, bytes int64) error { return m.g.dtoh(dst, m.ptr, bytes) }
+
+func (m *cudaMem) copyFrom(src mem, bytes int64) error {
+	return m.g.dtod(m.ptr, src.(*cudaMem).ptr, bytes)
+}
+
+func (m *cudaMem) fill32(word uint32, words int64) error { return m.g.memsetD32(m.ptr, word, words) }
+
+func (m *cudaMem) readAsync(bytes int64) (asyncRead, error) { return m.g.readAsync(m.ptr, bytes) }
+
+func (m *cudaMem) free() error {
+	if m.ptr == 0 {
+		return nil
+	}
+	return m.g.free(m.ptr, m.gen)
+}
+
+func (g *cudaDev) allocRaw(bytes int64) (uint64, error) {
 	var p cu.DevicePtr
 	err := g.do(func() error {
 		var err error
@@ -556,7 +618,7 @@ func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
 	ptxText := m.PTX
 	if image == "" && ptxText == "" && m.CUDA != "" {
 		// CUDA C without PTX (a notebook's Module{CUDA: src}): the PTX
-		// CompileCUDA gives, from the repository's cache, the user's, or
+		// Compile gives, from the repository's cache, the user's, or
 		// this machine's nvcc.
 		cm, ci, err := CompileOptionsFromEnv().Compile(m.Name, m.CUDA)
 		if err != nil {
@@ -654,7 +716,28 @@ func (cm *cudaModule) function(name string) (*cudaFunc, error) {
 // field), for the one driver call gorgonia.org/cu does not wrap.
 func cFunction(f cu.Function) C.CUfunction { return *(*C.CUfunction)(unsafe.Pointer(&f)) }
 
-func (g *cudaDev) launch(m *Module, name string, grid, block sim.Dim3, shared int, params []uint64) (string, error) {
+// launch implements backend: cuLaunchKernel on the default stream.
+func (g *cudaDev) launch(_ context.Context, k *Kernel, c *launchConfig, args []any) (*Launch, string, error) {
+	call, err := g.launchRaw(k.mod, k.name, c.grid, c.block, c.shared, paramSlots(args))
+	if err != nil {
+		return nil, call, err
+	}
+	return &Launch{}, "", nil
+}
+
+// paramSlots turns launch arguments into the 8-byte slots cuLaunchKernel
+// reads from: a device address, or a scalar's bits in the low bytes
+// (little endian), so that the driver, which copies each parameter's own
+// size, sees the value. Device.Launch checked them already.
+func paramSlots(args []any) []uint64 {
+	out := make([]uint64, len(args))
+	for i, a := range args {
+		out[i], _ = scalarBits(i, a)
+	}
+	return out
+}
+
+func (g *cudaDev) launchRaw(m *Module, name string, grid, block sim.Dim3, shared int, params []uint64) (string, error) {
 	call := "load module"
 	err := g.do(func() error {
 		var f *cudaFunc
@@ -711,7 +794,8 @@ func (g *cudaDev) prepareLocked(m *Module, name string, block sim.Dim3, shared i
 //
 // once (TimeOnce) runs f a single time between the two events: no warm-up
 // and no second pass.
-func (g *cudaDev) time(f func() error, warmups, runs int, once bool) (Timing, error) {
+func (g *cudaDev) time(ctx context.Context, fc func(context.Context) error, warmups, runs int, once bool) (Timing, error) {
+	f := func() error { return fc(ctx) }
 	if once {
 		warmups, runs = 0, 1
 	}
@@ -1015,3 +1099,10 @@ func (g *cudaDev) freeAsyncLocked() error {
 // cudaErr's hints work for the driver calls cu does not wrap; proto is any
 // of cu's result constants.
 func asResult[E ~int](proto E, r int) E { return E(r) }
+
+// The CUDA backend implements the Device's backend, and says which PTX it
+// loaded for a simulator that runs the same (Options.PTXFrom).
+var (
+	_ backend   = (*cudaDev)(nil)
+	_ ptxLoader = (*cudaDev)(nil)
+)

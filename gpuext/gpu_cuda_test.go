@@ -21,7 +21,6 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/internal/testenv"
-	"github.com/warplab/warplab/sim"
 )
 
 func openGPUT(t *testing.T, opts Options) *Device {
@@ -124,7 +123,7 @@ func saxpyBoth(t *testing.T, d *Device, m *Module) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := dev.Launch(m, "saxpy", sim.Dim1((n+255)/256), sim.Dim1(256), 0, int32(n), float32(2), x, y); err != nil {
+		if _, err := dev.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: (n + 255) / 256, Block: 256}, int32(n), float32(2), x, y); err != nil {
 			t.Fatal(err)
 		}
 		out := make([]float32, n)
@@ -135,11 +134,11 @@ func saxpyBoth(t *testing.T, d *Device, m *Module) {
 	}
 	gpu := run(d)
 	s := openSimT(t, "sim")
-	mirror := run(s)
+	simulated := run(s)
 	for i := range gpu {
 		want := 2*xs[i] + ys[i]
-		if gpu[i] != want || mirror[i] != want {
-			t.Fatalf("y[%d]: gpu %v, mirror %v, cpu %v", i, gpu[i], mirror[i], want)
+		if gpu[i] != want || simulated[i] != want {
+			t.Fatalf("y[%d]: gpu %v, simulator %v, cpu %v", i, gpu[i], simulated[i], want)
 		}
 	}
 }
@@ -181,7 +180,7 @@ func TestGPUCubinPath(t *testing.T) {
 }
 `}
 	v := testenv.Must(Upload(d, "v", []float32{1, 2, 3}))(t)
-	if _, err := d.Launch(student, "twice", sim.Dim1(1), sim.Dim1(32), 0, int32(3), v); err != nil {
+	if _, err := d.Launch(context.Background(), kern(student, "twice"), Config{Grid: 1, Block: 32}, int32(3), v); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]float32, 3)
@@ -189,7 +188,7 @@ func TestGPUCubinPath(t *testing.T) {
 		t.Fatalf("student kernel: %v, %v", got, err)
 	}
 	bad := &Module{Name: "bad", CUDA: "extern \"C\" __global__ void k() { nope = 1; }\n"}
-	if _, err := d.Launch(bad, "k", sim.Dim1(1), sim.Dim1(1), 0); err == nil || !strings.Contains(err.Error(), "nope") {
+	if _, err := d.Launch(context.Background(), kern(bad, "k"), Config{Grid: 1, Block: 1}); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("broken student kernel: %v, want nvcc's message", err)
 	}
 }
@@ -197,16 +196,16 @@ func TestGPUCubinPath(t *testing.T) {
 func TestGPUErrors(t *testing.T) {
 	d := openGPUT(t, Options{PTXOnly: true})
 	m := saxpyModule()
-	_, err := d.Launch(m, "nosuch", sim.Dim1(1), sim.Dim1(32), 0)
+	_, err := d.Launch(context.Background(), kern(m, "nosuch"), Config{Grid: 1, Block: 32})
 	if err == nil || !strings.Contains(err.Error(), `extern "C"`) {
 		t.Errorf("unknown kernel: %v, want the extern \"C\" hint", err)
 	}
-	_, err = d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(2048), 0)
+	_, err = d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: 2048})
 	if err == nil || !strings.Contains(err.Error(), "threads per block") {
 		t.Errorf("2048-thread block: %v, want a validation error", err)
 	}
 	noPTX := &Module{Name: "noptx", CUDA: "x"}
-	if _, err := d.Launch(noPTX, "k", sim.Dim1(1), sim.Dim1(1), 0); err == nil || !strings.Contains(err.Error(), "no PTX") {
+	if _, err := d.Launch(context.Background(), kern(noPTX, "k"), Config{Grid: 1, Block: 1}); err == nil || !strings.Contains(err.Error(), "no PTX") {
 		t.Errorf("module without PTX, PTXOnly: %v, want a clear error", err)
 	}
 	// Out of memory is an error, and the device stays usable.
@@ -243,7 +242,7 @@ func TestGPUNoLeaks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := d.Launch(m, "saxpy", sim.Dim1(len(xs)/256), sim.Dim1(256), 0, int32(len(xs)), float32(1), x, y); err != nil {
+		if _, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: len(xs) / 256, Block: 256}, int32(len(xs)), float32(1), x, y); err != nil {
 			t.Fatal(err)
 		}
 		if err := x.Free(); err != nil {
@@ -286,7 +285,7 @@ func TestGPUTime(t *testing.T) {
 	calls := 0
 	tm, err := d.Time(func() error {
 		calls++
-		_, err := d.Launch(m, "saxpy", sim.Dim1(n/256), sim.Dim1(256), 0, int32(n), float32(1), x, y)
+		_, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: n / 256, Block: 256}, int32(n), float32(1), x, y)
 		return err
 	}, -1, 0)
 	if err != nil {
@@ -312,7 +311,7 @@ func TestGPUTimeConcurrentAndPanic(t *testing.T) {
 	x := testenv.Must(Alloc[float32](d, "x", n))(t)
 	y := testenv.Must(Alloc[float32](d, "y", n))(t)
 	launch := func() error {
-		_, err := d.Launch(m, "saxpy", sim.Dim1(n/256), sim.Dim1(256), 0, int32(n), float32(1), x, y)
+		_, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: n / 256, Block: 256}, int32(n), float32(1), x, y)
 		return err
 	}
 	var wg sync.WaitGroup
@@ -426,7 +425,7 @@ func TestGPUCopyFromBuffer(t *testing.T) {
 func TestGPUPTXFrom(t *testing.T) {
 	for _, opts := range []Options{{PTXOnly: true, CacheDir: t.TempDir()}, {CacheDir: t.TempDir()}} {
 		g := openGPUT(t, opts)
-		s, err := OpenWith("sim", Options{SimPTX: true, PTXFrom: g})
+		s, err := OpenWith("sim", Options{PTXFrom: g})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@
 package gpuext
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"unsafe"
@@ -21,11 +22,11 @@ type cudaGraph struct {
 	destroyed bool      // guarded by cudaDev.mu
 }
 
-// graphBuild implements gpuBackend: a kernel node per launch (loaded and
+// graphBuild implements backend: a kernel node per launch (loaded and
 // checked as Launch does), a memcpy node per CopyFromBuffer, a memset node
 // per Fill, in a chain, then cuGraphInstantiate. The graph itself is
 // destroyed once instantiated; the executable graph keeps what it needs.
-func (g *cudaDev) graphBuild(ops []graphOp) (gpuGraph, error) {
+func (g *cudaDev) graphBuild(ops []graphOp) (any, error) {
 	cg := &cudaGraph{}
 	err := g.do(func() error {
 		graph, err := cu.MakeGraph()
@@ -39,29 +40,31 @@ func (g *cudaDev) graphBuild(ops []graphOp) (gpuGraph, error) {
 			var node cu.Node
 			switch op.kind {
 			case opKernel:
-				le := &LaunchError{Call: "Launch", Module: op.m.Name, Kernel: op.name, Grid: op.grid, Block: op.block, Shared: op.shared}
-				f, call, err := g.prepareLocked(op.m, op.name, op.block, op.shared)
+				c := op.cfg
+				le := &LaunchError{Call: "Launch", Module: op.k.mod.Name, Kernel: op.k.name, Grid: c.grid, Block: c.block, Shared: c.shared}
+				f, call, err := g.prepareLocked(op.k.mod, op.k.name, c.block, c.shared)
 				if err != nil {
 					le.Call, le.Err = call, err
 					return le
 				}
-				ptrs := make([]unsafe.Pointer, len(op.params))
-				for i := range op.params {
-					ptrs[i] = unsafe.Pointer(&op.params[i])
+				params := paramSlots(op.args)
+				ptrs := make([]unsafe.Pointer, len(params))
+				for i := range params {
+					ptrs[i] = unsafe.Pointer(&params[i])
 				}
-				node, err = graph.AddKernelNodeWithArgs(prev, f.fn, op.grid.X, op.grid.Y, op.grid.Z,
-					op.block.X, op.block.Y, op.block.Z, op.shared, ptrs)
+				node, err = graph.AddKernelNodeWithArgs(prev, f.fn, c.grid.X, c.grid.Y, c.grid.Z,
+					c.block.X, c.block.Y, c.block.Z, c.shared, ptrs)
 				if err != nil {
 					le.Call, le.Err = "cuGraphAddKernelNode", cudaErr("cuGraphAddKernelNode", err)
 					return le
 				}
-				cg.last = launchRef{op.m, op.name, op.grid, op.block, op.shared}
+				cg.last = launchRef{op.k.mod, op.k.name, c.grid, c.block, c.shared}
 			case opCopy:
-				if node, err = graph.AddMemcpyDtoDNode(prev, cu.DevicePtr(op.dst), cu.DevicePtr(op.src), op.bytes, g.ctx); err != nil {
+				if node, err = graph.AddMemcpyDtoDNode(prev, cu.DevicePtr(op.dst.(*cudaMem).ptr), cu.DevicePtr(op.src.(*cudaMem).ptr), op.bytes, g.ctx); err != nil {
 					return fmt.Errorf("%s: %w", op, cudaErr("cuGraphAddMemcpyNode", err))
 				}
 			case opFill:
-				if node, err = graph.AddMemsetD32Node(prev, cu.DevicePtr(op.dst), op.word, op.words, g.ctx); err != nil {
+				if node, err = graph.AddMemsetD32Node(prev, cu.DevicePtr(op.dst.(*cudaMem).ptr), op.word, op.words, g.ctx); err != nil {
 					return fmt.Errorf("%s: %w", op, cudaErr("cuGraphAddMemsetNode", err))
 				}
 			}
@@ -84,14 +87,14 @@ func (g *cudaDev) graphBuild(ops []graphOp) (gpuGraph, error) {
 	return cg, nil
 }
 
-// graphLaunch implements gpuBackend: one cuGraphLaunch on the default
+// graphLaunch implements backend: one cuGraphLaunch on the default
 // stream, the stream Launch, the copies and Time's events use.
-func (g *cudaDev) graphLaunch(h gpuGraph) error {
-	cg, ok := h.(*cudaGraph)
+func (g *cudaDev) graphLaunch(_ context.Context, gr *Graph) (*GraphLaunch, error) {
+	cg, ok := gr.exec.(*cudaGraph)
 	if !ok || cg == nil {
-		return errors.New("not a graph of this GPU backend")
+		return nil, errors.New("not a graph of this GPU backend")
 	}
-	return g.do(func() error {
+	err := g.do(func() error {
 		if cg.destroyed {
 			return errors.New("the graph was closed")
 		}
@@ -105,11 +108,15 @@ func (g *cudaDev) graphLaunch(h gpuGraph) error {
 		g.lastLaunch = cg.last
 		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return &GraphLaunch{}, nil
 }
 
-// graphDestroy implements gpuBackend. A graph of a context that a fault
+// graphDestroy implements backend. A graph of a context that a fault
 // destroyed, or of a closed device, went with it: nothing to free.
-func (g *cudaDev) graphDestroy(h gpuGraph) error {
+func (g *cudaDev) graphDestroy(h any) error {
 	cg, ok := h.(*cudaGraph)
 	if !ok || cg == nil {
 		return nil

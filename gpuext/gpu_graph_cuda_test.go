@@ -3,13 +3,13 @@
 package gpuext
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/warplab/warplab/internal/testenv"
-	"github.com/warplab/warplab/sim"
 )
 
 // TestGPUGraph: on a GPU, a recorded graph of kernels, a copy and fills
@@ -40,7 +40,7 @@ func TestGPUGraphErrors(t *testing.T) {
 	x := testenv.Must(Alloc[float32](d, "x", n))(t)
 	y := testenv.Must(Alloc[float32](d, "y", n))(t)
 	saxpy := func(name string) error {
-		_, err := d.Launch(m, name, sim.Dim1(4), sim.Dim1(256), 0, int32(n), float32(1), x, y)
+		_, err := d.Launch(context.Background(), kern(m, name), Config{Grid: 4, Block: 256}, int32(n), float32(1), x, y)
 		return err
 	}
 	_, err := d.Record(func() error { return saxpy("saxpi") })
@@ -51,13 +51,13 @@ func TestGPUGraphErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Launch(); err != nil {
+	if _, err := g.Launch(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := g.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if _, err := g.Launch(); err == nil || !strings.Contains(err.Error(), "closed") {
+	if _, err := g.Launch(context.Background()); err == nil || !strings.Contains(err.Error(), "closed") {
 		t.Errorf("Launch after Close: %v, want an error", err)
 	}
 	g2, err := d.Record(func() error { return saxpy("saxpy") })
@@ -67,7 +67,7 @@ func TestGPUGraphErrors(t *testing.T) {
 	if err := x.Free(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g2.Launch(); err == nil || !strings.Contains(err.Error(), "freed") {
+	if _, err := g2.Launch(context.Background()); err == nil || !strings.Contains(err.Error(), "freed") {
 		t.Errorf("Launch with a freed buffer: %v, want an error", err)
 	}
 	if err := d.Synchronize(); err != nil {
@@ -103,7 +103,7 @@ func TestGPUGraphTime(t *testing.T) {
 			y := testenv.Must(Alloc[float32](d, "y", tc.n))(t)
 			steps := func() error {
 				for k := 0; k < tc.kernels; k++ {
-					if _, err := d.Launch(m, "saxpy", sim.Dim1((tc.n+255)/256), sim.Dim1(256), 0, int32(tc.n), float32(1e-3), x, y); err != nil {
+					if _, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: (tc.n + 255) / 256, Block: 256}, int32(tc.n), float32(1e-3), x, y); err != nil {
 						return err
 					}
 				}
@@ -114,7 +114,7 @@ func TestGPUGraphTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer g.Close()
-			replay := func() error { _, err := g.Launch(); return err }
+			replay := func() error { _, err := g.Launch(context.Background()); return err }
 			plain, err := d.Time(steps, -1, 0)
 			if err != nil {
 				t.Fatal(err)

@@ -241,7 +241,7 @@ func TestBufferErrors(t *testing.T) {
 			t.Errorf("%s after Free: %v, want an error naming the freed buffer", name, err)
 		}
 	}
-	_, err = d.Launch(saxpyModule(), "saxpy", sim.Dim1(1), sim.Dim1(32), 0, int32(3), float32(2), b, b)
+	_, err = d.Launch(context.Background(), kern(saxpyModule(), "saxpy"), Config{Grid: 1, Block: 32}, int32(3), float32(2), b, b)
 	if err == nil || !strings.Contains(err.Error(), "freed") {
 		t.Errorf("Launch with a freed buffer: %v, want an error", err)
 	}
@@ -294,7 +294,7 @@ func TestCloseFreesEverything(t *testing.T) {
 	if _, _, err := d.MemInfo(); err == nil {
 		t.Error("MemInfo after Close succeeded")
 	}
-	if _, err := d.Launch(saxpyModule(), "saxpy", sim.Dim1(1), sim.Dim1(1), 0); err == nil {
+	if _, err := d.Launch(context.Background(), kern(saxpyModule(), "saxpy"), Config{Grid: 1, Block: 1}); err == nil {
 		t.Error("Launch after Close succeeded")
 	}
 }
@@ -311,7 +311,7 @@ func TestLaunchValidation(t *testing.T) {
 		want        []string
 	}{
 		{"too many threads", sim.Dim1(1), sim.Dim1(2048), 0, []string{"2048 threads", "at most 1024 threads per block", "Tesla T4"}},
-		{"zero y", sim.Dim1(1), sim.Dim3{X: 32}, 0, []string{"block (32,0,0)", "at least 1", "sim.Dim1"}},
+		{"zero y", sim.Dim1(1), sim.Dim3{X: 32}, 0, []string{"block (32,0,0)", "at least 1", "write an int for one dimension"}},
 		{"zero grid", sim.Dim1(0), sim.Dim1(32), 0, []string{"grid (0,1,1)", "at least 1"}},
 		{"block z", sim.Dim1(1), sim.Dim3{X: 1, Y: 1, Z: 128}, 0, []string{"128 threads along z", "at most 64"}},
 		{"grid y", sim.Dim3{X: 1, Y: 70000, Z: 1}, sim.Dim1(32), 0, []string{"70000 blocks along y", "65535", "put the large dimension in x"}},
@@ -321,7 +321,7 @@ func TestLaunchValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := d.Launch(saxpyModule(), "saxpy", tt.grid, tt.block, tt.shared, args...)
+			_, err := d.Launch(context.Background(), kern(saxpyModule(), "saxpy"), Config{Grid: tt.grid, Block: tt.block, Shared: tt.shared}, args...)
 			if err == nil {
 				t.Fatal("launch succeeded, want a validation error")
 			}
@@ -355,19 +355,29 @@ func TestLaunchArgumentErrors(t *testing.T) {
 		{"nil arg", "saxpy", []any{int32(2), float32(1), nil, y}, "argument 2 is nil"},
 		{"string", "saxpy", []any{int32(2), float32(1), "x", y}, "argument 2 has type string"},
 		{"foreign buffer", "saxpy", []any{int32(2), float32(1), x, foreign}, "belongs to device"},
-		{"wrong buffer type for mirror", "saxpy", []any{int32(2), float32(1), x, int32(5)}, "argument 3 is int32"},
-		{"no mirror", "daxpy", []any{int32(2)}, `no Go mirror for kernel "daxpy", so the simulator cannot run it (mirrors: params, saxpy)`},
+		{"int for a pointer", "saxpy", []any{int32(2), float32(1), x, int32(5)}, "argument 3 (parameter saxpy_param_3, PTX type .u64) is a Go int32"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := d.Launch(saxpyModule(), tt.kern, sim.Dim1(1), sim.Dim1(32), 0, tt.args...)
+			_, err := d.Launch(context.Background(), kern(saxpyModule(), tt.kern), Config{Grid: 1, Block: 32}, tt.args...)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("Launch: %v, want an error containing %q", err, tt.want)
 			}
 		})
 	}
-	if _, err := d.Launch(nil, "saxpy", sim.Dim1(1), sim.Dim1(1), 0); err == nil {
-		t.Error("Launch of a nil module succeeded")
+	if _, err := d.Launch(context.Background(), nil, Config{Grid: 1, Block: 1}); err == nil || !strings.Contains(err.Error(), "nil *Kernel") {
+		t.Errorf("Launch of a nil kernel: %v", err)
+	}
+	if _, err := saxpyModule().Kernel("daxpy"); err == nil || !strings.Contains(err.Error(), `Kernel("daxpy"): module saxpy_test has no such kernel (its kernels: saxpy, params)`) {
+		t.Errorf("Kernel(daxpy): %v", err)
+	}
+	if _, err := (*Module)(nil).Kernel("saxpy"); err == nil {
+		t.Error("Kernel of a nil module succeeded")
+	}
+	for _, c := range []Config{{Block: 32}, {Grid: 1}, {Grid: "1", Block: 32}, {Grid: 1.5, Block: 32}} {
+		if _, err := d.Launch(context.Background(), kern(saxpyModule(), "saxpy"), c, int32(2), float32(1), x, y); err == nil || !strings.Contains(err.Error(), "give an int") {
+			t.Errorf("Launch with %+v: %v, want an error saying what Grid and Block take", c, err)
+		}
 	}
 }
 
@@ -388,11 +398,11 @@ func TestSaxpyOnSimulator(t *testing.T) {
 	}
 	m := saxpyModule()
 	li, err := d.Load(m)
-	if err != nil || li.Path != "mirror" {
-		t.Fatalf("Load = %+v, %v; want path mirror", li, err)
+	if err != nil || li.Path != "ptx" {
+		t.Fatalf("Load = %+v, %v; want path ptx", li, err)
 	}
 	const block = 256
-	l, err := d.Launch(m, "saxpy", sim.Dim1((n+block-1)/block), sim.Dim1(block), 0, int32(n), float32(3), x, y)
+	l, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: (n + block - 1) / block, Block: block}, int32(n), float32(3), x, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -432,7 +442,7 @@ func TestTimeOnSimulatorIsModeled(t *testing.T) {
 	m := saxpyModule()
 	var one float64
 	launch := func() error {
-		l, err := d.Launch(m, "saxpy", sim.Dim1(16), sim.Dim1(256), 0, int32(4096), float32(1), x, y)
+		l, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 16, Block: 256}, int32(4096), float32(1), x, y)
 		if err == nil {
 			one = l.Stats.Time.Seconds
 		}
@@ -483,14 +493,14 @@ func TestSimFaultIsWrapped(t *testing.T) {
 	d := openSimT(t, "sim")
 	x := testenv.Must(Upload(d, "x", make([]float32, 10)))(t)
 	y := testenv.Must(Upload(d, "y", make([]float32, 10)))(t)
-	// n = 64 but the buffers hold 10: the mirror reads past x's end.
-	_, err := d.Launch(saxpyModule(), "saxpy", sim.Dim1(1), sim.Dim1(64), 0, int32(64), float32(1), x, y)
+	// n = 64 but the buffers hold 10: the kernel reads past x's end.
+	_, err := d.Launch(context.Background(), kern(saxpyModule(), "saxpy"), Config{Grid: 1, Block: 64}, int32(64), float32(1), x, y)
 	var f *sim.Fault
 	var le *LaunchError
 	if !errors.As(err, &f) || !errors.As(err, &le) {
 		t.Fatalf("out-of-bounds launch: %v, want a *sim.Fault inside a *LaunchError", err)
 	}
-	if le.Call != "sim.Launch" || !strings.Contains(err.Error(), "saxpy_test.saxpy<<<grid (1,1,1), block (64,1,1), shared 0 B>>>") {
+	if le.Call != "sim.LaunchPTX" || !strings.Contains(err.Error(), "saxpy_test.saxpy<<<grid (1,1,1), block (64,1,1), shared 0 B>>>") {
 		t.Fatalf("error %q does not name the call and config", err)
 	}
 }
@@ -535,23 +545,20 @@ func TestParamsOnSimulator(t *testing.T) {
 	checkParams(t, openSimT(t, "sim"), saxpyModule())
 }
 
-func TestLaunchContextCancelled(t *testing.T) {
+func TestLaunchCancelled(t *testing.T) {
 	dev, err := Open("sim")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer dev.Close()
-	m := &Module{Name: "spin", Mirrors: map[string]Mirror{"spin": func(sim.Args) (*sim.Kernel, error) {
-		k := sim.NewKernel("spin", false)
-		k.Body = func(*sim.Thread) {}
-		return k, nil
-	}}}
+	k := kern(saxpyModule(), "saxpy")
+	x := testenv.Must(Alloc[float32](dev, "x", 32))(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := dev.LaunchContext(ctx, m, "spin", sim.Dim1(1), sim.Dim1(32), 0); !errors.Is(err, context.Canceled) {
+	if _, err := dev.Launch(ctx, k, Config{Grid: 1, Block: 32}, int32(32), float32(1), x, x); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	if _, err := dev.Launch(m, "spin", sim.Dim1(1), sim.Dim1(32), 0); err != nil {
+	if _, err := dev.Launch(nil, k, Config{Grid: 1, Block: 32}, int32(32), float32(1), x, x); err != nil { //nolint:staticcheck // a nil context is context.Background()
 		t.Fatalf("a launch without a context: %v", err)
 	}
 }
@@ -568,7 +575,7 @@ func TestTimeOnceRunsOnce(t *testing.T) {
 	f := func() error {
 		calls++
 		for range 2 {
-			l, err := d.Launch(m, "saxpy", sim.Dim1(16), sim.Dim1(256), 0, int32(4096), float32(1), x, y)
+			l, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 16, Block: 256}, int32(4096), float32(1), x, y)
 			if err != nil {
 				return err
 			}

@@ -26,7 +26,7 @@ type Graph struct {
 	ops     []graphOp
 	kernels int         // kernel nodes among ops
 	bufs    []*bufState // every buffer the graph uses, once each
-	exec    gpuGraph    // the instantiated graph on a GPU; nil on the simulator
+	exec    any         // what the backend's graphBuild made (the instantiated graph on a GPU)
 
 	mu     sync.Mutex
 	closed bool
@@ -70,23 +70,19 @@ const graphLaunchRatio = 2.75 / 6.25
 // graphOp is one recorded step.
 type graphOp struct {
 	kind opKind
-	// opKernel: the launch as given to LaunchWith.
-	opts        LaunchOptions
-	m           *Module
-	name        string
-	grid, block sim.Dim3
-	shared      int
-	args        []any
-	params      []uint64 // GPU: the argument slots, as Launch passes them
-	// opCopy, opFill: what, for errors; run applies it on the simulator.
+	// opKernel: the launch, checked as Device.Launch checks it; args as
+	// the backend's launch takes them.
+	k    *Kernel
+	cfg  *launchConfig
+	args []any
+	// opCopy, opFill: what, for errors; the memory and the bytes.
 	what    string
-	run     func()
-	dst     uint64 // GPU: destination address
-	src     uint64 // GPU, opCopy: source address
-	bytes   int64  // GPU, opCopy: bytes to copy
-	word    uint32 // GPU, opFill: the 32-bit pattern
-	words   int64  // GPU, opFill: how many 32-bit words
-	touches []bufferState
+	dst     mem
+	src     mem    // opCopy
+	bytes   int64  // opCopy: bytes to copy
+	word    uint32 // opFill: the 32-bit pattern
+	words   int64  // opFill: how many 32-bit words
+	touches []*bufState
 }
 
 type opKind int
@@ -97,13 +93,9 @@ const (
 	opFill
 )
 
-// bufferState is the part of a buffer argument a graph keeps: its state,
-// to check on every replay that it is still alive.
-type bufferState interface{ state() *bufState }
-
 func (op *graphOp) String() string {
 	if op.kind == opKernel {
-		return fmt.Sprintf("kernel %s.%s<<<grid %v, block %v, shared %d B>>>", op.m.Name, op.name, op.grid, op.block, op.shared)
+		return fmt.Sprintf("kernel %s<<<grid %v, block %v, shared %d B>>>", op.k, op.cfg.grid, op.cfg.block, op.cfg.shared)
 	}
 	return op.what
 }
@@ -115,7 +107,7 @@ type recorder struct {
 }
 
 // Record runs f, recording instead of running every kernel launch
-// (Launch, LaunchContext, LaunchWith), Buffer.CopyFromBuffer and
+// (Device.Launch), Buffer.CopyFromBuffer and
 // Buffer.Fill that f makes on d, and returns them as a Graph that Launch
 // replays in the recorded order. Nothing runs while recording (as in CUDA's
 // stream capture): the Launch calls inside f return a Launch without Stats.
@@ -167,20 +159,18 @@ func (d *Device) Record(f func() error) (*Graph, error) {
 		if g.ops[i].kind == opKernel {
 			g.kernels++
 		}
-		for _, b := range g.ops[i].touches {
-			if st := b.state(); !seen[st] {
+		for _, st := range g.ops[i].touches {
+			if !seen[st] {
 				seen[st] = true
 				g.bufs = append(g.bufs, st)
 			}
 		}
 	}
-	if d.gpu != nil {
-		exec, err := d.gpu.graphBuild(g.ops)
-		if err != nil {
-			return nil, fmt.Errorf("gpuext: Record: %w", err)
-		}
-		g.exec = exec
+	exec, err := d.be.graphBuild(g.ops)
+	if err != nil {
+		return nil, fmt.Errorf("gpuext: Record: %w", err)
 	}
+	g.exec = exec
 	return g, nil
 }
 
@@ -221,59 +211,6 @@ func (r *recorder) append(d *Device, op graphOp) {
 	r.ops = append(r.ops, op)
 }
 
-// recordLaunch checks the rest of a launch as LaunchWith would (the
-// configuration is checked already) and records it; fail is LaunchWith's,
-// which also refuses the step.
-func (d *Device) recordLaunch(rec *recorder, o LaunchOptions, m *Module, name string, grid, block sim.Dim3, sharedBytes int, args []any,
-	le *LaunchError, fail func(error) (*Launch, error)) (*Launch, error) {
-	op := graphOp{kind: opKernel, opts: o, m: m, name: name, grid: grid, block: block, shared: sharedBytes,
-		args: append([]any(nil), args...)}
-	for _, a := range args {
-		if b, ok := a.(bufferArg); ok {
-			op.touches = append(op.touches, b)
-		}
-	}
-	if d.gpu != nil {
-		params, err := d.gpuParams(args)
-		if err != nil {
-			return fail(err)
-		}
-		op.params = params
-	} else {
-		mirror, sargs, call, err := d.simResolve(o, m, name, args)
-		if err != nil {
-			le.Call = call
-			return fail(err)
-		}
-		if mirror != nil { // bind the arguments once, as the launch will
-			k, err := mirror(sargs)
-			if err == nil && k == nil {
-				err = fmt.Errorf("the mirror returned no kernel")
-			}
-			if err != nil {
-				le.Call = "mirror"
-				return fail(err)
-			}
-		}
-	}
-	rec.append(d, op)
-	return &Launch{}, nil
-}
-
-// recordCopy records a device-to-device copy of bytes from src to dst
-// (CopyFromBuffer, checked already); run makes it on the simulator.
-func (d *Device) recordCopy(rec *recorder, what string, dst, src bufferArg, bytes int64, run func()) {
-	rec.append(d, graphOp{kind: opCopy, what: what, run: run, dst: dst.devPtr(), src: src.devPtr(), bytes: bytes,
-		touches: []bufferState{dst, src}})
-}
-
-// recordFill records setting words 32-bit words of dst to word (Fill,
-// checked already); run makes it on the simulator.
-func (d *Device) recordFill(rec *recorder, what string, dst bufferArg, word uint32, words int64, run func()) {
-	rec.append(d, graphOp{kind: opFill, what: what, run: run, dst: dst.devPtr(), word: word, words: words,
-		touches: []bufferState{dst}})
-}
-
 // Kernels is the number of kernel launches recorded in g.
 func (g *Graph) Kernels() int {
 	if g == nil {
@@ -308,12 +245,11 @@ func (g *Graph) String() string {
 //
 // Every buffer the graph uses must still be alive; a graph that was
 // closed, or whose device was closed, is refused.
-func (g *Graph) Launch() (*GraphLaunch, error) { return g.LaunchContext(context.Background()) }
-
-// LaunchContext is Launch that gives up when ctx is done: before the replay
-// on a GPU, and between and inside the kernels on the simulator (a
-// *sim.Fault of Kind "cancelled"), as LaunchContext does for one kernel.
-func (g *Graph) LaunchContext(ctx context.Context) (*GraphLaunch, error) {
+//
+// It gives up when ctx is done: before the replay on a GPU, and between and
+// inside the kernels on the simulator (a *sim.Fault of Kind "cancelled"), as
+// Device.Launch does for one kernel.
+func (g *Graph) Launch(ctx context.Context) (*GraphLaunch, error) {
 	if g == nil {
 		return nil, fmt.Errorf("gpuext: Graph.Launch on a nil *Graph (did Record fail?)")
 	}
@@ -339,38 +275,10 @@ func (g *Graph) LaunchContext(ctx context.Context) (*GraphLaunch, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("gpuext: Graph.Launch: %w", err)
 	}
-	if d.gpu != nil {
-		if err := d.gpu.graphLaunch(g.exec); err != nil {
-			return nil, fmt.Errorf("gpuext: Graph.Launch: %w", err)
-		}
-		return &GraphLaunch{}, nil
+	gl, err := d.be.graphLaunch(ctx, g)
+	if err != nil {
+		return nil, fmt.Errorf("gpuext: Graph.Launch: %w", err)
 	}
-
-	gl := &GraphLaunch{Kernels: make([]*Launch, 0, g.kernels), HostSeconds: GraphLaunchSeconds(d.model)}
-	for i := range g.ops {
-		op := &g.ops[i]
-		where := func(err error) error {
-			return fmt.Errorf("gpuext: Graph.Launch: step %d of %d: %w", i+1, len(g.ops), err)
-		}
-		switch op.kind {
-		case opKernel:
-			le := &LaunchError{Call: "Launch", Module: op.m.Name, Kernel: op.name, Grid: op.grid, Block: op.block, Shared: op.shared}
-			if err := ctx.Err(); err != nil {
-				le.Err = err
-				return nil, where(le)
-			}
-			l, err := d.simRun(ctx, op.opts, op.m, op.name, op.grid, op.block, op.shared, op.args, le)
-			if err != nil {
-				return nil, where(err)
-			}
-			gl.Kernels = append(gl.Kernels, l)
-			gl.GPUSeconds += l.Stats.Time.GPUSeconds
-		default:
-			op.run()
-		}
-	}
-	gl.Seconds = max(gl.GPUSeconds, gl.HostSeconds)
-	d.noteSeconds(ctx, gl.Seconds)
 	return gl, nil
 }
 
@@ -388,8 +296,8 @@ func (g *Graph) Close() error {
 	}
 	g.closed = true
 	g.mu.Unlock()
-	if g.exec != nil && g.dev.gpu != nil {
-		if err := g.dev.gpu.graphDestroy(g.exec); err != nil {
+	if g.exec != nil {
+		if err := g.dev.be.graphDestroy(g.exec); err != nil {
 			return fmt.Errorf("gpuext: Graph.Close: %w", err)
 		}
 	}
@@ -399,19 +307,14 @@ func (g *Graph) Close() error {
 // liveBuffers fails when a buffer of sts was freed or died with its
 // context, naming it.
 func (d *Device) liveBuffers(sts []*bufState) error {
-	var gen uint64
-	var lost string
-	if d.gpu != nil {
-		gen, lost = d.gpu.generation()
-	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for _, st := range sts {
 		if st.freed {
 			return fmt.Errorf("buffer %s, which the graph uses, was freed; record the graph again with live buffers", st)
 		}
-		if d.gpu != nil && st.gen != gen {
-			return fmt.Errorf("buffer %s, which the graph uses: %w, destroyed when %s", st, ErrDiedWithContext, lost)
+		if err := st.mem.alive(); err != nil {
+			return fmt.Errorf("buffer %s, which the graph uses: %w", st, err)
 		}
 	}
 	return nil

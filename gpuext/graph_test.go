@@ -1,6 +1,7 @@
 package gpuext
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -43,7 +44,7 @@ func graphSteps(d *Device, m *Module, b graphBufs, n int) ([]*Launch, error) {
 	grid, block := sim.Dim1((n+255)/256), sim.Dim1(256)
 	var ls []*Launch
 	launch := func(a float32, x, y *Buffer[float32]) error {
-		l, err := d.Launch(m, "saxpy", grid, block, 0, int32(n), a, x, y)
+		l, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: grid, Block: block}, int32(n), a, x, y)
 		ls = append(ls, l)
 		return err
 	}
@@ -130,7 +131,7 @@ func checkGraphReplay(t *testing.T, plain, graphed *Device, m *Module, n, reps i
 	}
 	var gl *GraphLaunch
 	for range reps {
-		if gl, err = g.Launch(); err != nil {
+		if gl, err = g.Launch(context.Background()); err != nil {
 			t.Fatalf("Graph.Launch: %v", err)
 		}
 	}
@@ -153,8 +154,7 @@ func TestGraphReplayEqualsLaunches(t *testing.T) {
 		opts Options
 		path string
 	}{
-		{"mirror", Options{}, "mirror"},
-		{"ptx", Options{SimPTX: true}, "ptx"},
+		{"ptx", Options{}, "ptx"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			open := func() *Device {
@@ -220,7 +220,7 @@ func TestGraphModeledTime(t *testing.T) {
 				t.Fatal(err)
 			}
 			var gl *GraphLaunch
-			replay, err := d.Time(func() error { var err error; gl, err = g.Launch(); return err }, 0, 1)
+			replay, err := d.Time(func() error { var err error; gl, err = g.Launch(context.Background()); return err }, 0, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -278,7 +278,7 @@ func TestGraphErrors(t *testing.T) {
 			v: testenv.Must(Alloc[float64](d, "v", n))(t)}
 	}
 	saxpy := func(e env) error {
-		_, err := e.d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(n), 0, int32(n), float32(1), e.x, e.y)
+		_, err := e.d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: n}, int32(n), float32(1), e.x, e.y)
 		return err
 	}
 	record := func(t *testing.T, e env) *Graph {
@@ -301,7 +301,7 @@ func TestGraphErrors(t *testing.T) {
 			if err := g.Close(); err != nil {
 				t.Errorf("second Close: %v", err)
 			}
-			_, err := g.Launch()
+			_, err := g.Launch(context.Background())
 			return err
 		}, []string{"Graph.Launch", "closed", "saxpy"}},
 		{"record on a closed device", func(t *testing.T, e env) error {
@@ -312,38 +312,38 @@ func TestGraphErrors(t *testing.T) {
 		{"launch after the device closed", func(t *testing.T, e env) error {
 			g := record(t, e)
 			e.d.Close()
-			_, err := g.Launch()
+			_, err := g.Launch(context.Background())
 			return err
 		}, []string{"Graph.Launch", "closed"}},
 		{"block too large, error ignored by f", func(t *testing.T, e env) error {
 			_, err := e.d.Record(func() error {
 				_ = saxpy(e)
-				e.d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(4096), 0, int32(n), float32(1), e.x, e.y)
+				e.d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: 4096}, int32(n), float32(1), e.x, e.y)
 				return nil
 			})
 			return err
 		}, []string{"Record", "saxpy", "4096"}},
-		{"unknown kernel", func(t *testing.T, e env) error {
+		{"nil kernel", func(t *testing.T, e env) error {
 			_, err := e.d.Record(func() error {
-				_, err := e.d.Launch(m, "saxpi", sim.Dim1(1), sim.Dim1(n), 0, int32(n), float32(1), e.x, e.y)
+				_, err := e.d.Launch(context.Background(), nil, Config{Grid: 1, Block: n}, int32(n), float32(1), e.x, e.y)
 				return err
 			})
 			return err
-		}, []string{"Record", "saxpi", "no Go mirror"}},
+		}, []string{"Record", "nil *Kernel"}},
 		{"Go int argument", func(t *testing.T, e env) error {
 			_, err := e.d.Record(func() error {
-				_, err := e.d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(n), 0, n, float32(1), e.x, e.y)
+				_, err := e.d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: n}, n, float32(1), e.x, e.y)
 				return err
 			})
 			return err
 		}, []string{"Record", "saxpy", "int32"}},
-		{"mirror refuses the arguments", func(t *testing.T, e env) error {
+		{"arguments of the wrong types", func(t *testing.T, e env) error {
 			_, err := e.d.Record(func() error {
-				_, err := e.d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(n), 0, int32(n), e.x, e.x, e.y)
+				_, err := e.d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: n}, int32(n), e.x, e.x, e.y)
 				return err
 			})
 			return err
-		}, []string{"Record", "mirror", "saxpy"}},
+		}, []string{"Record", "saxpy", "type mismatch"}},
 		{"nested Record", func(t *testing.T, e env) error {
 			_, err := e.d.Record(func() error {
 				_, err := e.d.Record(func() error { return saxpy(e) })
@@ -377,7 +377,7 @@ func TestGraphErrors(t *testing.T) {
 		}, []string{"Time", "inside Device.Record"}},
 		{"Graph.Launch inside Record", func(t *testing.T, e env) error {
 			g := record(t, e)
-			_, err := e.d.Record(func() error { _, err := g.Launch(); return err })
+			_, err := e.d.Record(func() error { _, err := g.Launch(context.Background()); return err })
 			return err
 		}, []string{"Graph.Launch", "inside Device.Record"}},
 		{"Fill of a double whose halves differ", func(t *testing.T, e env) error {
@@ -401,12 +401,12 @@ func TestGraphErrors(t *testing.T) {
 			if err := e.x.Free(); err != nil {
 				t.Fatal(err)
 			}
-			_, err := g.Launch()
+			_, err := g.Launch(context.Background())
 			return err
 		}, []string{"Graph.Launch", "x (float32[64])", "freed"}},
 		{"nil graph", func(t *testing.T, e env) error {
 			var g *Graph
-			_, err := g.Launch()
+			_, err := g.Launch(context.Background())
 			return err
 		}, []string{"nil *Graph"}},
 	} {
@@ -443,7 +443,7 @@ func TestGraphLaunchErrorsNameTheKernel(t *testing.T) {
 	x := testenv.Must(Alloc[float32](d, "x", 100))(t)
 	y := testenv.Must(Alloc[float32](d, "y", 100))(t)
 	_, err := d.Record(func() error {
-		_, err := d.Launch(m, "saxpy", sim.Dim1(0), sim.Dim1(32), 0, int32(100), float32(1), x, y)
+		_, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 0, Block: 32}, int32(100), float32(1), x, y)
 		return err
 	})
 	var le *LaunchError
@@ -452,7 +452,7 @@ func TestGraphLaunchErrorsNameTheKernel(t *testing.T) {
 	}
 	// n = 200 reads past the 100-element buffers.
 	bad := func() error {
-		_, err := d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(256), 0, int32(200), float32(1), x, y)
+		_, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: 256}, int32(200), float32(1), x, y)
 		return err
 	}
 	plainErr := bad()
@@ -460,7 +460,7 @@ func TestGraphLaunchErrorsNameTheKernel(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Record of an out-of-bounds launch (which fails only when it runs): %v", err)
 	}
-	_, err = g.Launch()
+	_, err = g.Launch(context.Background())
 	var pf, gf *sim.Fault
 	if !errors.As(plainErr, &pf) || !errors.As(err, &gf) || !errors.As(err, &le) || le.Kernel != "saxpy" {
 		t.Fatalf("replay error %v (plain %v); want a *LaunchError naming saxpy around a *sim.Fault", err, plainErr)

@@ -44,12 +44,12 @@ func (l limits) validate(grid, block sim.Dim3, sharedBytes int) error {
 	}{{"grid", grid}, {"block", block}} {
 		if s.d.X < 1 || s.d.Y < 1 || s.d.Z < 1 {
 			return fmt.Errorf("%s %v has a dimension below 1, but every grid and block dimension must be at least 1 "+
-				"(a struct literal like sim.Dim3{X: n} leaves Y and Z at 0; write sim.Dim1(n) or sim.Dim2(x, y))", s.what, s.d)
+				"(a struct literal like sim.Dim3{X: n} leaves Y and Z at 0; write an int for one dimension, or sim.Dim2(x, y))", s.what, s.d)
 		}
 	}
 	if n := block.X * block.Y * block.Z; n > l.maxThreadsPerBlock {
 		return fmt.Errorf("a block of %v is %d threads, but %s allows at most %d threads per block; "+
-			"use fewer threads per block and more blocks (for n items: block sim.Dim1(256), grid sim.Dim1((n+255)/256))",
+			"use fewer threads per block and more blocks (for n items: Config{Grid: (n + 255) / 256, Block: 256})",
 			block, n, l.device, l.maxThreadsPerBlock)
 	}
 	axes := []string{"x", "y", "z"}

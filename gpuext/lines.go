@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/warplab/warplab/internal/table"
-	"github.com/warplab/warplab/sim"
 )
 
 // LineRow is one memory instruction of a launch, at the CUDA line it came
@@ -34,14 +33,31 @@ type LineRow struct {
 // "saxpy.cu:4 if (i < n) y[i] = a * x[i] + y[i]; [ld.global.f32 %f1, [%rd6]]".
 var siteLabelRE = regexp.MustCompile(`^(\S+\.cu):([0-9]+) (.*?) \[((?:ld|st|atom|red)\.[^\s\]]*)`)
 
-// Lines returns a launch's memory sites as rows ordered by source line
-// (instruction order within a line). Sites without line information (PTX
-// compiled without -lineinfo, Go mirrors) come last, labelled as the
-// simulator labels them.
-func Lines(st *sim.Stats) []LineRow {
-	if st == nil {
+// String is the row as one line of text: "line 4 ld.global.f32: 32768
+// requests, 4.00 sectors/request, 100.0% lanes active" (bank conflicts
+// instead of sectors for shared memory).
+func (r LineRow) String() string {
+	what := fmt.Sprintf("%.2f sectors/request", r.SectorsPerRequest)
+	if r.Space == "shared" {
+		what = fmt.Sprintf("%d bank conflicts", r.BankConflicts)
+	}
+	where := r.Label
+	if r.Line > 0 {
+		where = fmt.Sprintf("line %d %s", r.Line, r.Instr)
+	}
+	return fmt.Sprintf("%s: %d requests, %s, %.1f%% lanes active", where, r.Requests, what, 100*r.ActiveLanes)
+}
+
+// Lines returns the launch's memory sites as rows ordered by source line
+// (instruction order within a line): the per-line view of what the
+// simulator counted. Sites without line information (PTX compiled without
+// -lineinfo, kernels written in Go) come last, labelled as the simulator
+// labels them. Nil on a GPU, which counts nothing.
+func (l *Launch) Lines() []LineRow {
+	if l == nil || l.Stats == nil {
 		return nil
 	}
+	st := l.Stats
 	rows := make([]LineRow, 0, len(st.Sites))
 	for _, s := range st.Sites {
 		r := LineRow{Space: s.Space, Op: s.Op, Requests: s.Requests, BankConflicts: s.Conflicts,
@@ -67,14 +83,15 @@ func Lines(st *sim.Stats) []LineRow {
 
 // LinesTable is Lines as a table for plots.ShowTable, captioned with the
 // kernel, model, launch shape and modeled time.
-func LinesTable(st *sim.Stats) table.Table {
+func (l *Launch) LinesTable() table.Table {
 	t := table.Table{Header: []string{"line", "source", "access", "requests", "sectors/request", "bank conflicts", "active lanes"}}
-	if st == nil {
+	if l == nil || l.Stats == nil {
 		return t
 	}
+	st := l.Stats
 	t.Caption = fmt.Sprintf("%s on simulated %s, grid %v × block %v: per source line; modeled time %.2f µs (%s-bound)",
 		st.Kernel, st.Model, st.Grid, st.Block, st.Time.Seconds*1e6, st.Time.Bound)
-	for _, r := range Lines(st) {
+	for _, r := range l.Lines() {
 		line, access, spr, bc := "?", r.Space+" "+r.Op, "—", "—"
 		if r.Line > 0 {
 			line = strconv.Itoa(r.Line)

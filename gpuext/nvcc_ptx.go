@@ -22,7 +22,7 @@ import (
 )
 
 // CUDA C typed into a notebook reaches the simulator (and a GPU) as PTX:
-// CompileCUDA compiles it with the machine's nvcc, exactly as
+// Compile compiles it with the machine's nvcc, exactly as
 // scripts/cuda/gen-ptx.sh compiles the lessons, so a student's kernel and a
 // lesson's kernel are the same kind of artifact. PTX needs no GPU, which is
 // why a laptop with Debian's nvidia-cuda-toolkit can run its own kernels on
@@ -45,7 +45,7 @@ var ptxFlags = []string{"-ptx", "-arch=" + PTXArch, "-O3", "-lineinfo"}
 // byte.
 const fixedDir = "/tmp/warplab-gen-ptx"
 
-// ErrNoNVCC is wrapped by CompileCUDA's error when a source is in neither
+// ErrNoNVCC is wrapped by Compile's error when a source is in neither
 // cache and no nvcc can be found to compile it. It names setup.sh by its
 // absolute path in the checkout this package was built from, so that the
 // command works from a notebook's folder too.
@@ -64,7 +64,7 @@ func setupNVCC() string {
 	return "scripts/setup.sh --nvcc in a warplab checkout"
 }
 
-// CompileOptions say where CompileCUDA looks for PTX and which nvcc it runs.
+// CompileOptions say where Compile looks for PTX and which nvcc it runs.
 type CompileOptions struct {
 	// NVCC is the compiler; "" looks for "nvcc" on PATH.
 	NVCC string
@@ -80,7 +80,7 @@ type CompileOptions struct {
 	Record string
 }
 
-// CompileOptionsFromEnv are CompileCUDA's options: the repository's cache
+// CompileOptionsFromEnv are Compile's options: the repository's cache
 // (package notebooks/ptxcache), WARPLAB_NVCC, WARPLAB_PTX_CACHE for the
 // user cache folder and WARPLAB_PTXCACHE_RECORD.
 func CompileOptionsFromEnv() CompileOptions {
@@ -110,15 +110,28 @@ func (ci CompileInfo) String() string {
 	return fmt.Sprintf("PTX by nvcc %s for %s, from %s (%s)", ci.NVCC, PTXArch, ci.From, ci.Path)
 }
 
-// CompileCUDA compiles the CUDA C src to a Module named name whose PTX the
+// Compile compiles the CUDA C src to a Module named name whose PTX the
 // simulator runs (and a GPU loads). Kernels must be declared extern "C".
 // The PTX comes from the repository's cache, else the user's, else the
-// machine's nvcc (then cached); CompileOptions.Compile says which. A compile
+// machine's nvcc (then cached); the Module's Compiled says which. A compile
 // error is a *CompileError whose lines are src's own: start a Go raw string
 // on the first line of a cell and they are the cell's lines too.
-func CompileCUDA(name, src string) (*Module, error) {
+// CompileOptions.Compile is Compile with options other than the
+// environment's.
+func Compile(name, src string) (*Module, error) {
 	m, _, err := CompileOptionsFromEnv().Compile(name, src)
 	return m, err
+}
+
+// CompileKernel compiles src as Compile does, to a module named name, and
+// returns its kernel name: the one call a notebook cell needs for a source
+// that holds one kernel. k.Module().Compiled says where the PTX came from.
+func CompileKernel(name, src string) (*Kernel, error) {
+	m, err := Compile(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return m.Kernel(name)
 }
 
 // PTXCacheKey names the cache entry of src compiled as name: the sha256 of
@@ -142,8 +155,8 @@ func hashOf(parts ...string) string {
 // compile errors use.
 func cuName(name string) string { return sanitize(name) + ".cu" }
 
-// Compile is CompileCUDA with these options; it also says where the PTX
-// came from.
+// Compile is the package's Compile with these options; it also says where
+// the PTX came from (as the Module's Compiled does).
 func (o CompileOptions) Compile(name, src string) (*Module, CompileInfo, error) {
 	key := PTXCacheKey(name, src)
 	info := CompileInfo{Key: key}
@@ -156,7 +169,9 @@ func (o CompileOptions) Compile(name, src string) (*Module, CompileInfo, error) 
 			return nil, info, fmt.Errorf("gpuext: PTX cache entry %s was made from %s with sha256 %s, not this %s", info.Path, h.Source, h.SHA256, cuName(name))
 		}
 		info.NVCC = h.NVCC
-		return &Module{Name: name, CUDA: src, PTX: string(ptx)}, info, nil
+		m := NewModule(name, src, string(ptx))
+		m.Compiled = info
+		return m, info, nil
 	}
 	if o.Repo != nil {
 		if ptx, err := fs.ReadFile(o.Repo, key+".ptx"); err == nil {
@@ -334,7 +349,7 @@ func writeAtomic(path string, b []byte) error {
 // CompileMessage is one diagnostic of nvcc, at a line of the student's
 // source.
 type CompileMessage struct {
-	Line     int    // 1-based line of the source handed to CompileCUDA
+	Line     int    // 1-based line of the source handed to Compile
 	Severity string // "error" or "warning"
 	Text     string // nvcc's message, e.g. `identifier "foo" is undefined`
 	Source   string // that line of the source, trimmed

@@ -3,6 +3,7 @@
 package gpuext
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -62,7 +63,7 @@ func TestGPUNotebookCUDA(t *testing.T) {
 	for _, d := range []*Device{gpu, simd} {
 		x := testenv.Must(Upload(d, "x", hx))(t)
 		y := testenv.Must(Upload(d, "y", hy))(t)
-		if _, err := d.Launch(mods["saxpy"], "saxpy", sim.Dim1(n/256), sim.Dim1(256), 0, int32(n), float32(2.5), x, y); err != nil {
+		if _, err := d.Launch(context.Background(), kern(mods["saxpy"], "saxpy"), Config{Grid: n / 256, Block: 256}, int32(n), float32(2.5), x, y); err != nil {
 			t.Fatalf("%s: saxpy: %v", d.Kind(), err)
 		}
 		got := make([]float32, n)
@@ -75,14 +76,14 @@ func TestGPUNotebookCUDA(t *testing.T) {
 			}
 		}
 		record(d, fmt.Sprintf("saxpy, %d elements", n), func() error {
-			_, err := d.Launch(mods["saxpy"], "saxpy", sim.Dim1(n/256), sim.Dim1(256), 0, int32(n), float32(2.5), x, y)
+			_, err := d.Launch(context.Background(), kern(mods["saxpy"], "saxpy"), Config{Grid: n / 256, Block: 256}, int32(n), float32(2.5), x, y)
 			return err
 		})
 		for _, stride := range []int{1, 8} {
 			src := testenv.Must(Alloc[float32](d, "src", n/8*stride))(t)
 			dst := testenv.Must(Alloc[float32](d, "dst", n/8))(t)
 			record(d, fmt.Sprintf("strided_copy stride %d, %d outputs", stride, n/8), func() error {
-				_, err := d.Launch(mods["strided_copy"], "strided_copy", sim.Dim1(n/8/256), sim.Dim1(256), 0, int32(n/8), int32(stride), src, dst)
+				_, err := d.Launch(context.Background(), kern(mods["strided_copy"], "strided_copy"), Config{Grid: n / 8 / 256, Block: 256}, int32(n/8), int32(stride), src, dst)
 				return err
 			})
 			testenv.Must(0, src.Free())(t)
@@ -90,7 +91,7 @@ func TestGPUNotebookCUDA(t *testing.T) {
 		}
 		for _, k := range []string{"by_lane", "by_warp"} {
 			record(d, fmt.Sprintf("%s, %d elements", k, n), func() error {
-				_, err := d.Launch(mods["branch"], k, sim.Dim1(n/256), sim.Dim1(256), 0, int32(n), x, y)
+				_, err := d.Launch(context.Background(), kern(mods["branch"], k), Config{Grid: n / 256, Block: 256}, int32(n), x, y)
 				return err
 			})
 		}
@@ -105,7 +106,7 @@ func TestGPUNotebookCUDA(t *testing.T) {
 		out := testenv.Must(Alloc[float32](d, "out", m*m))(t)
 		for _, k := range []string{"transpose", "transpose_pad"} {
 			launch := func() error {
-				_, err := d.Launch(mods["transpose"], k, sim.Dim3{X: m / 32, Y: m / 32, Z: 1}, sim.Dim3{X: 32, Y: 32, Z: 1}, 0, int32(m), in, out)
+				_, err := d.Launch(context.Background(), kern(mods["transpose"], k), Config{Grid: sim.Dim3{X: m / 32, Y: m / 32, Z: 1}, Block: sim.Dim3{X: 32, Y: 32, Z: 1}}, int32(m), in, out)
 				return err
 			}
 			testenv.Must(0, out.Fill(-1))(t)

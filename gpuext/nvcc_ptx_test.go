@@ -2,6 +2,7 @@ package gpuext
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -194,10 +195,10 @@ func TestParseCompileError(t *testing.T) {
 	}
 }
 
-// TestCompileCUDAWithNVCC compiles fresh sources with the machine's nvcc:
+// TestCompileWithNVCC compiles fresh sources with the machine's nvcc:
 // a kernel (then served from the user cache), and a broken one whose
 // errors come back at the source's own lines.
-func TestCompileCUDAWithNVCC(t *testing.T) {
+func TestCompileWithNVCC(t *testing.T) {
 	if _, err := exec.LookPath("nvcc"); err != nil {
 		t.Skip("no nvcc on PATH")
 	}
@@ -215,7 +216,7 @@ func TestCompileCUDAWithNVCC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := d.Launch(m, "twice", sim.Dim1(1), sim.Dim1(32), 0, int32(3), x)
+	l, err := d.Launch(context.Background(), kern(m, "twice"), Config{Grid: 1, Block: 32}, int32(3), x)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +224,7 @@ func TestCompileCUDAWithNVCC(t *testing.T) {
 	if err := x.Download(got); err != nil || got[2] != 6 {
 		t.Fatalf("x = %v (%v), want [2 4 6]", got, err)
 	}
-	if rows := Lines(l.Stats); len(rows) != 2 || rows[0].Line != 4 || rows[0].File != "twice.cu" || rows[0].Source != "if (i < n) x[i] *= 2.0f;" {
+	if rows := l.Lines(); len(rows) != 2 || rows[0].Line != 4 || rows[0].File != "twice.cu" || rows[0].Source != "if (i < n) x[i] *= 2.0f;" {
 		t.Fatalf("Lines = %+v; want a load and a store at twice.cu:4", rows)
 	}
 
@@ -245,18 +246,18 @@ func TestCompileCUDAWithNVCC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err = d.Launch(mb, "column", sim.Dim1(1), sim.Dim1(32), 0, out)
+	l, err = d.Launch(context.Background(), kern(mb, "column"), Config{Grid: 1, Block: 32}, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var st *LineRow
-	for _, r := range Lines(l.Stats) {
+	for _, r := range l.Lines() {
 		if r.Space == "shared" && r.Op == "st" {
 			st = &r
 		}
 	}
 	if st == nil || st.Line != 3 || st.BankConflicts != 31 || st.Requests != 1 || st.ActiveLanes != 1 {
-		t.Fatalf("Lines = %+v; want the shared store at line 3 with 31 bank conflicts in 1 request", Lines(l.Stats))
+		t.Fatalf("Lines = %+v; want the shared store at line 3 with 31 bank conflicts in 1 request", l.Lines())
 	}
 
 	bad := "extern \"C\" __global__ void k(float *x) {\n  x[0] = foo;\n}\n"
@@ -278,7 +279,8 @@ func TestLines(t *testing.T) {
 		{File: "k.cu", Line: 9, Source: "s[t] = v;", Instr: "st.shared.f32", Space: "shared", Op: "st", Requests: 8, BankConflicts: 8, ActiveLanes: 0.5},
 		{Source: "x ld", Space: "global", Op: "ld", Requests: 2, SectorsPerRequest: 4, ActiveLanes: 1},
 	}
-	got := Lines(st)
+	l := &Launch{Stats: st}
+	got := l.Lines()
 	if len(got) != len(want) {
 		t.Fatalf("Lines = %+v", got)
 	}
@@ -288,7 +290,16 @@ func TestLines(t *testing.T) {
 			t.Errorf("row %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	tab := LinesTable(st)
+	for i, w := range []string{
+		"line 4 ld.global.f32: 4 requests, 32.00 sectors/request, 100.0% lanes active",
+		"line 9 st.shared.f32: 8 requests, 8 bank conflicts, 50.0% lanes active",
+		"x ld: 2 requests, 4.00 sectors/request, 100.0% lanes active",
+	} {
+		if s := got[i].String(); s != w {
+			t.Errorf("row %d String = %q, want %q", i, s, w)
+		}
+	}
+	tab := l.LinesTable()
 	if len(tab.Rows) != 3 || tab.Rows[0][4] != "32.00" || tab.Rows[1][5] != "8" || tab.Rows[2][0] != "?" {
 		t.Errorf("LinesTable rows = %q", tab.Rows)
 	}

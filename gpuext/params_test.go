@@ -1,6 +1,7 @@
 package gpuext
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -46,34 +47,18 @@ func TestLaunchArgTypeMismatch(t *testing.T) {
 		{"buffer for double", "params", params(int32(1), int64(2), uint64(3), float32(4), x), 4, ".f64", "*gpuext.Buffer[float32]"},
 		{"buffer for float", "params", params(int32(1), int64(2), uint64(3), y, 5.0), 3, ".f32", "*gpuext.Buffer[float32]"},
 	}
-	for _, simPTX := range []bool{false, true} {
-		dev, m := d, ptxOnlyModule() // no mirrors: the PTX path
-		if simPTX {                  // mirrors present, Options.SimPTX runs the PTX anyway
-			dev = testenv.Must(OpenWith("sim", Options{SimPTX: true}))(t)
-			t.Cleanup(func() { _ = dev.Close() })
-			x2 := testenv.Must(Upload(dev, "x", make([]float32, 64)))(t)
-			y2 := testenv.Must(Upload(dev, "y", make([]float32, 64)))(t)
-			oi2 := testenv.Must(Alloc[int64](dev, "outI", 3))(t)
-			of2 := testenv.Must(Alloc[float64](dev, "outF", 2))(t)
-			m = saxpyModule()
-			swap := map[any]any{x: x2, y: y2, oi: oi2, of: of2}
-			for i := range tests {
-				args := append([]any(nil), tests[i].args...)
-				for j, a := range args {
-					if b, ok := a.(bufferArg); ok {
-						args[j] = swap[b]
-					}
-				}
-				tests[i].args = args
-			}
+	for _, cached := range []bool{false, true} {
+		dev, m := d, ptxOnlyModule() // a Module literal: its PTX parsed at each Kernel call
+		if cached {
+			m = saxpyModule() // NewModule: parsed once, one handle per kernel
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				_, err := dev.Launch(m, tt.kernel, sim.Dim1(1), sim.Dim1(32), 0, tt.args...)
+				_, err := dev.Launch(context.Background(), kern(m, tt.kernel), Config{Grid: 1, Block: 32}, tt.args...)
 				var ae *ArgTypeError
 				var le *LaunchError
 				if !errors.As(err, &ae) || !errors.As(err, &le) {
-					t.Fatalf("SimPTX %v: %v, want an *ArgTypeError inside a *LaunchError", simPTX, err)
+					t.Fatalf("cached module %v: %v, want an *ArgTypeError inside a *LaunchError", cached, err)
 				}
 				var f *sim.Fault
 				if errors.As(err, &f) {
@@ -93,7 +78,7 @@ func TestLaunchArgTypeMismatch(t *testing.T) {
 				}
 				// Record refuses the same launch when it is recorded.
 				_, rerr := dev.Record(func() error {
-					_, err := dev.Launch(m, tt.kernel, sim.Dim1(1), sim.Dim1(32), 0, tt.args...)
+					_, err := dev.Launch(context.Background(), kern(m, tt.kernel), Config{Grid: 1, Block: 32}, tt.args...)
 					return err
 				})
 				if !errors.As(rerr, &ae) {
@@ -106,19 +91,19 @@ func TestLaunchArgTypeMismatch(t *testing.T) {
 	// What fits runs: int32 and uint32 for .u32, int64 and uint64 for .u64.
 	m := ptxOnlyModule()
 	for _, n := range []any{int32(64), uint32(64)} {
-		if _, err := d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(64), 0, n, float32(2), x, y); err != nil {
+		if _, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: 64}, n, float32(2), x, y); err != nil {
 			t.Errorf("saxpy with n a %T: %v", n, err)
 		}
 	}
-	if _, err := d.Launch(m, "params", sim.Dim1(1), sim.Dim1(32), 0, int32(1), uint64(2), int64(3), float32(4), 5.0, oi, of); err != nil {
+	if _, err := d.Launch(context.Background(), kern(m, "params"), Config{Grid: 1, Block: 32}, int32(1), uint64(2), int64(3), float32(4), 5.0, oi, of); err != nil {
 		t.Errorf("params with uint64 for long long and int64 for unsigned long long: %v", err)
 	}
 	// The count, and Go's int, keep their own messages.
-	if _, err := d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(64), 0, int32(64), float32(2), x); err == nil ||
+	if _, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: 64}, int32(64), float32(2), x); err == nil ||
 		!strings.Contains(err.Error(), "takes 4 parameters (.u32, .f32, .u64, .u64), and the launch gives 3") {
 		t.Errorf("three arguments for four: %v", err)
 	}
-	if _, err := d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(64), 0, 64, float32(2), x, y); err == nil ||
+	if _, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: 64}, 64, float32(2), x, y); err == nil ||
 		!strings.Contains(err.Error(), "Go int") {
 		t.Errorf("a Go int: %v", err)
 	}

@@ -1,6 +1,7 @@
 package gpuext
 
 import (
+	"context"
 	_ "embed"
 	"testing"
 
@@ -9,7 +10,8 @@ import (
 )
 
 // The test module: CUDA C in testdata/kernels.cu, its PTX made by
-// scripts/cuda/gen-ptx.sh, and a Go mirror per kernel below.
+// scripts/cuda/gen-ptx.sh, and a Go mirror of two kernels below, which
+// launchMirror runs beside the PTX to check one against the other.
 var (
 	//go:embed testdata/kernels.cu
 	kernelsCUDA string
@@ -90,18 +92,11 @@ func paramsMirror(args sim.Args) (*sim.Kernel, error) {
 	return k, nil
 }
 
-func saxpyModule() *Module {
-	return &Module{
-		Name:    "saxpy_test",
-		CUDA:    kernelsCUDA,
-		PTX:     kernelsPTX,
-		Mirrors: map[string]Mirror{"saxpy": saxpyMirror, "params": paramsMirror},
-	}
-}
+func saxpyModule() *Module { return NewModule("saxpy_test", kernelsCUDA, kernelsPTX) }
 
 // checkParams launches params with one value of every scalar type and
-// checks that each arrives intact: on the simulator through the mirror, on a
-// GPU through cuLaunchKernel's parameter buffer.
+// checks that each arrives intact: on the simulator through the PTX's
+// parameter space, on a GPU through cuLaunchKernel's parameter buffer.
 func checkParams(t *testing.T, d *Device, m *Module) {
 	t.Helper()
 	outI, err := Alloc[int64](d, "outI", 3)
@@ -119,7 +114,7 @@ func checkParams(t *testing.T, d *Device, m *Module) {
 		f = float32(-1.25e-3)
 		e = 6.02214076e23
 	)
-	if _, err := d.Launch(m, "params", sim.Dim1(2), sim.Dim1(64), 0, a, b, c, f, float64(e), outI, outF); err != nil {
+	if _, err := d.Launch(context.Background(), kern(m, "params"), Config{Grid: 2, Block: 64}, a, b, c, f, float64(e), outI, outF); err != nil {
 		t.Fatal(err)
 	}
 	gi, gf := make([]int64, 3), make([]float64, 2)

@@ -1,7 +1,6 @@
 package gpuext
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -11,10 +10,11 @@ import (
 	"github.com/warplab/warplab/sim/ptx"
 )
 
-// The simulator runs a kernel from its module's PTX when the module has no
-// Go mirror for it: the same PTX the GPU loads, executed warp-wide by
-// sim.LaunchPTX. The PTX is parsed once per Module (and again only if the
-// Module's PTX text changes), each kernel decoded once.
+// The simulator runs a kernel from PTX: the same PTX the GPU loads,
+// executed warp-wide by sim.LaunchPTX. A Kernel handle carries its
+// module's own PTX, parsed once, and decodes its entry once; this file is
+// the other source of PTX: another Device's (Options.PTXFrom) or a
+// module's CUDA C compiled on first use, parsed once per Module.
 
 // ptxMod is one Module's parsed PTX and decoded kernels.
 type ptxMod struct {
@@ -26,56 +26,65 @@ type ptxMod struct {
 	kernels map[string]*sim.PTXKernel
 }
 
-// modulePTX is the PTX the simulator runs for m, and where it came from
-// ("" for m's own): with Options.PTXFrom naming a GPU Device, the PTX that
-// device loaded for m (loading m there if it has not yet), so that the
-// simulator and the GPU run code from one nvcc; else m.PTX.
-func (d *Device) modulePTX(m *Module) (text, origin string, err error) {
-	src := d.opts.PTXFrom
-	if src == nil || src.gpu == nil || d.gpu != nil {
-		if m.PTX == "" && m.CUDA != "" {
-			return d.ptx.compiled(m)
-		}
-		return m.PTX, "", nil
+// kernelNames lists the entries of the PTX, for messages.
+func (pm *ptxMod) kernelNames() string {
+	if pm == nil || pm.mod == nil || len(pm.mod.Kernels) == 0 {
+		return "none"
 	}
-	if err := src.check("the simulator's Options.PTXFrom"); err != nil {
-		return "", "", err
+	names := make([]string, len(pm.mod.Kernels))
+	for i, k := range pm.mod.Kernels {
+		names[i] = k.Name
 	}
-	text, li, err := src.gpu.loadedPTX(m)
-	if err != nil {
-		return "", "", fmt.Errorf("the PTX that %s loaded for module %s (Options.PTXFrom): %w", src.name, m.Name, err)
-	}
-	if li.Path == "cubin" {
-		return text, fmt.Sprintf("made by nvcc -ptx beside the %s cubin %s loaded", li.Arch, src.name), nil
-	}
-	return text, fmt.Sprintf("the embedded PTX %s JIT-compiled", src.name), nil
+	return strings.Join(names, ", ")
 }
 
-// ptxCache holds the parsed PTX of the modules a Device has run, and the
-// PTX CompileCUDA made for modules that came with CUDA C only.
+// ptxCache holds the PTX a simulator backend runs for modules whose own
+// PTX it does not run: compiled from CUDA C, or taken from Options.PTXFrom.
 type ptxCache struct {
 	mu   sync.Mutex
 	mods map[*Module]*ptxMod
 	comp map[*Module]compiledPTX
 }
 
-// compiledPTX is a Module's CUDA C compiled by CompileCUDA's rules.
+// compiledPTX is a Module's CUDA C compiled by Compile's rules.
 type compiledPTX struct {
 	cuda, ptx, origin string
 	err               error
 }
 
+// otherPTX reports whether the simulator runs PTX other than k's module's
+// own: a GPU's (Options.PTXFrom), or, for a module without PTX, its CUDA C
+// compiled.
+func (s *simBackend) otherPTX(m *Module) bool {
+	return s.ptxFrom != nil || m.PTX == ""
+}
+
+// modulePTX is the PTX the simulator runs for m when it is not m's own,
+// and where it came from.
+func (s *simBackend) modulePTX(m *Module) (text, origin string, err error) {
+	if s.ptxFrom == nil {
+		return s.compiled(m)
+	}
+	text, li, err := s.ptxFrom.loadedPTX(m)
+	if err != nil {
+		return "", "", fmt.Errorf("the PTX that %s loaded for module %s (Options.PTXFrom): %w", s.ptxFromName, m.Name, err)
+	}
+	if li.Path == "cubin" {
+		return text, fmt.Sprintf("made by nvcc -ptx beside the %s cubin %s loaded", li.Arch, s.ptxFromName), nil
+	}
+	return text, fmt.Sprintf("the embedded PTX %s JIT-compiled", s.ptxFromName), nil
+}
+
 // compiled returns the PTX of a module that has CUDA C and no PTX,
-// compiled (or found in a cache) as CompileCUDA does, once per source
-// text: a Module{Name, CUDA} runs on the simulator without a separate
-// CompileCUDA call.
-func (c *ptxCache) compiled(m *Module) (text, origin string, err error) {
+// compiled (or found in a cache) as Compile does, once per source text.
+func (s *simBackend) compiled(m *Module) (text, origin string, err error) {
+	c := &s.ptx
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.comp[m]; ok && e.cuda == m.CUDA {
 		return e.ptx, e.origin, e.err
 	}
-	cm, info, err := CompileOptionsFromEnv().Compile(m.Name, m.CUDA)
+	cm, info, err := s.compile.Compile(m.Name, m.CUDA)
 	e := compiledPTX{cuda: m.CUDA, err: err}
 	if err == nil {
 		e.ptx, e.origin = cm.PTX, "compiled from the module's CUDA C: "+info.String()
@@ -87,67 +96,64 @@ func (c *ptxCache) compiled(m *Module) (text, origin string, err error) {
 	return e.ptx, e.origin, e.err
 }
 
-// simPTX returns m's parsed PTX, parsing it on first use.
-func (d *Device) simPTX(m *Module) (*ptxMod, error) {
-	text, origin, err := d.modulePTX(m)
+// parsedPTX returns the PTX the simulator runs for m, parsed: m's own
+// (parsed once by the Module), or the other PTX, parsed once per backend.
+func (s *simBackend) parsedPTX(m *Module) (*ptxMod, error) {
+	if !s.otherPTX(m) {
+		return m.ownPTX()
+	}
+	text, origin, err := s.modulePTX(m)
 	if err != nil {
 		return nil, err
 	}
-	c := &d.ptx
+	c := &s.ptx
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	pm := c.mods[m]
 	if pm == nil || pm.src != text || pm.cuda != m.CUDA {
 		pm = &ptxMod{src: text, cuda: m.CUDA, origin: origin, kernels: map[string]*sim.PTXKernel{}}
-		name := m.Name + ".ptx"
-		pm.mod, pm.err = ptx.Parse(name, text)
+		pm.mod, pm.err = ptx.Parse(m.Name+".ptx", text)
 		if c.mods == nil {
 			c.mods = map[*Module]*ptxMod{}
 		}
 		c.mods[m] = pm
 	}
-	return pm, pm.err
+	if pm.err != nil {
+		return nil, fmt.Errorf("the simulator cannot read module %s's PTX: %w", m.Name, pm.err)
+	}
+	return pm, nil
 }
 
-// simKernel returns kernel name of m decoded for the simulator.
-func (d *Device) simKernel(m *Module, name string) (*sim.PTXKernel, *ptxMod, error) {
-	pm, err := d.simPTX(m)
-	if err != nil {
-		if m.PTX == "" && m.CUDA != "" && pm == nil {
-			return nil, nil, err // CompileCUDA's error: nvcc's messages, or no nvcc
-		}
-		return nil, nil, fmt.Errorf("the simulator cannot read module %s's PTX: %w", m.Name, err)
+// kernel returns k decoded for the simulator, and the PTX it came from.
+// The common case, a module's own PTX, is the handle's: no lookup.
+func (s *simBackend) kernel(k *Kernel) (*sim.PTXKernel, *ptxMod, error) {
+	if !s.otherPTX(k.mod) {
+		pk, err := k.simKernel()
+		return pk, k.pm, err
 	}
-	d.ptx.mu.Lock()
-	defer d.ptx.mu.Unlock()
-	if k := pm.kernels[name]; k != nil {
-		return k, pm, nil
-	}
-	k, err := sim.NewPTXKernel(pm.mod, name)
+	pm, err := s.parsedPTX(k.mod)
 	if err != nil {
 		return nil, nil, err
 	}
-	k.SetSource(m.CUDA)
-	pm.kernels[name] = k
-	return k, pm, nil
-}
-
-// hasPTXKernel reports whether m's PTX has an entry called name (false
-// when the PTX does not parse).
-func (d *Device) hasPTXKernel(m *Module, name string) bool {
-	if !d.hasPTXSource(m) {
-		return false
+	s.ptx.mu.Lock()
+	defer s.ptx.mu.Unlock()
+	if pk := pm.kernels[k.name]; pk != nil {
+		return pk, pm, nil
 	}
-	pm, err := d.simPTX(m)
+	found := false
+	for _, e := range pm.mod.Kernels {
+		found = found || e.Name == k.name
+	}
+	if !found {
+		return nil, nil, fmt.Errorf("module %s's PTX has no kernel %q (its kernels: %s)", k.mod.Name, k.name, pm.kernelNames())
+	}
+	pk, err := sim.NewPTXKernel(pm.mod, k.name)
 	if err != nil {
-		return true // let the launch report the parse error
+		return nil, nil, err
 	}
-	for _, k := range pm.mod.Kernels {
-		if k.Name == name {
-			return true
-		}
-	}
-	return false
+	pk.SetSource(k.mod.CUDA)
+	pm.kernels[k.name] = pk
+	return pk, pm, nil
 }
 
 // SimPTXSource returns the PTX text the simulator runs for m, and which
@@ -160,50 +166,21 @@ func (d *Device) SimPTXSource(m *Module) (text, provenance string, err error) {
 	if err := d.check("SimPTXSource"); err != nil {
 		return "", "", err
 	}
-	if d.gpu != nil {
+	s, ok := d.be.(*simBackend)
+	if !ok {
 		return "", "", fmt.Errorf("gpuext: SimPTXSource: %s is a GPU; ask the simulator Device that runs its PTX (Options.PTXFrom)", d.name)
 	}
-	if m == nil || !d.hasPTXSource(m) {
-		return "", "", fmt.Errorf("gpuext: SimPTXSource: the simulator has no PTX for this module")
+	if m == nil {
+		return "", "", fmt.Errorf("gpuext: SimPTXSource: nil module")
 	}
-	pm, err := d.simPTX(m)
+	pm, err := s.parsedPTX(m)
+	if err == nil && pm == nil {
+		err = fmt.Errorf("the module has no PTX")
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("gpuext: SimPTXSource module %s: %w", m.Name, err)
 	}
 	return pm.src, pm.provenance(), nil
-}
-
-// hasPTXSource reports whether the simulator has PTX for m: its own, or
-// a GPU Device's through Options.PTXFrom.
-func (d *Device) hasPTXSource(m *Module) bool {
-	return m.PTX != "" || m.CUDA != "" || (d.opts.PTXFrom != nil && d.opts.PTXFrom.gpu != nil && d.gpu == nil)
-}
-
-// ptxKernelNames lists the entries of m's PTX, for messages.
-func (d *Device) ptxKernelNames(m *Module) string {
-	pm, err := d.simPTX(m)
-	if err != nil || len(pm.mod.Kernels) == 0 {
-		return "none"
-	}
-	names := make([]string, len(pm.mod.Kernels))
-	for i, k := range pm.mod.Kernels {
-		names[i] = k.Name
-	}
-	return strings.Join(names, ", ")
-}
-
-// launchPTX runs kernel name of m on the simulator from its PTX.
-func (d *Device) launchPTX(ctx context.Context, o LaunchOptions, m *Module, name string, grid, block sim.Dim3, sharedBytes int, sargs sim.Args) (*Launch, string, error) {
-	k, pm, err := d.simKernel(m, name)
-	if err != nil {
-		return nil, "ptx", err
-	}
-	po := sim.PTXOptions{MaxInstructions: o.MaxInstructions, Trace: o.Trace, TraceEvents: o.TraceEvents}
-	st, tr, err := d.sim.LaunchPTXWith(ctx, k, po, grid, block, sharedBytes, sargs...)
-	if err != nil {
-		return nil, "sim.LaunchPTX", err
-	}
-	return &Launch{Stats: st, Path: "ptx", PTX: pm.provenance(), Trace: tr}, "", nil
 }
 
 // provenance is ptxProvenance, plus where the PTX came from when it is

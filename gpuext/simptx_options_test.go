@@ -1,11 +1,10 @@
 package gpuext
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/warplab/warplab/sim"
 )
 
 // runSaxpy launches saxpy of m on d over a small vector and returns the
@@ -25,7 +24,7 @@ func runSaxpy(t *testing.T, d *Device, m *Module) (*Launch, []float32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := d.Launch(m, "saxpy", sim.Dim1((n+127)/128), sim.Dim1(128), 0, int32(n), float32(1.5), x, y)
+	l, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: (n + 127) / 128, Block: 128}, int32(n), float32(1.5), x, y)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,66 +35,31 @@ func runSaxpy(t *testing.T, d *Device, m *Module) (*Launch, []float32) {
 	return l, got
 }
 
-// TestSimPTXOption: with Options.SimPTX the simulator runs a kernel that has
-// a Go mirror from its PTX, and Load says so; without it the mirror runs.
-func TestSimPTXOption(t *testing.T) {
-	plain := openSimT(t, "sim")
-	forced, err := OpenWith("sim", Options{SimPTX: true})
+// TestLoadSaysPTX: the simulator runs a module's PTX, and Load says which
+// PTX (compiler, target) and which kernels.
+func TestLoadSaysPTX(t *testing.T) {
+	d := openSimT(t, "sim")
+	li, err := d.Load(saxpyModule())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer forced.Close()
-	m := saxpyModule()
-
-	li, err := forced.Load(m)
-	if err != nil {
-		t.Fatal(err)
+	if li.Path != "ptx" || !strings.Contains(li.Note, "saxpy") || !strings.Contains(li.PTX, "nvcc 11.8") || li.Arch != "sm_75" {
+		t.Errorf("Load = %+v; want path ptx naming saxpy, nvcc 11.8 and sm_75", li)
 	}
-	if li.Path != "ptx" || !strings.Contains(li.Note, "saxpy") || !strings.Contains(li.Note, "SimPTX") || !strings.Contains(li.PTX, "nvcc 11.8") {
-		t.Errorf("Load with SimPTX = %+v; want path ptx naming saxpy, the option and nvcc 11.8", li)
+	l, _ := runSaxpy(t, d, saxpyModule())
+	if l.Path != "ptx" || !strings.Contains(l.PTX, ".target sm_75") {
+		t.Errorf("launch: path %q, PTX %q; want ptx from the sm_75 PTX", l.Path, l.PTX)
 	}
-	t.Setenv("WARPLAB_SIM_PTX", "1")
-	if !OptionsFromEnv().SimPTX {
-		t.Error("WARPLAB_SIM_PTX=1 does not set SimPTX")
-	}
-	if li, err := plain.Load(m); err != nil || li.Path != "mirror" {
-		t.Errorf("Load without SimPTX = %+v, %v; want path mirror", li, err)
-	}
-
-	lf, gotPTX := runSaxpy(t, forced, m)
-	lp, _ := runSaxpy(t, plain, m)
-	if lf.Path != "ptx" || !strings.Contains(lf.PTX, ".target sm_75") {
-		t.Errorf("SimPTX launch: path %q, PTX %q; want ptx from the sm_75 PTX", lf.Path, lf.PTX)
-	}
-	if lp.Path != "mirror" || lp.PTX != "" {
-		t.Errorf("plain launch: path %q, PTX %q; want the mirror", lp.Path, lp.PTX)
-	}
-	// The forced run is the PTX-only module's run, bit for bit.
-	_, want := runSaxpy(t, forced, ptxOnlyModule())
-	for i := range want {
-		if gotPTX[i] != want[i] {
-			t.Fatalf("y[%d] = %v with SimPTX, %v from the PTX-only module", i, gotPTX[i], want[i])
-		}
-	}
-
-	// A kernel the PTX lacks is an error naming the option, not a silent
-	// fall-back to the mirror.
-	noPTX := &Module{Name: "mirror_only", Mirrors: saxpyModule().Mirrors}
-	buf, err := Alloc[float32](forced, "buf", 32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = forced.Launch(noPTX, "saxpy", sim.Dim1(1), sim.Dim1(32), 0, int32(0), float32(1), buf, buf)
-	if err == nil || !strings.Contains(err.Error(), "SimPTX") {
-		t.Errorf("SimPTX launch of a module without PTX: %v; want an error naming SimPTX", err)
+	if _, err := saxpyModule().Kernel("saxpi"); err == nil || !strings.Contains(err.Error(), "no such kernel") || !strings.Contains(err.Error(), "saxpy") {
+		t.Errorf("Kernel(saxpi) = %v; want an error naming the kernels the PTX has", err)
 	}
 }
 
-// fakeGPU is a gpuBackend that only answers loadedPTX, as a GPU Device
+// fakeGPU is a backend that only answers loadedPTX, as a GPU Device
 // holding a cubin (or JIT-loaded PTX) would. Any other call panics on the
 // nil embedded interface: the test must not reach them.
 type fakeGPU struct {
-	gpuBackend
+	backend
 	ptx   string
 	info  LoadInfo
 	err   error
@@ -110,7 +74,7 @@ func (f *fakeGPU) loadedPTX(m *Module) (string, LoadInfo, error) {
 }
 
 func fakeGPUDevice(f *fakeGPU) *Device {
-	return &Device{kind: "gpu", name: "fake GPU", gpu: f, live: map[*bufState]struct{}{}}
+	return &Device{kind: "gpu", name: "fake GPU", be: f, live: map[*bufState]struct{}{}}
 }
 
 // TestPTXFrom: with Options.PTXFrom the simulator runs the PTX the GPU
@@ -121,7 +85,7 @@ func TestPTXFrom(t *testing.T) {
 	// the module's embedded PTX.
 	nvccPTX := strings.Replace(kernelsPTX, "//", "// made beside the cubin\n//", 1)
 	f := &fakeGPU{ptx: nvccPTX, info: LoadInfo{Path: "cubin", Arch: "sm_90"}}
-	d, err := OpenWith("sim", Options{PTXFrom: fakeGPUDevice(f), SimPTX: true})
+	d, err := OpenWith("sim", Options{PTXFrom: fakeGPUDevice(f)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +134,7 @@ func TestPTXFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = d.Launch(&Module{Name: "broken", CUDA: kernelsCUDA}, "saxpy", sim.Dim1(1), sim.Dim1(32), 0, int32(0), float32(1), buf, buf)
+	_, err = d.Launch(context.Background(), kern(&Module{Name: "broken", CUDA: kernelsCUDA}, "saxpy"), Config{Grid: 1, Block: 32}, int32(0), float32(1), buf, buf)
 	if err == nil || !strings.Contains(err.Error(), "nvcc exploded") || !strings.Contains(err.Error(), "PTXFrom") {
 		t.Errorf("launch with a failing PTXFrom: %v; want the cause and the option named", err)
 	}

@@ -1,6 +1,7 @@
 package gpuext
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -10,8 +11,8 @@ import (
 	"github.com/warplab/warplab/sim"
 )
 
-// ptxOnlyModule is the test module with no Go mirrors: the simulator must
-// run its kernels from the PTX.
+// ptxOnlyModule is the test module as a Module literal, whose PTX is
+// parsed at each Kernel call (saxpyModule's, made by NewModule, once).
 func ptxOnlyModule() *Module {
 	return &Module{Name: "ptx_only", CUDA: kernelsCUDA, PTX: kernelsPTX}
 }
@@ -35,7 +36,7 @@ func TestPTXOnlyModuleOnSimulator(t *testing.T) {
 	for i := range xs {
 		xs[i], ys[i] = float32(i)*0.25, float32(3*i+1)
 	}
-	run := func(m *Module) ([]float32, *Launch) {
+	upload := func() (*Buffer[float32], *Buffer[float32]) {
 		x, err := Upload(d, "x", xs)
 		if err != nil {
 			t.Fatal(err)
@@ -44,20 +45,24 @@ func TestPTXOnlyModuleOnSimulator(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := d.Launch(m, "saxpy", sim.Dim1((n+255)/256), sim.Dim1(256), 0, int32(n), float32(1.5), x, y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make([]float32, n)
-		if err := y.Download(got); err != nil {
-			t.Fatal(err)
-		}
-		return got, l
+		return x, y
 	}
-	gotPTX, lp := run(m)
-	gotMirror, lm := run(saxpyModule())
-	if lp.Path != "ptx" || lm.Path != "mirror" || !strings.Contains(lp.PTX, "sm_75") {
-		t.Errorf("paths %q (%q) and %q", lp.Path, lp.PTX, lm.Path)
+	x, y := upload()
+	lp, err := d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: (n + 255) / 256, Block: 256}, int32(n), float32(1.5), x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotPTX := make([]float32, n)
+	if err := y.Download(gotPTX); err != nil {
+		t.Fatal(err)
+	}
+	x, y = upload()
+	sm, err := launchMirror(d, saxpyMirror, sim.Dim1((n+255)/256), sim.Dim1(256), 0, int32(n), float32(1.5), x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lp.Path != "ptx" || !strings.Contains(lp.PTX, "sm_75") {
+		t.Errorf("path %q (%q)", lp.Path, lp.PTX)
 	}
 	for i := range gotPTX {
 		// a*x + y: nvcc contracts it to one fma; the mirror rounds twice,
@@ -66,8 +71,7 @@ func TestPTXOnlyModuleOnSimulator(t *testing.T) {
 			t.Fatalf("y[%d] = %v, want fma %v", i, gotPTX[i], fma32(1.5, xs[i], ys[i]))
 		}
 	}
-	_ = gotMirror
-	sp, sm := lp.Stats, lm.Stats
+	sp := lp.Stats
 	if sp.GlobalLoad != sm.GlobalLoad || sp.GlobalStore != sm.GlobalStore || sp.L2Sectors != sm.L2Sectors || sp.DRAMReadBytes != sm.DRAMReadBytes {
 		t.Errorf("PTX counters %+v %+v differ from the mirror's %+v %+v", sp.GlobalLoad, sp.GlobalStore, sm.GlobalLoad, sm.GlobalStore)
 	}
@@ -81,17 +85,17 @@ func TestPTXOnlyModuleErrors(t *testing.T) {
 	d := openSimT(t, "sim")
 	m := ptxOnlyModule()
 	x := testenv.Must(Upload(d, "x", []float32{1, 2}))(t)
-	_, err := d.Launch(m, "daxpy", sim.Dim1(1), sim.Dim1(32), 0, int32(2))
-	if err == nil || !strings.Contains(err.Error(), "PTX kernels: saxpy, params") {
+	_, err := m.Kernel("daxpy")
+	if err == nil || !strings.Contains(err.Error(), "its kernels: saxpy, params") {
 		t.Errorf("missing kernel: %v", err)
 	}
-	_, err = d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(32), 0, int64(2), float32(1), x, x)
+	_, err = d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: 32}, int64(2), float32(1), x, x)
 	if err == nil || !strings.Contains(err.Error(), "saxpy_param_0") {
 		t.Errorf("wrong scalar size: %v", err)
 	}
 	// An out-of-bounds saxpy (n larger than the buffers) is a fault naming the
 	// PTX line (kernels.ptx has no line information).
-	_, err = d.Launch(m, "saxpy", sim.Dim1(1), sim.Dim1(32), 0, int32(3), float32(1), x, x)
+	_, err = d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: 32}, int32(3), float32(1), x, x)
 	var f *sim.Fault
 	if !errors.As(err, &f) || f.Kind != "out of bounds" || !strings.Contains(f.Site, "ptx_only.ptx:") {
 		t.Errorf("out of bounds: %v", err)
@@ -121,7 +125,7 @@ func TestPTXOnlySharedShuffleAtomics(t *testing.T) {
 	}
 	bin := testenv.Must(Upload(d, "in", in))(t)
 	bout := testenv.Must(Alloc[float32](d, "out", 2))(t)
-	l, err := d.Launch(m, "reduce", sim.Dim1(2), sim.Dim1(256), 0, bin, bout)
+	l, err := d.Launch(context.Background(), kern(m, "reduce"), Config{Grid: 2, Block: 256}, bin, bout)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +144,7 @@ func TestPTXOnlySharedShuffleAtomics(t *testing.T) {
 	iin := testenv.Must(Upload(d, "ints", ints))(t)
 	sums := testenv.Must(Alloc[int32](d, "sums", 2))(t)
 	preds := testenv.Must(Alloc[int32](d, "preds", 64))(t)
-	if _, err := d.Launch(m, "shflsum", sim.Dim1(1), sim.Dim1(64), 0, iin, sums, preds); err != nil {
+	if _, err := d.Launch(context.Background(), kern(m, "shflsum"), Config{Grid: 1, Block: 64}, iin, sums, preds); err != nil {
 		t.Fatal(err)
 	}
 	gs := make([]int32, 2)
@@ -154,7 +158,7 @@ func TestPTXOnlySharedShuffleAtomics(t *testing.T) {
 	cnt := testenv.Must(Upload(d, "count", []int32{0, 0, -1, 1000, 0, -7}))(t)
 	old := testenv.Must(Alloc[int32](d, "old", 64))(t)
 	fsum := testenv.Must(Upload(d, "fsum", []float32{0}))(t)
-	if _, err := d.Launch(m, "atomics", sim.Dim1(1), sim.Dim1(64), 0, cnt, old, fsum); err != nil {
+	if _, err := d.Launch(context.Background(), kern(m, "atomics"), Config{Grid: 1, Block: 64}, cnt, old, fsum); err != nil {
 		t.Fatal(err)
 	}
 	gc := make([]int32, 6)
@@ -166,7 +170,7 @@ func TestPTXOnlySharedShuffleAtomics(t *testing.T) {
 	}
 
 	dout := testenv.Must(Alloc[float32](d, "dout", 64))(t)
-	if _, err := d.Launch(m, "dynrev", sim.Dim1(1), sim.Dim1(64), 256, bin, dout); err != nil {
+	if _, err := d.Launch(context.Background(), kern(m, "dynrev"), Config{Grid: 1, Block: 64, Shared: 256}, bin, dout); err != nil {
 		t.Fatal(err)
 	}
 	gd := make([]float32, 64)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 )
 
@@ -55,7 +54,7 @@ func (t Timing) String() string {
 // On the simulator, where time is a model and every run would model the
 // same, f runs once and MeanMs is the sum of the modeled times of the
 // kernels it launched. Kind is "modeled". Each call keeps its own sum: it
-// counts the launches (Launch, LaunchContext, LaunchWith, Graph.Launch) made
+// counts the launches (Launch, Graph.Launch) made
 // on d by the goroutine that called Time, and no others, so launches from
 // other goroutines neither add to it nor fail it, and Time calls on several
 // goroutines at once each get their own sum. (Go has no goroutine-local
@@ -77,7 +76,7 @@ func (d *Device) Time(f func() error, warmups, runs int) (Timing, error) {
 // TimeContext is Time for a function that launches from several goroutines,
 // or that should stop when ctx is done. f receives a context derived from
 // ctx that carries this Time call: on the simulator, a launch made with it
-// (LaunchContext, LaunchWith, Graph.LaunchContext) counts for this call from
+// (Launch, Graph.Launch) counts for this call from
 // whatever goroutine makes it, beside the launches of the calling goroutine,
 // which count as in Time. On a GPU it is Time, with f given the context.
 // TimeContext returns ctx's error if ctx is done before f runs.
@@ -101,16 +100,6 @@ func (d *Device) TimeOnce(f func() error) (Timing, error) {
 	return d.timeRuns(context.Background(), func(context.Context) error { return f() }, 0, 1, true)
 }
 
-// timeCall is one Time call in progress on the simulator: the goroutine
-// that made it and the modeled seconds of the launches it counts.
-type timeCall struct {
-	g    uint64    // the calling goroutine's number (goid)
-	secs []float64 // modeled seconds of each counted launch; guarded by Device.mu
-}
-
-// timeKey is the context key under which TimeContext passes its *timeCall.
-type timeKey struct{}
-
 func (d *Device) timeRuns(ctx context.Context, f func(context.Context) error, warmups, runs int, once bool) (Timing, error) {
 	if err := d.check("Time"); err != nil {
 		return Timing{}, err
@@ -130,71 +119,11 @@ func (d *Device) timeRuns(ctx context.Context, f func(context.Context) error, wa
 	if runs < 1 {
 		runs = DefaultRuns
 	}
-	if d.gpu != nil {
-		t, err := d.gpu.time(func() error { return f(ctx) }, warmups, runs, once)
-		if err != nil {
-			return Timing{}, fmt.Errorf("gpuext: Time: %w", err)
-		}
-		return t, nil
-	}
-
-	tc := &timeCall{g: goid()}
-	outer, _ := ctx.Value(timeKey{}).(*timeCall)
-	d.mu.Lock()
-	for _, c := range d.timeCalls {
-		if c.g == tc.g || c == outer {
-			d.mu.Unlock()
-			return Timing{}, fmt.Errorf("gpuext: Time: already inside Time on %s; Time calls do not nest", d.name)
-		}
-	}
-	d.timeCalls = append(d.timeCalls, tc)
-	d.timers.Add(1)
-	d.mu.Unlock()
-	err := func() error {
-		defer d.endTime(tc) // also when f panics: the panic goes on to the caller
-		return f(context.WithValue(ctx, timeKey{}, tc))
-	}()
+	t, err := d.be.time(ctx, f, warmups, runs, once)
 	if err != nil {
 		return Timing{}, fmt.Errorf("gpuext: Time: %w", err)
 	}
-	if len(tc.secs) == 0 {
-		return Timing{}, fmt.Errorf("gpuext: Time: the function launched no kernel on %s from Time's goroutine "+
-			"(launches from other goroutines count only with TimeContext's context)", d.name)
-	}
-	total := 0.0
-	for _, s := range tc.secs {
-		total += s
-	}
-	ms := total * 1e3
-	return Timing{MeanMs: ms, MinMs: ms, MedianMs: ms, Warmups: 0, Runs: 1, Kind: "modeled",
-		Device: d.name, Date: time.Now()}, nil
-}
-
-// endTime removes tc from d's Time calls in progress.
-func (d *Device) endTime(tc *timeCall) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.timeCalls = slices.DeleteFunc(d.timeCalls, func(c *timeCall) bool { return c == tc })
-	d.timers.Add(-1)
-}
-
-// noteSeconds records the modeled seconds of one simulated launch (a
-// kernel, or a graph replay) made with ctx on the calling goroutine, for
-// every Time call in progress on d that counts it: the one whose goroutine
-// this is, and the one ctx carries (TimeContext).
-func (d *Device) noteSeconds(ctx context.Context, s float64) {
-	if d.timers.Load() == 0 {
-		return // no Time in progress: skip reading the goroutine's number
-	}
-	carried, _ := ctx.Value(timeKey{}).(*timeCall)
-	g := goid()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for _, c := range d.timeCalls {
-		if c.g == g || c == carried {
-			c.secs = append(c.secs, s)
-		}
-	}
+	return t, nil
 }
 
 // goid is the calling goroutine's number, from the first line runtime.Stack

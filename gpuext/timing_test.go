@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/internal/testenv"
-	"github.com/warplab/warplab/sim"
 )
 
 // timeRig is a simulator Device with saxpy's buffers, and a launch that
@@ -31,7 +30,7 @@ func newTimeRig(t *testing.T) *timeRig {
 
 // launch runs saxpy over n elements with ctx and returns its modeled seconds.
 func (r *timeRig) launch(ctx context.Context, n int) (float64, error) {
-	l, err := r.d.LaunchContext(ctx, r.m, "saxpy", sim.Dim1((n+255)/256), sim.Dim1(256), 0, int32(n), float32(2), r.x, r.y)
+	l, err := r.d.Launch(ctx, kern(r.m, "saxpy"), Config{Grid: (n + 255) / 256, Block: 256}, int32(n), float32(2), r.x, r.y)
 	if err != nil {
 		return 0, err
 	}
@@ -141,7 +140,7 @@ func TestTimeConcurrentCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No Time call is left behind.
-	if n := r.d.timers.Load(); n != 0 {
+	if n := r.d.be.(*simBackend).timers.Load(); n != 0 {
 		t.Errorf("%d Time calls still registered", n)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // Coalesced floats fill a staircase four sectors wide; a stride of 8
 // floats fills a diagonal 32 sectors wide; a transpose's column read
 // fills one bank with all 32 lanes. The data is a sim.MemEvent from a
-// traced launch (gpuext.LaunchOptions.Trace), so the picture shows what
+// traced launch (gpuext.Config.Trace), so the picture shows what
 // the simulator executed, not a sketch.
 
 // maxSpan is the widest run of sectors drawn as it lies in memory; an
@@ -291,7 +291,7 @@ func AccessMaps(titles []string, evs []sim.MemEvent) (*Row, error) {
 // counting instructions.
 func FindAccess(tr *sim.Trace, w sim.WarpRef, space, op string) (sim.MemEvent, error) {
 	if tr == nil {
-		return sim.MemEvent{}, fmt.Errorf("plots: FindAccess: no trace (launch with gpuext.LaunchOptions{Trace: ...} on the simulator)")
+		return sim.MemEvent{}, fmt.Errorf("plots: FindAccess: no trace (launch with gpuext.Config.Trace: ...} on the simulator)")
 	}
 	for _, ev := range tr.Events {
 		if ev.Warp == w && ev.Space == space && ev.Op == op {

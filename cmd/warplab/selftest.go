@@ -21,8 +21,8 @@ type selftestRow struct {
 }
 
 // selftestDevs are the devices one self-test runs on. On a GPU, ptx is the
-// simulator running every kernel from the PTX the GPU loaded (Options.SimPTX
-// and PTXFrom); on the simulator it is nil, and the lesson's kernels run
+// simulator running every kernel from the PTX the GPU loaded
+// (Options.PTXFrom); on the simulator it is nil, and the lesson's kernels run
 // from their embedded PTX as they always do.
 type selftestDevs struct {
 	dev, ptx *gpuext.Device
@@ -63,7 +63,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 		// The simulator, made to run each kernel from the PTX the GPU
 		// loaded, so that a difference is the executor's, not the compiler's.
 		opts := gpuext.OptionsFromEnv()
-		opts.SimPTX, opts.PTXFrom = true, dev
+		opts.PTXFrom = dev
 		if devs.ptx, err = gpuext.OpenWith("sim", opts); err != nil {
 			return fail(stderr, cmd, err)
 		}

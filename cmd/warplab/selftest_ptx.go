@@ -12,8 +12,8 @@ import (
 )
 
 // The self-test's PTX check: on a GPU every kernel also runs on the
-// simulator from PTX (gpuext Options.SimPTX), and that PTX is the one the
-// GPU loaded (Options.PTXFrom): the
+// simulator from PTX, and that PTX is the one the GPU loaded
+// (Options.PTXFrom): the
 // PTX nvcc made beside the cubin with the same flags, or under
 // WARPLAB_PTX_ONLY=1 the embedded PTX the driver JIT-compiled. The GPU's
 // output must then equal the simulator's bit for bit. Two things may make a

@@ -105,7 +105,7 @@ func TestSelftestPTXColumn(t *testing.T) {
 		{"cg", selftestCG, 0},
 		{"spmv", selftestSpMV, 2 * len(spmv.KernelNames())}, // both seed matrices
 	} {
-		devs := selftestDevs{dev: open(gpuext.Options{SimPTX: true}), ptx: open(gpuext.Options{SimPTX: true})}
+		devs := selftestDevs{dev: open(gpuext.Options{}), ptx: open(gpuext.Options{})}
 		rows, code, err := c.test(context.Background(), devs)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,7 @@
 package launchbench
 
 import (
+	"context"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -14,7 +15,6 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
-	"github.com/warplab/warplab/sim"
 )
 
 //go:embed empty.cu
@@ -26,7 +26,7 @@ var ptx string
 // Module holds the two kernels (empty.cu): their CUDA C for a GPU and
 // their PTX, which both a GPU and the simulator run.
 func Module() *gpuext.Module {
-	return &gpuext.Module{Name: "launchbench", CUDA: cudaSource, PTX: ptx}
+	return gpuext.NewModule("launchbench", cudaSource, ptx)
 }
 
 // WideBlocks is the grid of the wide launch: the SpMV lesson's probe grid
@@ -90,20 +90,18 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		}
 	}
 	empty := func() error {
-		_, err := dev.Launch(m, "emptyKernel", sim.Dim1(1), sim.Dim1(32), 0)
+		_, err := dev.Launch(context.Background(), m.MustKernel("emptyKernel"), gpuext.Config{Grid: 1, Block: 32})
 		return err
 	}
 	args := func(blocks, threads int) func() error {
 		return func() error {
-			_, err := dev.Launch(m, "argsKernel", sim.Dim1(blocks), sim.Dim1(threads), 0,
-				bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], uint64(256))
+			_, err := dev.Launch(context.Background(), m.MustKernel("argsKernel"), gpuext.Config{Grid: blocks, Block: threads}, bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], uint64(256))
 			return err
 		}
 	}
 	narrow, wide := args(1, 32), args(WideBlocks, 256)
 	scalars := func() error {
-		_, err := dev.Launch(m, "scalarsKernel", sim.Dim1(1), sim.Dim1(32), 0,
-			uint64(1), uint64(2), uint64(3), uint64(4), uint64(5), uint64(6))
+		_, err := dev.Launch(context.Background(), m.MustKernel("scalarsKernel"), gpuext.Config{Grid: 1, Block: 32}, uint64(1), uint64(2), uint64(3), uint64(4), uint64(5), uint64(6))
 		return err
 	}
 	for _, f := range []func() error{empty, narrow, wide, scalars} {

@@ -47,7 +47,7 @@ func Simulate(ctx context.Context, runs []Run, o SimOptions) error {
 	if _, err := sim.ModelByKey(o.Model); err != nil {
 		return err
 	}
-	dev, err := gpuext.OpenWith("sim:"+o.Model, gpuext.Options{SimPTX: true})
+	dev, err := gpuext.OpenWith("sim:"+o.Model, gpuext.Options{})
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,11 @@
 package cg
 
 import (
+	"context"
 	"fmt"
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
-	"github.com/warplab/warplab/sim"
 )
 
 // Bandwidth is how close a stage comes to the memory system (issue 7: "its
@@ -156,7 +156,7 @@ func (e *engine) measureCopy() (gbps float64, elems int, kind string, err error)
 	defer dst.Free()
 	b := e.opt.BlockSize
 	t, err := e.dev.Time(func() error {
-		_, err := e.dev.LaunchContext(e.ctx, e.mod, kCopyVector, sim.Dim1((elems+b-1)/b), sim.Dim1(b), 0, int32(elems), src, dst)
+		_, err := e.dev.Launch(e.ctx, e.mod.MustKernel(kCopyVector), gpuext.Config{Grid: (elems + b - 1) / b, Block: b}, int32(elems), src, dst)
 		return err
 	}, e.opt.EventWarmups, e.opt.EventRuns)
 	if err != nil {
@@ -193,7 +193,7 @@ func (e *engine) measureOverheads() (perLaunch, perCopy float64, err error) {
 	}
 	t0 := time.Now()
 	for range launchProbes {
-		if _, err := e.dev.Launch(e.mod, kCopyScalar, sim.Dim1(1), sim.Dim1(1), 0, a, c); err != nil {
+		if _, err := e.dev.Launch(context.Background(), e.mod.MustKernel(kCopyScalar), gpuext.Config{Grid: 1, Block: 1}, a, c); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -276,8 +276,7 @@ func (e *engine) spmvBefore() (*SpMVCounters, error) {
 		return nil, nil
 	}
 	a := e.p.A
-	l, err := e.dev.LaunchContext(e.ctx, e.mod, kSpMVThreadPerRow, sim.Dim1(e.grid), sim.Dim1(e.opt.BlockSize), 0,
-		int32(a.Rows), e.dRowPtr, e.dCols, e.dVals, e.dv[vP], e.dv[vAp])
+	l, err := e.dev.Launch(e.ctx, e.mod.MustKernel(kSpMVThreadPerRow), gpuext.Config{Grid: e.grid, Block: e.opt.BlockSize}, int32(a.Rows), e.dRowPtr, e.dCols, e.dVals, e.dv[vP], e.dv[vAp])
 	if err != nil || l.Stats == nil {
 		return nil, err
 	}

@@ -254,7 +254,7 @@ func (e *engine) replay(rg *recordedGraph) {
 	if e.err != nil {
 		return
 	}
-	gl, err := rg.g.LaunchContext(e.ctx)
+	gl, err := rg.g.Launch(e.ctx)
 	if err != nil {
 		e.fail(e.ctxOr(err))
 		return

@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -8,7 +9,6 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
-	"github.com/warplab/warplab/sim"
 )
 
 // TestDeviceLoop: stages 9 and 10 on the simulator, against each other,
@@ -143,10 +143,10 @@ func TestSpMVCsrVector(t *testing.T) {
 				t.Fatalf("24³, W = 32: %d blocks, want the cap %d", b, spmvMaxBlocks)
 			}
 			dot := testenv.Must(gpuext.Alloc[float64](dev, "dot", b))(t)
-			if _, err := dev.Launch(m, kSpMVSubwarp, sim.Dim1((n*w+255)/256), sim.Dim1(256), 0, int32(n), int32(w), rowPtr, cols, vals, dx, want); err != nil {
+			if _, err := dev.Launch(context.Background(), m.MustKernel(kSpMVSubwarp), gpuext.Config{Grid: (n*w + 255) / 256, Block: 256}, int32(n), int32(w), rowPtr, cols, vals, dx, want); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := dev.Launch(m, csrVectorKernel(w), sim.Dim1(b), sim.Dim1(dotThreads), 0, int32(n), rowPtr, cols, vals, dx, got, st, dot); err != nil {
+			if _, err := dev.Launch(context.Background(), m.MustKernel(csrVectorKernel(w)), gpuext.Config{Grid: b, Block: dotThreads}, int32(n), rowPtr, cols, vals, dx, got, st, dot); err != nil {
 				t.Fatal(err)
 			}
 			wv, gv := make([]float64, n), make([]float64, n)
@@ -180,7 +180,7 @@ func TestSpMVCsrVector(t *testing.T) {
 			t.Fatal(err)
 		}
 		dot := testenv.Must(gpuext.Alloc[float64](dev, "dot", spmvBlocks(n, 8)))(t)
-		if _, err := dev.Launch(m, csrVectorKernel(8), sim.Dim1(spmvBlocks(n, 8)), sim.Dim1(dotThreads), 0, int32(n), rowPtr, cols, vals, dx, got, st, dot); err != nil {
+		if _, err := dev.Launch(context.Background(), m.MustKernel(csrVectorKernel(8)), gpuext.Config{Grid: spmvBlocks(n, 8), Block: dotThreads}, int32(n), rowPtr, cols, vals, dx, got, st, dot); err != nil {
 			t.Fatal(err)
 		}
 		gv := make([]float64, n)

@@ -343,7 +343,7 @@ func (e *engine) launch(op, kernel string, grid, block int, args ...any) {
 	if e.err != nil {
 		return
 	}
-	l, err := e.dev.LaunchContext(e.ctx, e.mod, kernel, sim.Dim1(grid), sim.Dim1(block), 0, args...)
+	l, err := e.dev.Launch(e.ctx, e.mod.MustKernel(kernel), gpuext.Config{Grid: grid, Block: block}, args...)
 	if err != nil {
 		e.fail(e.ctxOr(err))
 		return
@@ -670,7 +670,7 @@ func (e *engine) finish(res *StageResult, hostWall time.Duration) error {
 				return fmt.Errorf("timing %s with events: %w", name, err)
 			}
 			t, err := e.dev.Time(func() error {
-				_, err := e.dev.LaunchContext(e.ctx, e.mod, name, rec.grid, rec.block, 0, rec.args...)
+				_, err := e.dev.Launch(e.ctx, e.mod.MustKernel(name), gpuext.Config{Grid: rec.grid, Block: rec.block}, rec.args...)
 				return err
 			}, e.opt.EventWarmups, e.opt.EventRuns)
 			if err != nil {

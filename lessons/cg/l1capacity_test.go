@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ncu"
 	"github.com/warplab/warplab/internal/testenv"
-	"github.com/warplab/warplab/sim"
 )
 
 // TestL1CapacityAgainstNCU holds the simulator's L2 read sectors for the
@@ -38,7 +38,7 @@ func TestL1CapacityAgainstNCU(t *testing.T) {
 			t.Fatalf("%d³: first launch %s, want %s with %s", g, hw.Kernel, kSpMVThreadPerRow, ncu.L2ReadSectors)
 		}
 		a := uploadCSR(t, dev, g)
-		l, err := dev.Launch(Module(), kSpMVThreadPerRow, sim.Dim1((a.n+255)/256), sim.Dim1(256), 0, int32(a.n), a.rowPtr, a.cols, a.vals, a.x, a.y)
+		l, err := dev.Launch(context.Background(), Module().MustKernel(kSpMVThreadPerRow), gpuext.Config{Grid: (a.n + 255) / 256, Block: 256}, int32(a.n), a.rowPtr, a.cols, a.vals, a.x, a.y)
 		if err != nil {
 			t.Fatal(err)
 		}

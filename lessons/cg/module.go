@@ -53,5 +53,5 @@ func csrVectorKernel(w int) string { return fmt.Sprintf("spmvCsrVector%d", w) }
 // It builds a new value on each call (a Module holds no state; gpuext loads
 // one per content), so callers may not share one by accident.
 func Module() *gpuext.Module {
-	return &gpuext.Module{Name: "cg", CUDA: cgCU, PTX: cgPTX}
+	return gpuext.NewModule("cg", cgCU, cgPTX)
 }

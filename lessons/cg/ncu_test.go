@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"context"
 	"errors"
 	"math"
 	"os"
@@ -46,7 +47,7 @@ func spmvAt100(t *testing.T, cases []ncuCase) {
 		case kSpMVStencil27:
 			args = []any{int32(100), int32(100), int32(100), x, y}
 		}
-		l, err := dev.Launch(Module(), c.kernel, sim.Dim1((threads+255)/256), sim.Dim1(256), 0, args...)
+		l, err := dev.Launch(context.Background(), Module().MustKernel(c.kernel), gpuext.Config{Grid: (threads + 255) / 256, Block: 256}, args...)
 		if err != nil {
 			t.Fatal(err)
 		}

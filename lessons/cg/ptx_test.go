@@ -1,6 +1,7 @@
 package cg
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -49,8 +50,10 @@ func TestModule(t *testing.T) {
 			t.Errorf("%s: no .entry in cg.ptx", k[1])
 		}
 	}
-	if m.Mirrors != nil {
-		t.Errorf("the module has Go mirrors %v; the simulator runs cg.ptx", m.Mirrors)
+	for _, k := range kernels {
+		if _, err := m.Kernel(k[1]); err != nil {
+			t.Error(err)
+		}
 	}
 }
 
@@ -84,7 +87,7 @@ func download(t *testing.T, b *gpuext.Buffer[float64]) []float64 {
 // it from cg.ptx (nvcc 11.8, compute_75), the PTX a GPU JIT-loads.
 func launch(t *testing.T, dev *gpuext.Device, name string, grid, block int, args ...any) *sim.Stats {
 	t.Helper()
-	l, err := dev.Launch(Module(), name, sim.Dim1(grid), sim.Dim1(block), 0, args...)
+	l, err := dev.Launch(context.Background(), Module().MustKernel(name), gpuext.Config{Grid: grid, Block: block}, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +329,7 @@ func TestKernelBadLaunches(t *testing.T) {
 		{kSpMVStencil27, []any{int32(1), int32(1), int32(2), v, upload(t, dev, "short", []float64{0})}, "cg.cu:"}, // Ap too short
 	}
 	for _, tt := range tests {
-		_, err := dev.Launch(Module(), tt.kernel, sim.Dim1(1), sim.Dim1(32), 0, tt.args...)
+		_, err := dev.Launch(context.Background(), Module().MustKernel(tt.kernel), gpuext.Config{Grid: 1, Block: 32}, tt.args...)
 		var f *sim.Fault
 		switch {
 		case err == nil:

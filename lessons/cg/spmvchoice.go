@@ -1,12 +1,12 @@
 package cg
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/warplab/warplab/gpuext"
-	"github.com/warplab/warplab/sim"
 )
 
 // VectorChoice is one row of the table behind stage 9's SpMV: one launch
@@ -117,14 +117,14 @@ func CompareVectorWidths(dev *gpuext.Device, g Grid) ([]VectorChoice, error) {
 		return v
 	}
 	var out []VectorChoice
-	l, err := dev.Launch(m, kSpMVSubwarp, sim.Dim1((n*8+255)/256), sim.Dim1(256), 0, int32(n), int32(8), rowPtr, cols, vals, x, y)
+	l, err := dev.Launch(context.Background(), m.MustKernel(kSpMVSubwarp), gpuext.Config{Grid: (n*8 + 255) / 256, Block: 256}, int32(n), int32(8), rowPtr, cols, vals, x, y)
 	if err != nil {
 		return nil, err
 	}
 	out = append(out, row(kSpMVSubwarp, 8, l))
 	for _, w := range []int{1, 2, 4, 8, 16, 32} {
 		k := csrVectorKernel(w)
-		l, err := dev.Launch(m, k, sim.Dim1(spmvBlocks(n, w)), sim.Dim1(dotThreads), 0, int32(n), rowPtr, cols, vals, x, y, st, dot)
+		l, err := dev.Launch(context.Background(), m.MustKernel(k), gpuext.Config{Grid: spmvBlocks(n, w), Block: dotThreads}, int32(n), rowPtr, cols, vals, x, y, st, dot)
 		if err != nil {
 			return nil, err
 		}

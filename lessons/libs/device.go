@@ -155,8 +155,7 @@ func (d *devMatrix) prepare(ctx context.Context, dev *gpuext.Device, mod *gpuext
 			return nil, err
 		}
 		part := func() error {
-			_, err := dev.LaunchContext(ctx, mod, KernelMergePart, sim.Dim1(blocksFor(n+1)), sim.Dim1(ThreadsPerBlock), 0,
-				d.rowPtr, int32(d.rows), int32(d.nnz), int32(n), d.tileRow, d.tileNz)
+			_, err := dev.Launch(ctx, mod.MustKernel(KernelMergePart), gpuext.Config{Grid: blocksFor(n + 1), Block: ThreadsPerBlock}, d.rowPtr, int32(d.rows), int32(d.nnz), int32(n), d.tileRow, d.tileNz)
 			return err
 		}
 		t, err := dev.Time(part, o.Warmups, o.Runs)
@@ -212,9 +211,7 @@ func (d *devMatrix) prepareSplit(ctx context.Context, dev *gpuext.Device, mod *g
 		if err := p.counts.Fill(0); err != nil {
 			return err
 		}
-		_, err := dev.LaunchContext(ctx, mod, KernelSplitPrep, sim.Dim1(blocksFor(d.rows)), sim.Dim1(ThreadsPerBlock), 0,
-			d.rowPtr, int32(d.rows), int32(p.longMin), p.counts, p.longRow, p.longFirst, p.longChunks, p.chunkLong, p.longDone,
-			int32(maxLong), int32(maxChunks))
+		_, err := dev.Launch(ctx, mod.MustKernel(KernelSplitPrep), gpuext.Config{Grid: blocksFor(d.rows), Block: ThreadsPerBlock}, d.rowPtr, int32(d.rows), int32(p.longMin), p.counts, p.longRow, p.longFirst, p.longChunks, p.chunkLong, p.longDone, int32(maxLong), int32(maxChunks))
 		return err
 	}
 	t, err := dev.Time(run, o.Warmups, o.Runs)
@@ -249,7 +246,7 @@ func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.
 	var ls []*gpuext.Launch
 	var names []string
 	add := func(name string, blocks int, args ...any) error {
-		l, err := dev.LaunchContext(ctx, mod, name, sim.Dim1(blocks), block, 0, args...)
+		l, err := dev.Launch(ctx, mod.MustKernel(name), gpuext.Config{Grid: blocks, Block: block}, args...)
 		if err != nil {
 			return err
 		}
@@ -350,7 +347,7 @@ func runCopy(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Opti
 	b := int64(n) * 4
 	grid := copyBlocksPerSM * dev.SMs()
 	kernel := func() error {
-		_, err := dev.LaunchContext(ctx, mod, KernelCopy, sim.Dim1(grid), sim.Dim1(ThreadsPerBlock), 0, src, dst, uint64(n/4))
+		_, err := dev.Launch(ctx, mod.MustKernel(KernelCopy), gpuext.Config{Grid: grid, Block: ThreadsPerBlock}, src, dst, uint64(n/4))
 		return err
 	}
 	var out []CopyRun

@@ -106,5 +106,5 @@ func KernelSource(name string) (string, error) { return cusrc.Func(cudaSource, n
 // Go mirrors, so the simulator runs the very PTX a GPU loads. Each call
 // builds a new Module, so callers never share mutable state.
 func Module() *gpuext.Module {
-	return &gpuext.Module{Name: "libs", CUDA: cudaSource, PTX: ptxSource}
+	return gpuext.NewModule("libs", cudaSource, ptxSource)
 }

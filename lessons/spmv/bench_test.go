@@ -109,7 +109,7 @@ func benchPTX(b *testing.B, kernel string, skewed bool) {
 	for i := 0; i < b.N; i++ {
 		var err error
 		best.timed(func() {
-			_, err = dev.Launch(mod, kernel, grid, sim.Dim1(ThreadsPerBlock), 0, rowPtr, colIdx, val, x, y, uint64(rows))
+			_, err = dev.Launch(context.Background(), mod.MustKernel(kernel), gpuext.Config{Grid: grid, Block: ThreadsPerBlock}, rowPtr, colIdx, val, x, y, uint64(rows))
 		})
 		if err != nil {
 			b.Fatal(err)

@@ -1,11 +1,11 @@
 package spmv
 
 import (
+	"context"
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
-	"github.com/warplab/warplab/sim"
 )
 
 // seedCSR builds the Day-37 matrices directly in CSR (the lesson builds them
@@ -78,11 +78,11 @@ func TestFidelityDesignTable(t *testing.T) {
 		var err error
 		switch c.kernel {
 		case KernelProbe:
-			l, err = dev.Launch(mod, c.kernel, sim.Dim1(SeedProbeBlocks), sim.Dim1(256), 0, colIdx, val, x, part, uint64(len(v)))
+			l, err = dev.Launch(context.Background(), mod.MustKernel(c.kernel), gpuext.Config{Grid: SeedProbeBlocks, Block: 256}, colIdx, val, x, part, uint64(len(v)))
 		case KernelWarpPerRow, KernelWarpPerRowUnroll1:
-			l, err = dev.Launch(mod, c.kernel, sim.Dim1(rows*32/256), sim.Dim1(256), 0, rowPtr, colIdx, val, x, y, uint64(rows))
+			l, err = dev.Launch(context.Background(), mod.MustKernel(c.kernel), gpuext.Config{Grid: rows * 32 / 256, Block: 256}, rowPtr, colIdx, val, x, y, uint64(rows))
 		default:
-			l, err = dev.Launch(mod, c.kernel, sim.Dim1(rows/256), sim.Dim1(256), 0, rowPtr, colIdx, val, x, y, uint64(rows))
+			l, err = dev.Launch(context.Background(), mod.MustKernel(c.kernel), gpuext.Config{Grid: rows / 256, Block: 256}, rowPtr, colIdx, val, x, y, uint64(rows))
 		}
 		if err != nil {
 			t.Fatal(err)

@@ -145,7 +145,7 @@ func threadPerRowStats(t *testing.T, dev *gpuext.Device, mod *gpuext.Module, ker
 			}
 		}
 	}()
-	l, err := dev.Launch(mod, kernel, sim.Dim1(rows/ThreadsPerBlock), sim.Dim1(ThreadsPerBlock), 0, rowPtr, colIdx, val, x, y, uint64(rows))
+	l, err := dev.Launch(context.Background(), mod.MustKernel(kernel), gpuext.Config{Grid: rows / ThreadsPerBlock, Block: ThreadsPerBlock}, rowPtr, colIdx, val, x, y, uint64(rows))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -407,13 +407,11 @@ func launchRowKernel(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module
 		threads = rows * WarpSize
 	}
 	blocks := max(1, (threads+ThreadsPerBlock-1)/ThreadsPerBlock)
-	return dev.LaunchContext(ctx, mod, name, sim.Dim1(blocks), sim.Dim1(ThreadsPerBlock), 0,
-		d.rowPtr, d.colIdx, d.val, d.x, d.y, uint64(rows))
+	return dev.Launch(ctx, mod.MustKernel(name), gpuext.Config{Grid: blocks, Block: ThreadsPerBlock}, d.rowPtr, d.colIdx, d.val, d.x, d.y, uint64(rows))
 }
 
 func launchProbe(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, d *deviceMatrix, partials *gpuext.Buffer[float32], blocks, nnz int) (*gpuext.Launch, error) {
-	return dev.LaunchContext(ctx, mod, KernelProbe, sim.Dim1(blocks), sim.Dim1(ThreadsPerBlock), 0,
-		d.colIdx, d.val, d.x, partials, uint64(nnz))
+	return dev.Launch(ctx, mod.MustKernel(KernelProbe), gpuext.Config{Grid: blocks, Block: ThreadsPerBlock}, d.colIdx, d.val, d.x, partials, uint64(nnz))
 }
 
 // timeIt returns the time of one run of launch: the checked launch's modeled

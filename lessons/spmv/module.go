@@ -58,5 +58,5 @@ func Source() (cuda, ptx string) { return cudaSource, ptxSource }
 // There is no Go form of these kernels and no hand instruction count. Each
 // call builds a new Module, so callers never share mutable state.
 func Module() *gpuext.Module {
-	return &gpuext.Module{Name: "spmv", CUDA: cudaSource, PTX: ptxSource}
+	return gpuext.NewModule("spmv", cudaSource, ptxSource)
 }

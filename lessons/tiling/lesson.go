@@ -354,7 +354,7 @@ func (r *runner) matmul() error {
 		}
 		run := KernelRun{Kernel: v.name, N: n, Tile: v.tile, Coarse: v.coarse, Flops: flops, Bytes: bytes}
 		if err := r.launch(run, func() (*gpuext.Launch, error) {
-			return r.dev.LaunchContext(r.ctx, r.m, v.name, grid, block, shared, mb.A, mb.B, mb.C, int32(n))
+			return r.dev.Launch(r.ctx, r.m.MustKernel(v.name), gpuext.Config{Grid: grid, Block: block, Shared: shared}, mb.A, mb.B, mb.C, int32(n))
 		}, mb.check); err != nil {
 			return err
 		}
@@ -395,7 +395,7 @@ func (r *runner) transposes() error {
 	}{{KTransposeNaive, 0}, {KTransposeShared, T * T * 4}, {KTransposeSharedPadded, T * (T + 1) * 4}} {
 		run := KernelRun{Kernel: v.name, N: n, Tile: T, Coarse: 1, Bytes: 2 * int64(n) * int64(n) * 4}
 		if err := r.launch(run, func() (*gpuext.Launch, error) {
-			return r.dev.LaunchContext(r.ctx, r.m, v.name, grid, block, v.shared, da, dc, int32(n))
+			return r.dev.Launch(r.ctx, r.m.MustKernel(v.name), gpuext.Config{Grid: grid, Block: block, Shared: v.shared}, da, dc, int32(n))
 		}, check); err != nil {
 			return err
 		}
@@ -429,7 +429,7 @@ func (r *runner) sparse() error {
 	got := make([]int32, n)
 	if err := r.launch(KernelRun{Kernel: KDenseRowCount, N: n, Coarse: 1, Bytes: int64(n)*int64(n)*4 + int64(n)*4},
 		func() (*gpuext.Launch, error) {
-			return r.dev.LaunchContext(r.ctx, r.m, KDenseRowCount, grid1, block1, 0, dM, int32(n), int32(n), counts)
+			return r.dev.Launch(r.ctx, r.m.MustKernel(KDenseRowCount), gpuext.Config{Grid: grid1, Block: block1}, dM, int32(n), int32(n), counts)
 		},
 		func() (bool, bool, error) {
 			if err := counts.Download(got); err != nil {
@@ -467,7 +467,7 @@ func (r *runner) sparse() error {
 	defer dData.Free()
 	if err := r.launch(KernelRun{Kernel: KDenseToCSR, N: n, Coarse: 1, Bytes: int64(n)*int64(n)*4 + int64(nnz)*8},
 		func() (*gpuext.Launch, error) {
-			return r.dev.LaunchContext(r.ctx, r.m, KDenseToCSR, grid1, block1, 0, dM, int32(n), int32(n), dRowPtr, dCol, dData)
+			return r.dev.Launch(r.ctx, r.m.MustKernel(KDenseToCSR), gpuext.Config{Grid: grid1, Block: block1}, dM, int32(n), int32(n), dRowPtr, dCol, dData)
 		},
 		func() (bool, bool, error) {
 			cols := make([]int32, max(total, 1))
@@ -511,7 +511,7 @@ func (r *runner) sparse() error {
 		}
 		run := KernelRun{Kernel: v.name, N: n, Coarse: 1, Flops: 2 * int64(nnz), Bytes: int64(nnz)*8 + int64(n+1)*4 + int64(n)*12}
 		if err := r.launch(run, func() (*gpuext.Launch, error) {
-			return r.dev.LaunchContext(r.ctx, r.m, v.name, v.grid, sim.Dim1(256), v.shared, dData, dCol, dRowPtr, dx, dy, int32(n))
+			return r.dev.Launch(r.ctx, r.m.MustKernel(v.name), gpuext.Config{Grid: v.grid, Block: 256, Shared: v.shared}, dData, dCol, dRowPtr, dx, dy, int32(n))
 		}, func() (bool, bool, error) {
 			y := make([]float32, n)
 			if err := dy.Download(y); err != nil {

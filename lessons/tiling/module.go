@@ -49,5 +49,5 @@ func CoarseKernel(c int) string { return fmt.Sprintf("matmulTiledCoarse%d", c) }
 // nvcc emitted). It builds a fresh value each call, so callers may not
 // disturb one another.
 func Module() *gpuext.Module {
-	return &gpuext.Module{Name: "tiling", CUDA: cudaSource, PTX: ptxSource}
+	return gpuext.NewModule("tiling", cudaSource, ptxSource)
 }

@@ -1,6 +1,7 @@
 package tiling
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -58,7 +59,7 @@ func (r *runner) sweep() error {
 		if p.kind == "naive" {
 			shared = 0
 		}
-		l, err := r.dev.LaunchContext(r.ctx, r.m, p.name, grid, block, shared, mb.A, mb.B, mb.C, int32(n))
+		l, err := r.dev.Launch(r.ctx, r.m.MustKernel(p.name), gpuext.Config{Grid: grid, Block: block, Shared: shared}, mb.A, mb.B, mb.C, int32(n))
 		if err != nil {
 			if cerr := r.ctx.Err(); cerr != nil {
 				err = cerr // the simulator's "cancelled" fault: say it was ctx
@@ -182,7 +183,7 @@ func RunDemo(dev *gpuext.Device, kernel string, n, tile int) (Demo, error) {
 	}
 	defer mb.free()
 	grid, block, shared := matmulGrid(n, tile, 1)
-	_, lerr := dev.Launch(m, kernel, grid, block, shared, mb.A, mb.B, mb.C, int32(n))
+	_, lerr := dev.Launch(context.Background(), m.MustKernel(kernel), gpuext.Config{Grid: grid, Block: block, Shared: shared}, mb.A, mb.B, mb.C, int32(n))
 	var f *sim.Fault
 	if !errors.As(lerr, &f) {
 		if lerr == nil {

@@ -51,7 +51,7 @@ func launchMatmulLaunch(t *testing.T, dev *gpuext.Device, kernel string, n, tile
 		t.Fatal(err)
 	}
 	grid, block, shared := matmulGrid(n, tile, coarse)
-	l, err := dev.Launch(Module(), kernel, grid, block, shared, A, B, C, int32(n))
+	l, err := dev.Launch(context.Background(), Module().MustKernel(kernel), gpuext.Config{Grid: grid, Block: block, Shared: shared}, A, B, C, int32(n))
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -209,7 +209,7 @@ func TestTransposes(t *testing.T) {
 		if err := dc.Fill(0); err != nil {
 			t.Fatal(err)
 		}
-		l, err := dev.Launch(Module(), c.kernel, sim.Dim2(m/T, m/T), sim.Dim2(T, T), c.shared, da, dc, int32(m))
+		l, err := dev.Launch(context.Background(), Module().MustKernel(c.kernel), gpuext.Config{Grid: sim.Dim2(m/T, m/T), Block: sim.Dim2(T, T), Shared: c.shared}, da, dc, int32(m))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,6 @@
 // Package ptxcache is the repository's PTX cache for the CUDA C written in
 // the shipped notebooks: for each kernel source a notebook compiles with
-// gpuext.CompileCUDA, <key>.cu holds the source and <key>.ptx the PTX that
+// gpuext.Compile, <key>.cu holds the source and <key>.ptx the PTX that
 // nvcc 11.8 made of it for compute_75 (key: gpuext.PTXCacheKey) — or, for a
 // cell that teaches a compile error, <key>.err holds nvcc's messages, so the
 // error shows at the cell's lines where there is no nvcc too.
