@@ -39,7 +39,7 @@ import (
 // divergent code) is a "divergent barrier" fault.
 
 // numSpecial is the number of special-register rows a warp keeps.
-const numSpecial = int(ptx.SpecialLaneMaskGe) + 1
+const numSpecial = int(ptx.NumSpecial)
 
 // defaultMaxWarpInstr bounds one warp's issued instructions when
 // PTXKernel.MaxInstructions is zero.
@@ -93,6 +93,11 @@ type pwarp struct {
 	calls    []callFrame
 	fp       int
 	retDepth int
+
+	// barRed is the bar.red this warp waits at, and its lanes
+	// (ptxwarp.go); nil when none.
+	barRed     *xin
+	barRedMask uint32
 }
 
 // ptxLaunch is what one LaunchPTX shares between its workers.
@@ -124,6 +129,11 @@ type ptxWorker struct {
 	mix [numClasses]int64 // issued warp instructions by class
 
 	constReq, constTx int64 // ld.const requests and the distinct addresses they served (countConst)
+
+	// The block's bar.red in progress (ptxwarp.go).
+	redOpen        bool
+	redCount       uint64
+	redAll, redAny bool
 
 	specDone  bool       // the warps' launch-constant special rows are filled
 	siteCache []siteMemo // by site: the dense counter index last used, and its buffer
@@ -420,6 +430,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 				return f
 			}
 		}
+		e.barRedRelease() // ptxwarp.go
 		for i := range e.warps {
 			if e.warps[i].waiting {
 				e.warps[i].waiting = false
@@ -686,6 +697,9 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 						"warp %d reached bar.sync with lanes %032b of its live lanes %032b; the other lanes can never arrive (a __syncthreads inside a branch not every thread takes)",
 						wp.id, exec, wp.live))
 				}
+				if x.in.Red != ptx.RedNone {
+					e.barRedArrive(wp, x, exec) // ptxwarp.go
+				}
 				top.pc = pc + 1
 				wp.waiting = true
 				wp.rec.bars++
@@ -849,6 +863,9 @@ func (wp *pwarp) guardMask(g int32, neg bool) uint32 {
 
 // exec runs one non-control instruction on the lanes in mask.
 func (e *ptxWorker) exec(wp *pwarp, x *xin, mask uint32) *Fault {
+	if x.clock {
+		e.fillClocks(wp) // it reads a clock (ptxwarp.go)
+	}
 	switch x.op {
 	case ptx.OpLd, ptx.OpSt, ptx.OpAtom, ptx.OpRed:
 		return e.mem(wp, x, mask)
@@ -857,6 +874,20 @@ func (e *ptxWorker) exec(wp *pwarp, x *xin, mask uint32) *Fault {
 	case ptx.OpVote:
 		e.vote(wp, x, mask)
 		return nil
+	case ptx.OpMatch: // ptxwarp.go
+		return e.match(wp, x, mask)
+	case ptx.OpRedux:
+		return e.redux(wp, x, mask)
+	case ptx.OpActivemask:
+		e.activemask(wp, x, mask)
+		return nil
+	case ptx.OpNanosleep:
+		return nil
+	case ptx.OpCpAsync:
+		if x.in.Async == ptx.AsyncCopy {
+			return e.cpAsync(wp, x, mask)
+		}
+		return nil // commit and wait: the copies are done (cpAsync)
 	case ptx.OpMov:
 		if x.frameSym {
 			e.cvta(wp, x, mask) // a frame variable's address (ptxcall.go)

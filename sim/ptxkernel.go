@@ -131,6 +131,12 @@ type xin struct {
 	fnRet    bool
 	frameRel bool
 	frameSym bool
+	clock    bool // it reads %clock, %clock64 or %globaltimer (ptxwarp.go)
+
+	// cp.async (ptxwarp.go): the source address is src[1]'s register (its
+	// base) plus aconst2; site2 is the shared store's counter site
+	aconst2 uint64
+	site2   int32
 
 	// memory instructions
 	site   int32 // counter site, -1 for non-memory instructions, ld.param and call .param variables
@@ -202,6 +208,16 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 	pk.markOnce()
 	pk.markSkips()
 	pk.markInitCheck()
+	for i := range pk.code {
+		// A clock is read when the instruction runs (ptxwarp.go); the
+		// passes above may have moved a clock into a reader of a mov.
+		x := &pk.code[i]
+		for _, o := range x.src {
+			if o.kind == oSpec && o.idx >= int32(ptx.SpecialClock) {
+				x.clock, x.fast = true, fNone
+			}
+		}
+	}
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {
@@ -865,6 +881,39 @@ func (pk *PTXKernel) decode(i int) error {
 		if in.Reconv < 0 || int(in.Reconv) > len(pk.k.Instrs) {
 			return fail("reconvergence point %d out of range", in.Reconv)
 		}
+	case ptx.OpCpAsync:
+		if in.Async != ptx.AsyncCopy {
+			break
+		}
+		d, sa := &in.Src[0], &in.Src[1]
+		if d.Kind != ptx.OpdAddr || sa.Kind != ptx.OpdAddr || in.Src[2].Kind != ptx.OpdImm {
+			return fail("cp.async needs two addresses and an immediate size")
+		}
+		x.size = int(in.Src[2].Imm)
+		if x.size != 4 && x.size != 8 && x.size != 16 {
+			return fail("cp.async copies 4, 8 or 16 bytes, not %d", x.size)
+		}
+		x.vec = 1
+		x.abase = d.Reg
+		x.a32 = d.Reg >= 0 && pk.k.Regs[d.Reg].Type.Size() == 4
+		x.aconst = d.Imm
+		if d.Var >= 0 {
+			x.aconst += pk.symAddr(d.Var)
+		}
+		// The source's base register goes in src[1], where the register
+		// passes see it read.
+		x.src[1] = xopd{kind: oImm, idx: pk.immRow(0)}
+		if sa.Reg >= 0 {
+			x.src[1] = xopd{kind: oReg, idx: sa.Reg}
+		}
+		x.aconst2 = sa.Imm
+		if sa.Var >= 0 {
+			x.aconst2 += pk.symAddr(sa.Var)
+		}
+		x.site = int32(pk.nsites)
+		x.site2 = int32(pk.nsites + 1)
+		pk.nsites += 2
+		pk.labels = append(pk.labels, pk.siteLabel(in), pk.siteLabel(in)+" (shared)")
 	case ptx.OpCall:
 		if in.Call == nil {
 			return fail("a call without its target")
@@ -876,6 +925,12 @@ func (pk *PTXKernel) decode(i int) error {
 		return fail("instruction not supported by the simulator")
 	}
 	x.fast = fastClass(in)
+	for j := 0; j < int(in.NSrc); j++ {
+		if o := in.Src[j]; o.Kind == ptx.OpdSpecial && o.Special >= ptx.SpecialClock {
+			x.clock = true
+			x.fast = fNone
+		}
+	}
 	if int32(i) >= pk.kend && (in.Op == ptx.OpMov || in.Op == ptx.OpCvta) && in.Src[0].Kind == ptx.OpdSym && pk.frameVar(in.Src[0].Var) && pk.k.VarFunc[in.Src[0].Var] > 0 {
 		// The address of a function's frame variable depends on the
 		// frame (ptxcall.go): computed when it runs.
@@ -1138,8 +1193,12 @@ func instrClass(in *ptx.Instr) uint8 {
 		return cMove
 	case ptx.OpBra, ptx.OpRet, ptx.OpExit, ptx.OpBar, ptx.OpMembar, ptx.OpCall:
 		return cControl
-	case ptx.OpShfl, ptx.OpVote:
+	case ptx.OpShfl, ptx.OpVote, ptx.OpMatch, ptx.OpRedux, ptx.OpActivemask:
 		return cWarp
+	case ptx.OpCpAsync:
+		return cMemory
+	case ptx.OpNanosleep:
+		return cControl
 	}
 	if in.Type.IsFloat() || in.Op == ptx.OpSetp && in.SrcType.IsFloat() {
 		return cFloat

@@ -848,7 +848,6 @@ func (e *ptxWorker) countGlobal(x *xin, mask uint32, width int) {
 // countShared counts the shared request of one warp-level instruction by
 // the bank rule (wavefronts), through request.
 func (e *ptxWorker) countShared(x *xin, mask uint32, width int) {
-	w := e.t.w
 	op := opLd
 	switch x.op {
 	case ptx.OpSt:
@@ -856,6 +855,13 @@ func (e *ptxWorker) countShared(x *xin, mask uint32, width int) {
 	case ptx.OpAtom, ptx.OpRed:
 		op = opAtom
 	}
+	e.countSharedAt(x.site, op, mask, width)
+}
+
+// countSharedAt is countShared at a given site and operation (cp.async's
+// shared store has a site of its own).
+func (e *ptxWorker) countSharedAt(site int32, op int, mask uint32, width int) {
+	w := e.t.w
 	n, lanes := 0, 0
 	for m := mask; m != 0; m &= m - 1 {
 		l := bits.TrailingZeros32(m)
@@ -870,6 +876,6 @@ func (e *ptxWorker) countShared(x *xin, mask uint32, width int) {
 		}
 	}
 	n = uniq(e.words[:n])
-	d := w.explicitSite(Site(x.site), &e.shMeta, op*2+1)
+	d := w.explicitSite(Site(site), &e.shMeta, op*2+1)
 	w.request(&w.sites[d], e.words[:n], lanes)
 }

@@ -258,6 +258,22 @@ func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 		}
 		return uint64(bits.Reverse32(uint32(a))), 0
 
+	case OpShf:
+		// The funnel shift of the 64-bit b:a (b the upper half): .l keeps
+		// the upper 32 bits of b:a << n, .r the lower of b:a >> n; n is
+		// c mod 32 (.wrap) or c clamped to 32 (.clamp).
+		n := uint32(c)
+		if in.ShfClamp {
+			n = min(n, 32)
+		} else {
+			n &= 31
+		}
+		v := b<<32 | a&0xffffffff
+		if in.ShfLeft {
+			return (v << n) >> 32 & 0xffffffff, 0
+		}
+		return v >> n & 0xffffffff, 0
+
 	case OpBfe:
 		return bfe(t, a, b, c), 0
 	case OpBfi:

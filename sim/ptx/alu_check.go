@@ -68,6 +68,11 @@ func checkALU(in *Instr) string {
 	}
 
 	switch in.Op {
+	case OpShf:
+		if t != B32 {
+			return "shf is .b32"
+		}
+		return ""
 	case OpMov:
 		if t == TypeNone || int(t) >= len(aluMask) {
 			return "mov without a type"

@@ -37,3 +37,26 @@ func TestFlattenCalls(t *testing.T) {
 		t.Logf("%s: %d instructions (%d its own), %d functions", k.Name, len(flat.Instrs), flat.CodeEnd, len(flat.Funcs))
 	}
 }
+
+// TestShf: the funnel shift, both directions and modes, at the edges.
+func TestShf(t *testing.T) {
+	cases := []struct {
+		left, clamp bool
+		a, b, n     uint64
+		want        uint64
+	}{
+		{true, false, 0x80000001, 0x00000003, 4, 0x00000038},
+		{true, false, 0x80000001, 0x00000003, 36, 0x00000038}, // wrap: 36 mod 32
+		{true, true, 0x80000001, 0x00000003, 36, 0x80000001},  // clamp: 32, the low word
+		{true, false, 0xdeadbeef, 0x12345678, 0, 0x12345678},
+		{false, false, 0x80000001, 0x00000003, 4, 0x38000000},
+		{false, true, 0x80000001, 0x00000003, 40, 0x00000003}, // clamp: 32, the high word
+		{false, false, 0xffffffff, 0, 31, 1},
+	}
+	for _, c := range cases {
+		in := &Instr{Op: OpShf, Type: B32, ShfLeft: c.left, ShfClamp: c.clamp}
+		if got, _ := Eval(in, c.a, c.b, c.n, 0); got != c.want {
+			t.Errorf("shf left=%v clamp=%v %#x:%#x by %d = %#x, want %#x", c.left, c.clamp, c.b, c.a, c.n, got, c.want)
+		}
+	}
+}

@@ -14,13 +14,23 @@ var specialByName = map[string]Special{
 	"%lanemask_eq": SpecialLaneMaskEq, "%lanemask_lt": SpecialLaneMaskLt,
 	"%lanemask_le": SpecialLaneMaskLe, "%lanemask_gt": SpecialLaneMaskGt,
 	"%lanemask_ge": SpecialLaneMaskGe,
+	"%clock": SpecialClock, "%clock64": SpecialClock64, "%globaltimer": SpecialGlobalTimer,
+}
+
+// specialWidth is a special register's width: 64 bits for %clock64 and
+// %globaltimer, 32 for the others.
+func specialWidth(sp Special) Type {
+	if sp == SpecialClock64 || sp == SpecialGlobalTimer {
+		return U64
+	}
+	return U32
 }
 
 // unsupportedSpecials are special registers PTX has and the simulator does
 // not provide (clocks, SM ids, timers): named as such in messages.
 var unsupportedSpecials = map[string]bool{
-	"%clock": true, "%clock64": true, "%clock_hi": true, "%smid": true, "%nsmid": true,
-	"%gridid": true, "%globaltimer": true, "%globaltimer_lo": true, "%globaltimer_hi": true,
+	"%clock_hi": true, "%smid": true, "%nsmid": true,
+	"%gridid": true, "%globaltimer_lo": true, "%globaltimer_hi": true,
 	"%tid": true, "%ntid": true, "%ctaid": true, "%nctaid": true, "%dynamic_smem_size": true,
 	"%total_smem_size": true, "%aggr_smem_size": true, "%pm0": true, "%cluster_ctarank": true,
 }
@@ -331,6 +341,13 @@ func signature(in *Instr) (dst, src []spec, minSrc int) {
 		}
 		return one(d, val, val)
 	case OpBar:
+		if in.Red != RedNone { // bar.red: d, a{, b}, {!}c
+			d := spec{t: U32, allow: aReg}
+			if in.Red != RedPopc {
+				d = spec{t: Pred, allow: aReg}
+			}
+			return []spec{d}, []spec{u32, u32, {t: Pred, allow: aReg | aNeg}}, 2
+		}
 		return nil, []spec{u32, u32}, 1
 	case OpShfl:
 		return one(spec{t: B32, allow: aReg | aPair}, b32, u32, u32, b32)
@@ -346,6 +363,23 @@ func signature(in *Instr) (dst, src []spec, minSrc int) {
 	case OpMembar:
 		if in.Sync { // bar.warp.sync membermask
 			return nil, []spec{b32}, 1
+		}
+	case OpShf:
+		return one(reg, val, val, u32)
+	case OpActivemask:
+		return []spec{reg}, nil, 0
+	case OpNanosleep:
+		return nil, []spec{u32}, 1
+	case OpMatch:
+		return one(spec{t: B32, allow: aReg | aPair}, val, b32)
+	case OpRedux:
+		return one(reg, spec{t: t, allow: aReg}, b32)
+	case OpCpAsync:
+		switch in.Async {
+		case AsyncCopy:
+			return nil, []spec{addr, addr, u32, u32}, 3
+		case AsyncWait:
+			return nil, []spec{u32}, 1
 		}
 	}
 	return nil, nil, 0 // ret, exit, membar; bra is handled by the caller
@@ -404,7 +438,29 @@ func (kp *kparser) operands(in *Instr, toks []token) string {
 		in.Dst[i] = o
 		in.NDst = uint8(i + 1)
 	}
-	for i, r := range raws[nd:] {
+	srcRaws := raws[nd:]
+	if in.Op == OpBar && in.Red != RedNone && len(srcRaws) == 2 {
+		// bar.red without a thread count: the predicate goes to Src[2].
+		srcRaws = []rawOpd{srcRaws[0], {kind: rkSink, text: "_"}, srcRaws[1]}
+	}
+	for i, r := range srcRaws {
+		if r.kind == rkSink && in.Op == OpBar {
+			in.NSrc = uint8(i + 1)
+			continue
+		}
+		if in.Op == OpCpAsync && i < 2 {
+			// The destination is in shared memory, the source in global.
+			sp := in.Space
+			in.Space = [2]Space{SpaceShared, SpaceGlobal}[i]
+			o, msg := kp.resolve(in, r, src[i], false)
+			in.Space = sp
+			if msg != "" {
+				return msg
+			}
+			in.Src[i] = o
+			in.NSrc = uint8(i + 1)
+			continue
+		}
 		o, msg := kp.resolve(in, r, src[i], false)
 		if msg != "" {
 			return msg
@@ -465,8 +521,8 @@ func (kp *kparser) resolveOpd(in *Instr, r rawOpd, s spec, isDst bool) (Operand,
 			if s.allow&aSpecial == 0 || isDst {
 				return o, notHere
 			}
-			if !fits(U32, s.t, s.relax) {
-				return o, fmt.Sprintf("%s is 32 bits wide, not .%s", r.name, s.t)
+			if w := specialWidth(sp); !fits(w, s.t, s.relax) {
+				return o, fmt.Sprintf("%s is %d bits wide, not .%s", r.name, 8*w.Size(), s.t)
 			}
 			o.Kind, o.Special = OpdSpecial, sp
 			return o, ""

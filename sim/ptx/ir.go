@@ -90,6 +90,12 @@ const (
 	OpTrap   // trap (__trap()): the thread stops the kernel with an error
 	OpMembar // membar and fence: no effect in a simulator that runs memory in order; also bar.warp.sync (__syncwarp: Sync set, Src[0] the member mask), as a warp's lanes run in step
 	OpCall   // call: a direct call of a .func (Call says which), or of a built-in (vprintf, __assertfail)
+	OpShf        // shf.l/.r.wrap/.clamp.b32: funnel shift (Eval)
+	OpActivemask // activemask.b32 d: the lanes executing it
+	OpNanosleep  // nanosleep.u32 t: no effect in the simulator (a warp's lanes run in step)
+	OpMatch      // match.any/.all.sync.b32/.b64 d[|p], a, membermask (Match)
+	OpRedux      // redux.sync.<Red>.<type> d, a, membermask
+	OpCpAsync    // cp.async (Async: a copy, commit_group, wait_group N, wait_all)
 	numOps
 )
 
@@ -229,6 +235,13 @@ const (
 	SpecialLaneMaskLe
 	SpecialLaneMaskGt
 	SpecialLaneMaskGe
+	// The clocks: the executor reads them when an instruction runs (the
+	// warp's issued instructions so far, a deterministic stand-in for
+	// cycles and nanoseconds). %clock64 and %globaltimer are 64 bits wide.
+	SpecialClock
+	SpecialClock64
+	SpecialGlobalTimer
+	NumSpecial // the number of special registers
 )
 
 // OperandKind says what an Operand holds.
@@ -315,7 +328,58 @@ type Instr struct {
 	Caller Loc
 	Text   string // the instruction as written (runs of blanks made one space), for messages and listings
 	Call   *Call  // OpCall: what is called, with which arguments
+	// Red is redux.sync's operation, and bar.red's (popc, and, or): Dst[0]
+	// the result, Src[0] the barrier, Src[1] the thread count (none: -1
+	// register, OpdNone), Src[2] the predicate.
+	Red RedOp
+	// Match is match.sync's mode; Dst[1] the optional predicate of .all.
+	Match MatchMode
+	// Async is cp.async's form. A copy: Src[0] the shared destination,
+	// Src[1] the global source, Src[2] the copy size (4, 8 or 16 bytes),
+	// Src[3] the optional source size (the rest zero-filled); Src[0] of
+	// wait_group is N. CpCG is .cg (.ca otherwise: cache hints only).
+	Async AsyncOp
+	CpCG  bool
+	// Shf is shf's direction and mode.
+	ShfLeft, ShfClamp bool
 }
+
+// RedOp is the reduction of redux.sync and bar.red.
+type RedOp uint8
+
+// The reductions.
+const (
+	RedNone RedOp = iota
+	RedAdd
+	RedMin
+	RedMax
+	RedAnd
+	RedOr
+	RedXor
+	RedPopc
+)
+
+// MatchMode is match.sync's mode.
+type MatchMode uint8
+
+// The match modes.
+const (
+	MatchNone MatchMode = iota
+	MatchAny
+	MatchAll
+)
+
+// AsyncOp is cp.async's form.
+type AsyncOp uint8
+
+// The cp.async forms.
+const (
+	AsyncNone AsyncOp = iota
+	AsyncCopy
+	AsyncCommit
+	AsyncWait
+	AsyncWaitAll
+)
 
 // Builtin is a function the simulator provides itself: the CUDA runtime's
 // device-side functions that nvcc calls by name.

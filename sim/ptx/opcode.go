@@ -18,7 +18,8 @@ var opNames = map[string]Opcode{
 	"selp": OpSelp, "bra": OpBra, "ret": OpRet, "exit": OpExit,
 	"bar": OpBar, "barrier": OpBar, "shfl": OpShfl, "vote": OpVote,
 	"atom": OpAtom, "red": OpRed, "membar": OpMembar, "fence": OpMembar,
-	"trap": OpTrap, "call": OpCall,
+	"trap": OpTrap, "call": OpCall, "shf": OpShf, "activemask": OpActivemask,
+	"nanosleep": OpNanosleep, "match": OpMatch, "redux": OpRedux,
 }
 
 // opText spells each Opcode (the base name; OpBar as "bar", OpMembar as "membar").
@@ -96,6 +97,20 @@ var (
 // everything the executor does not implement is refused here, by name, so
 // that nothing is ever skipped silently.
 func decodeOpcode(in *Instr, text string) string {
+	switch text {
+	case "cp.async.commit_group":
+		in.Op, in.Async = OpCpAsync, AsyncCommit
+		return ""
+	case "cp.async.wait_group":
+		in.Op, in.Async = OpCpAsync, AsyncWait
+		return ""
+	case "cp.async.wait_all":
+		in.Op, in.Async = OpCpAsync, AsyncWaitAll
+		return ""
+	}
+	if strings.HasPrefix(text, "cp.async.") {
+		return decodeCpAsync(in, text)
+	}
 	if text == "bar.warp.sync" {
 		// __syncwarp: the lanes of a simulated warp run in step, so it
 		// orders nothing that is not ordered already; executed as membar.
@@ -127,7 +142,8 @@ func decodeOpcode(in *Instr, text string) string {
 		return fmt.Sprintf("%s in %q", msg, text)
 	}
 	switch in.Op {
-	case OpLd, OpSt, OpCvta, OpBra, OpRet, OpExit, OpBar, OpShfl, OpVote, OpAtom, OpRed, OpMembar, OpTrap, OpCall:
+	case OpLd, OpSt, OpCvta, OpBra, OpRet, OpExit, OpBar, OpShfl, OpVote, OpAtom, OpRed, OpMembar, OpTrap, OpCall,
+		OpActivemask, OpNanosleep, OpMatch, OpRedux, OpCpAsync:
 		// The executor implements these itself.
 	default:
 		// Per-lane arithmetic runs through Eval (alu.go): refuse here, with
@@ -226,8 +242,47 @@ func applyMod(in *Instr, m string) bool {
 			return setOnce(&in.Sync, true)
 		case "aligned", "cta":
 			return true
+		case "red":
+			return setOnce(&in.Red, RedPopc) // the operation follows
+		case "popc", "and", "or":
+			if in.Red != RedPopc {
+				return false
+			}
+			in.Red = map[string]RedOp{"popc": RedPopc, "and": RedAnd, "or": RedOr}[m]
+			in.Sync = true
+			return true
 		}
 		return false
+	case OpShf:
+		switch m {
+		case "l":
+			return setOnce(&in.ShfLeft, true)
+		case "r":
+			return true
+		case "wrap":
+			return true
+		case "clamp":
+			return setOnce(&in.ShfClamp, true)
+		}
+		return false
+	case OpActivemask, OpNanosleep:
+		return false
+	case OpMatch:
+		switch m {
+		case "sync":
+			return setOnce(&in.Sync, true)
+		case "any":
+			return setOnce(&in.Match, MatchAny)
+		case "all":
+			return setOnce(&in.Match, MatchAll)
+		}
+		return false
+	case OpRedux:
+		if m == "sync" {
+			return setOnce(&in.Sync, true)
+		}
+		r, ok := map[string]RedOp{"add": RedAdd, "min": RedMin, "max": RedMax, "and": RedAnd, "or": RedOr, "xor": RedXor}[m]
+		return ok && setOnce(&in.Red, r)
 	case OpShfl:
 		switch m {
 		case "sync":
@@ -301,8 +356,11 @@ func checkTypes(in *Instr, types []Type) string {
 	switch in.Op {
 	case OpCvt:
 		want = 2
-	case OpBra, OpRet, OpExit, OpBar, OpMembar, OpTrap, OpCall:
+	case OpBra, OpRet, OpExit, OpBar, OpMembar, OpTrap, OpCall, OpCpAsync:
 		want = 0
+		if in.Op == OpBar && in.Red != RedNone {
+			want = 1 // bar.red.popc.u32, bar.red.and.pred
+		}
 	}
 	if len(types) != want {
 		return fmt.Sprintf("%d types where %s takes %d", len(types), in.Op, want)
@@ -530,7 +588,43 @@ func checkTypes(in *Instr, types []Type) string {
 		}
 	case OpBar:
 		if !in.Sync {
-			return "only bar.sync and barrier.sync are supported"
+			return "only bar.sync, barrier.sync and bar.red are supported"
+		}
+		if in.Red == RedPopc && t != U32 || (in.Red == RedAnd || in.Red == RedOr) && t != Pred {
+			return "bar.red.popc takes .u32, bar.red.and and .or take .pred"
+		}
+	case OpShf:
+		if t != B32 {
+			return bad()
+		}
+	case OpActivemask:
+		if t != B32 {
+			return bad()
+		}
+	case OpNanosleep:
+		if t != U32 {
+			return bad()
+		}
+	case OpMatch:
+		if !in.Sync || in.Match == MatchNone {
+			return "match needs .sync and a mode (any, all)"
+		}
+		if t != B32 && t != B64 {
+			return bad()
+		}
+	case OpRedux:
+		if !in.Sync || in.Red == RedNone {
+			return "redux needs .sync and an operation"
+		}
+		switch in.Red {
+		case RedAdd, RedMin, RedMax:
+			if t != U32 && t != S32 {
+				return bad()
+			}
+		default:
+			if t != B32 {
+				return bad()
+			}
 		}
 	case OpShfl:
 		if !in.Sync || in.Shfl == ShflNone {
@@ -577,5 +671,31 @@ func checkTypes(in *Instr, types []Type) string {
 			return bad()
 		}
 	}
+	return ""
+}
+
+// decodeCpAsync reads cp.async.ca.shared.global (or .cg, with the
+// optional .L2:: hints): a copy of 4, 8 or 16 bytes from global to shared
+// memory that completes by the next cp.async.wait_group or wait_all.
+func decodeCpAsync(in *Instr, text string) string {
+	in.Op, in.Async = OpCpAsync, AsyncCopy
+	parts := strings.Split(text, ".")[2:]
+	var spaces []string
+	for _, m := range parts {
+		switch {
+		case m == "ca":
+		case m == "cg":
+			in.CpCG = true
+		case m == "shared" || m == "global" || m == "shared::cta":
+			spaces = append(spaces, m)
+		case strings.HasPrefix(m, "L2::") && m != "L2::cache_hint":
+		default:
+			return fmt.Sprintf("unsupported instruction %q (modifier .%s)", text, m)
+		}
+	}
+	if len(spaces) != 2 || spaces[1] != "global" {
+		return fmt.Sprintf("unsupported instruction %q (cp.async copies .shared.global)", text)
+	}
+	in.Space = SpaceShared
 	return ""
 }

@@ -1,0 +1,251 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+	"unsafe"
+
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// The warp- and block-level instructions of sm_70 and later that the
+// executor runs itself: activemask, nanosleep, the clocks, match.sync,
+// redux.sync, bar.red and cp.async.
+
+// fillClocks sets the clock special registers of wp for an instruction
+// that reads one: the warp's issued instructions so far, which grow as a
+// clock does (a deterministic stand-in: no cycles are simulated, so a
+// kernel that times itself gets instruction counts, not cycles).
+func (e *ptxWorker) fillClocks(wp *pwarp) {
+	v := uint64(wp.instr)
+	fillRow(&wp.spec[ptx.SpecialClock], v&0xffffffff)
+	fillRow(&wp.spec[ptx.SpecialClock64], v)
+	fillRow(&wp.spec[ptx.SpecialGlobalTimer], v)
+}
+
+// activemask writes the lanes executing it (__activemask()).
+func (e *ptxWorker) activemask(wp *pwarp, x *xin, mask uint32) {
+	d := e.dst(wp, &x.dst[0], 0)
+	for m := mask; m != 0; m &= m - 1 {
+		d[bits.TrailingZeros32(m)] = uint64(mask)
+	}
+}
+
+// members is the lanes a warp-wide instruction combines for lane: its
+// member mask and the lanes executing. A member that is not executing is
+// a fault, as for shfl.sync: on hardware the result is undefined.
+func (e *ptxWorker) members(wp *pwarp, x *xin, mm *[32]uint64, lane int, mask uint32) (uint32, *Fault) {
+	mem := uint32(mm[lane])
+	if mem&^mask != 0 || mem&(1<<lane) == 0 {
+		return 0, e.fault(wp, lane, x, "bad warp mask", fmt.Sprintf(
+			"lane %d's member mask %032b names lanes not executing this %s, or leaves the lane out (executing %032b)", lane, mem, x.in.Op, mask))
+	}
+	return mem, nil
+}
+
+// match runs match.any.sync (each lane gets the members holding its
+// value) and match.all.sync (the members if all hold one value, else 0,
+// and the predicate).
+func (e *ptxWorker) match(wp *pwarp, x *xin, mask uint32) *Fault {
+	a := e.src(wp, &x.src[0], 0)
+	mm := e.src(wp, &x.src[1], 1)
+	vm := typeMask(x.in.Type)
+	d := e.dst(wp, &x.dst[0], 0)
+	var p *[32]uint64
+	if x.in.NDst > 1 {
+		p = e.dst(wp, &x.dst[1], 1)
+	}
+	var res [32]uint64
+	var pres [32]uint64
+	for m := mask; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		mem, f := e.members(wp, x, mm, lane, mask)
+		if f != nil {
+			return f
+		}
+		v := a[lane] & vm
+		var same uint32
+		for k := mem; k != 0; k &= k - 1 {
+			l := bits.TrailingZeros32(k)
+			if a[l]&vm == v {
+				same |= 1 << l
+			}
+		}
+		if x.in.Match == ptx.MatchAny {
+			res[lane] = uint64(same)
+		} else if same == mem {
+			res[lane], pres[lane] = uint64(mem), 1
+		}
+	}
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		d[l] = res[l]
+		if p != nil {
+			p[l] = pres[l]
+		}
+	}
+	e.t.w.sh.warpSync(wp.id)
+	return nil
+}
+
+// redux runs redux.sync: the members' values combined, to each of them.
+func (e *ptxWorker) redux(wp *pwarp, x *xin, mask uint32) *Fault {
+	a := e.src(wp, &x.src[0], 0)
+	mm := e.src(wp, &x.src[1], 1)
+	signed := x.in.Type == ptx.S32
+	var res [32]uint64
+	for m := mask; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		mem, f := e.members(wp, x, mm, lane, mask)
+		if f != nil {
+			return f
+		}
+		first := true
+		var acc uint32
+		for k := mem; k != 0; k &= k - 1 {
+			v := uint32(a[bits.TrailingZeros32(k)])
+			if first {
+				acc, first = v, false
+				continue
+			}
+			switch x.in.Red {
+			case ptx.RedAdd:
+				acc += v
+			case ptx.RedMin:
+				if signed && int32(v) < int32(acc) || !signed && v < acc {
+					acc = v
+				}
+			case ptx.RedMax:
+				if signed && int32(v) > int32(acc) || !signed && v > acc {
+					acc = v
+				}
+			case ptx.RedAnd:
+				acc &= v
+			case ptx.RedOr:
+				acc |= v
+			case ptx.RedXor:
+				acc ^= v
+			}
+		}
+		res[lane] = uint64(acc)
+	}
+	d := e.dst(wp, &x.dst[0], 0)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		d[l] = res[l]
+	}
+	e.t.w.sh.warpSync(wp.id)
+	return nil
+}
+
+// barRedArrive adds warp wp's lanes to the block's bar.red: the count of
+// true predicates (popc), whether all were true (and), whether any was
+// (or). The results are written when the barrier releases (barRedRelease).
+func (e *ptxWorker) barRedArrive(wp *pwarp, x *xin, exec uint32) {
+	c := e.src(wp, &x.src[2], 2)
+	t := predMask(c, false) & exec
+	if !e.redOpen {
+		e.redOpen, e.redCount, e.redAll, e.redAny = true, 0, true, false
+	}
+	e.redCount += uint64(bits.OnesCount32(t))
+	e.redAll = e.redAll && t == exec
+	e.redAny = e.redAny || t != 0
+	wp.barRed, wp.barRedMask = x, exec
+}
+
+// barRedRelease writes each waiting warp's bar.red result as the barrier
+// releases.
+func (e *ptxWorker) barRedRelease() {
+	if !e.redOpen {
+		return
+	}
+	e.redOpen = false
+	for i := range e.warps {
+		wp := &e.warps[i]
+		x := wp.barRed
+		if x == nil {
+			continue
+		}
+		wp.barRed = nil
+		var v uint64
+		switch x.in.Red {
+		case ptx.RedPopc:
+			v = e.redCount
+		case ptx.RedAnd:
+			v = b2u(e.redAll)
+		case ptx.RedOr:
+			v = b2u(e.redAny)
+		}
+		d := e.dst(wp, &x.dst[0], 0)
+		for m := wp.barRedMask; m != 0; m &= m - 1 {
+			d[bits.TrailingZeros32(m)] = v
+		}
+	}
+}
+
+// cpAsync runs cp.async's copy of 4, 8 or 16 bytes a lane from global to
+// shared memory. The copy is done when issued: CUDA promises its data by
+// the next cp.async.wait_group (or wait_all) and no earlier, and a copy
+// finished sooner is one of the orders it allows. It is counted as a
+// global load at its site and a shared store at its second.
+func (e *ptxWorker) cpAsync(wp *pwarp, x *xin, mask uint32) *Fault {
+	e.cur = x
+	size := x.size
+	var dbase *[32]uint64
+	if x.abase >= 0 {
+		dbase = &wp.regs[x.abase]
+	}
+	sbase := e.src(wp, &x.src[1], 1)
+	var srcSize *[32]uint64
+	if x.in.NSrc > 3 {
+		srcSize = e.src(wp, &x.src[3], 3)
+	}
+	var gmask uint32
+	var buf [16]byte
+	dsts := [32]uint64{}
+	for m := mask; m != 0; m &= m - 1 {
+		lane := bits.TrailingZeros32(m)
+		src := x.aconst2 + sbase[lane]
+		if src%uint64(size) != 0 {
+			return e.fault(wp, lane, x, "misaligned address", fmt.Sprintf("cp.async of %d bytes from global address %#x, not a multiple of %d", size, src, size))
+		}
+		b := e.l.find(src)
+		if b < 0 || src+uint64(size) > e.l.bufs[b].hi {
+			return e.oobGlobal(wp, lane, x, src, b)
+		}
+		g := &e.l.bufs[b]
+		n := size
+		if srcSize != nil {
+			n = min(size, int(uint32(srcSize[lane])))
+		}
+		clear(buf[:size])
+		copy(buf[:n], unsafe.Slice((*byte)(unsafe.Add(g.base, src-g.lo)), n))
+		e.laneBuf[lane] = int32(b)
+		e.laneOff[lane] = src - g.lo
+		gmask |= 1 << lane
+		dst := x.aconst
+		if dbase != nil {
+			dst += dbase[lane]
+		}
+		if x.a32 {
+			dst &= 0xffffffff
+		}
+		if dst >= sharedWin && dst < sharedWin+winSize {
+			dst -= sharedWin
+		}
+		if dst%uint64(size) != 0 || dst+uint64(size) > uint64(len(e.shared)) {
+			return e.fault(wp, lane, x, "out of bounds", fmt.Sprintf(
+				"cp.async of %d bytes to shared offset %d, but the block has %d bytes of shared memory (%s)", size, dst, len(e.shared), e.sharedLayout()))
+		}
+		e.raceCheck(wp, lane, dst, size, true)
+		copy(e.shared[dst:dst+uint64(size)], buf[:size])
+		dsts[lane] = dst
+	}
+	e.countGlobal(x, gmask, size)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		e.laneOff[l] = dsts[l]
+	}
+	e.countSharedAt(x.site2, opSt, mask, size)
+	return nil
+}
