@@ -14,7 +14,7 @@ var specialByName = map[string]Special{
 	"%lanemask_eq": SpecialLaneMaskEq, "%lanemask_lt": SpecialLaneMaskLt,
 	"%lanemask_le": SpecialLaneMaskLe, "%lanemask_gt": SpecialLaneMaskGt,
 	"%lanemask_ge": SpecialLaneMaskGe,
-	"%clock": SpecialClock, "%clock64": SpecialClock64, "%globaltimer": SpecialGlobalTimer,
+	"%clock":       SpecialClock, "%clock64": SpecialClock64, "%globaltimer": SpecialGlobalTimer,
 }
 
 // specialWidth is a special register's width: 64 bits for %clock64 and

@@ -87,9 +87,9 @@ const (
 	OpVote
 	OpAtom
 	OpRed
-	OpTrap   // trap (__trap()): the thread stops the kernel with an error
-	OpMembar // membar and fence: no effect in a simulator that runs memory in order; also bar.warp.sync (__syncwarp: Sync set, Src[0] the member mask), as a warp's lanes run in step
-	OpCall   // call: a direct call of a .func (Call says which), or of a built-in (vprintf, __assertfail)
+	OpTrap       // trap (__trap()): the thread stops the kernel with an error
+	OpMembar     // membar and fence: no effect in a simulator that runs memory in order; also bar.warp.sync (__syncwarp: Sync set, Src[0] the member mask), as a warp's lanes run in step
+	OpCall       // call: a direct call of a .func (Call says which), or of a built-in (vprintf, __assertfail)
 	OpShf        // shf.l/.r.wrap/.clamp.b32: funnel shift (Eval)
 	OpActivemask // activemask.b32 d: the lanes executing it
 	OpNanosleep  // nanosleep.u32 t: no effect in the simulator (a warp's lanes run in step)
