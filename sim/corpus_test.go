@@ -315,3 +315,33 @@ func TestCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestCorpusLinesAreTheStudents: an instruction nvcc inlined from a CUDA
+// header (atomicAdd's body in device_atomic_functions.hpp) is credited to
+// the student's line that called it, in site labels and in faults.
+func TestCorpusLinesAreTheStudents(t *testing.T) {
+	mod := corpusModule(t, "atomics")
+	k, err := sim.NewPTXKernel(mod, "histogram")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var atoms []string
+	for _, l := range k.SiteLabels() {
+		if strings.Contains(l, " atom.") {
+			atoms = append(atoms, l)
+		}
+	}
+	want := []string{"atomics.cu:75 ", "atomics.cu:78 "}
+	if len(atoms) != 2 || !strings.HasPrefix(atoms[0], want[0]) || !strings.HasPrefix(atoms[1], want[1]) {
+		t.Errorf("atomic sites %q, want them at %q", atoms, want)
+	}
+	m, _ := sim.ModelByKey("h200")
+	d := sim.NewDevice(m)
+	in, _ := sim.Upload(d, "in", []uint32{1, 2, 3})
+	bins, _ := sim.Alloc[uint32](d, "bins", 2) // too small: bin 3 is out of bounds
+	_, err = d.LaunchPTX(context.Background(), k, sim.Dim1(1), sim.Dim1(32), 0, in, bins, int32(3))
+	var f *sim.Fault
+	if !errors.As(err, &f) || f.Kind != "out of bounds" || !strings.HasPrefix(f.Site, "atomics.cu:78 ") || strings.Contains(f.Site, ".hpp") {
+		t.Errorf("fault %v, want out of bounds at atomics.cu:78", err)
+	}
+}

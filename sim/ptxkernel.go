@@ -986,17 +986,31 @@ func instrText(in *ptx.Instr) string {
 	return strings.TrimSuffix(strings.Join(strings.Fields(in.Text), " "), ";")
 }
 
-// srcPos is "file.cu:LINE" from in's .loc, "" without line information.
+// srcLoc is the student's line of in: for code nvcc inlined (a .loc with
+// inlined_at), the outermost call site, the line of the kernel's own .cu
+// that called the inlined function (atomicAdd's body lies in
+// device_atomic_functions.hpp; the student wrote the call), else in's own
+// .loc. A position with no line (nvcc's line 0) gives way to the other.
+func srcLoc(in *ptx.Instr) ptx.Loc {
+	if in.Caller.Line > 0 {
+		return in.Caller
+	}
+	return in.Loc
+}
+
+// srcPos is "file.cu:LINE" from in's .loc (srcLoc), "" without line
+// information.
 func (pk *PTXKernel) srcPos(in *ptx.Instr) string {
-	f := int(in.Loc.File)
-	if f <= 0 || f >= len(pk.mod.Files) || in.Loc.Line <= 0 {
+	loc := srcLoc(in)
+	f := int(loc.File)
+	if f <= 0 || f >= len(pk.mod.Files) || loc.Line <= 0 {
 		return ""
 	}
 	name := pk.mod.Files[f]
 	if j := strings.LastIndexAny(name, `/\`); j >= 0 {
 		name = name[j+1:]
 	}
-	return fmt.Sprintf("%s:%d", name, in.Loc.Line)
+	return fmt.Sprintf("%s:%d", name, loc.Line)
 }
 
 func (pk *PTXKernel) ptxName() string {
@@ -1015,7 +1029,7 @@ func (pk *PTXKernel) ptxName() string {
 func (pk *PTXKernel) where(in *ptx.Instr) string {
 	s := fmt.Sprintf("%s:%d %s", pk.ptxName(), in.Line, instrText(in))
 	if p := pk.srcPos(in); p != "" {
-		if l := int(in.Loc.Line); l <= len(pk.srcLines) {
+		if l := int(srcLoc(in).Line); l <= len(pk.srcLines) {
 			p += " " + strings.Join(strings.Fields(pk.srcLines[l-1]), " ")
 		}
 		s = p + " (" + s + ")"
@@ -1039,7 +1053,7 @@ func (pk *PTXKernel) SetSource(cuda string) {
 		}
 		in := x.in
 		p := pk.srcPos(in)
-		l := int(in.Loc.Line)
+		l := int(srcLoc(in).Line)
 		if p == "" || l > len(lines) {
 			continue
 		}
