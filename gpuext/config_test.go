@@ -40,7 +40,7 @@ func TestConfigTrace(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if l.Path != "ptx" || !strings.Contains(l.PTX, "compiled from the module's CUDA C") {
+		if l.Path != PathPTX || !strings.Contains(l.PTX, "compiled from the module's CUDA C") {
 			t.Errorf("path %q, PTX %q; want the PTX compiled from the module's CUDA C", l.Path, l.PTX)
 		}
 		if l.Trace == nil || len(l.Trace.Events) != 2 {

@@ -49,7 +49,7 @@ func (e *ContextLostError) Error() string {
 	sim := `open the simulator (gpuext.Open("sim")) and launch the kernel there with the same grid, block and arguments`
 	if e.Kernel != "" {
 		what = fmt.Sprintf("kernel %s.%s<<<grid %v, block %v, shared %d B>>>", e.Module, e.Kernel, e.Grid, e.Block, e.Shared)
-		sim = fmt.Sprintf(`open the simulator (gpuext.Open("sim")) and run the same launch there: Launch(module %s, %q, grid %v, block %v, %d, the same arguments)`,
+		sim = fmt.Sprintf(`open the simulator (gpuext.Open("sim")) and run the same launch there: Launch(ctx, kernel %s.%s, Config{Grid: %v, Block: %v, Shared: %d}, the same arguments)`,
 			e.Module, e.Kernel, e.Grid, e.Block, e.Shared)
 	}
 	s := fmt.Sprintf("%s faulted on %s (%v). The fault left the CUDA context unusable", what, e.Device, e.Err)

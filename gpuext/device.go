@@ -57,7 +57,7 @@ func OptionsFromEnv() Options {
 // simulator. Notebooks and lessons hold a *Device and never ask which.
 // A Device is safe for use by several goroutines.
 type Device struct {
-	kind   string // "gpu" or "sim"
+	kind   Kind
 	name   string
 	model  sim.Model
 	reason string // why auto chose this backend
@@ -166,7 +166,7 @@ func openSim(key string, opts Options) (*Device, error) {
 		}
 	}
 	return &Device{
-		kind:  "sim",
+		kind:  Sim,
 		name:  name,
 		model: m,
 		opts:  opts,
@@ -176,8 +176,8 @@ func openSim(key string, opts Options) (*Device, error) {
 	}, nil
 }
 
-// Kind is "gpu" or "sim".
-func (d *Device) Kind() string { return d.kind }
+// Kind is the device's backend, GPU or Sim.
+func (d *Device) Kind() Kind { return d.kind }
 
 // Name is the GPU's name ("NVIDIA H200"), or for the simulator the model it
 // simulates, marked as such ("simulated NVIDIA H200 (modeled)").

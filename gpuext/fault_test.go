@@ -108,7 +108,7 @@ func TestContextLostErrorText(t *testing.T) {
 	e := &ContextLostError{Device: "NVIDIA H200", Module: "poke", Kernel: "poke", Grid: sim.Dim1(1), Block: sim.Dim1(32),
 		Call: "cuCtxSynchronize", Err: errors.New("cuCtxSynchronize: IllegalAddress")}
 	for _, want := range []string{"kernel poke.poke<<<grid (1,1,1), block (32,1,1), shared 0 B>>> faulted on NVIDIA H200",
-		"recreated", "allocate and upload them again", "the next launch runs", `gpuext.Open("sim")`, `Launch(module poke, "poke", grid (1,1,1), block (32,1,1)`} {
+		"recreated", "allocate and upload them again", "the next launch runs", `gpuext.Open("sim")`, `Launch(ctx, kernel poke.poke, Config{Grid: (1,1,1), Block: (32,1,1)`} {
 		if !strings.Contains(e.Error(), want) {
 			t.Errorf("message lacks %q:\n%s", want, e)
 		}

@@ -196,7 +196,7 @@ func openGPU(ordinal int, opts Options) (*Device, error) {
 		driver: driverString(), opts: opts, modules: make(map[[32]byte]*cudaModule), byModule: make(map[*Module]moduleRef),
 	}
 	return &Device{
-		kind:   "gpu",
+		kind:   GPU,
 		name:   name,
 		driver: g.driver,
 		model:  modelFor(a),
@@ -557,7 +557,7 @@ func (g *cudaDev) loadedPTX(m *Module) (string, LoadInfo, error) {
 		return "", LoadInfo{}, err
 	}
 	cm.ptxOnce.Do(func() {
-		if cm.info.Path != "cubin" {
+		if cm.info.Path != PathCubin {
 			cm.ptx = cm.ptxText
 			return
 		}
@@ -606,7 +606,7 @@ func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
 		switch {
 		case err == nil:
 			image = string(img)
-			info = LoadInfo{Module: m.Name, Path: "cubin", Arch: arch, Cache: path,
+			info = LoadInfo{Module: m.Name, Path: PathCubin, Arch: arch, Cache: path,
 				Note: fmt.Sprintf("compiled by nvcc %s for this GPU", g.comp.release)}
 		case m.PTX == "":
 			return nil, fmt.Errorf("compiling module %s: %w", m.Name, err)
@@ -632,7 +632,7 @@ func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
 			return nil, fmt.Errorf("module %s has no PTX and %s: install the CUDA toolkit so nvcc can compile its CUDA C, or embed PTX made by scripts/cuda/gen-ptx.sh", m.Name, note)
 		}
 		image = ptxText
-		info.Path = "ptx"
+		info.Path = PathPTX
 		if t := ptxTargetRE.FindStringSubmatch(ptxText); t != nil {
 			info.Arch = t[1]
 		}
@@ -643,8 +643,8 @@ func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
 		return nil, g.recoverLocked("cuModuleLoadData", err)
 	}
 	if err != nil {
-		e := cudaErr("cuModuleLoadData ("+info.Path+")", err)
-		if info.Path == "ptx" {
+		e := cudaErr("cuModuleLoadData ("+info.Path.String()+")", err)
+		if info.Path == PathPTX {
 			if log := jitLog(image); log != "" {
 				e = fmt.Errorf("%w\nJIT log: %s", e, log)
 			}
@@ -882,7 +882,7 @@ func (g *cudaDev) time(ctx context.Context, fc func(context.Context) error, warm
 		return Timing{}, err
 	}
 	if once {
-		return Timing{MeanMs: total, MinMs: total, MedianMs: total, Warmups: 0, Runs: 1, Kind: "measured",
+		return Timing{MeanMs: total, MinMs: total, MedianMs: total, Warmups: 0, Runs: 1, Kind: Measured,
 			Device: g.name, Driver: g.driver, Date: time.Now()}, nil
 	}
 	// Pass 2: an event between every two runs, for min and median.
@@ -920,7 +920,7 @@ func (g *cudaDev) time(ctx context.Context, fc func(context.Context) error, warm
 		median = (per[runs/2-1] + per[runs/2]) / 2
 	}
 	return Timing{MeanMs: total / float64(runs), MinMs: per[0], MedianMs: median,
-		Warmups: warmups, Runs: runs, Kind: "measured",
+		Warmups: warmups, Runs: runs, Kind: Measured,
 		Device: g.name, Driver: g.driver, Date: time.Now()}, nil
 }
 

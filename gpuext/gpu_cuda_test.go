@@ -40,7 +40,7 @@ func openGPUT(t *testing.T, opts Options) *Device {
 func TestGPUOpen(t *testing.T) {
 	d := openGPUT(t, Options{})
 	maj, min := d.ComputeCapability()
-	if d.Kind() != "gpu" || d.Name() == "" || maj < 7 || d.SMs() < 1 || d.MemoryBytes() < 1<<30 {
+	if d.Kind() != GPU || d.Name() == "" || maj < 7 || d.SMs() < 1 || d.MemoryBytes() < 1<<30 {
 		t.Fatalf("gpu device: kind %q name %q cc %d.%d SMs %d memory %d", d.Kind(), d.Name(), maj, min, d.SMs(), d.MemoryBytes())
 	}
 	if m := d.Model(); m.SMs != d.SMs() || m.Name != d.Name() {
@@ -51,7 +51,7 @@ func TestGPUOpen(t *testing.T) {
 		t.Fatalf("MemInfo = %d, %d, %v", free, total, err)
 	}
 	a, err := Open("auto")
-	if err != nil || a.Kind() != "gpu" {
+	if err != nil || a.Kind() != GPU {
 		t.Fatalf("Open(auto) on a GPU host = %v, %v; want the GPU", a, err)
 	}
 	a.Close()
@@ -150,7 +150,7 @@ func TestGPUPTXPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if li.Path != "ptx" || li.Arch != "sm_75" {
+	if li.Path != PathPTX || li.Arch != "sm_75" {
 		t.Fatalf("Load = %+v, want the embedded compute_75 PTX", li)
 	}
 	saxpyBoth(t, d, m)
@@ -168,7 +168,7 @@ func TestGPUCubinPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	maj, min := d.ComputeCapability()
-	if li.Path != "cubin" || li.Arch != fmt.Sprintf("sm_%d%d", maj, min) || li.Cache == "" {
+	if li.Path != PathCubin || li.Arch != fmt.Sprintf("sm_%d%d", maj, min) || li.Cache == "" {
 		t.Fatalf("Load = %+v, want a cubin for this GPU", li)
 	}
 	saxpyBoth(t, d, m)
@@ -291,7 +291,7 @@ func TestGPUTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tm.Kind != "measured" || tm.Warmups != DefaultWarmups || tm.Runs != DefaultRuns || calls != DefaultWarmups+2*DefaultRuns {
+	if tm.Kind != Measured || tm.Warmups != DefaultWarmups || tm.Runs != DefaultRuns || calls != DefaultWarmups+2*DefaultRuns {
 		t.Fatalf("Timing %+v after %d calls, want measured, 3 warm-ups, 10 runs in each of two passes", tm, calls)
 	}
 	if !(tm.MeanMs > 0 && tm.MinMs > 0 && tm.MinMs <= tm.MedianMs) || tm.Device != d.Name() || tm.Driver == "" {
@@ -437,7 +437,7 @@ func TestGPUPTXFrom(t *testing.T) {
 		}
 		_, want := runSaxpy(t, g, m)
 		l, got := runSaxpy(t, s, m)
-		if l.Path != "ptx" || (li.Path == "cubin" && !strings.Contains(l.PTX, "cubin")) || (li.Path == "ptx" && !strings.Contains(l.PTX, "JIT")) {
+		if l.Path != PathPTX || (li.Path == PathCubin && !strings.Contains(l.PTX, "cubin")) || (li.Path == PathPTX && !strings.Contains(l.PTX, "JIT")) {
 			t.Errorf("GPU loaded %s %s; simulator ran %q (%s)", li.Path, li.Arch, l.PTX, l.Path)
 		}
 		for i := range want {

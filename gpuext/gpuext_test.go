@@ -25,7 +25,7 @@ func openSimT(t *testing.T, spec string) *Device {
 func TestOpenSpecs(t *testing.T) {
 	tests := []struct {
 		spec     string
-		kind     string // "" means Open must fail
+		kind     Kind // "" means Open must fail
 		model    string
 		errParts []string
 	}{
@@ -42,20 +42,28 @@ func TestOpenSpecs(t *testing.T) {
 	if !GPUBackend() {
 		tests = append(tests,
 			struct {
-				spec, kind, model string
-				errParts          []string
+				spec     string
+				kind     Kind
+				model    string
+				errParts []string
 			}{spec: "auto", kind: "sim", model: "h200"},
 			struct {
-				spec, kind, model string
-				errParts          []string
+				spec     string
+				kind     Kind
+				model    string
+				errParts []string
 			}{spec: "", kind: "sim", model: "h200"},
 			struct {
-				spec, kind, model string
-				errParts          []string
+				spec     string
+				kind     Kind
+				model    string
+				errParts []string
 			}{spec: "gpu", errParts: []string{"-tags cuda", "scripts/cuda/build.sh"}},
 			struct {
-				spec, kind, model string
-				errParts          []string
+				spec     string
+				kind     Kind
+				model    string
+				errParts []string
 			}{spec: "gpu:1", errParts: []string{"-tags cuda"}},
 		)
 	}
@@ -398,7 +406,7 @@ func TestSaxpyOnSimulator(t *testing.T) {
 	}
 	m := saxpyModule()
 	li, err := d.Load(m)
-	if err != nil || li.Path != "ptx" {
+	if err != nil || li.Path != PathPTX {
 		t.Fatalf("Load = %+v, %v; want path ptx", li, err)
 	}
 	const block = 256
@@ -452,7 +460,7 @@ func TestTimeOnSimulatorIsModeled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tm.Kind != "modeled" || tm.Runs != 1 || tm.Warmups != 0 {
+	if tm.Kind != Modeled || tm.Runs != 1 || tm.Warmups != 0 {
 		t.Fatalf("Timing = %+v, want Kind modeled from one run", tm)
 	}
 	if math.Abs(tm.MeanMs-one*1e3) > 1e-12 || tm.MinMs != tm.MeanMs || tm.MedianMs != tm.MeanMs {
@@ -587,7 +595,7 @@ func TestTimeOnceRunsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if calls != 1 || tm.Kind != "modeled" || tm.Runs != 1 || math.Abs(tm.MeanMs-sum*1e3) > 1e-12 {
+	if calls != 1 || tm.Kind != Modeled || tm.Runs != 1 || math.Abs(tm.MeanMs-sum*1e3) > 1e-12 {
 		t.Fatalf("TimeOnce: %d calls, %+v; want one call modeled at %v ms", calls, tm, sum*1e3)
 	}
 	if _, err := d.TimeOnce(func() error { return errors.New("boom") }); err == nil || !strings.Contains(err.Error(), "boom") {

@@ -152,9 +152,9 @@ func TestGraphReplayEqualsLaunches(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		opts Options
-		path string
+		path LoadPath
 	}{
-		{"ptx", Options{}, "ptx"},
+		{"ptx", Options{}, PathPTX},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			open := func() *Device {

@@ -13,9 +13,9 @@ type Launch struct {
 	// Stats are the simulator's counters and modeled time; nil on a GPU,
 	// where Nsight Compute is the instrument.
 	Stats *sim.Stats
-	// Path is how the simulator ran the kernel: "ptx" (the module's PTX,
+	// Path is how the simulator ran the kernel: PathPTX (the PTX,
 	// executed); "" on a GPU.
-	Path string
+	Path LoadPath
 	// PTX says which PTX ran on the simulator (compiler release and
 	// target, from the PTX's header).
 	PTX string
@@ -27,7 +27,7 @@ type Launch struct {
 // LoadInfo says how a module's code reached the device.
 type LoadInfo struct {
 	Module string
-	Path   string // "cubin" (compiled here by nvcc) or "ptx" (embedded, JIT-compiled by the driver, or executed by the simulator)
+	Path   LoadPath // PathCubin (compiled here by nvcc) or PathPTX (embedded, JIT-compiled by the driver, or executed by the simulator)
 	Arch   string // "sm_90" for a cubin, the PTX target for PTX (also on the simulator)
 	PTX    string // on the simulator: the compiler and target of the PTX it runs
 	Cache  string // the cubin's cache file, if any

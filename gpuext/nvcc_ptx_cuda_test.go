@@ -47,7 +47,7 @@ func TestGPUNotebookCUDA(t *testing.T) {
 			t.Fatalf("%s: %s: %v", d.Kind(), what, err)
 		}
 		i := 0
-		if d.Kind() == "sim" {
+		if d.Kind() == Sim {
 			i = 1
 		}
 		v := times[what]

@@ -97,7 +97,7 @@ func TestRepoPTXCacheEntries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if li, err := d.Load(m); err != nil || li.Path != "ptx" {
+			if li, err := d.Load(m); err != nil || li.Path != PathPTX {
 				t.Fatalf("the simulator cannot load entry %s: %v %+v", e.key, err, li)
 			}
 		})

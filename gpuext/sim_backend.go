@@ -132,7 +132,7 @@ func (s *simBackend) load(m *Module) (LoadInfo, error) {
 	if pm == nil {
 		return LoadInfo{}, fmt.Errorf("the module has no PTX")
 	}
-	return LoadInfo{Module: m.Name, Path: "ptx", Arch: pm.mod.Target, PTX: pm.provenance(),
+	return LoadInfo{Module: m.Name, Path: PathPTX, Arch: pm.mod.Target, PTX: pm.provenance(),
 		Note: "the simulator executes the PTX of " + pm.kernelNames()}, nil
 }
 
@@ -147,7 +147,7 @@ func (s *simBackend) run(ctx context.Context, k *Kernel, c *launchConfig, args [
 	if err != nil {
 		return nil, "sim.LaunchPTX", err
 	}
-	return &Launch{Stats: st, Path: "ptx", PTX: pm.provenance(), Trace: tr}, "", nil
+	return &Launch{Stats: st, Path: PathPTX, PTX: pm.provenance(), Trace: tr}, "", nil
 }
 
 func (s *simBackend) launch(ctx context.Context, k *Kernel, c *launchConfig, args []any) (*Launch, string, error) {
@@ -249,7 +249,7 @@ func (s *simBackend) time(ctx context.Context, f func(context.Context) error, _,
 		total += x
 	}
 	ms := total * 1e3
-	return Timing{MeanMs: ms, MinMs: ms, MedianMs: ms, Warmups: 0, Runs: 1, Kind: "modeled",
+	return Timing{MeanMs: ms, MinMs: ms, MedianMs: ms, Warmups: 0, Runs: 1, Kind: Modeled,
 		Device: s.name, Date: time.Now()}, nil
 }
 

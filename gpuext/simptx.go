@@ -69,7 +69,7 @@ func (s *simBackend) modulePTX(m *Module) (text, origin string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("the PTX that %s loaded for module %s (Options.PTXFrom): %w", s.ptxFromName, m.Name, err)
 	}
-	if li.Path == "cubin" {
+	if li.Path == PathCubin {
 		return text, fmt.Sprintf("made by nvcc -ptx beside the %s cubin %s loaded", li.Arch, s.ptxFromName), nil
 	}
 	return text, fmt.Sprintf("the embedded PTX %s JIT-compiled", s.ptxFromName), nil
@@ -112,7 +112,7 @@ func (s *simBackend) parsedPTX(m *Module) (*ptxMod, error) {
 	pm := c.mods[m]
 	if pm == nil || pm.src != text || pm.cuda != m.CUDA {
 		pm = &ptxMod{src: text, cuda: m.CUDA, origin: origin, kernels: map[string]*sim.PTXKernel{}}
-		pm.mod, pm.err = ptx.Parse(m.Name+".ptx", text)
+		pm.mod, pm.err = ptx.ParseKernels(m.Name+".ptx", text) // a kernel the simulator cannot run fails at its own launch
 		if c.mods == nil {
 			c.mods = map[*Module]*ptxMod{}
 		}

@@ -43,11 +43,11 @@ func TestLoadSaysPTX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if li.Path != "ptx" || !strings.Contains(li.Note, "saxpy") || !strings.Contains(li.PTX, "nvcc 11.8") || li.Arch != "sm_75" {
+	if li.Path != PathPTX || !strings.Contains(li.Note, "saxpy") || !strings.Contains(li.PTX, "nvcc 11.8") || li.Arch != "sm_75" {
 		t.Errorf("Load = %+v; want path ptx naming saxpy, nvcc 11.8 and sm_75", li)
 	}
 	l, _ := runSaxpy(t, d, saxpyModule())
-	if l.Path != "ptx" || !strings.Contains(l.PTX, ".target sm_75") {
+	if l.Path != PathPTX || !strings.Contains(l.PTX, ".target sm_75") {
 		t.Errorf("launch: path %q, PTX %q; want ptx from the sm_75 PTX", l.Path, l.PTX)
 	}
 	if _, err := saxpyModule().Kernel("saxpi"); err == nil || !strings.Contains(err.Error(), "no such kernel") || !strings.Contains(err.Error(), "saxpy") {
@@ -96,11 +96,11 @@ func TestPTXFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if li.Path != "ptx" || !strings.Contains(li.PTX, "beside the sm_90 cubin fake GPU loaded") {
+	if li.Path != PathPTX || !strings.Contains(li.PTX, "beside the sm_90 cubin fake GPU loaded") {
 		t.Errorf("Load = %+v; want the PTX made beside the GPU's cubin", li)
 	}
 	l, got := runSaxpy(t, d, cudaOnly)
-	if l.Path != "ptx" || !strings.Contains(l.PTX, "nvcc 11.8") || !strings.Contains(l.PTX, "cubin fake GPU loaded") {
+	if l.Path != PathPTX || !strings.Contains(l.PTX, "nvcc 11.8") || !strings.Contains(l.PTX, "cubin fake GPU loaded") {
 		t.Errorf("launch path %q, PTX %q; want the compiler and the cubin's PTX named", l.Path, l.PTX)
 	}
 	_, want := runSaxpy(t, openSimT(t, "sim"), ptxOnlyModule())

@@ -26,7 +26,7 @@ func TestPTXOnlyModuleOnSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if li.Path != "ptx" || li.Arch != "sm_75" || !strings.Contains(li.PTX, "nvcc 11.8") {
+	if li.Path != PathPTX || li.Arch != "sm_75" || !strings.Contains(li.PTX, "nvcc 11.8") {
 		t.Errorf("Load = %+v; want path ptx, arch sm_75, PTX from nvcc 11.8", li)
 	}
 	checkParams(t, d, m)
@@ -61,7 +61,7 @@ func TestPTXOnlyModuleOnSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lp.Path != "ptx" || !strings.Contains(lp.PTX, "sm_75") {
+	if lp.Path != PathPTX || !strings.Contains(lp.PTX, "sm_75") {
 		t.Errorf("path %q (%q)", lp.Path, lp.PTX)
 	}
 	for i := range gotPTX {
@@ -100,9 +100,22 @@ func TestPTXOnlyModuleErrors(t *testing.T) {
 	if !errors.As(err, &f) || f.Kind != "out of bounds" || !strings.Contains(f.Site, "ptx_only.ptx:") {
 		t.Errorf("out of bounds: %v", err)
 	}
-	bad := &Module{Name: "bad", PTX: ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n\tfoo.bar %r1;\n}\n"}
-	if _, err := d.Load(bad); err == nil || !strings.Contains(err.Error(), "6") {
-		t.Errorf("bad PTX: Load = %v, want an error naming line 6", err)
+	// A kernel the simulator cannot run fails at its own launch, naming
+	// its line; the module loads and its other kernels run (issue 28).
+	bad := &Module{Name: "bad", PTX: ".version 7.8\n.target sm_75\n.address_size 64\n.visible .entry k()\n{\n\tfoo.bar %r1;\n}\n" +
+		".visible .entry ok()\n{\n\tret;\n}\n"}
+	if _, err := d.Load(bad); err != nil {
+		t.Errorf("Load of a module with one kernel the simulator cannot run: %v", err)
+	}
+	if _, err := d.Launch(context.Background(), kern(bad, "k"), Config{Grid: 1, Block: 32}); err == nil || !strings.Contains(err.Error(), `bad.ptx:6: unsupported instruction "foo.bar"`) {
+		t.Errorf("bad kernel: Launch = %v, want an error naming line 6", err)
+	}
+	if _, err := d.Launch(context.Background(), kern(bad, "ok"), Config{Grid: 1, Block: 32}); err != nil {
+		t.Errorf("the module's good kernel: %v", err)
+	}
+	// A module refused whole: an unknown PTX ISA version.
+	if _, err := d.Load(&Module{Name: "v99", PTX: ".version 99.9\n.target sm_75\n.address_size 64\n"}); err == nil || !strings.Contains(err.Error(), "unsupported .version 99.9") {
+		t.Errorf(".version 99.9: Load = %v", err)
 	}
 }
 

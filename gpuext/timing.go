@@ -15,15 +15,15 @@ const (
 )
 
 // Timing is how long one run of a launch sequence takes. Kind says what the
-// number is: "measured" (CUDA events on a GPU, naming Device, Driver and
-// Date) or "modeled" (the simulator's time model; nothing ran on a GPU).
+// number is: Measured (CUDA events on a GPU, naming Device, Driver and
+// Date) or Modeled (the simulator's time model; nothing ran on a GPU).
 type Timing struct {
 	MeanMs   float64 // measured: events around all timed runs / Runs (the seed's number); modeled: the sum of the launches' modeled times
 	MinMs    float64 // measured: the fastest run by per-run events; modeled: = MeanMs
 	MedianMs float64 // measured: the median run by per-run events; modeled: = MeanMs
 	Warmups  int     // warm-up runs made (0 on the simulator)
 	Runs     int     // timed runs made (1 on the simulator)
-	Kind     string  // "measured" or "modeled"
+	Kind     TimeKind
 
 	Device string    // the GPU, or "simulated <model> (modeled)"
 	Driver string    // the CUDA driver version on a GPU; "" on the simulator
@@ -31,7 +31,7 @@ type Timing struct {
 }
 
 func (t Timing) String() string {
-	if t.Kind == "modeled" {
+	if t.Kind == Modeled {
 		return fmt.Sprintf("%.4f ms (modeled, %s)", t.MeanMs, t.Device)
 	}
 	return fmt.Sprintf("%.4f ms mean of %d runs, min %.4f, median %.4f (measured on %s, %s, %s)",
@@ -44,7 +44,7 @@ func (t Timing) String() string {
 // On a GPU it follows the Day-37 seed: warm-ups, a synchronize, then a CUDA
 // event before and after the timed runs; MeanMs is the time between the two
 // events divided by runs. A second pass of runs with an event between every
-// two runs gives MinMs and MedianMs. Kind is "measured". The events sit on
+// two runs gives MinMs and MedianMs. Kind is Measured. The events sit on
 // the one stream every launch of the Device uses, so they time everything
 // the GPU ran between them: a kernel another goroutine queues while Time
 // runs is inside the span, and two Time calls at once (both succeed) each
@@ -53,7 +53,7 @@ func (t Timing) String() string {
 //
 // On the simulator, where time is a model and every run would model the
 // same, f runs once and MeanMs is the sum of the modeled times of the
-// kernels it launched. Kind is "modeled". Each call keeps its own sum: it
+// kernels it launched. Kind is Modeled. Each call keeps its own sum: it
 // counts the launches (Launch, Graph.Launch) made
 // on d by the goroutine that called Time, and no others, so launches from
 // other goroutines neither add to it nor fail it, and Time calls on several

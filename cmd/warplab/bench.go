@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/launchbench"
 )
 
@@ -46,7 +47,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, string(b))
 		return exitOK
 	}
-	if err := r.WriteText(stdout, dev.Name(), dev.Kind() == "sim"); err != nil {
+	if err := r.WriteText(stdout, dev.Name(), dev.Kind() == gpuext.Sim); err != nil {
 		return fail(stderr, "warplab bench launch", err)
 	}
 	return exitOK

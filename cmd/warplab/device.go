@@ -42,7 +42,7 @@ func openDevice(backend, model string) (*gpuext.Device, error) {
 		dev, err := gpuext.Open("auto")
 		// auto fell back to the simulator only when no GPU answered, so
 		// the default model is h200, gpuext's.
-		if err != nil || model == "" || dev.Kind() != "sim" || dev.Model().Key == model {
+		if err != nil || model == "" || dev.Kind() != gpuext.Sim || dev.Model().Key == model {
 			return dev, err
 		}
 		dev.Close()

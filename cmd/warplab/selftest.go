@@ -59,7 +59,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 	}
 	defer dev.Close()
 	devs := selftestDevs{dev: dev}
-	if dev.Kind() == "gpu" {
+	if dev.Kind() == gpuext.GPU {
 		// The simulator, made to run each kernel from the PTX the GPU
 		// loaded, so that a difference is the executor's, not the compiler's.
 		opts := gpuext.OptionsFromEnv()
@@ -71,7 +71,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 	}
 
 	fmt.Fprintf(stdout, "selftest on %s\n", dev.Name())
-	if dev.Kind() == "gpu" {
+	if dev.Kind() == gpuext.GPU {
 		// Which header the binary was built with and which driver runs it:
 		// the GPU build must work with the cuda.h of CUDA 11.8, 12.x and 13.x.
 		v := gpuext.CUDAHeaderVersion()

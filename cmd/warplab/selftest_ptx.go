@@ -155,12 +155,12 @@ func codeLine(devs selftestDevs, m *gpuext.Module, pc *ptxCheck) (string, error)
 	}
 	var gpu string
 	switch li.Path {
-	case "cubin":
+	case gpuext.PathCubin:
 		gpu = fmt.Sprintf("cubin %s (%s)", li.Arch, li.Note)
-	case "ptx":
+	case gpuext.PathPTX:
 		gpu = fmt.Sprintf("embedded PTX (.target %s), JIT-compiled by the driver (%s)", li.Arch, li.Note)
 	default:
-		gpu = li.Path
+		gpu = li.Path.String()
 	}
 	s := fmt.Sprintf("%s: GPU ran %s", m.Name, gpu)
 	if pc != nil {

@@ -63,7 +63,7 @@ type Result struct {
 	TimedWideMicros    float64 `json:"timed_wide_us_per_call,omitempty"`
 	TimedScalarsMicros float64 `json:"timed_scalars_us_per_call,omitempty"`
 
-	Kind string `json:"kind"` // "measured" (host clock and, on a GPU, CUDA events)
+	Kind gpuext.TimeKind `json:"kind"` // Measured (host clock and, on a GPU, CUDA events)
 }
 
 // TimedRepeats is how many times Measure times each kernel with the
@@ -150,7 +150,7 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 			return Result{}, err
 		}
 	}
-	if dev.Kind() != "gpu" {
+	if dev.Kind() != gpuext.GPU {
 		return r, nil
 	}
 	timed := func(f func() error) (float64, error) {

@@ -27,12 +27,12 @@ import (
 // CUDA events (measured); on the simulator everything is the time model's
 // (modeled), launch overhead included.
 type Bandwidth struct {
-	CopyGBps     float64 `json:"copy_gbps"`
-	CopyElems    int     `json:"copy_elems"`
-	BytesPerIter float64 `json:"bytes_per_iter"`
-	AchievedGBps float64 `json:"achieved_gbps"`
-	Fraction     float64 `json:"bandwidth_fraction"`
-	TimeKind     string  `json:"time_kind"`
+	CopyGBps     float64         `json:"copy_gbps"`
+	CopyElems    int             `json:"copy_elems"`
+	BytesPerIter float64         `json:"bytes_per_iter"`
+	AchievedGBps float64         `json:"achieved_gbps"`
+	Fraction     float64         `json:"bandwidth_fraction"`
+	TimeKind     gpuext.TimeKind `json:"time_kind"`
 }
 
 // TimeAccount says where a stage's wall time goes beyond its kernels.
@@ -52,15 +52,15 @@ type Bandwidth struct {
 // PerLaunchSeconds) is that estimate of the idle time). On the simulator
 // the wall time is modeled as kernels + launches + copies, with no overlap.
 type TimeAccount struct {
-	KernelSeconds    float64 `json:"kernel_seconds"`
-	IdleSeconds      float64 `json:"idle_seconds"`
-	CopySeconds      float64 `json:"copy_seconds"`
-	SyncWaitSeconds  float64 `json:"sync_wait_seconds"`
-	LaunchSeconds    float64 `json:"launch_seconds"`
-	ExposedSeconds   float64 `json:"exposed_seconds"`
-	PerLaunchSeconds float64 `json:"per_launch_seconds"`
-	PerCopySeconds   float64 `json:"per_copy_seconds"`
-	TimeKind         string  `json:"time_kind"`
+	KernelSeconds    float64         `json:"kernel_seconds"`
+	IdleSeconds      float64         `json:"idle_seconds"`
+	CopySeconds      float64         `json:"copy_seconds"`
+	SyncWaitSeconds  float64         `json:"sync_wait_seconds"`
+	LaunchSeconds    float64         `json:"launch_seconds"`
+	ExposedSeconds   float64         `json:"exposed_seconds"`
+	PerLaunchSeconds float64         `json:"per_launch_seconds"`
+	PerCopySeconds   float64         `json:"per_copy_seconds"`
+	TimeKind         gpuext.TimeKind `json:"time_kind"`
 }
 
 // Copy-probe sizes: on a GPU at least 8 Mi doubles (64 MiB per buffer,
@@ -139,7 +139,7 @@ func bufBytes(a any) int64 {
 
 // measureCopy times copyVector on two buffers of at least the stage's n
 // doubles and returns GB/s and the elements copied.
-func (e *engine) measureCopy() (gbps float64, elems int, kind string, err error) {
+func (e *engine) measureCopy() (gbps float64, elems int, kind gpuext.TimeKind, err error) {
 	elems = max(e.n, copyProbeSim)
 	if !e.isSim {
 		elems = max(e.n, copyProbeGPU)
@@ -162,9 +162,9 @@ func (e *engine) measureCopy() (gbps float64, elems int, kind string, err error)
 	if err != nil {
 		return 0, 0, "", fmt.Errorf("timing copyVector: %w", err)
 	}
-	kind = TimeMeasured
+	kind = gpuext.Measured
 	if e.isSim {
-		kind = TimeModeled
+		kind = gpuext.Modeled
 	}
 	if t.MeanMs <= 0 {
 		return 0, elems, kind, nil

@@ -124,7 +124,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error)
 	if needDev && dev == nil {
 		return nil, errors.New("cg: Run: stages 1 and up need a device (open one with gpuext.Open)")
 	}
-	onSim := dev == nil || dev.Kind() == "sim"
+	onSim := dev == nil || dev.Kind() == gpuext.Sim
 	g := opts.Grid
 	if g == (Grid{}) {
 		g = Cube(DefaultGPUGrid)
@@ -143,7 +143,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error)
 	}
 	rep := &Report{Lesson: "cg", Backend: "cpu", Device: "cpu", Grid: g.Dims(), Date: time.Now().UTC().Format(time.RFC3339), Failures: []string{}}
 	if dev != nil {
-		rep.Backend, rep.Device = dev.Kind(), dev.Name()
+		rep.Backend, rep.Device = dev.Kind().String(), dev.Name()
 	}
 	rep.Header = fmt.Sprintf("HPCCG CG on a %v grid: %d rows, %d nonzeros, ‖b‖ = %.17g", g, p.A.Rows, p.A.NNZ(), p.NormB())
 	progress := func(string, int, int) {}
@@ -170,7 +170,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Report, error)
 		}
 		progress(fmt.Sprintf("stage %d (%s)", s, StageName(s)), total-len(stages)+i, total)
 		warm := 0
-		if s > 0 && dev != nil && dev.Kind() == "gpu" {
+		if s > 0 && dev != nil && dev.Kind() == gpuext.GPU {
 			warm = opts.Run.WarmupSolves
 		}
 		for range warm {
@@ -347,7 +347,7 @@ func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progre
 	o.Progress = p.Stage
 	// The simulator's cap depends on the device, so Validate cannot see
 	// it; it is the command line's all the same.
-	if rows, err := o.Grid.Rows(); err == nil && rows > MaxSimRows && dev != nil && dev.Kind() == "sim" && needsDevice(o.Stages) {
+	if rows, err := o.Grid.Rows(); err == nil && rows > MaxSimRows && dev != nil && dev.Kind() == gpuext.Sim && needsDevice(o.Stages) {
 		return nil, lesson.Usagef("--grid %s: %d rows; the simulator takes at most %d (64³) from the command line, since it runs every thread in Go and would take many minutes per stage: want a smaller --grid, or --backend gpu", l.grid, rows, MaxSimRows)
 	}
 	rep, err := Run(ctx, dev, o)
@@ -420,7 +420,7 @@ func WriteStageReport(w io.Writer, r *StageResult) {
 	}
 	if a := r.Account; a != nil {
 		by := "by kernel"
-		if a.TimeKind == TimeModeled {
+		if a.TimeKind == gpuext.Modeled {
 			by = "by kernel, launch overhead included"
 		}
 		fmt.Fprintf(w, "   where the time goes (%s): kernels %.3f ms (%s: ", a.TimeKind, 1e3*a.KernelSeconds, by)
@@ -431,7 +431,7 @@ func WriteStageReport(w io.Writer, r *StageResult) {
 			fmt.Fprintf(w, "%s %.3f", k.Name, 1e3*k.Seconds)
 		}
 		fmt.Fprintln(w, ")")
-		if a.TimeKind == TimeModeled {
+		if a.TimeKind == gpuext.Modeled {
 			fmt.Fprintf(w, "     + launch overhead %d × %.2f µs = %.3f ms + copies %.3f ms; no overlap, no idle in the model\n",
 				r.Launches, 1e6*a.PerLaunchSeconds, 1e3*a.LaunchSeconds, 1e3*a.CopySeconds)
 		} else {

@@ -3,6 +3,7 @@ package cg
 import (
 	"strings"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -199,9 +200,9 @@ type TimeBreakdown struct {
 	// × the model's per-launch cost); on a GPU and the CPU, the wall time
 	// neither kernels nor copies explain: launch and synchronization
 	// latency, host work between calls.
-	Overhead float64 `json:"overhead_seconds"`
-	Total    float64 `json:"total_seconds"`
-	Kind     string  `json:"time_kind"` // the stage's TimeKind
+	Overhead float64         `json:"overhead_seconds"`
+	Total    float64         `json:"total_seconds"`
+	Kind     gpuext.TimeKind `json:"time_kind"` // the stage's TimeKind
 }
 
 // Breakdown returns the stage's time split for the stacked bar plot.
@@ -210,7 +211,7 @@ func (r *StageResult) Breakdown() TimeBreakdown {
 	for _, k := range r.Kernels {
 		b.Kernel += k.Seconds
 	}
-	if r.TimeKind == TimeModeled {
+	if r.TimeKind == gpuext.Modeled {
 		// Modeled kernel times include their launch overhead; show it
 		// apart.
 		b.Kernel -= r.LaunchOverheadSeconds

@@ -114,7 +114,7 @@ type kernelRec struct {
 func newEngine(ctx context.Context, dev *gpuext.Device, p *Problem, s int, opt RunOptions) (*engine, error) {
 	e := &engine{
 		ctx: ctx, dev: dev, mod: Module(), p: p, opt: opt, stage: s,
-		isSim: dev.Kind() == "sim", model: dev.Model(),
+		isSim: dev.Kind() == gpuext.Sim, model: dev.Model(),
 		devVector: s >= 2, devScalars: s >= 3, swap: s >= 4, fused: s >= 6,
 		pipelined: s == 7 || s == 8, matrixFree: s == 8 || s == 10, deviceLoop: s >= 9,
 		spmvKernel: kSpMVThreadPerRow,
@@ -695,16 +695,16 @@ func (e *engine) finish(res *StageResult, hostWall time.Duration) error {
 		}
 		switch st.where {
 		case WhereCPU:
-			k.Seconds, k.Timer, k.TimeKind = st.hostSec, TimerHost, TimeMeasured
+			k.Seconds, k.Timer, k.TimeKind = st.hostSec, TimerHost, gpuext.Measured
 			cpuSec += st.hostSec
 		case WhereSim:
-			k.Seconds, k.GPUSeconds, k.Timer, k.TimeKind = st.modelSec, st.gpuSec, TimerModel, TimeModeled
+			k.Seconds, k.GPUSeconds, k.Timer, k.TimeKind = st.modelSec, st.gpuSec, TimerModel, gpuext.Modeled
 			devKernelSec += st.modelSec
 		default:
 			for kn, c := range st.launches {
 				k.Seconds += float64(c) * eventSec[kn]
 			}
-			k.Timer, k.TimeKind = TimerEvent, TimeMeasured
+			k.Timer, k.TimeKind = TimerEvent, gpuext.Measured
 			devKernelSec += k.Seconds
 		}
 		res.Kernels = append(res.Kernels, k)
@@ -712,19 +712,19 @@ func (e *engine) finish(res *StageResult, hostWall time.Duration) error {
 	res.Launches = e.launches
 	res.Transfers = e.xfer
 	if e.isSim {
-		res.Transfers.Seconds, res.Transfers.TimeKind = e.xferModelSec, TimeModeled
+		res.Transfers.Seconds, res.Transfers.TimeKind = e.xferModelSec, gpuext.Modeled
 		res.LaunchOverheadSeconds = float64(e.launches) * e.model.LaunchOverhead
 		res.WallSeconds = devKernelSec + e.xferModelSec + cpuSec + e.graphHostModelSec
-		res.TimeKind = TimeModeled
+		res.TimeKind = gpuext.Modeled
 		res.SimSeconds = hostWall.Seconds()
 		if cpuSec > 0 {
 			res.Notes = append(res.Notes, "modeled wall time = modeled kernels and PCIe copies + the measured host time of the operations this stage runs on the CPU")
 		}
 	} else {
 		res.Transfers.Seconds = e.xferHostSec + float64(e.d2dCopies)*d2dSec
-		res.Transfers.TimeKind = TimeMeasured
+		res.Transfers.TimeKind = gpuext.Measured
 		res.WallSeconds = hostWall.Seconds()
-		res.TimeKind = TimeMeasured
+		res.TimeKind = gpuext.Measured
 	}
 	if e.d2dCopies > 0 {
 		how := "cuMemcpyDtoD, timed with events"

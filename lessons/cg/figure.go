@@ -49,7 +49,7 @@ func TimePlot(rs []*StageResult) (*plot.Plot, error) {
 	}
 	p.Y.Label.Text = "time (ms)"
 	if kind != "" {
-		p.Y.Label.Text = "time (ms, " + kind + ")"
+		p.Y.Label.Text = "time (ms, " + kind.String() + ")"
 	}
 	var k, t, o plotter.Values
 	names := make([]string, len(bars))
@@ -57,7 +57,7 @@ func TimePlot(rs []*StageResult) (*plot.Plot, error) {
 		k, t, o = append(k, b.KernelMs), append(t, b.TransferMs), append(o, b.OverheadMs)
 		names[i] = b.Label
 		if kind == "" {
-			names[i] += " (" + b.Kind + ")"
+			names[i] += " (" + b.Kind.String() + ")"
 		}
 	}
 	w := vg.Points(28)

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/plots/chart"
 )
 
@@ -34,7 +35,7 @@ func TestTimePlotKinds(t *testing.T) {
 		t.Errorf("all-measured run: want the kind on the axis only")
 	}
 	// Mixed kinds: every tick says its own.
-	rs[1].TimeKind = TimeModeled
+	rs[1].TimeKind = gpuext.Modeled
 	s = svgOf()
 	for _, want := range []string{"1 " + rs[1].Name + " (modeled)", "0 " + rs[0].Name + " (measured)", ">time (ms)<"} {
 		if !strings.Contains(s, want) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
 )
 
@@ -19,7 +20,7 @@ func TestPlotDataAndTables(t *testing.T) {
 		rs = append(rs, r)
 	}
 	bars := TimeBars(rs)
-	if len(bars) != Stages || bars[0].Kind != TimeMeasured || bars[3].Kind != TimeModeled {
+	if len(bars) != Stages || bars[0].Kind != gpuext.Measured || bars[3].Kind != gpuext.Modeled {
 		t.Fatalf("bars %+v", bars)
 	}
 	for i, b := range bars {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"github.com/warplab/warplab/gpuext"
 )
 
 // The lesson's three views of a run, as data: the stacked bars of where each
@@ -12,12 +14,12 @@ import (
 
 // StageBar is one bar of the stacked time plot, in milliseconds.
 type StageBar struct {
-	Stage      int     `json:"stage"`
-	Label      string  `json:"label"` // "3 gpu-resident"
-	KernelMs   float64 `json:"kernel_ms"`
-	TransferMs float64 `json:"transfer_ms"`
-	OverheadMs float64 `json:"overhead_ms"`
-	Kind       string  `json:"time_kind"` // measured or modeled: never mix them up in a caption
+	Stage      int             `json:"stage"`
+	Label      string          `json:"label"` // "3 gpu-resident"
+	KernelMs   float64         `json:"kernel_ms"`
+	TransferMs float64         `json:"transfer_ms"`
+	OverheadMs float64         `json:"overhead_ms"`
+	Kind       gpuext.TimeKind `json:"time_kind"` // never mix measured and modeled up in a caption
 }
 
 // TimeBars returns one bar per stage (Breakdown in milliseconds).
@@ -60,11 +62,11 @@ type TransferRow struct {
 	D2DCalls int    `json:"d2d_calls"`
 	// Copies is all copy calls, the article's "cudaMemcpy calls" (which
 	// also counted the setup uploads: add Setup).
-	Copies   int     `json:"copies"`
-	Setup    int     `json:"setup_copies"`
-	Launches int     `json:"launches"`
-	Ms       float64 `json:"copy_ms"`
-	Kind     string  `json:"time_kind"`
+	Copies   int             `json:"copies"`
+	Setup    int             `json:"setup_copies"`
+	Launches int             `json:"launches"`
+	Ms       float64         `json:"copy_ms"`
+	Kind     gpuext.TimeKind `json:"time_kind"`
 }
 
 // TransfersTable returns the copies of each stage.
@@ -92,7 +94,7 @@ func TransfersHTML(rs []*StageResult) string {
 		}
 		fmt.Fprintf(&b, `<tr><td>%d</td><td>%s</td><td>%d</td><td>%s</td><td>%d</td><td>%s</td><td>%d</td><td>%d + %d</td><td>%d</td><td>%.3f (%s)</td></tr>`,
 			r.Stage, html.EscapeString(r.Name), r.H2DCalls, bytesLabel(r.H2DBytes), r.D2HCalls, bytesLabel(r.D2HBytes), r.D2DCalls,
-			r.Copies, r.Setup, r.Launches, r.Ms, html.EscapeString(kind))
+			r.Copies, r.Setup, r.Launches, r.Ms, html.EscapeString(kind.String()))
 	}
 	b.WriteString(`</table>`)
 	return b.String()

@@ -91,7 +91,7 @@ func launch(t *testing.T, dev *gpuext.Device, name string, grid, block int, args
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Path != "ptx" || !strings.Contains(l.PTX, "nvcc 11.8") || !strings.Contains(l.PTX, "sm_75") {
+	if l.Path != gpuext.PathPTX || !strings.Contains(l.PTX, "nvcc 11.8") || !strings.Contains(l.PTX, "sm_75") {
 		t.Fatalf("%s ran by path %q from %q; want cg.ptx (nvcc 11.8, sm_75)", name, l.Path, l.PTX)
 	}
 	return l.Stats

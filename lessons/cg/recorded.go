@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"html"
 	"strings"
+
+	"github.com/warplab/warplab/gpuext"
 )
 
 // The lesson's measured story: what the lead's NVIDIA H200 reported at 100³
@@ -126,8 +128,8 @@ func readRecorded(name string) (*Report, error) {
 // measured on RecordedGPU with RecordedDriver on RecordedDate.
 func checkRecordedLabel(r *StageResult) error {
 	switch {
-	case r.TimeKind != TimeMeasured:
-		return fmt.Errorf("cg: recorded: stage %d is %q, want %q", r.Stage, r.TimeKind, TimeMeasured)
+	case r.TimeKind != gpuext.Measured:
+		return fmt.Errorf("cg: recorded: stage %d is %q, want %q", r.Stage, r.TimeKind, gpuext.Measured)
 	case !strings.Contains(r.Device, RecordedGPU) || !strings.Contains(r.Device, "driver "+RecordedDriver):
 		return fmt.Errorf("cg: recorded: stage %d device %q does not name %s, driver %s", r.Stage, r.Device, RecordedGPU, RecordedDriver)
 	case !strings.HasPrefix(r.Date, RecordedDate):
@@ -187,7 +189,7 @@ func MeasuredSummaryHTML(rs []*StageResult, caption string) string {
 		t := r.Transfers
 		fmt.Fprintf(&b, `<tr><td>%d</td><td>%s</td><td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%d</td><td>%.1f</td><td>%s</td><td>%s</td><td>%s</td></tr>`,
 			r.Stage, html.EscapeString(r.Name), 1e3*bd.Total, 1e3*bd.Kernel, 1e3*bd.Transfer, r.Launches,
-			float64(t.H2DBytes+t.D2HBytes)/(1<<20), speed, html.EscapeString(vs), html.EscapeString(r.TimeKind))
+			float64(t.H2DBytes+t.D2HBytes)/(1<<20), speed, html.EscapeString(vs), html.EscapeString(r.TimeKind.String()))
 	}
 	b.WriteString(`</table>`)
 	return b.String()

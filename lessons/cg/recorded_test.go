@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/gpuext"
 )
 
 func TestRecordedFiles(t *testing.T) {
@@ -29,7 +31,7 @@ func TestRecorded(t *testing.T) {
 		if r.Stage != i || r.Name != names[i] {
 			t.Errorf("rs[%d] is stage %d %q, want %d %q", i, r.Stage, r.Name, i, names[i])
 		}
-		if r.TimeKind != TimeMeasured {
+		if r.TimeKind != gpuext.Measured {
 			t.Errorf("stage %d time kind %q, want measured", i, r.TimeKind)
 		}
 		if !strings.Contains(r.Device, "NVIDIA H200") || !strings.Contains(r.Device, "driver 580.159.04") {

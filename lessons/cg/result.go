@@ -1,18 +1,13 @@
 package cg
 
+import "github.com/warplab/warplab/gpuext"
+
 // Names of the three kernels as StageResult.Kernels records them, in the
 // order of the article's profile table.
 const (
 	KernelSpMV   = "spmv"
 	KernelWaxpby = "waxpby"
 	KernelDdot   = "ddot"
-)
-
-// Values of TimeKind. A modeled number comes from the simulator's time
-// model and must never be shown as measured.
-const (
-	TimeMeasured = "measured"
-	TimeModeled  = "modeled"
 )
 
 // Values of KernelStat.Timer: which clock produced Seconds. The lesson shows
@@ -47,14 +42,14 @@ type StageResult struct {
 	MaxErr          float64   `json:"max_err"`          // max |x_i − 1|; the exact solution is all ones
 	Residuals       []float64 `json:"residuals"`        // Residuals[k−1] = normr printed at iteration k
 
-	Kernels     []KernelStat `json:"kernels"`
-	Transfers   Transfers    `json:"transfers"`
-	Launches    int          `json:"launches"`        // kernel launches (0 on the CPU)
-	WallSeconds float64      `json:"wall_seconds"`    // end to end, first kernel to the last (HPCCG's "Total")
-	TotalFlops  float64      `json:"total_flops"`     // sum of the kernels' Flops
-	TotalMFLOPS float64      `json:"total_mflops"`    // TotalFlops / WallSeconds / 1e6
-	TimeKind    string       `json:"time_kind"`       // "measured" or "modeled", for WallSeconds
-	Notes       []string     `json:"notes,omitempty"` // anything a reader of the numbers must know (a breakdown, a fallback)
+	Kernels     []KernelStat    `json:"kernels"`
+	Transfers   Transfers       `json:"transfers"`
+	Launches    int             `json:"launches"`        // kernel launches (0 on the CPU)
+	WallSeconds float64         `json:"wall_seconds"`    // end to end, first kernel to the last (HPCCG's "Total")
+	TotalFlops  float64         `json:"total_flops"`     // sum of the kernels' Flops
+	TotalMFLOPS float64         `json:"total_mflops"`    // TotalFlops / WallSeconds / 1e6
+	TimeKind    gpuext.TimeKind `json:"time_kind"`       // for WallSeconds
+	Notes       []string        `json:"notes,omitempty"` // anything a reader of the numbers must know (a breakdown, a fallback)
 	// GPUSpanSeconds (GPU only) is the same solve between two CUDA events
 	// on the stream, one queued before its first operation and one after
 	// its last (gpuext's TimeOnce): the GPU's span, against the host clock's
@@ -136,10 +131,10 @@ type KernelStat struct {
 	// call: 2·27·n for SpMV (27·n is HPCCG's nnz estimate), 6·n for
 	// waxpby, 4·n for ddot, times the number of iterations. The calls before
 	// the loop are timed but not counted, as in HPCCG.
-	Flops    float64 `json:"flops"`
-	MFLOPS   float64 `json:"mflops"`    // Flops / Seconds / 1e6
-	Timer    string  `json:"timer"`     // TimerHost, TimerEvent or TimerModel
-	TimeKind string  `json:"time_kind"` // TimeMeasured or TimeModeled
+	Flops    float64         `json:"flops"`
+	MFLOPS   float64         `json:"mflops"` // Flops / Seconds / 1e6
+	Timer    string          `json:"timer"`  // TimerHost, TimerEvent or TimerModel
+	TimeKind gpuext.TimeKind `json:"time_kind"`
 
 	// GPUSeconds is, on the simulator, the modeled GPU time under Seconds:
 	// the same launches without the host's launch interval, which sets the
@@ -166,8 +161,8 @@ type Transfers struct {
 	// Seconds is the time spent in the copies, and TimeKind says whether
 	// it was measured or modeled (PCIe bandwidth and latency from the
 	// device model).
-	Seconds  float64 `json:"seconds"`
-	TimeKind string  `json:"time_kind,omitempty"`
+	Seconds  float64         `json:"seconds"`
+	TimeKind gpuext.TimeKind `json:"time_kind,omitempty"`
 }
 
 // Kernel returns the named kernel's statistics and whether the stage has

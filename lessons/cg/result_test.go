@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/gpuext"
 )
 
 func TestStageResultJSON(t *testing.T) {
 	_, r := solve(t, Grid{4, 5, 6}, SolveOptions{})
-	r.Transfers = Transfers{H2DCalls: 1, H2DBytes: 8, D2HCalls: 2, D2HBytes: 16, TimeKind: TimeModeled}
+	r.Transfers = Transfers{H2DCalls: 1, H2DBytes: 8, D2HCalls: 2, D2HBytes: 16, TimeKind: gpuext.Modeled}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"math"
 	"runtime"
 	"time"
+
+	"github.com/warplab/warplab/gpuext"
 )
 
 // HPCCG's solver settings: 150 as max_iter and a tolerance of 0, so the loop
@@ -78,7 +80,7 @@ func SolveCPUContext(ctx context.Context, p *Problem, opt SolveOptions) (*StageR
 	res.Grid = p.Grid.Dims()
 	res.Rows = p.A.Rows
 	res.NNZ = p.A.NNZ()
-	res.TimeKind = TimeMeasured
+	res.TimeKind = gpuext.Measured
 	if err := runCG(ctx, p, ks, maxIter, opt.Tolerance, res); err != nil {
 		return nil, err
 	}
@@ -204,7 +206,7 @@ func kernelStat(name string, t timer, flops float64) KernelStat {
 	s := t.d.Seconds()
 	return KernelStat{
 		Name: name, Seconds: s, Calls: t.calls, Flops: flops, MFLOPS: mflops(flops, s),
-		Timer: TimerHost, TimeKind: TimeMeasured, HostSeconds: s,
+		Timer: TimerHost, TimeKind: gpuext.Measured, HostSeconds: s,
 	}
 }
 

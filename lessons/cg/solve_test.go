@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
 )
 
@@ -184,7 +185,7 @@ func checkKernelStats(t *testing.T, r *StageResult, n int) {
 		if k.Calls != w.calls || k.Flops != w.flops {
 			t.Errorf("%s: %d calls, %g flops; want %d, %g", name, k.Calls, k.Flops, w.calls, w.flops)
 		}
-		if k.Timer != TimerHost || k.TimeKind != TimeMeasured || k.Seconds < 0 || k.HostSeconds != k.Seconds {
+		if k.Timer != TimerHost || k.TimeKind != gpuext.Measured || k.Seconds < 0 || k.HostSeconds != k.Seconds {
 			t.Errorf("%s: timer %q kind %q seconds %v host %v", name, k.Timer, k.TimeKind, k.Seconds, k.HostSeconds)
 		}
 		if k.Seconds > 0 && math.Abs(k.MFLOPS-k.Flops/k.Seconds/1e6) > 1e-9*k.MFLOPS {
@@ -193,7 +194,7 @@ func checkKernelStats(t *testing.T, r *StageResult, n int) {
 		sum += k.Flops
 		sumSec += k.Seconds
 	}
-	if r.TotalFlops != sum || r.TimeKind != TimeMeasured {
+	if r.TotalFlops != sum || r.TimeKind != gpuext.Measured {
 		t.Errorf("total flops %v, sum %v, time kind %q", r.TotalFlops, sum, r.TimeKind)
 	}
 	// The kernels run inside the timed loop, so their sum cannot exceed it.

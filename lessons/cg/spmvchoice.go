@@ -40,7 +40,7 @@ type VectorChoice struct {
 // counters, the evidence for stage 9's default W. Every kernel multiplies
 // the same x, and the caller's device keeps nothing.
 func CompareVectorWidths(dev *gpuext.Device, g Grid) ([]VectorChoice, error) {
-	if dev == nil || dev.Kind() != "sim" {
+	if dev == nil || dev.Kind() != gpuext.Sim {
 		return nil, fmt.Errorf("cg: CompareVectorWidths needs the simulator (its counters)")
 	}
 	p, err := Generate(g, GenOptions{})

@@ -231,16 +231,16 @@ func RunStageContext(ctx context.Context, dev *gpuext.Device, p *Problem, s int,
 	}
 	defer e.free()
 	res := &StageResult{
-		Stage: s, Name: StageName(s), Backend: dev.Kind(), Device: dev.Name(),
+		Stage: s, Name: StageName(s), Backend: dev.Kind().String(), Device: dev.Name(),
 		Grid: p.Grid.Dims(), Rows: p.A.Rows, NNZ: p.A.NNZ(),
 	}
 	if err := e.setup(); err != nil {
 		return nil, err
 	}
 	res.Setup = e.xfer
-	res.Setup.Seconds, res.Setup.TimeKind = e.xferHostSec, TimeMeasured
+	res.Setup.Seconds, res.Setup.TimeKind = e.xferHostSec, gpuext.Measured
 	if e.isSim {
-		res.Setup.Seconds, res.Setup.TimeKind = e.xferModelSec, TimeModeled
+		res.Setup.Seconds, res.Setup.TimeKind = e.xferModelSec, gpuext.Modeled
 	}
 	e.xfer, e.xferHostSec, e.xferModelSec = Transfers{}, 0, 0
 	if e.deviceLoop {

@@ -102,7 +102,7 @@ func TestStagesOnSimulator(t *testing.T) {
 		}
 		res[s] = r
 		t.Run(StageName(s), func(t *testing.T) {
-			if r.Stage != s || r.Backend != "sim" || r.Rows != n || r.NNZ != nnz || r.TimeKind != TimeModeled || !strings.Contains(r.Device, "modeled") {
+			if r.Stage != s || r.Backend != "sim" || r.Rows != n || r.NNZ != nnz || r.TimeKind != gpuext.Modeled || !strings.Contains(r.Device, "modeled") {
 				t.Errorf("header: stage %d backend %q rows %d nnz %d kind %q device %q", r.Stage, r.Backend, r.Rows, r.NNZ, r.TimeKind, r.Device)
 			}
 			it := r.Iterations
@@ -146,7 +146,7 @@ func TestStagesOnSimulator(t *testing.T) {
 			// Modeled PCIe time from the model's latency and bandwidth.
 			m := dev.Model()
 			wantSec := float64(tr.H2DCalls+tr.D2HCalls)*m.PCIeLatency + float64(tr.H2DBytes+tr.D2HBytes)/m.PCIeBandwidth
-			if s != 3 && math.Abs(tr.Seconds-wantSec) > 1e-9*wantSec || tr.TimeKind != TimeModeled {
+			if s != 3 && math.Abs(tr.Seconds-wantSec) > 1e-9*wantSec || tr.TimeKind != gpuext.Modeled {
 				t.Errorf("transfer time %v (%s), want %v modeled", tr.Seconds, tr.TimeKind, wantSec)
 			}
 			// Kernels: calls, launches, where, modeled times.
@@ -168,7 +168,7 @@ func TestStagesOnSimulator(t *testing.T) {
 					t.Errorf("%s: %d calls, want %d", k.Name, k.Calls, calls[k.Name])
 				}
 				onDev := k.Name == KernelSpMV || s >= 2
-				if onDev != (k.Where == WhereSim) || onDev != (k.TimeKind == TimeModeled) || k.Seconds <= 0 {
+				if onDev != (k.Where == WhereSim) || onDev != (k.TimeKind == gpuext.Modeled) || k.Seconds <= 0 {
 					t.Errorf("%s: where %q kind %q seconds %v", k.Name, k.Where, k.TimeKind, k.Seconds)
 				}
 				launches += k.Launches
@@ -188,7 +188,7 @@ func TestStagesOnSimulator(t *testing.T) {
 			}
 			// Bandwidth and the time account, modeled.
 			bw, a := r.Bandwidth, r.Account
-			if bw == nil || bw.TimeKind != TimeModeled || bw.CopyGBps <= 0 || bw.CopyElems < n ||
+			if bw == nil || bw.TimeKind != gpuext.Modeled || bw.CopyGBps <= 0 || bw.CopyElems < n ||
 				math.Abs(bw.BytesPerIter*float64(it)/r.WallSeconds/1e9/bw.CopyGBps-bw.Fraction) > 1e-12*bw.Fraction {
 				t.Errorf("bandwidth %+v", bw)
 			}

@@ -326,7 +326,7 @@ func runCopy(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Opti
 	}
 	if bytes == 0 {
 		bytes = 256 << 20
-		if dev.Kind() != "gpu" {
+		if dev.Kind() != gpuext.GPU {
 			bytes = simCopyBytes(o.SeedRows)
 		}
 	}
@@ -351,7 +351,7 @@ func runCopy(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Opti
 		return err
 	}
 	var out []CopyRun
-	if dev.Kind() == "gpu" {
+	if dev.Kind() == gpuext.GPU {
 		t, err := dev.Time(func() error { return dst.CopyFromBuffer(src) }, o.Warmups, o.Runs)
 		if err != nil {
 			return nil, err

@@ -284,23 +284,23 @@ type Prep struct {
 	// DeviceMs is the preparation's kernels alone, timed as an SpMV is
 	// (CUDA events, mean; modeled on the simulator), where it runs on the
 	// device (split, merge path); 0 for binning, made on the host.
-	DeviceMs float64 `json:"device_ms,omitempty"`
-	TimeKind string  `json:"time_kind,omitempty"`
-	Bytes    int64   `json:"bytes"` // device memory the preparation holds
-	Note     string  `json:"note"`
+	DeviceMs float64         `json:"device_ms,omitempty"`
+	TimeKind gpuext.TimeKind `json:"time_kind,omitempty"`
+	Bytes    int64           `json:"bytes"` // device memory the preparation holds
+	Note     string          `json:"note"`
 }
 
 // KernelRun is one method on one matrix.
 type KernelRun struct {
-	Method   string  `json:"method"`
-	Kernels  string  `json:"kernels"`  // the CUDA kernels launched, in order, "+"-joined
-	Launches int     `json:"launches"` // per SpMV
-	TimeMs   float64 `json:"time_ms"`  // per SpMV, preparation excluded
-	MinMs    float64 `json:"min_ms"`
-	TimeKind string  `json:"time_kind"` // "measured" | "modeled"
-	GBs      float64 `json:"gb_s"`      // MinBytes / TimeMs
-	Correct  bool    `json:"correct"`
-	MaxErr   float64 `json:"max_rel_err"` // max |y - ref| / row scale
+	Method   string          `json:"method"`
+	Kernels  string          `json:"kernels"`  // the CUDA kernels launched, in order, "+"-joined
+	Launches int             `json:"launches"` // per SpMV
+	TimeMs   float64         `json:"time_ms"`  // per SpMV, preparation excluded
+	MinMs    float64         `json:"min_ms"`
+	TimeKind gpuext.TimeKind `json:"time_kind"`
+	GBs      float64         `json:"gb_s"` // MinBytes / TimeMs
+	Correct  bool            `json:"correct"`
+	MaxErr   float64         `json:"max_rel_err"` // max |y - ref| / row scale
 	// Skipped, when set, says why the method was not run (Options.MaxPasses).
 	Skipped string `json:"skipped,omitempty"`
 	// Predicted: the lane-slot model on the host (see Predict).
@@ -332,17 +332,17 @@ type MatrixResult struct {
 
 // CopyRun is the bandwidth reference: read plus write bytes over time.
 type CopyRun struct {
-	What     string  `json:"what"` // "cuMemcpyDtoD" | "copyFloat4 kernel"
-	Bytes    int64   `json:"bytes"`
-	TimeMs   float64 `json:"time_ms"`
-	GBs      float64 `json:"gb_s"` // 2 × Bytes / time
-	TimeKind string  `json:"time_kind"`
+	What     string          `json:"what"` // "cuMemcpyDtoD" | "copyFloat4 kernel"
+	Bytes    int64           `json:"bytes"`
+	TimeMs   float64         `json:"time_ms"`
+	GBs      float64         `json:"gb_s"` // 2 × Bytes / time
+	TimeKind gpuext.TimeKind `json:"time_kind"`
 }
 
 // Result is the lesson's output, also its JSON.
 type Result struct {
-	Lesson    string         `json:"lesson"`  // "libs"
-	Backend   string         `json:"backend"` // "sim" | "gpu"
+	Lesson    string         `json:"lesson"` // "libs"
+	Backend   gpuext.Kind    `json:"backend"`
 	Device    Device         `json:"device"`
 	Driver    string         `json:"driver,omitempty"`
 	Date      string         `json:"date"`
@@ -492,7 +492,7 @@ func newResult(dev *gpuext.Device, o Options) *Result {
 	r := &Result{Lesson: "libs", Backend: dev.Kind(), Failures: []string{}, Copy: []CopyRun{},
 		Device: Device{Name: dev.Name(), SMs: dev.SMs(), Model: dev.Model().Key, CC: fmt.Sprintf("%d.%d", major, minor)},
 		Date:   time.Now().UTC().Format(time.RFC3339)}
-	if dev.Kind() == "gpu" {
+	if dev.Kind() == gpuext.GPU {
 		r.Warmups, r.TimedRuns = o.Warmups, o.Runs
 	}
 	return r
@@ -573,7 +573,7 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 			for _, l := range ls {
 				run.TimeMs += l.Stats.Time.Seconds * 1e3
 			}
-			run.MinMs, run.TimeKind = run.TimeMs, "modeled"
+			run.MinMs, run.TimeKind = run.TimeMs, gpuext.Modeled
 		} else {
 			t, err := dev.Time(func() error { _, _, err := d.launch(ctx, dev, mod, m); return err }, o.Warmups, o.Runs)
 			if err != nil {

@@ -83,28 +83,28 @@ type LaneSlots struct {
 // KernelRun is one row of the Part 2 table: one kernel on one matrix.
 // (It would be called Run, but Run is the function that runs the lesson.)
 type KernelRun struct {
-	Matrix      string     `json:"matrix"` // "even", "skewed", or the .mtx base name
-	Kernel      string     `json:"kernel"` // "probe" | "thread_per_row" | "warp_per_row"
-	CUDAKernel  string     `json:"cuda_kernel"`
-	Rows        int        `json:"rows"`
-	NNZ         int        `json:"nnz"`
-	LaneSlots   *int64     `json:"lane_slots"`   // null for the probe
-	UsefulShare *float64   `json:"useful_share"` // null for the probe
-	Requests    *int64     `json:"requests"`     // global loads as ncu counts them; simulator only, null on a GPU
-	Sectors     *int64     `json:"sectors"`      // global-load sectors; simulator only
-	DRAMBytes   *int64     `json:"dram_bytes"`   // modeled DRAM bytes read and written; simulator only
-	TimeMs      float64    `json:"time_ms"`
-	TimeKind    string     `json:"time_kind"` // "measured" | "modeled"
-	GFlops      float64    `json:"gflops"`
-	XFloor      float64    `json:"x_floor"` // time over the probe's time on the same matrix
-	Correct     bool       `json:"correct"`
-	Stats       *sim.Stats `json:"-"` // the simulator's full counters; nil on a GPU
+	Matrix      string          `json:"matrix"` // "even", "skewed", or the .mtx base name
+	Kernel      string          `json:"kernel"` // "probe" | "thread_per_row" | "warp_per_row"
+	CUDAKernel  string          `json:"cuda_kernel"`
+	Rows        int             `json:"rows"`
+	NNZ         int             `json:"nnz"`
+	LaneSlots   *int64          `json:"lane_slots"`   // null for the probe
+	UsefulShare *float64        `json:"useful_share"` // null for the probe
+	Requests    *int64          `json:"requests"`     // global loads as ncu counts them; simulator only, null on a GPU
+	Sectors     *int64          `json:"sectors"`      // global-load sectors; simulator only
+	DRAMBytes   *int64          `json:"dram_bytes"`   // modeled DRAM bytes read and written; simulator only
+	TimeMs      float64         `json:"time_ms"`
+	TimeKind    gpuext.TimeKind `json:"time_kind"`
+	GFlops      float64         `json:"gflops"`
+	XFloor      float64         `json:"x_floor"` // time over the probe's time on the same matrix
+	Correct     bool            `json:"correct"`
+	Stats       *sim.Stats      `json:"-"` // the simulator's full counters; nil on a GPU
 }
 
 // Result is everything the lesson printed and measured.
 type Result struct {
-	Lesson      string       `json:"lesson"`  // "spmv"
-	Backend     string       `json:"backend"` // "sim" | "gpu"
+	Lesson      string       `json:"lesson"` // "spmv"
+	Backend     gpuext.Kind  `json:"backend"`
 	Device      Device       `json:"device"`
 	Driver      string       `json:"driver,omitempty"` // CUDA driver, on a GPU
 	Code        string       `json:"code,omitempty"`   // which code of the kernels ran: the PTX the simulator executed (compiler, target), or the GPU's cubin or PTX
@@ -282,7 +282,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error)
 	r.Date = time.Now().UTC().Format(time.RFC3339)
 	r.ProbeBlocks = probeGrid(dev, o)
 	r.Unroll = o.Unroll
-	if dev.Kind() == "gpu" {
+	if dev.Kind() == gpuext.GPU {
 		r.Warmups, r.TimedRuns = o.Warmups, o.Runs
 	}
 	if n := probeNote(dev.SMs(), r.ProbeBlocks); n != "" {
@@ -331,12 +331,12 @@ func codeText(li gpuext.LoadInfo) string {
 	switch {
 	case li.PTX != "":
 		return "spmv.ptx, " + li.PTX + ", executed by the simulator"
-	case li.Path == "cubin":
+	case li.Path == gpuext.PathCubin:
 		return "cubin for " + li.Arch + " from spmv.cu"
-	case li.Path == "ptx":
+	case li.Path == gpuext.PathPTX:
 		return "spmv.ptx (.target " + li.Arch + "), JIT-compiled by the driver"
 	}
-	return li.Path
+	return li.Path.String()
 }
 
 // kernelsFor returns the CUDA names of thread per row and warp per row.
@@ -417,9 +417,9 @@ func launchProbe(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, d 
 // timeIt returns the time of one run of launch: the checked launch's modeled
 // time on the simulator (deterministic, so running again would model the
 // same), CUDA events over the timed runs on a GPU.
-func timeIt(dev *gpuext.Device, checked *gpuext.Launch, o Options, launch func() error) (ms float64, kind, driver string, err error) {
+func timeIt(dev *gpuext.Device, checked *gpuext.Launch, o Options, launch func() error) (ms float64, kind gpuext.TimeKind, driver string, err error) {
 	if checked != nil && checked.Stats != nil {
-		return checked.Stats.Time.Seconds * 1e3, "modeled", "", nil
+		return checked.Stats.Time.Seconds * 1e3, gpuext.Modeled, "", nil
 	}
 	t, err := dev.Time(launch, o.Warmups, o.Runs)
 	if err != nil {

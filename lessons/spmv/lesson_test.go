@@ -31,7 +31,7 @@ func TestPTXMatchesSource(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if li.Path != "ptx" || li.Arch != "sm_75" || !strings.Contains(li.PTX, "nvcc 11.8") {
+	if li.Path != gpuext.PathPTX || li.Arch != "sm_75" || !strings.Contains(li.PTX, "nvcc 11.8") {
 		t.Errorf("the simulator loads spmv as %+v; want its nvcc 11.8 sm_75 PTX", li)
 	}
 	for _, name := range KernelNames() {
@@ -280,7 +280,7 @@ func TestRunQuickSim(t *testing.T) {
 			t.Fatalf("%d runs, want 6", len(r.Runs))
 		}
 		for _, run := range r.Runs {
-			if !run.Correct || run.TimeKind != "modeled" || run.TimeMs <= 0 || run.Requests == nil || run.Sectors == nil || run.DRAMBytes == nil {
+			if !run.Correct || run.TimeKind != gpuext.Modeled || run.TimeMs <= 0 || run.Requests == nil || run.Sectors == nil || run.DRAMBytes == nil {
 				t.Errorf("run %+v", run)
 			}
 			if (run.Kernel == ProbeRun) != (run.LaneSlots == nil) {
@@ -403,7 +403,7 @@ func TestRecorded(t *testing.T) {
 		t.Fatalf("%d runs, failures %q", len(r.Runs), r.Failures)
 	}
 	for _, run := range r.Runs {
-		if run.TimeKind != "measured" || run.TimeMs <= 0 || run.Requests != nil {
+		if run.TimeKind != gpuext.Measured || run.TimeMs <= 0 || run.Requests != nil {
 			t.Errorf("recorded run %+v", run)
 		}
 	}

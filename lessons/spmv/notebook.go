@@ -246,13 +246,13 @@ func (r *Result) Err() error {
 // same matrix, the simulator's load counters ("—" on a GPU) and whether y
 // matched the CPU reference.
 func TimesTable(r *Result) table.Table {
-	kind := "modeled"
+	kind := gpuext.Modeled
 	if len(r.Runs) > 0 {
 		kind = r.Runs[0].TimeKind
 	}
 	t := table.Table{
 		Caption: fmt.Sprintf("Part 2: y = A x on %s, %s rows (%s times)", r.Device.Name, table.Count(int64(r.Matrices[0].Rows)), kind),
-		Header:  []string{"matrix", "kernel", "time (ms, " + kind + ")", "GFLOP/s", "× probe", "requests", "sectors", "correct"},
+		Header:  []string{"matrix", "kernel", "time (ms, " + kind.String() + ")", "GFLOP/s", "× probe", "requests", "sectors", "correct"},
 	}
 	for _, run := range r.Runs {
 		t.Add(run.Matrix, KernelLabel(run.Kernel), fmt.Sprintf("%.4f", run.TimeMs), fmt.Sprintf("%.1f", run.GFlops),

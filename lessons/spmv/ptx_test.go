@@ -275,7 +275,7 @@ func TestPTXPathOutputs(t *testing.T) {
 	for _, m := range append(seeds, irregularMatrix(1000)) {
 		for _, k := range KernelNames() {
 			got, l := execWith(t, dev, Module(), k, m, 16)
-			if l.Path != "ptx" || !strings.Contains(l.PTX, "nvcc 11.8") || !strings.Contains(l.PTX, "sm_75") {
+			if l.Path != gpuext.PathPTX || !strings.Contains(l.PTX, "nvcc 11.8") || !strings.Contains(l.PTX, "sm_75") {
 				t.Fatalf("%s ran path %q, PTX %q; want the embedded nvcc 11.8 sm_75 PTX", k, l.Path, l.PTX)
 			}
 			if msg := Check(m, k, got); msg != "" {

@@ -7,6 +7,8 @@ import (
 	"html"
 	"io"
 	"strings"
+
+	"github.com/warplab/warplab/gpuext"
 )
 
 // The text the seed prints, table by table, in its printf layout. The
@@ -101,7 +103,7 @@ func (r *Result) writeTimings(w io.Writer) {
 	nw := r.nameWidth()
 	flops := 2 * r.Runs[0].NNZ
 	timeCol := "time (ms)"
-	if r.Runs[0].TimeKind == "modeled" {
+	if r.Runs[0].TimeKind == gpuext.Modeled {
 		timeCol = "model (ms)"
 		fmt.Fprintf(w, "\nPart 2: y = A x, times modeled by the simulator, not measured (one checked launch each), %d flops per run\n", flops)
 	} else {
@@ -202,7 +204,7 @@ func (r *Result) HTMLTables() string {
 	b.WriteString("</table>\n")
 	if len(r.Runs) > 0 {
 		kind := r.Runs[0].TimeKind
-		head(fmt.Sprintf("Part 2: y = A x (%s times)", kind), "matrix", "kernel", "time (ms, "+kind+")", "GFLOP/s", "x floor", "requests", "sectors", "correct")
+		head(fmt.Sprintf("Part 2: y = A x (%s times)", kind), "matrix", "kernel", "time (ms, "+kind.String()+")", "GFLOP/s", "x floor", "requests", "sectors", "correct")
 		for _, run := range r.Runs {
 			row(run.Matrix, kernelLabel(run.Kernel), fmt.Sprintf("%.3f", run.TimeMs), fmt.Sprintf("%.1f", run.GFlops),
 				fmt.Sprintf("%.2f", run.XFloor), optInt(run.Requests), optInt(run.Sectors), fmt.Sprint(run.Correct))

@@ -136,7 +136,7 @@ var errFigureNeedsSim = errors.New("tiling: the figures draw the simulator's cou
 
 // CheckFigure refuses --svg on a GPU before the run (lesson.FigureChecker).
 func (l *cliLesson) CheckFigure(dev *gpuext.Device) error {
-	if dev.Kind() != "sim" {
+	if dev.Kind() != gpuext.Sim {
 		return errFigureNeedsSim
 	}
 	return nil

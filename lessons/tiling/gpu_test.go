@@ -27,7 +27,7 @@ func TestGPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range res.Runs {
-		if !r.Correct || !r.BitIdentical || r.TimeKind != "measured" {
+		if !r.Correct || !r.BitIdentical || r.TimeKind != gpuext.Measured {
 			t.Errorf("%s on %s: correct %v, bit-identical %v, time %s", r.Kernel, dev.Name(), r.Correct, r.BitIdentical, r.TimeKind)
 		}
 	}

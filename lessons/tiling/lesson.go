@@ -154,7 +154,7 @@ func Run(ctx context.Context, dev *gpuext.Device, opts Options) (*Result, error)
 		{"transpose", r.transposes},
 		{"sparse", r.sparse},
 	}
-	if !o.NoSweep && dev.Kind() == "sim" {
+	if !o.NoSweep && dev.Kind() == gpuext.Sim {
 		steps = append(steps, struct {
 			name string
 			f    func() error
@@ -218,7 +218,7 @@ func (r *runner) launch(run KernelRun, f func() (*gpuext.Launch, error), check f
 	if l.Stats != nil {
 		fillCounters(&run, l.Stats)
 		run.TimeMs = l.Stats.Time.Seconds * 1e3
-		run.TimeKind = l.Stats.Time.Kind
+		run.TimeKind = gpuext.TimeKind(l.Stats.Time.Kind)
 		run.Bound = l.Stats.Time.Bound
 	} else {
 		t, err := r.dev.Time(func() error { _, err := f(); return err }, r.o.Warmups, r.o.Runs)

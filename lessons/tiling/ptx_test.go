@@ -62,7 +62,7 @@ func TestModuleIsPTXOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if l.Path != "ptx" || !strings.Contains(l.PTX, "nvcc 11.8") || !strings.Contains(l.PTX, ".target sm_75") {
+	if l.Path != gpuext.PathPTX || !strings.Contains(l.PTX, "nvcc 11.8") || !strings.Contains(l.PTX, ".target sm_75") {
 		t.Errorf("simulator path %q, PTX %q; want the embedded PTX (nvcc 11.8, .target sm_75)", l.Path, l.PTX)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ncu"
 )
 
@@ -57,7 +58,7 @@ func Recorded() (*Result, error) {
 		return nil, fmt.Errorf("tiling: recorded run %s has no kernel runs", recordedRunFile)
 	}
 	for _, k := range r.Runs {
-		if k.TimeKind != "measured" || !(k.TimeMs > 0) {
+		if k.TimeKind != gpuext.Measured || !(k.TimeMs > 0) {
 			return nil, fmt.Errorf("tiling: recorded run %s: %s has time %v ms of kind %q, want a measured time", recordedRunFile, k.Kernel, k.TimeMs, k.TimeKind)
 		}
 	}

@@ -3,6 +3,8 @@ package tiling
 import (
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/gpuext"
 )
 
 // The recorded run is the H200's at N = 512: labeled with GPU, driver and
@@ -31,7 +33,7 @@ func TestRecorded(t *testing.T) {
 		if k.Kernel != want[i] || k.N != 512 {
 			t.Errorf("run %d: %s at N = %d, want %s at 512", i, k.Kernel, k.N, want[i])
 		}
-		if k.TimeKind != "measured" || !(k.TimeMs > 0) || !k.Correct || !k.BitIdentical {
+		if k.TimeKind != gpuext.Measured || !(k.TimeMs > 0) || !k.Correct || !k.BitIdentical {
 			t.Errorf("%s: time %v ms (%s), correct %v, bits %v", k.Kernel, k.TimeMs, k.TimeKind, k.Correct, k.BitIdentical)
 		}
 		if k.Requests != nil || k.SharedWavefronts != nil || k.Stats != nil {

@@ -7,16 +7,17 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/sim"
 )
 
 // Device describes where a result was computed.
 type Device struct {
-	Name  string `json:"name"`
-	Kind  string `json:"kind"` // "gpu" or "sim"
-	Model string `json:"model"`
-	SMs   int    `json:"sms"`
-	CC    string `json:"cc"`
+	Name  string      `json:"name"`
+	Kind  gpuext.Kind `json:"kind"`
+	Model string      `json:"model"`
+	SMs   int         `json:"sms"`
+	CC    string      `json:"cc"`
 }
 
 // KernelRun is one kernel launch of the lesson at full size. Counters are the
@@ -44,14 +45,14 @@ type KernelRun struct {
 	DRAMBytes        *int64 `json:"dram_bytes"` // modeled
 	WarpInstructions *int64 `json:"warp_instructions"`
 
-	Flops    int64   `json:"flops"`
-	Bytes    int64   `json:"bytes"` // the bytes the kernel must move at least (inputs read once, output written once)
-	TimeMs   float64 `json:"time_ms"`
-	TimeKind string  `json:"time_kind"` // "modeled" or "measured"
-	Bound    string  `json:"bound,omitempty"`
-	GFlops   float64 `json:"gflops"`
-	GBps     float64 `json:"gbps"`
-	Correct  bool    `json:"correct"`
+	Flops    int64           `json:"flops"`
+	Bytes    int64           `json:"bytes"` // the bytes the kernel must move at least (inputs read once, output written once)
+	TimeMs   float64         `json:"time_ms"`
+	TimeKind gpuext.TimeKind `json:"time_kind"`
+	Bound    string          `json:"bound,omitempty"`
+	GFlops   float64         `json:"gflops"`
+	GBps     float64         `json:"gbps"`
+	Correct  bool            `json:"correct"`
 	// BitIdentical is true when the output equals the CPU reference that adds
 	// in the kernel's order, bit for bit.
 	BitIdentical bool `json:"bit_identical"`
@@ -107,9 +108,9 @@ type Demo struct {
 
 // Result is everything the lesson computed.
 type Result struct {
-	Lesson  string `json:"lesson"`  // "tiling"
-	Backend string `json:"backend"` // "sim" or "gpu"
-	Device  Device `json:"device"`
+	Lesson  string      `json:"lesson"` // "tiling"
+	Backend gpuext.Kind `json:"backend"`
+	Device  Device      `json:"device"`
 	// Driver and Date label a recorded GPU run (Recorded): the CUDA driver
 	// and the day it was measured. A live run leaves them empty.
 	Driver   string        `json:"driver,omitempty"`

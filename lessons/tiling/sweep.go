@@ -133,7 +133,7 @@ func roofline(runs []KernelRun) []RooflineRow {
 // half tiles, so there are several phases and a ragged edge.
 func (r *runner) demos() error {
 	dev := r.dev
-	if dev.Kind() != "sim" {
+	if dev.Kind() != gpuext.Sim {
 		d, err := gpuext.Open("sim")
 		if err != nil {
 			return err
@@ -166,7 +166,7 @@ const (
 // simulator device and returns the fault it caused. A kernel that runs
 // cleanly is an error: the demonstration failed to demonstrate.
 func RunDemo(dev *gpuext.Device, kernel string, n, tile int) (Demo, error) {
-	if dev.Kind() != "sim" {
+	if dev.Kind() != gpuext.Sim {
 		return Demo{}, fmt.Errorf("tiling: the %s demonstration needs the simulator; a GPU reports no error for it", kernel)
 	}
 	m := Module()
