@@ -2,6 +2,7 @@ package libs
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -112,5 +113,47 @@ func TestMaxPasses(t *testing.T) {
 		if !skip && (!r.Correct || r.TimeMs <= 0) {
 			t.Errorf("%s: correct %v, time %v", r.Method, r.Correct, r.TimeMs)
 		}
+	}
+}
+
+// TestCorpusRun holds the recorded H200 corpus run (when present): every
+// run correct or skipped for its passes, every matrix with a correct
+// cuSPARSE line, DefaultRules equal to Fit on the whole run (so a change of
+// the constants without a refit fails here), and leave-one-family-out
+// machinery working on it, one judgement per matrix.
+func TestCorpusRun(t *testing.T) {
+	rec, err := FindCorpus()
+	if errors.Is(err, ErrNotRecorded) {
+		t.Skip("no corpus run: evidence/" + CorpusName + " absent")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Ours.Device.Name != "NVIDIA H200" || rec.Ours.Backend != "gpu" {
+		t.Fatalf("corpus run on %s (%s), want the H200", rec.Ours.Device.Name, rec.Ours.Backend)
+	}
+	for _, m := range rec.Ours.Matrices {
+		for _, r := range m.Runs {
+			if !r.Correct && r.Skipped == "" {
+				t.Errorf("%s %s: recorded wrong", m.Key, r.Method)
+			}
+		}
+		if _, ok := PeerBest(rec.Peer, m.Key); !ok {
+			t.Errorf("%s: no correct cuSPARSE line", m.Key)
+		}
+	}
+	resident, err := ResidentThreadsOf(rec.Ours)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, loss := Fit(rec.Ours.Matrices, resident); r != DefaultRules() {
+		t.Errorf("Fit on the corpus run gives %v (loss %.4f); DefaultRules are %v", r, loss, DefaultRules())
+	}
+	hs, err := LeaveOneFamilyOut(rec.Ours, rec.Peer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) != len(rec.Ours.Matrices) {
+		t.Errorf("%d judged, want %d", len(hs), len(rec.Ours.Matrices))
 	}
 }

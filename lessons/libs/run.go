@@ -568,7 +568,7 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 				in.Key, m, bad, y[bad], in.Want[bad]))
 		}
 		run.PredSlots, run.PredUseful = Predict(c, m)
-		simCounters(&run, ls)
+		simCounters(&run, ls, names)
 		if ls[0].Stats != nil {
 			for _, l := range ls {
 				run.TimeMs += l.Stats.Time.Seconds * 1e3
@@ -634,19 +634,28 @@ func maxRelErr(got, want, scale []float32) (float64, bool) {
 	return worst, ok
 }
 
-// simCounters sums the simulator's counters over a method's launches, and
-// counts the nonzero loop's lane-slots: the loads of val (scalar sites one
-// nonzero a lane, float4 sites four).
-func simCounters(run *KernelRun, ls []*gpuext.Launch) {
+// simCounters sums the simulator's counters over a method's launches
+// (names: their kernels), and counts the nonzero loop's lane-slots from the
+// read-only float loads, val's and x's: each nonzero is one val and one x,
+// read by a scalar load (one a lane) or, val's in the float4 body, by a
+// v4 load (four a lane). Half their lane-slots and active lanes are the
+// nonzero loop's. Merge path's fixup (its carries are floats too) and
+// split's __ldcg reads of partial sums (ld.global.cg) are not the loop.
+// The count reads the PTX instruction in each site's label, not the .cu
+// line, which for these inlined templates names the kernel's wrapper.
+func simCounters(run *KernelRun, ls []*gpuext.Launch, names []string) {
 	if len(ls) == 0 || ls[0].Stats == nil {
 		return
 	}
 	var req, sec, dram, slots, lanes int64
-	for _, l := range ls {
+	for i, l := range ls {
 		st := l.Stats
 		req += st.GlobalLoad.Requests
 		sec += st.GlobalLoad.Sectors
 		dram += st.DRAMReadBytes + st.DRAMWriteBytes
+		if i < len(names) && names[i] == KernelMergeFixup {
+			continue
+		}
 		for _, s := range st.Sites {
 			if per := valSite(s); per > 0 {
 				slots += int64(per) * s.LaneSlots
@@ -654,6 +663,7 @@ func simCounters(run *KernelRun, ls []*gpuext.Launch) {
 			}
 		}
 	}
+	slots, lanes = slots/2, lanes/2
 	run.Requests, run.Sectors, run.DRAMBytes, run.SimSlots, run.SimNonzero = &req, &sec, &dram, &slots, &lanes
 	if slots > 0 {
 		u := float64(lanes) / float64(slots)
@@ -661,19 +671,17 @@ func simCounters(run *KernelRun, ls []*gpuext.Launch) {
 	}
 }
 
-// valSite says whether a simulator site is one of the nonzero loop's loads
-// of colIdx, one per nonzero like val's but told apart from val's and x's
-// float loads by its integer type, and how many nonzeros one lane of it
-// reads: 4 for the int4 load, 1 for a scalar colIdx[j], 0 for any other.
+// valSite says whether a simulator site is a read-only float load of the
+// nonzero loop (val or x) and how many nonzeros one lane of it reads: 4
+// for a float4 load, 1 for a scalar one, 0 for any other.
 func valSite(s sim.SiteStats) int {
 	if s.Space != "global" || s.Op != "ld" {
 		return 0
 	}
 	switch {
-	case strings.Contains(s.Label, "col4[q]") && strings.Contains(s.Label, ".v4.u32"):
+	case strings.Contains(s.Label, "ld.global.nc.v4.f32"):
 		return 4
-	case (strings.Contains(s.Label, "colIdx[j]") || strings.Contains(s.Label, "colIdx[nzLo + k]")) &&
-		strings.Contains(s.Label, "ld.global.nc.u32"):
+	case strings.Contains(s.Label, "ld.global.nc.f32"):
 		return 1
 	}
 	return 0

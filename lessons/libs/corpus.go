@@ -1,0 +1,309 @@
+package libs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/warplab/warplab/internal/table"
+)
+
+// CorpusName is the evidence folder of issue 29's H200 run over the corpus
+// (scripts/evidence/libs-corpus.sh): one libs-<batch>.json per batch (a
+// size, or one power-law family at 2^23), cusparse.jsonl from the same
+// call, and Nsight Compute's counters on the two worst cases.
+const CorpusName = "libs-corpus-h200-2026-12-04"
+
+// LoadCorpus reads a corpus run: every libs-*.json in dir merged into one
+// Result (the batches of 2^14, 2^17, 2^20 rows in that order, then the
+// 2^23 families), and cusparse.jsonl. Device, driver, date and protocol
+// are the first batch's; the copy reference is the batch that measured it.
+func LoadCorpus(dir string) (*Recorded, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "libs-*.json"))
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, ErrNotRecorded
+	}
+	order := func(f string) (int, string) {
+		b := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "libs-"), ".json")
+		if n, err := strconv.Atoi(b); err == nil {
+			return n, ""
+		}
+		return math.MaxInt, b
+	}
+	sort.Slice(files, func(i, j int) bool {
+		ni, si := order(files[i])
+		nj, sj := order(files[j])
+		if ni != nj {
+			return ni < nj
+		}
+		return si < sj
+	})
+	rec := &Recorded{Dir: dir}
+	for _, f := range files {
+		one, err := LoadRecordedFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Ours == nil {
+			cp := *one
+			cp.Matrices = nil
+			rec.Ours = &cp
+		}
+		if len(one.Copy) > 0 {
+			rec.Ours.Copy = one.Copy
+		}
+		rec.Ours.Matrices = append(rec.Ours.Matrices, one.Matrices...)
+		rec.Ours.Failures = append(rec.Ours.Failures, one.Failures...)
+	}
+	f, err := os.Open(filepath.Join(dir, "cusparse.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if rec.Peer, err = ReadPeer(f); err != nil {
+		return nil, err
+	}
+	if readme, err := os.ReadFile(filepath.Join(dir, "README.md")); err == nil {
+		rec.README = string(readme)
+	}
+	return rec, nil
+}
+
+// FindCorpus looks for evidence/CorpusName at or above the working
+// directory, as FindChosen does.
+func FindCorpus() (*Recorded, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		cand := filepath.Join(dir, "evidence", CorpusName)
+		if st, err := os.Stat(cand); err == nil && st.IsDir() {
+			return LoadCorpus(cand)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return nil, ErrNotRecorded
+		}
+		dir = parent
+	}
+}
+
+// CorpusOrNote is FindCorpus for a notebook cell: nil and a note on w when
+// the run is not in evidence/.
+func CorpusOrNote(w interface{ Write([]byte) (int, error) }) (*Recorded, error) {
+	rec, err := FindCorpus()
+	if errors.Is(err, ErrNotRecorded) {
+		_, werr := fmt.Fprintf(w, "evidence/%s does not exist here: the corpus run is not recorded; nothing measured to show.\n", CorpusName)
+		return nil, werr
+	}
+	return rec, err
+}
+
+// CorpusLine is one matrix of a corpus run: our pick (by the rules given),
+// our fastest and cuSPARSE's best, with bandwidth by minimum bytes.
+type CorpusLine struct {
+	Key, Family      string
+	Rows, NNZ        int
+	Pick             KernelRun
+	Best             KernelRun
+	Peer             PeerRun // cuSPARSE's best correct algorithm; zero without
+	PickGBs, BestGBs float64
+	PeerGBs          float64
+	OfCopy           float64 // the pick's GB/s over the copy reference
+	PeerOfCopy       float64
+}
+
+// PickOverPeer and PickOverBest are the ratios the issue's goals read.
+func (l CorpusLine) PickOverPeer() float64 {
+	if l.Peer.MeanMs <= 0 {
+		return 0
+	}
+	return l.Pick.TimeMs / l.Peer.MeanMs
+}
+
+// PickOverBest is the pick's time over our fastest.
+func (l CorpusLine) PickOverBest() float64 { return l.Pick.TimeMs / l.Best.TimeMs }
+
+// BestOverPeer is our fastest over cuSPARSE's best, 0 without a peer.
+func (l CorpusLine) BestOverPeer() float64 {
+	if l.Peer.MeanMs <= 0 {
+		return 0
+	}
+	return l.Best.TimeMs / l.Peer.MeanMs
+}
+
+// CorpusLines reads rec with the given rules: each matrix's pick is
+// ChooseWith(rules) on its recorded statistics (every method was timed, so
+// the pick's time is recorded), beside our fastest and cuSPARSE's best.
+func CorpusLines(rec *Recorded, rules Rules) ([]CorpusLine, error) {
+	resident, err := ResidentThreadsOf(rec.Ours)
+	if err != nil {
+		return nil, err
+	}
+	copyGBs := rec.Ours.CopyGBs()
+	var out []CorpusLine
+	for _, m := range rec.Ours.Matrices {
+		pick := ChooseWith(rules, m.Stats, resident).Method
+		l := CorpusLine{Key: m.Key, Family: Family(m.Key), Rows: m.Rows, NNZ: m.NNZ, Pick: m.Run(pick), Best: m.Best()}
+		if l.Pick.TimeMs <= 0 {
+			return nil, fmt.Errorf("libs: %s: pick %s not measured in %s", m.Key, pick, rec.Dir)
+		}
+		gbs := func(ms float64) float64 { return float64(m.MinBytes) / (ms * 1e-3) / 1e9 }
+		l.PickGBs, l.BestGBs = gbs(l.Pick.TimeMs), gbs(l.Best.TimeMs)
+		if p, ok := PeerBest(rec.Peer, m.Key); ok {
+			l.Peer, l.PeerGBs = p, gbs(p.MeanMs)
+		}
+		if copyGBs > 0 {
+			l.OfCopy, l.PeerOfCopy = l.PickGBs/copyGBs, l.PeerGBs/copyGBs
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// CorpusTable is CorpusLines as the lesson's table.
+func CorpusTable(rec *Recorded, rules Rules) (table.Table, error) {
+	ls, err := CorpusLines(rec, rules)
+	if err != nil {
+		return table.Table{}, err
+	}
+	t := table.Table{Caption: fmt.Sprintf("The corpus, %s; GB/s by minimum bytes, copy %.0f GB/s; picks by %v",
+		rec.Ours.timeWord(), rec.Ours.CopyGBs(), rules),
+		Header: []string{"matrix", "rows", "nonzeros", "pick", "ms", "GB/s", "of copy", "our fastest", "ms", "cuSPARSE best", "ms", "of copy", "pick / fastest", "pick / cuSPARSE"}}
+	for _, l := range ls {
+		peer, pms, pcopy, ratio := "–", "–", "–", "–"
+		if l.Peer.MeanMs > 0 {
+			peer, pms = strings.TrimPrefix(l.Peer.Alg, "CUSPARSE_SPMV_"), fmt.Sprintf("%.4f", l.Peer.MeanMs)
+			pcopy, ratio = fmt.Sprintf("%.0f%%", 100*l.PeerOfCopy), fmt.Sprintf("%.2f×", l.PickOverPeer())
+		}
+		t.Add(l.Key, commas(int64(l.Rows)), commas(int64(l.NNZ)), l.Pick.Method, fmt.Sprintf("%.4f", l.Pick.TimeMs),
+			fmt.Sprintf("%.0f", l.PickGBs), fmt.Sprintf("%.0f%%", 100*l.OfCopy), l.Best.Method, fmt.Sprintf("%.4f", l.Best.TimeMs),
+			peer, pms, pcopy, fmt.Sprintf("%.2f×", l.PickOverBest()), ratio)
+	}
+	return t, nil
+}
+
+// HeldoutTable is LeaveOneFamilyOut per family: the rules fitted without
+// the family, its worst and geometric-mean pick over our fastest and over
+// cuSPARSE's best.
+func HeldoutTable(rec *Recorded) (table.Table, []FamilySummary, error) {
+	hs, err := LeaveOneFamilyOut(rec.Ours, rec.Peer)
+	if err != nil {
+		return table.Table{}, nil, err
+	}
+	sum := SummarizeHeldout(hs)
+	t := table.Table{Caption: "Leave one family out: the rules fitted on every other family, judged on this one (" + rec.Ours.timeWord() + ")",
+		Header: []string{"family", "matrices", "pick / our fastest: worst", "geomean", "within 1.1×", "pick / cuSPARSE: worst", "geomean", "rules fitted without it"}}
+	for _, s := range sum {
+		wp, gp := "–", "–"
+		if s.PeerMatrices > 0 {
+			wp, gp = fmt.Sprintf("%.2f× (%s)", s.WorstPeer, s.WorstPeerKey), fmt.Sprintf("%.2f×", s.GeoPeer)
+		}
+		t.Add(s.Family, fmt.Sprint(s.Matrices), fmt.Sprintf("%.2f× (%s)", s.WorstBest, s.WorstKey), fmt.Sprintf("%.2f×", s.GeoBest),
+			fmt.Sprintf("%d of %d", s.WithinGoal, s.Matrices), wp, gp, s.Rules.String())
+	}
+	return t, sum, nil
+}
+
+// LoadRecordedFile reads one of our result JSON files.
+func LoadRecordedFile(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{}
+	if err := json.Unmarshal(b, r); err != nil {
+		return nil, fmt.Errorf("libs: %s: %w", path, err)
+	}
+	return r, nil
+}
+
+// GoalLines are issue 29's goals read on a corpus run with the given rules,
+// one line each: picks at or under cuSPARSE's best on the matrices of at
+// least 2^20 rows (and each loss), picks within 1.1× of our fastest (per
+// size), and the power-law matrices at 2^23 rows as a share of the copy
+// bandwidth by minimum bytes (pick, our fastest, cuSPARSE).
+func GoalLines(rec *Recorded, rules Rules) ([]string, error) {
+	ls, err := CorpusLines(rec, rules)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	n, under := 0, 0
+	var losses []string
+	for _, l := range ls {
+		if l.Rows < 1<<20*9/10 || l.Peer.MeanMs <= 0 {
+			continue
+		}
+		n++
+		if l.PickOverPeer() <= 1 {
+			under++
+		} else {
+			losses = append(losses, fmt.Sprintf("%s %.2f×", l.Key, l.PickOverPeer()))
+		}
+	}
+	s := fmt.Sprintf("at least 2^20 rows: the pick is at or under cuSPARSE's best on %d of %d", under, n)
+	if len(losses) > 0 {
+		s += "; it loses on " + strings.Join(losses, ", ")
+	}
+	out = append(out, s)
+	type cnt struct{ n, ok int }
+	bySize := map[int]*cnt{}
+	var sizes []int
+	for _, l := range ls {
+		size := sizeClass(l.Key, l.Rows)
+		if bySize[size] == nil {
+			bySize[size] = &cnt{}
+			sizes = append(sizes, size)
+		}
+		bySize[size].n++
+		if l.PickOverBest() <= 1.1 {
+			bySize[size].ok++
+		}
+	}
+	sort.Ints(sizes)
+	var parts []string
+	total, ok := 0, 0
+	for _, sz := range sizes {
+		c := bySize[sz]
+		total, ok = total+c.n, ok+c.ok
+		label := fmt.Sprintf("2^%d", sz)
+		if sz == 0 {
+			label = "SuiteSparse"
+		}
+		parts = append(parts, fmt.Sprintf("%s %d of %d", label, c.ok, c.n))
+	}
+	out = append(out, fmt.Sprintf("within 1.1× of our fastest: %d of %d (%s)", ok, total, strings.Join(parts, ", ")))
+	var pl []string
+	for _, l := range ls {
+		if strings.HasPrefix(l.Family, "powerlaw") && l.Rows == 1<<23 {
+			pl = append(pl, fmt.Sprintf("%s %.0f%% (fastest %.0f%%, cuSPARSE %.0f%%)", l.Family, 100*l.OfCopy,
+				100*l.BestGBs/rec.Ours.CopyGBs(), 100*l.PeerOfCopy))
+		}
+	}
+	if len(pl) > 0 {
+		out = append(out, "power law at 2^23 rows, share of the copy bandwidth by minimum bytes, pick: "+strings.Join(pl, "; "))
+	}
+	return out, nil
+}
+
+// sizeClass is a key's size as a power of two ("-2^17" → 17), 0 for a
+// file matrix.
+func sizeClass(key string, rows int) int {
+	if i := strings.LastIndex(key, "-2^"); i >= 0 {
+		if n, err := strconv.Atoi(key[i+3:]); err == nil {
+			return n
+		}
+	}
+	return 0
+}
