@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/plots/chart"
 	"github.com/warplab/warplab/sparse/gen"
 )
 
@@ -155,5 +156,27 @@ func TestCorpusRun(t *testing.T) {
 	}
 	if len(hs) != len(rec.Ours.Matrices) {
 		t.Errorf("%d judged, want %d", len(hs), len(rec.Ours.Matrices))
+	}
+}
+
+// TestCorpusFigure draws the recorded corpus run (when present) to SVG:
+// two panels, no error.
+func TestCorpusFigure(t *testing.T) {
+	rec, err := FindCorpus()
+	if errors.Is(err, ErrNotRecorded) {
+		t.Skip("no corpus run")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig, err := CorpusFigure(rec, DefaultRules())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fig.Panels) != 2 {
+		t.Errorf("%d panels, want 2", len(fig.Panels))
+	}
+	if _, err := chart.SVG(fig, chart.DefaultWidth, 2*chart.DefaultHeight); err != nil {
+		t.Fatal(err)
 	}
 }
