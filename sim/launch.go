@@ -211,8 +211,8 @@ func (l *launch) stats(workers []*worker) *Stats {
 			if s.InstrMix == nil {
 				s.InstrMix = map[string]int64{}
 			}
-			s.ConstLoad.Requests += w.px.constReq
-			s.ConstLoad.Transactions += w.px.constTx
+			s.ConstLoad.Requests += w.pxx.constReq
+			s.ConstLoad.Transactions += w.pxx.constTx
 			for c, n := range w.px.mix {
 				if n != 0 {
 					s.InstrMix[instrClassNames[c]] += n

@@ -28,7 +28,7 @@ import (
 //
 // Each lane's local memory holds the kernel's frame, then the call stack:
 // a callee's frame (its .local arrays and .param variables) follows its
-// caller's. Its size in the model is the frame's variables, 8-byte
+// caller's. Its size in the model is the frame's variables, 16-byte
 // aligned, plus 16 bytes for what a call saves (the return address); the
 // stack has DefaultStackBytes, CUDA's default cudaLimitStackSize, and a
 // call past it is a "stack overflow" fault. This is the simulator's rule,
@@ -43,6 +43,19 @@ const DefaultStackBytes = 1024
 // callOverhead is what the stack model charges a call beyond its frame's
 // variables: the return address and the saved frame pointer.
 const callOverhead = 16
+
+// warpExt is a warp's state for calls and bar.red, allocated for the
+// kernels that have them (PTXKernel.needExt): its frames, innermost last;
+// fp, the byte offset of the running body's frame in each lane's local
+// memory; retDepth, the stack depth at which the innermost call returns
+// (-1: no call); the bar.red the warp waits at, and its lanes.
+type warpExt struct {
+	calls      []callFrame
+	fp         int
+	retDepth   int
+	barRed     *xin
+	barRedMask uint32
+}
 
 // callFrame is one call in progress on a warp.
 type callFrame struct {
@@ -74,7 +87,7 @@ func hasCall(k *ptx.Kernel) bool {
 
 // frameBytes is the stack a call of function f takes.
 func (pk *PTXKernel) frameBytes(f int32) int {
-	return alignUp(pk.funcFrame[f], 8) + callOverhead
+	return alignUp(pk.funcFrame[f], 16) + callOverhead // frames at multiples of 16 (callOverhead is 16)
 }
 
 // call runs call instruction x for the lanes in exec. A built-in runs at
@@ -89,33 +102,33 @@ func (e *ptxWorker) call(wp *pwarp, x *xin, pc int32, exec uint32) (pushed bool,
 	fc := &pk.k.Funcs[c.Callee]
 	size := pk.frameBytes(c.Callee)
 	base := alignUp(pk.localBytes, 16)
-	used := wp.fp - base
-	if wp.fp == 0 {
+	used := wp.ext.fp - base
+	if wp.ext.fp == 0 {
 		used = 0
 	}
-	if len(wp.calls) > 0 {
-		used = wp.fp - base + wp.calls[len(wp.calls)-1].size
+	if len(wp.ext.calls) > 0 {
+		used = wp.ext.fp - base + wp.ext.calls[len(wp.ext.calls)-1].size
 	}
 	if used+size > DefaultStackBytes {
 		return false, e.fault(wp, bits.TrailingZeros32(exec), x, "stack overflow", fmt.Sprintf(
 			"the call of %s would be %d calls deep and need %d bytes of stack, past the %d bytes a thread has (CUDA's default cudaLimitStackSize; this simulator charges a call its frame's variables and %d bytes): recursion without an end? On a GPU the kernel fails",
-			fc.Name, len(wp.calls)+1, used+size, DefaultStackBytes, callOverhead))
+			fc.Name, len(wp.ext.calls)+1, used+size, DefaultStackBytes, callOverhead))
 	}
 	newFP := base + used
 	// Arguments: each lane's .param variables of the caller to the
 	// callee's parameters, in the new frame.
 	for i, a := range c.Args {
-		e.copyFrameVar(wp, exec, wp.fp+pk.varOff[a], newFP+pk.varOff[fc.ParamVars[i]], pk.k.Vars[a].Size)
+		e.copyFrameVar(wp, exec, wp.ext.fp+pk.varOff[a], newFP+pk.varOff[fc.ParamVars[i]], pk.k.Vars[a].Size)
 	}
-	fr := callFrame{fn: c.Callee, call: x, mask: exec, fp: wp.fp, size: size}
+	fr := callFrame{fn: c.Callee, call: x, mask: exec, fp: wp.ext.fp, size: size}
 	if fc.Recursive {
 		fr.saved = append([][32]uint64(nil), wp.regs[fc.RegLo:fc.RegHi]...)
 	}
 	top := &wp.stack[len(wp.stack)-1]
 	top.pc = pc + 1
 	fr.depth = len(wp.stack)
-	wp.calls = append(wp.calls, fr)
-	wp.fp, wp.retDepth = newFP, fr.depth
+	wp.ext.calls = append(wp.ext.calls, fr)
+	wp.ext.fp, wp.ext.retDepth = newFP, fr.depth
 	wp.stack = append(wp.stack, ipdom{pc: fc.Start, rpc: fc.End, mask: exec})
 	return true, nil
 }
@@ -123,7 +136,7 @@ func (e *ptxWorker) call(wp *pwarp, x *xin, pc int32, exec uint32) (pushed bool,
 // fnRet takes the lanes in exec out of the running function: they wait
 // at its return while its other lanes go on.
 func (e *ptxWorker) fnRet(wp *pwarp, exec uint32) {
-	for j := wp.retDepth; j < len(wp.stack); j++ {
+	for j := wp.ext.retDepth; j < len(wp.stack); j++ {
 		wp.stack[j].mask &^= exec
 	}
 }
@@ -133,22 +146,22 @@ func (e *ptxWorker) fnRet(wp *pwarp, exec uint32) {
 // (for a recursive function) the callee's registers back.
 func (e *ptxWorker) callReturn(wp *pwarp) {
 	pk := e.l.pk
-	fr := wp.calls[len(wp.calls)-1]
-	wp.calls = wp.calls[:len(wp.calls)-1]
+	fr := wp.ext.calls[len(wp.ext.calls)-1]
+	wp.ext.calls = wp.ext.calls[:len(wp.ext.calls)-1]
 	fc := &pk.k.Funcs[fr.fn]
 	c := fr.call.in.Call
 	lanes := fr.mask & wp.live
 	for i, r := range c.Rets {
-		e.copyFrameVar(wp, lanes, wp.fp+pk.varOff[fc.RetVars[i]], fr.fp+pk.varOff[r], pk.k.Vars[r].Size)
+		e.copyFrameVar(wp, lanes, wp.ext.fp+pk.varOff[fc.RetVars[i]], fr.fp+pk.varOff[r], pk.k.Vars[r].Size)
 	}
 	if fr.saved != nil {
 		copy(wp.regs[fc.RegLo:fc.RegHi], fr.saved)
 		clear(wp.pvalid[fc.RegLo:fc.RegHi])
 	}
-	wp.fp = fr.fp
-	wp.retDepth = -1
-	if len(wp.calls) > 0 {
-		wp.retDepth = wp.calls[len(wp.calls)-1].depth
+	wp.ext.fp = fr.fp
+	wp.ext.retDepth = -1
+	if len(wp.ext.calls) > 0 {
+		wp.ext.retDepth = wp.ext.calls[len(wp.ext.calls)-1].depth
 	}
 }
 
@@ -166,7 +179,7 @@ func (e *ptxWorker) copyFrameVar(wp *pwarp, mask uint32, from, to, n int) {
 // lane l (a built-in's pointer argument).
 func (e *ptxWorker) frameWord(wp *pwarp, l int, v int32, size int) uint64 {
 	lb := e.l.pk.laneLocal
-	off := l*lb + wp.fp + e.l.pk.varOff[v]
+	off := l*lb + wp.ext.fp + e.l.pk.varOff[v]
 	return readMem(unsafe.Pointer(&wp.local[off]), size)
 }
 
@@ -184,10 +197,10 @@ func (e *ptxWorker) builtin(wp *pwarp, x *xin, exec uint32) *Fault {
 				return e.fault(wp, l, x, "out of bounds", fmt.Sprintf("printf's format at address %#x is in no memory the thread can read", fmtAddr))
 			}
 			line, nargs := e.formatPrintf(wp, l, format, argAddr)
-			e.l.printf.add(e.blk, line)
+			e.l.printf.add(e.blkIdx.X+e.t.w.l.grid.X*(e.blkIdx.Y+e.t.w.l.grid.Y*e.blkIdx.Z), line)
 			if len(c.Rets) > 0 {
 				lb := e.l.pk.laneLocal
-				off := l*lb + wp.fp + e.l.pk.varOff[c.Rets[0]]
+				off := l*lb + wp.ext.fp + e.l.pk.varOff[c.Rets[0]]
 				writeMem(unsafe.Pointer(&wp.local[off]), 4, uint64(nargs))
 			}
 		}

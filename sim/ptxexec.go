@@ -39,7 +39,7 @@ import (
 // divergent code) is a "divergent barrier" fault.
 
 // numSpecial is the number of special-register rows a warp keeps.
-const numSpecial = int(ptx.NumSpecial)
+const numSpecial = int(ptx.SpecialLaneMaskGe) + 1 // the clocks are registers of their own (clockRegs, ptxwarp.go)
 
 // defaultMaxWarpInstr bounds one warp's issued instructions when
 // PTXKernel.MaxInstructions is zero.
@@ -86,18 +86,10 @@ type pwarp struct {
 	undef []uint32
 	uorig []uorigin
 
-	// The warp's calls (ptxcall.go): its frames, innermost last; fp, the
-	// byte offset of the running body's frame in each lane's local
-	// memory; retDepth, the stack depth at which the innermost call
-	// returns (-1: no call).
-	calls    []callFrame
-	fp       int
-	retDepth int
-
-	// barRed is the bar.red this warp waits at, and its lanes
-	// (ptxwarp.go); nil when none.
-	barRed     *xin
-	barRedMask uint32
+	// ext is the warp's state for calls and bar.red (ptxcall.go,
+	// ptxwarp.go), nil for kernels without them: the executor's speed is
+	// sensitive to pwarp's size.
+	ext *warpExt
 }
 
 // ptxLaunch is what one LaunchPTX shares between its workers.
@@ -122,18 +114,10 @@ type ptxWorker struct {
 	shMeta bufMeta
 	t      Thread // scratch thread for the shared race check and faults
 	blkIdx Dim3
-	blk    int // blkIdx as its linear index
 	instr  int64
 	last   int // index of the buffer the last global access hit
 
 	mix [numClasses]int64 // issued warp instructions by class
-
-	constReq, constTx int64 // ld.const requests and the distinct addresses they served (countConst)
-
-	// The block's bar.red in progress (ptxwarp.go).
-	redOpen        bool
-	redCount       uint64
-	redAll, redAny bool
 
 	specDone  bool       // the warps' launch-constant special rows are filled
 	siteCache []siteMemo // by site: the dense counter index last used, and its buffer
@@ -393,7 +377,7 @@ func (w *worker) runBlockPTX(b int) (f *Fault) {
 		}
 		w.px = e
 	}
-	e.blkIdx, e.blk = l.grid.unlinear(b), b
+	e.blkIdx = l.grid.unlinear(b)
 	e.t.BlockIdx = e.blkIdx
 	e.instr = 0
 	w.l1Reset()
@@ -468,7 +452,13 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 		wp.live = ^uint32(0)
 	}
 	wp.stack = append(wp.stack[:0], ipdom{pc: 0, rpc: pk.kend, mask: wp.live})
-	wp.calls, wp.fp, wp.retDepth = wp.calls[:0], 0, -1
+	if pk.needExt {
+		if wp.ext == nil {
+			wp.ext = &warpExt{}
+		}
+		x := wp.ext
+		x.calls, x.fp, x.retDepth, x.barRed = x.calls[:0], 0, -1, nil
+	}
 	for _, sp := range pk.specials {
 		// Only the block index changes from block to block.
 		if !e.specDone || sp >= ptx.SpecialCtaidX && sp <= ptx.SpecialCtaidZ {
@@ -586,7 +576,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 		act := top.mask & wp.live
 		if top.pc == top.rpc || act == 0 {
 			wp.stack = wp.stack[:n-1]
-			if n-1 == wp.retDepth {
+			if wp.ext != nil && n-1 == wp.ext.retDepth {
 				e.callReturn(wp) // the callee's lanes have all returned (ptxcall.go)
 			}
 			continue
@@ -666,7 +656,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				}
 				top.pc = pc
 				e.diverge(wp, x.in.Target, pc+1, x.in.Reconv, exec, act&^exec)
-				if len(wp.stack) == wp.retDepth {
+				if wp.ext != nil && len(wp.stack) == wp.ext.retDepth {
 					e.callReturn(wp) // both ways left the callee
 				}
 				goto next
@@ -863,9 +853,6 @@ func (wp *pwarp) guardMask(g int32, neg bool) uint32 {
 
 // exec runs one non-control instruction on the lanes in mask.
 func (e *ptxWorker) exec(wp *pwarp, x *xin, mask uint32) *Fault {
-	if x.clock {
-		e.fillClocks(wp) // it reads a clock (ptxwarp.go)
-	}
 	switch x.op {
 	case ptx.OpLd, ptx.OpSt, ptx.OpAtom, ptx.OpRed:
 		return e.mem(wp, x, mask)
@@ -901,6 +888,9 @@ func (e *ptxWorker) exec(wp *pwarp, x *xin, mask uint32) *Fault {
 		e.cvta(wp, x, mask)
 		return nil
 	}
+	if x.clock {
+		e.fillClocks(wp) // it reads a clock (ptxwarp.go)
+	}
 	return e.alu(wp, x, mask)
 }
 
@@ -923,7 +913,7 @@ func (e *ptxWorker) cvta(wp *pwarp, x *xin, mask uint32) {
 	if x.frameSym {
 		// The address of a device function's frame variable: its offset
 		// in the running frame (ptxcall.go).
-		win += uint64(wp.fp)
+		win += uint64(wp.ext.fp)
 	}
 	for m := lanes.AddK(d, a, win, wmask, mask); m != 0; {
 		lo, hi, rest := laneRun(m)

@@ -125,6 +125,7 @@ func (e *ptxWorker) countConst(mask uint32, width int) {
 		e.words[n] = uint32(e.laneOff[l] / uint64(width))
 		n++
 	}
-	e.constReq++
-	e.constTx += int64(uniq(e.words[:n]))
+	x := &e.t.w.pxx
+	x.constReq++
+	x.constTx += int64(uniq(e.words[:n]))
 }

@@ -54,6 +54,8 @@ type PTXKernel struct {
 	laneLocal    int              // bytes of local memory per thread: localBytes, and the call stack when the kernel calls (ptxcall.go)
 	kend         int32            // the kernel's own code is code[:kend]; the device functions it calls follow
 	printf       bool             // the kernel calls vprintf
+	needExt      bool             // it calls or has bar.red: its warps need a warpExt (ptxcall.go)
+	clockReg     int32            // the first of the three clock registers (ptxwarp.go); 0 when the kernel reads no clock
 	funcFrame    []int            // by function of k.Funcs: bytes of its frame's variables
 	varOff       []int            // by Kernel.Vars index: offset in its space (const/global: in the var image)
 	varImage     []byte           // initial contents of the module's variables: a device's copy starts from it (ptxglobals.go)
@@ -125,19 +127,6 @@ type xin struct {
 	dst       [2]xopd
 	src       [4]xopd
 
-	// calls (ptxcall.go): fnRet, a ret of a device function (not the
-	// kernel's); frameRel, a memory access to a frame variable of a device
-	// function by name; frameSym, mov or cvta of such a variable's address
-	fnRet    bool
-	frameRel bool
-	frameSym bool
-	clock    bool // it reads %clock, %clock64 or %globaltimer (ptxwarp.go)
-
-	// cp.async (ptxwarp.go): the source address is src[1]'s register (its
-	// base) plus aconst2; site2 is the shared store's counter site
-	aconst2 uint64
-	site2   int32
-
 	// memory instructions
 	site   int32 // counter site, -1 for non-memory instructions, ld.param and call .param variables
 	space  ptx.Space
@@ -153,6 +142,17 @@ type xin struct {
 	a32    bool // the base register is 32 bits wide (shared and local addresses)
 	aconst uint64
 	aparam int32
+
+	// The rarer instructions' fields, last, so that the common ones keep
+	// their places. Calls (ptxcall.go): fnRet, a ret of a device function
+	// (not the kernel's); frameRel, a memory access to a frame variable of
+	// a device function by name; frameSym, mov or cvta of such a
+	// variable's address. clock: it reads %clock, %clock64 or %globaltimer
+	// (ptxwarp.go). cp.async (ptxwarp.go): the source address is src[1]'s
+	// register (its base) plus aconst2; site2 is the shared store's site.
+	fnRet, frameRel, frameSym, clock bool
+	site2                            int32
+	aconst2                          uint64
 }
 
 // NewPTXKernel decodes kernel name of m for the simulator. The work done
@@ -208,16 +208,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 	pk.markOnce()
 	pk.markSkips()
 	pk.markInitCheck()
-	for i := range pk.code {
-		// A clock is read when the instruction runs (ptxwarp.go); the
-		// passes above may have moved a clock into a reader of a mov.
-		x := &pk.code[i]
-		for _, o := range x.src {
-			if o.kind == oSpec && o.idx >= int32(ptx.SpecialClock) {
-				x.clock, x.fast = true, fNone
-			}
-		}
-	}
+	pk.clockRegs()
 	var used [numSpecial]bool
 	for i := range pk.code {
 		for _, o := range pk.code[i].src {
@@ -782,6 +773,9 @@ func (pk *PTXKernel) operand(o *ptx.Operand) (xopd, error) {
 	case ptx.OpdImm:
 		return xopd{kind: oImm, idx: pk.immRow(o.Imm)}, nil
 	case ptx.OpdSpecial:
+		if o.Special >= ptx.SpecialClock && o.Special < ptx.NumSpecial {
+			return xopd{kind: oSpec, idx: int32(o.Special)}, nil // a register after the passes (clockRegs)
+		}
 		if o.Special == ptx.SpecialNone || int(o.Special) >= numSpecial {
 			return xopd{}, fmt.Errorf("special register %d not provided", o.Special)
 		}
@@ -918,9 +912,12 @@ func (pk *PTXKernel) decode(i int) error {
 		if in.Call == nil {
 			return fail("a call without its target")
 		}
+		pk.needExt = true
 		pk.printf = pk.printf || in.Call.Builtin == ptx.BuiltinVprintf
 	case ptx.OpRet:
 		x.fnRet = int32(i) >= pk.kend
+	case ptx.OpBar:
+		pk.needExt = pk.needExt || in.Red != ptx.RedNone
 	case ptx.OpInvalid:
 		return fail("instruction not supported by the simulator")
 	}

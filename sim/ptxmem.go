@@ -119,14 +119,10 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 		return nil
 	}
 	width := x.size * x.vec
-	aconst := x.aconst
-	if x.frameRel {
-		aconst += uint64(wp.fp) // a device function's frame variable (ptxcall.go)
-	}
 	var gmask, smask, cmask uint32
 	for m := mask; m != 0; m &= m - 1 {
 		lane := bits.TrailingZeros32(m)
-		addr := aconst
+		addr := x.aconst
 		if base != nil {
 			addr += base[lane]
 		}
@@ -193,6 +189,12 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 				e.atomicInit(wp, lane, addr, width) // initcheck.go
 			}
 		case mLocal:
+			if x.frameRel {
+				// A device function's frame variable by name (ptxcall.go):
+				// frames start at multiples of 16, so the alignment
+				// checked above holds.
+				addr += uint64(wp.ext.fp)
+			}
 			lb := uint64(e.l.pk.laneLocal)
 			if addr+uint64(width) > lb {
 				return e.fault(wp, lane, x, "out of bounds", fmt.Sprintf(

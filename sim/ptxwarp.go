@@ -12,15 +12,31 @@ import (
 // executor runs itself: activemask, nanosleep, the clocks, match.sync,
 // redux.sync, bar.red and cp.async.
 
-// fillClocks sets the clock special registers of wp for an instruction
-// that reads one: the warp's issued instructions so far, which grow as a
-// clock does (a deterministic stand-in: no cycles are simulated, so a
-// kernel that times itself gets instruction counts, not cycles).
+// ptxExtra is the PTX executor's state that few kernels use, kept in the
+// worker rather than in ptxWorker, whose size the executor's speed is
+// sensitive to: ld.const requests and the distinct addresses they served
+// (countConst), and the block's bar.red in progress.
+type ptxExtra struct {
+	constReq, constTx int64
+	redOpen           bool
+	redAll, redAny    bool
+	redCount          uint64
+}
+
+// The clocks (%clock, %clock64, %globaltimer) are registers of their own,
+// after the kernel's (PTXKernel.clockRegs), which fillClocks writes before
+// an instruction that reads one runs.
+
+// fillClocks sets the clock registers of wp for an instruction that reads
+// one: the warp's issued instructions so far, which grow as a clock does
+// (a deterministic stand-in: no cycles are simulated, so a kernel that
+// times itself gets instruction counts, not cycles).
 func (e *ptxWorker) fillClocks(wp *pwarp) {
 	v := uint64(wp.instr)
-	fillRow(&wp.spec[ptx.SpecialClock], v&0xffffffff)
-	fillRow(&wp.spec[ptx.SpecialClock64], v)
-	fillRow(&wp.spec[ptx.SpecialGlobalTimer], v)
+	r := e.l.pk.clockReg
+	fillRow(&wp.regs[r], v&0xffffffff)
+	fillRow(&wp.regs[r+1], v)
+	fillRow(&wp.regs[r+2], v)
 }
 
 // activemask writes the lanes executing it (__activemask()).
@@ -144,40 +160,42 @@ func (e *ptxWorker) redux(wp *pwarp, x *xin, mask uint32) *Fault {
 func (e *ptxWorker) barRedArrive(wp *pwarp, x *xin, exec uint32) {
 	c := e.src(wp, &x.src[2], 2)
 	t := predMask(c, false) & exec
-	if !e.redOpen {
-		e.redOpen, e.redCount, e.redAll, e.redAny = true, 0, true, false
+	r := &e.t.w.pxx
+	if !r.redOpen {
+		r.redOpen, r.redCount, r.redAll, r.redAny = true, 0, true, false
 	}
-	e.redCount += uint64(bits.OnesCount32(t))
-	e.redAll = e.redAll && t == exec
-	e.redAny = e.redAny || t != 0
-	wp.barRed, wp.barRedMask = x, exec
+	r.redCount += uint64(bits.OnesCount32(t))
+	r.redAll = r.redAll && t == exec
+	r.redAny = r.redAny || t != 0
+	wp.ext.barRed, wp.ext.barRedMask = x, exec
 }
 
 // barRedRelease writes each waiting warp's bar.red result as the barrier
 // releases.
 func (e *ptxWorker) barRedRelease() {
-	if !e.redOpen {
+	r := &e.t.w.pxx
+	if !r.redOpen {
 		return
 	}
-	e.redOpen = false
+	r.redOpen = false
 	for i := range e.warps {
 		wp := &e.warps[i]
-		x := wp.barRed
+		x := wp.ext.barRed
 		if x == nil {
 			continue
 		}
-		wp.barRed = nil
+		wp.ext.barRed = nil
 		var v uint64
 		switch x.in.Red {
 		case ptx.RedPopc:
-			v = e.redCount
+			v = r.redCount
 		case ptx.RedAnd:
-			v = b2u(e.redAll)
+			v = b2u(r.redAll)
 		case ptx.RedOr:
-			v = b2u(e.redAny)
+			v = b2u(r.redAny)
 		}
 		d := e.dst(wp, &x.dst[0], 0)
-		for m := wp.barRedMask; m != 0; m &= m - 1 {
+		for m := wp.ext.barRedMask; m != 0; m &= m - 1 {
 			d[bits.TrailingZeros32(m)] = v
 		}
 	}
@@ -248,4 +266,30 @@ func (e *ptxWorker) cpAsync(wp *pwarp, x *xin, mask uint32) *Fault {
 	}
 	e.countSharedAt(x.site2, opSt, mask, size)
 	return nil
+}
+
+// clockRegs gives the clocks registers of their own, after the kernel's,
+// once the register passes are done (they would take a register nothing
+// writes for one read before it is written): each operand that reads a
+// clock reads its register, and its instruction, marked clock, runs on
+// the general path, which fills them (fillClocks).
+func (pk *PTXKernel) clockRegs() {
+	for i := range pk.code {
+		x := &pk.code[i]
+		for j := range x.src {
+			o := &x.src[j]
+			if o.kind != oSpec || o.idx < int32(ptx.SpecialClock) {
+				continue
+			}
+			if pk.clockReg == 0 {
+				pk.clockReg = int32(pk.nregs)
+				pk.nregs += 3
+				if pk.initIdx != nil { // not tracked by the uninitialized-read check
+					pk.initIdx = append(pk.initIdx, -1, -1, -1)
+				}
+			}
+			*o = xopd{kind: oReg, idx: pk.clockReg + o.idx - int32(ptx.SpecialClock)}
+			x.clock, x.fast = true, fNone
+		}
+	}
 }

@@ -84,6 +84,8 @@ type worker struct {
 	l *launch
 	k *Kernel
 
+	pxx ptxExtra // the PTX executor's rarer counters and state (ptxwarp.go)
+
 	sites    []siteAgg
 	explicit [][8]expl // Site -> dense index per op/space
 	defIdx   []int32   // buf.id*numOps*2 + op*2 + shared -> dense
