@@ -15,6 +15,7 @@ func init() {
 	corpus = append(corpus,
 		corpusCase{
 			name: "atomics/atoms", file: "atomics", kernel: "atoms", grid: sim.Dim1(1), block: sim.Dim1(64),
+			orderDependent: map[string]bool{"u": true}, // u[7], u[8]: the CAS winner
 			setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
 				const n = 64
 				u, _ := sim.Upload(d, "u", []uint32{0, math.MaxUint32, 0, 0, math.MaxUint32, 0, 0, 0, 0})
