@@ -15,27 +15,32 @@ import (
 	"github.com/warplab/warplab/sim"
 )
 
-// runTimeModel is `warplab timemodel check|constants|calibrate`.
+// runTimeModel is `warplab timemodel check|sweep|constants|calibrate`.
 //
 //	check      modeled against measured for every recorded run (issue 13)
+//	           and every case of the recorded sweep (issue 27)
+//	sweep      run the time model's sweep (internal/sweep) on a GPU or the
+//	           simulator, one JSON line per case
 //	constants  the model's time constants with their sources
 //	calibrate  copy the newest recorded microbenchmark run into
 //	           sim/calibration/<model>.csv, where the model reads it
 func runTimeModel(args []string, stdout, stderr io.Writer) int {
 	const cmd = "warplab timemodel"
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(stderr, "usage: warplab timemodel check|constants|calibrate [flags]\n")
+		fmt.Fprintf(stderr, "usage: warplab timemodel check|sweep|constants|calibrate [flags]\n")
 		return exitUsage
 	}
 	switch args[0] {
 	case "check":
 		return runTimeModelCheck(args[1:], stdout, stderr)
+	case "sweep":
+		return runTimeModelSweep(args[1:], stdout, stderr)
 	case "constants":
 		return runTimeModelConstants(args[1:], stdout, stderr)
 	case "calibrate":
 		return runTimeModelCalibrate(args[1:], stdout, stderr)
 	}
-	return fail(stderr, cmd, usageErrorf("unknown subcommand %q (check, constants, calibrate)", args[0]))
+	return fail(stderr, cmd, usageErrorf("unknown subcommand %q (check, sweep, constants, calibrate)", args[0]))
 }
 
 func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
@@ -49,6 +54,7 @@ func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
 	half := fs.String("half", "", "simulate only the runs of this half (train or test)")
 	from := fs.String("from", "", "take modeled times from this earlier --json report instead of simulating")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
+	sf := sweepCheckFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -60,6 +66,12 @@ func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if *half != "" && *half != "train" && *half != "test" {
 		return fail(stderr, cmd, usageErrorf("--half %q: want train or test", *half))
+	}
+	if err := sf.validate(); err != nil {
+		return fail(stderr, cmd, err)
+	}
+	if sf.only {
+		return runSweepCheck(cmd, *root, *model, sf, stdout, stderr)
 	}
 	runs, err := timecheck.Recorded(*root)
 	if err != nil {
@@ -114,7 +126,11 @@ func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
 	if stale := timecheck.StaleCalibration(*root); stale != "" {
 		fmt.Fprintf(stdout, "\nnote: %s\n", stale)
 	}
-	return exitOK
+	if sf.skip {
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "\n== the recorded sweep (issue 27) ==\n\n")
+	return runSweepCheck(cmd, *root, *model, sf, stdout, stderr)
 }
 
 func runTimeModelConstants(args []string, stdout, stderr io.Writer) int {

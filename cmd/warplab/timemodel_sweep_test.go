@@ -1,0 +1,100 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warplab/warplab/internal/sweep"
+	"github.com/warplab/warplab/internal/timecheck"
+)
+
+// TestTimeModelSweepSim runs `warplab timemodel sweep` on the simulator at
+// the stream family's smallest size: one modeled record per kernel.
+func TestTimeModelSweepSim(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "s.jsonl")
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"timemodel", "sweep", "--backend", "sim", "--family", "stream", "--sizes", "1", "--out", out}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := sweep.ReadRecords(f)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.Kind != "modeled" || r.Family != "stream" || r.MeanMs <= 0 {
+			t.Errorf("record %+v", r)
+		}
+	}
+}
+
+func TestTimeModelSweepUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"timemodel", "sweep", "--backend", "sim"},
+		{"timemodel", "sweep", "--backend", "sim", "--out", "x.json"},
+		{"timemodel", "sweep", "--backend", "sim", "--sizes", "-1", "--out", "x.jsonl"},
+		{"timemodel", "sweep", "--backend", "sim", "--family", "nosuch", "--out", "x.jsonl"},
+		{"timemodel", "sweep", "--backend", "tpu", "--out", "x.jsonl"},
+		{"timemodel", "sweep", "--backend", "gpu", "--model", "t4", "--out", "x.jsonl"},
+		{"timemodel", "check", "--no-sweep", "--sweep-only"},
+		{"timemodel", "check", "--sweep-only", "--family", "nosuch"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(args, &stdout, &stderr); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (stderr %q)", args, code, exitUsage, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"timemodel", "sweep", "--list", "--family", "gemm"}, &stdout, &stderr); code != exitOK ||
+		!strings.Contains(stdout.String(), "gemmSharedConflict") {
+		t.Errorf("--list: exit %d\n%s", code, stdout.String())
+	}
+}
+
+// TestTimeModelCheckSweepFrom checks the sweep's report from the fixture
+// with modeled times taken from an earlier report (no simulation).
+func TestTimeModelCheckSweepFrom(t *testing.T) {
+	root := filepath.Join("..", "..", "internal", "timecheck", "testdata")
+	file := filepath.Join(root, "sweep", "a.jsonl")
+	cases, err := timecheck.SweepFiles(root, []string{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		cases[i].Modeled, cases[i].Bound = cases[i].Measured*1.1, "dram"
+	}
+	rep, err := timecheck.NewSweepReport("h200", cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	from := filepath.Join(dir, "prev.json")
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(from, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.json")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"timemodel", "check", "--root", root, "--sweep-only", "--sweep", file, "--sweep-from", from, "--sweep-json", out}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %s", code, stderr.String())
+	}
+	for _, want := range []string{"stream", "1.10", "all                  4 cases,   4 modeled:   4 within 25% (100%)", "leave-one-family-out"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("--sweep-json: %v", err)
+	}
+}

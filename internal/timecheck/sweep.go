@@ -1,0 +1,557 @@
+package timecheck
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/sweep"
+	"github.com/warplab/warplab/sim"
+)
+
+// The sweep's check (issue 27, milestone 2): every case recorded by
+// `warplab timemodel sweep --backend gpu` under evidence/timemodel-sweep-*,
+// modeled by the simulator on the same kernel and input, reported per
+// family (the families internal/sweep fixed before any run was looked
+// at), per regime, per GPU, overall, and as pairs.
+
+// PairGap is the measured gap from which two kernels on one input form a
+// pair the model must order as the GPU does: the slower at least 25%
+// slower than the faster.
+const PairGap = 0.25
+
+// SweepCase is one recorded case with its modeled time.
+type SweepCase struct {
+	Family   string   `json:"family"`
+	Kernel   string   `json:"kernel"`
+	Input    string   `json:"input"`
+	Size     int      `json:"size"`
+	SizeUnit string   `json:"size_unit"`
+	Rank     int      `json:"rank"`
+	GPU      string   `json:"gpu"`
+	Driver   string   `json:"driver"`
+	Date     string   `json:"date"`       // of the (newest) recording
+	Measured float64  `json:"measured_s"` // seconds a call: the lessons' protocol (median over recordings)
+	Sources  []string `json:"sources"`
+
+	Modeled    float64 `json:"modeled_s,omitempty"`     // seconds a call (what the lessons compare)
+	ModeledGPU float64 `json:"modeled_gpu_s,omitempty"` // the GPU's modeled time under the host's launch interval
+	Bound      string  `json:"bound,omitempty"`         // the model's bound ("per call" for CG)
+	Skipped    string  `json:"skipped,omitempty"`       // why no modeled time
+}
+
+// Group is the case's pairs key: family, input and GPU.
+func (c SweepCase) Group() string { return c.Family + "|" + c.Input + "|" + c.GPU }
+
+// Key identifies the case on its GPU.
+func (c SweepCase) Key() string { return c.Family + "|" + c.Input + "|" + c.Kernel + "|" + c.GPU }
+
+// Ratio is modeled over measured (0 when not modeled).
+func (c SweepCase) Ratio() float64 {
+	if c.Modeled <= 0 || c.Measured <= 0 {
+		return 0
+	}
+	return c.Modeled / c.Measured
+}
+
+// Regime is the case's regime: the model's bound, in the issue's words
+// (launch, latency, L1/shared, issue, L2, DRAM; CG's per-call times sum
+// launches of several bounds and are "per call"). It is the model's
+// classification, as in the lesson runs' check: the regime of a case the
+// model gets wrong may be wrong too.
+func (c SweepCase) Regime() string {
+	switch c.Bound {
+	case "launch":
+		return "launch"
+	case "latency":
+		return "latency"
+	case "l1":
+		return "L1/shared"
+	case "issue":
+		return "issue"
+	case "l2":
+		return "L2"
+	case "dram":
+		return "DRAM"
+	case "":
+		return ""
+	}
+	return c.Bound
+}
+
+// SweepRecorded reads every recorded sweep under root/evidence
+// (timemodel-sweep-*/*.jsonl, measured records only). A case recorded in
+// several files is one case with the median of its measured times.
+func SweepRecorded(root string) ([]SweepCase, error) {
+	files, err := filepath.Glob(filepath.Join(root, "evidence", "timemodel-sweep-*", "*.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	return SweepFiles(root, files)
+}
+
+// SweepFiles reads the given sweep files (paths in Sources relative to
+// root).
+func SweepFiles(root string, files []string) ([]SweepCase, error) {
+	type acc struct {
+		c    SweepCase
+		meas []float64
+	}
+	by := map[string]*acc{}
+	var order []string
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		recs, err := sweep.ReadRecords(fh)
+		fh.Close()
+		if err != nil {
+			return nil, fmt.Errorf("timecheck: %s: %w", rel(root, f), err)
+		}
+		for _, r := range recs {
+			if r.Kind != "measured" || r.MeanMs <= 0 {
+				continue
+			}
+			c := SweepCase{Family: r.Family, Kernel: r.Kernel, Input: r.Input, Size: r.Size, SizeUnit: r.SizeUnit, Rank: r.Rank,
+				GPU: r.Device, Driver: r.Driver, Date: r.Date}
+			a, ok := by[c.Key()]
+			if !ok {
+				a = &acc{c: c}
+				by[c.Key()] = a
+				order = append(order, c.Key())
+			}
+			if r.Date > a.c.Date {
+				a.c.Date, a.c.Driver = r.Date, r.Driver
+			}
+			a.meas = append(a.meas, r.MeanMs*1e-3)
+			a.c.Sources = append(a.c.Sources, rel(root, f))
+		}
+	}
+	out := make([]SweepCase, 0, len(order))
+	for _, k := range order {
+		a := by[k]
+		a.c.Measured = median(a.meas)
+		out = append(out, a.c)
+	}
+	return out, nil
+}
+
+// SweepSimOptions say how the check models the sweep.
+type SweepSimOptions struct {
+	Model string // the simulated device ("h200" when empty)
+	// MaxWork is the simulation budget: an input whose sweep.Input.Work
+	// (thread instructions, roughly) exceeds it is not simulated, and its
+	// cases say so. 0 means DefaultMaxWork.
+	MaxWork float64
+	// Only, when set, limits the simulation to the cases it accepts.
+	Only func(SweepCase) bool
+	// Progress, when set, is told each input as it starts.
+	Progress func(what string)
+}
+
+// DefaultMaxWork is the default simulation budget per input, in thread
+// instructions: the simulator executes some 10^8 a second on this
+// project's development machine, so an input within it takes up to about
+// half a minute.
+const DefaultMaxWork = 3e9
+
+// SimulateSweep models every case on the simulator: each recorded input
+// is built again (internal/sweep's generators are deterministic) and its
+// kernels launched once, as the lessons do on the simulator. Inputs past
+// the budget are left unmodeled with the reason; nothing is extrapolated.
+func SimulateSweep(ctx context.Context, cases []SweepCase, o SweepSimOptions) error {
+	if o.Model == "" {
+		o.Model = "h200"
+	}
+	if o.MaxWork <= 0 {
+		o.MaxWork = DefaultMaxWork
+	}
+	if _, err := sim.ModelByKey(o.Model); err != nil {
+		return err
+	}
+	dev, err := gpuext.Open("sim:" + o.Model)
+	if err != nil {
+		return err
+	}
+	defer dev.Close()
+	byGroup := map[string][]int{}
+	for i, c := range cases {
+		if o.Only != nil && !o.Only(c) {
+			cases[i].Skipped = "not selected"
+			continue
+		}
+		k := c.Family + "|" + c.Input
+		byGroup[k] = append(byGroup[k], i)
+	}
+	inputs, err := sweep.Select(sweep.Options{Only: func(in sweep.Input) bool { return byGroup[in.Group()] != nil }})
+	if err != nil {
+		return err
+	}
+	known := map[string]bool{}
+	for _, in := range inputs {
+		known[in.Group()] = true
+	}
+	for k, idx := range byGroup {
+		if !known[k] {
+			for _, i := range idx {
+				cases[i].Skipped = "internal/sweep has no such input"
+			}
+		}
+	}
+	for _, in := range inputs {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		idx := byGroup[in.Group()]
+		if in.Work > o.MaxWork {
+			for _, i := range idx {
+				cases[i].Skipped = fmt.Sprintf("over the simulation budget (%.1e thread instructions, budget %.1e)", in.Work, o.MaxWork)
+			}
+			continue
+		}
+		if o.Progress != nil {
+			o.Progress(in.Family + " " + in.Name)
+		}
+		err := sweep.Run(ctx, dev, []sweep.Input{in}, sweep.Options{}, func(r sweep.Record) error {
+			for _, i := range idx {
+				if cases[i].Kernel == r.Kernel {
+					cases[i].Modeled, cases[i].ModeledGPU, cases[i].Bound = r.MeanMs*1e-3, r.GPUMs*1e-3, r.Bound
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
+			for _, i := range idx {
+				if cases[i].Modeled == 0 {
+					cases[i].Skipped = err.Error()
+				}
+			}
+		}
+		for _, i := range idx {
+			if cases[i].Modeled == 0 && cases[i].Skipped == "" {
+				cases[i].Skipped = "the simulated input had no such kernel"
+			}
+		}
+	}
+	return nil
+}
+
+// SweepSummary is the check's figures over a set of cases.
+type SweepSummary struct {
+	Name         string  `json:"name"`
+	Cases        int     `json:"cases"`   // recorded
+	Modeled      int     `json:"modeled"` // of those, with a modeled time
+	Within       int     `json:"within_25"`
+	ShareWithin  float64 `json:"share_within"` // of the modeled
+	MedianAbsErr float64 `json:"median_abs_err"`
+	Pairs        int     `json:"pairs"` // pairs with a measured gap of PairGap or more, both modeled
+	PairsRight   int     `json:"pairs_right"`
+}
+
+// Pair is two kernels on one input whose measured times differ by PairGap
+// or more, Faster being the one the GPU ran faster.
+type Pair struct {
+	Family, Input, GPU string
+	Faster, Slower     string
+	MeasuredFaster     float64 `json:"measured_faster_s"`
+	MeasuredSlower     float64 `json:"measured_slower_s"`
+	ModeledFaster      float64 `json:"modeled_faster_s"`
+	ModeledSlower      float64 `json:"modeled_slower_s"`
+	Right              bool    `json:"right"`
+}
+
+// SweepPairs returns every pair of modeled cases on one input and GPU
+// whose measured times differ by PairGap or more, each marked Right when
+// the model times the GPU's faster one faster (a modeled tie is wrong;
+// where both sit at the launch floor the GPU times under it decide, as
+// in Summarize).
+func SweepPairs(cases []SweepCase) []Pair {
+	groups := map[string][]SweepCase{}
+	var order []string
+	for _, c := range cases {
+		if c.Ratio() == 0 {
+			continue
+		}
+		if _, ok := groups[c.Group()]; !ok {
+			order = append(order, c.Group())
+		}
+		groups[c.Group()] = append(groups[c.Group()], c)
+	}
+	var out []Pair
+	for _, g := range order {
+		cs := groups[g]
+		for i := range cs {
+			for j := i + 1; j < len(cs); j++ {
+				a, b := cs[i], cs[j]
+				if a.Measured > b.Measured {
+					a, b = b, a
+				}
+				if b.Measured < (1+PairGap)*a.Measured {
+					continue
+				}
+				p := Pair{Family: a.Family, Input: a.Input, GPU: a.GPU, Faster: a.Kernel, Slower: b.Kernel,
+					MeasuredFaster: a.Measured, MeasuredSlower: b.Measured, ModeledFaster: a.Modeled, ModeledSlower: b.Modeled}
+				first, ok := modelPick(Run{Modeled: a.Modeled, ModeledGPU: a.ModeledGPU}, Run{Modeled: b.Modeled, ModeledGPU: b.ModeledGPU})
+				p.Right = ok && first
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// summarizeSweep computes the figures over cases and pairs.
+func summarizeSweep(name string, cases []SweepCase, pairs []Pair) SweepSummary {
+	s := SweepSummary{Name: name, Cases: len(cases)}
+	var errs []float64
+	for _, c := range cases {
+		if c.Ratio() == 0 {
+			continue
+		}
+		s.Modeled++
+		e := math.Abs(c.Ratio() - 1)
+		errs = append(errs, e)
+		if e <= Within+1e-12 {
+			s.Within++
+		}
+	}
+	if s.Modeled > 0 {
+		s.ShareWithin = float64(s.Within) / float64(s.Modeled)
+		s.MedianAbsErr = median(errs)
+	}
+	for _, p := range pairs {
+		s.Pairs++
+		if p.Right {
+			s.PairsRight++
+		}
+	}
+	return s
+}
+
+// SweepReport is the sweep's check.
+type SweepReport struct {
+	Model    string         `json:"model"`
+	Date     string         `json:"date"`
+	Cases    []SweepCase    `json:"cases"`
+	All      SweepSummary   `json:"all"`
+	ByFamily []SweepSummary `json:"by_family"` // internal/sweep's order
+	ByRegime []SweepSummary `json:"by_regime"`
+	ByGPU    []SweepSummary `json:"by_gpu"`
+	Pairs    []Pair         `json:"pairs"`
+	// LeaveOneOut says how the figures stand to leave-one-family-out:
+	// which model constants are fitted from runs (refitted without each
+	// family), or that none is.
+	LeaveOneOut string   `json:"leave_one_out"`
+	Fitted      []string `json:"fitted"` // constants whose source says they were fitted from runs
+}
+
+// NewSweepReport summarizes cases for model key.
+func NewSweepReport(model string, cases []SweepCase) (*SweepReport, error) {
+	m, err := sim.ModelByKey(model)
+	if err != nil {
+		return nil, err
+	}
+	r := &SweepReport{Model: model, Date: time.Now().UTC().Format(time.RFC3339), Cases: cases}
+	r.Pairs = SweepPairs(cases)
+	r.All = summarizeSweep("all", cases, r.Pairs)
+	by := func(key func(SweepCase) string, pairKey func(Pair) string, names []string) []SweepSummary {
+		var out []SweepSummary
+		for _, n := range names {
+			cs := filterCases(cases, func(c SweepCase) bool { return key(c) == n })
+			if len(cs) == 0 {
+				continue
+			}
+			var ps []Pair
+			if pairKey != nil {
+				for _, p := range r.Pairs {
+					if pairKey(p) == n {
+						ps = append(ps, p)
+					}
+				}
+			}
+			out = append(out, summarizeSweep(n, cs, ps))
+		}
+		return out
+	}
+	r.ByFamily = by(func(c SweepCase) string { return c.Family }, func(p Pair) string { return p.Family }, sweep.FamilyNames())
+	r.ByRegime = by(SweepCase.Regime, nil, []string{"launch", "latency", "L1/shared", "issue", "L2", "DRAM", "per call"})
+	var gpus []string
+	for _, c := range cases {
+		if !contains(gpus, c.GPU) {
+			gpus = append(gpus, c.GPU)
+		}
+	}
+	r.ByGPU = by(func(c SweepCase) string { return c.GPU }, func(p Pair) string { return p.GPU }, gpus)
+	r.Fitted, r.LeaveOneOut = leaveOneOut(sim.TimeConstants(m))
+	return r, nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+func filterCases(cs []SweepCase, keep func(SweepCase) bool) []SweepCase {
+	var out []SweepCase
+	for _, c := range cs {
+		if keep(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// leaveOneOut reads the constants' sources: a constant whose source says
+// it was fitted ("fitted", not "until ... it was fitted") would have to be
+// refitted without each family reported; the check has no such fit today
+// because no constant is one.
+func leaveOneOut(cs []sim.TimeConstant) (fitted []string, statement string) {
+	for _, c := range cs {
+		s := strings.ToLower(c.Source)
+		if strings.HasPrefix(s, "fitted") || strings.Contains(s, "fitted on the sweep") {
+			fitted = append(fitted, c.Name)
+		}
+	}
+	if len(fitted) > 0 {
+		return fitted, fmt.Sprintf("NOT leave-one-family-out: %s fitted from runs, and the check has no refit for them", strings.Join(fitted, ", "))
+	}
+	return nil, "leave-one-family-out holds without a refit: no model constant is fitted from runs (each comes from a microbenchmark, " +
+		"the launch microbenchmark or a datasheet; `warplab timemodel constants` lists the sources), so no family's runs set a constant. " +
+		"One structural choice, IssueEfficiency = 1, was made on the lesson check's training half (the tiling lesson at N=512, " +
+		"the SpMV seed pair at 2^19, CG at 50³): kernels of the matmul, transpose, spmv and cg families, not the sweep's runs"
+}
+
+// WriteTable prints the cases, then the figures, the pairs the model
+// orders wrong, and the leave-one-family-out statement.
+func (r *SweepReport) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "family\tinput\tkernel\tmeasured µs\tmodeled µs\tmodeled/measured\tregime\t\n")
+	for _, c := range r.Cases {
+		mod, ratio, reg := "-", "-", c.Regime()
+		if c.Modeled > 0 {
+			mod = fmt.Sprintf("%.1f", c.Modeled*1e6)
+			ratio = fmt.Sprintf("%.2f", c.Ratio())
+			if math.Abs(c.Ratio()-1) > Within {
+				ratio += " *"
+			}
+		}
+		if c.Skipped != "" {
+			reg = "not modeled: " + c.Skipped
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f\t%s\t%s\t%s\t\n", c.Family, c.Input, c.Kernel, c.Measured*1e6, mod, ratio, reg)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n* outside ±25%%. Measured: CUDA events, 3 warm-ups and 10 back-to-back runs, per call (evidence/timemodel-sweep-*); modeled: the simulator (model %s), one launch from the same PTX. Regime: the model's bound.\n\n", r.Model)
+	line := func(s SweepSummary) {
+		pairs := "no pairs with a 25% gap"
+		if s.Pairs > 0 {
+			pairs = fmt.Sprintf("%d of %d pairs ordered right", s.PairsRight, s.Pairs)
+		}
+		if s.Modeled == 0 {
+			fmt.Fprintf(w, "  %-18s %3d cases, none modeled\n", s.Name, s.Cases)
+			return
+		}
+		fmt.Fprintf(w, "  %-18s %3d cases, %3d modeled: %3d within 25%% (%3.0f%%), median |error| %3.0f%%, %s\n",
+			s.Name, s.Cases, s.Modeled, s.Within, 100*s.ShareWithin, 100*s.MedianAbsErr, pairs)
+	}
+	fmt.Fprintln(w, "overall:")
+	line(r.All)
+	fmt.Fprintln(w, "per family (fixed before any run was looked at; each reported left out of every fit, see below):")
+	for _, s := range r.ByFamily {
+		line(s)
+	}
+	fmt.Fprintln(w, "per regime (the model's bound):")
+	for _, s := range r.ByRegime {
+		line(s)
+	}
+	fmt.Fprintln(w, "per GPU:")
+	for _, s := range r.ByGPU {
+		line(s)
+	}
+	var wrong []Pair
+	for _, p := range r.Pairs {
+		if !p.Right {
+			wrong = append(wrong, p)
+		}
+	}
+	fmt.Fprintf(w, "\npairs (two kernels on one input, measured ≥25%% apart): %d, ordered wrong: %d\n", len(r.Pairs), len(wrong))
+	for _, p := range wrong {
+		fmt.Fprintf(w, "  %s %s: GPU %s %.1f µs < %s %.1f µs; model %.1f against %.1f µs\n", p.Family, p.Input,
+			p.Faster, p.MeasuredFaster*1e6, p.Slower, p.MeasuredSlower*1e6, p.ModeledFaster*1e6, p.ModeledSlower*1e6)
+	}
+	goal := "not met"
+	if sweepGoal(r) {
+		goal = "met"
+	}
+	fmt.Fprintf(w, "\nleave-one-family-out: %s.\n", r.LeaveOneOut)
+	_, err := fmt.Fprintf(w, "goal (issue 27: ≥90%% within 25%% overall, ≥80%% in every family, median ≤12%%, every pair right; all cases modeled): %s\n", goal)
+	return err
+}
+
+// sweepGoal reports whether r meets issue 27's goal on the sweep. A case
+// left unmodeled fails it: the goal is over the whole sweep.
+func sweepGoal(r *SweepReport) bool {
+	a := r.All
+	if a.Cases == 0 || a.Modeled < a.Cases || a.ShareWithin < 0.9-1e-12 || a.MedianAbsErr > 0.12+1e-12 || a.PairsRight < a.Pairs {
+		return false
+	}
+	for _, f := range r.ByFamily {
+		if f.ShareWithin < 0.8-1e-12 {
+			return false
+		}
+	}
+	return len(r.Fitted) == 0
+}
+
+// WriteJSON writes the report as indented JSON.
+func (r *SweepReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// ReadSweepReport reads a report WriteJSON wrote.
+func ReadSweepReport(rd io.Reader) (*SweepReport, error) {
+	var r SweepReport
+	if err := json.NewDecoder(rd).Decode(&r); err != nil {
+		return nil, fmt.Errorf("timecheck: reading a sweep report: %w", err)
+	}
+	return &r, nil
+}
+
+// TakeSweepModeled copies modeled times from an earlier report's cases,
+// matching by Key; cases without a match stay unmodeled.
+func TakeSweepModeled(cases, prev []SweepCase) {
+	by := map[string]SweepCase{}
+	for _, p := range prev {
+		by[p.Key()] = p
+	}
+	for i := range cases {
+		p, ok := by[cases[i].Key()]
+		if !ok {
+			cases[i].Skipped = "not in the earlier report"
+			continue
+		}
+		cases[i].Modeled, cases[i].ModeledGPU, cases[i].Bound, cases[i].Skipped = p.Modeled, p.ModeledGPU, p.Bound, p.Skipped
+	}
+}

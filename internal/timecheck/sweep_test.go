@@ -1,0 +1,177 @@
+package timecheck
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/warplab/warplab/sim"
+)
+
+// The sweep check's machinery on a tiny fixture (testdata/sweep: made-up
+// times of a fixture GPU, no measurement), never on the recorded sweep.
+
+func TestSweepFilesFixture(t *testing.T) {
+	root := "testdata"
+	cases, err := SweepFiles(root, []string{filepath.Join(root, "sweep", "a.jsonl"), filepath.Join(root, "sweep", "b.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// copyKernel's three recordings (10, 30, 12 µs) give their median; the
+	// modeled record is not a measurement and is left out.
+	want := map[string]struct {
+		meas    float64
+		sources int
+	}{
+		"stream|n=2^12|copyKernel|Fixture GPU":  {12e-6, 3},
+		"stream|n=2^12|copyStrided|Fixture GPU": {20e-6, 1},
+		"stream|n=2^12|saxpy|Fixture GPU":       {11e-6, 1},
+		"nosuch|x|k|Fixture GPU":                {1e-3, 1},
+	}
+	if len(cases) != len(want) {
+		t.Fatalf("%d cases, want %d: %+v", len(cases), len(want), cases)
+	}
+	for _, c := range cases {
+		w, ok := want[c.Key()]
+		if !ok || !near(c.Measured, w.meas) || len(c.Sources) != w.sources {
+			t.Errorf("case %s: measured %g from %d sources, want %+v", c.Key(), c.Measured, len(c.Sources), w)
+		}
+		if c.Key() == "stream|n=2^12|copyKernel|Fixture GPU" && (c.Driver != "1" || c.Date != "2026-01-02T00:00:00Z") {
+			t.Errorf("copyKernel: driver %q date %q, want the newest recording's", c.Driver, c.Date)
+		}
+	}
+}
+
+func TestSweepPairsAndSummaries(t *testing.T) {
+	mk := func(fam, in, k string, meas, mod, gpu float64, bound string) SweepCase {
+		return SweepCase{Family: fam, Input: in, Kernel: k, GPU: "G", Measured: meas, Modeled: mod, ModeledGPU: gpu, Bound: bound}
+	}
+	cases := []SweepCase{
+		// a: 10 against 20 µs (a pair), ordered right; c within 25% of a
+		// (no pair with a), but 1.9x b's... b and c pair, modeled tied: wrong.
+		mk("f", "i", "a", 10e-6, 11e-6, 0, "dram"),
+		mk("f", "i", "b", 20e-6, 15e-6, 0, "l2"),
+		mk("f", "i", "c", 11e-6, 15e-6, 0, "latency"),
+		// Both at the launch floor, told apart by the GPU time under it.
+		mk("g", "j", "x", 5e-6, 6e-6, 2e-6, "launch"),
+		mk("g", "j", "y", 10e-6, 6e-6, 3e-6, "launch"),
+		// Ordered wrong.
+		mk("g", "k", "x", 5e-6, 9e-6, 0, "l1"),
+		mk("g", "k", "y", 10e-6, 8e-6, 0, "issue"),
+		// Not modeled: in no figure but the case count.
+		{Family: "g", Input: "k", Kernel: "z", GPU: "G", Measured: 1e-3, Skipped: "over the simulation budget"},
+	}
+	pairs := SweepPairs(cases)
+	type pk struct {
+		fam, faster, slower string
+		right               bool
+	}
+	var got []pk
+	for _, p := range pairs {
+		got = append(got, pk{p.Family, p.Faster, p.Slower, p.Right})
+	}
+	want := []pk{{"f", "a", "b", true}, {"f", "c", "b", false}, {"g", "x", "y", true}, {"g", "x", "y", false}}
+	if len(got) != len(want) {
+		t.Fatalf("pairs %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("pair %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	rep, err := NewSweepReport("h200", cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Errors: a 10%, b 25%, c 36%, x 20%, y 40%, x 80%, y 20%: 4 of 7 within
+	// 25% (b on the edge), median 25%.
+	a := rep.All
+	if a.Cases != 8 || a.Modeled != 7 || a.Within != 4 || !near(a.MedianAbsErr, 0.25) || a.Pairs != 4 || a.PairsRight != 2 {
+		t.Errorf("all: %+v", a)
+	}
+	if len(rep.ByFamily) != 0 {
+		// f and g are not internal/sweep's families: by family lists only those.
+		t.Errorf("by family %+v, want none (the fixture's families are not the sweep's)", rep.ByFamily)
+	}
+	regimes := map[string]int{}
+	for _, s := range rep.ByRegime {
+		regimes[s.Name] = s.Cases
+	}
+	if regimes["DRAM"] != 1 || regimes["launch"] != 2 || regimes["L1/shared"] != 1 || regimes["issue"] != 1 {
+		t.Errorf("regimes %v", regimes)
+	}
+	var buf bytes.Buffer
+	if err := rep.WriteTable(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"ordered wrong: 2", "g k: GPU x 5.0 µs < y 10.0 µs; model 9.0 against 8.0 µs", "not modeled: over the simulation budget", "goal", "not met"} {
+		if !strings.Contains(buf.String(), s) {
+			t.Errorf("table lacks %q:\n%s", s, buf.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadSweepReport(&js)
+	if err != nil || len(back.Cases) != len(cases) || back.All != rep.All {
+		t.Fatalf("JSON round trip: %v, %+v", err, back)
+	}
+	fresh := append([]SweepCase(nil), cases...)
+	for i := range fresh {
+		fresh[i].Modeled, fresh[i].Bound = 0, ""
+	}
+	TakeSweepModeled(fresh, back.Cases)
+	if fresh[0].Modeled != cases[0].Modeled || fresh[7].Skipped != cases[7].Skipped {
+		t.Errorf("TakeSweepModeled: %+v", fresh)
+	}
+}
+
+func TestLeaveOneOut(t *testing.T) {
+	fitted, s := leaveOneOut([]sim.TimeConstant{{Name: "A", Source: "measured: x"},
+		{Name: "B", Source: "measured: y. Until 2026-12-01 it was fitted on the training half"}})
+	if len(fitted) != 0 || !strings.Contains(s, "no model constant is fitted") {
+		t.Errorf("measured constants: fitted %v, %q", fitted, s)
+	}
+	fitted, s = leaveOneOut([]sim.TimeConstant{{Name: "A", Source: "measured: x"}, {Name: "C", Source: "fitted: the median of the sweep's launch-bound runs"}})
+	if len(fitted) != 1 || fitted[0] != "C" || !strings.Contains(s, "NOT leave-one-family-out") {
+		t.Errorf("a fitted constant: fitted %v, %q", fitted, s)
+	}
+}
+
+// TestSimulateSweepSmall models the fixture's smallest stream input on the
+// simulator: every kernel gets a modeled time and a bound; an input the
+// sweep does not have, and one over the budget, say why they are not
+// modeled.
+func TestSimulateSweepSmall(t *testing.T) {
+	cases, err := SweepFiles("testdata", []string{filepath.Join("testdata", "sweep", "a.jsonl")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SimulateSweep(context.Background(), cases, SweepSimOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		switch c.Family {
+		case "stream":
+			if c.Modeled <= 0 || c.Bound == "" || c.Skipped != "" {
+				t.Errorf("%s: modeled %g bound %q skipped %q", c.Kernel, c.Modeled, c.Bound, c.Skipped)
+			}
+		default:
+			if c.Modeled != 0 || !strings.Contains(c.Skipped, "no such input") {
+				t.Errorf("%s: modeled %g skipped %q", c.Key(), c.Modeled, c.Skipped)
+			}
+		}
+	}
+	for i := range cases {
+		cases[i].Modeled, cases[i].Skipped = 0, ""
+	}
+	if err := SimulateSweep(context.Background(), cases, SweepSimOptions{MaxWork: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if c := cases[0]; c.Modeled != 0 || !strings.Contains(c.Skipped, "over the simulation budget") {
+		t.Errorf("budget 1: %+v", c)
+	}
+}
