@@ -307,3 +307,42 @@ func sizeClass(key string, rows int) int {
 	}
 	return 0
 }
+
+// CorpusPrepTable is the one-time preparation on the matrices of at least
+// 2^20 rows of a corpus run: the pick's (split's long-row list on the
+// device, none for CSR-vector), merge path's partitions (device) and
+// binning's lists (host), each in SpMVs of its own method.
+func CorpusPrepTable(rec *Recorded, rules Rules) (table.Table, error) {
+	ls, err := CorpusLines(rec, rules)
+	if err != nil {
+		return table.Table{}, err
+	}
+	t := table.Table{Caption: "Preparation against one SpMV of its own method, " + rec.Ours.timeWord() +
+		"; device: the preparation's kernels timed as an SpMV is; host: wall clock",
+		Header: []string{"matrix", "pick", "pick's preparation (ms; binned: host)", "= SpMVs", "merge path partitions (ms, device)", "= SpMVs", "binning (ms, host)", "= SpMVs"}}
+	for _, l := range ls {
+		if l.Rows < 1<<20*9/10 {
+			continue
+		}
+		m := rec.Ours.Matrix(l.Key)
+		cell := func(method string, host bool) (string, string) {
+			run := m.Run(method)
+			for _, p := range m.Prep {
+				if p.Method != method || run.TimeMs <= 0 {
+					continue
+				}
+				v := p.DeviceMs
+				if host {
+					v = p.HostMs
+				}
+				return fmt.Sprintf("%.4f", v), fmt.Sprintf("%.1f", v/run.TimeMs)
+			}
+			return "–", "–"
+		}
+		pp, ps := cell(l.Pick.Method, l.Pick.Method == MethodBinned)
+		mp, msp := cell(MethodMerge, false)
+		bp, bs := cell(MethodBinned, true)
+		t.Add(l.Key, l.Pick.Method, pp, ps, mp, msp, bp, bs)
+	}
+	return t, nil
+}
