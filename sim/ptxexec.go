@@ -870,6 +870,8 @@ func (e *ptxWorker) exec(wp *pwarp, x *xin, mask uint32) *Fault {
 		return nil
 	case ptx.OpNanosleep:
 		return nil
+	case ptx.OpWmma:
+		return e.wmma(wp, x, mask) // ptxwmma.go
 	case ptx.OpCpAsync:
 		if x.in.Async == ptx.AsyncCopy {
 			return e.cpAsync(wp, x, mask)

@@ -875,6 +875,23 @@ func (pk *PTXKernel) decode(i int) error {
 		if in.Reconv < 0 || int(in.Reconv) > len(pk.k.Instrs) {
 			return fail("reconvergence point %d out of range", in.Reconv)
 		}
+	case ptx.OpWmma:
+		if w := in.Wmma; w.Op != 'm' {
+			a := &in.Src[0]
+			if a.Kind != ptx.OpdAddr {
+				return fail("wmma needs an address")
+			}
+			x.space, x.size, x.vec = in.Space, w.Elem.Size(), 1
+			x.abase = a.Reg
+			x.a32 = a.Reg >= 0 && pk.k.Regs[a.Reg].Type.Size() == 4
+			x.aconst = a.Imm
+			if a.Var >= 0 {
+				x.aconst += pk.symAddr(a.Var)
+				if pk.k.Vars[a.Var].Space == ptx.SpaceShared && in.Space == ptx.SpaceGeneric {
+					x.aconst += sharedWin
+				}
+			}
+		}
 	case ptx.OpCpAsync:
 		if in.Async != ptx.AsyncCopy {
 			break
@@ -1207,6 +1224,11 @@ func instrClass(in *ptx.Instr) uint8 {
 	case ptx.OpShfl, ptx.OpVote, ptx.OpMatch, ptx.OpRedux, ptx.OpActivemask:
 		return cWarp
 	case ptx.OpCpAsync:
+		return cMemory
+	case ptx.OpWmma:
+		if in.Wmma.Op == 'm' {
+			return cFloat
+		}
 		return cMemory
 	case ptx.OpNanosleep:
 		return cControl

@@ -104,6 +104,14 @@ scan:
 		p.errorf(first.line, "%s", msg)
 		return
 	}
+	if in.Op == OpWmma {
+		if msg := kp.wmmaOperands(&in, ops); msg != "" {
+			p.errorf(first.line, "%s in %q", msg, in.Text)
+			return
+		}
+		kp.k.Instrs = append(kp.k.Instrs, in)
+		return
+	}
 	if in.Op == OpCall {
 		if msg := kp.callOperands(&in, ops); msg != "" {
 			p.errorf(first.line, "%s in %q", msg, in.Text)
@@ -690,4 +698,94 @@ func (kp *kparser) address(in *Instr, r rawOpd) (Operand, string) {
 // spaceName spells a state space for messages.
 func spaceName(s Space) string {
 	return [...]string{"none", "generic", ".global", ".shared", ".local", ".param", ".const", ".reg", "?"}[min(int(s), 8)]
+}
+
+// wmmaOperands reads a wmma instruction's fragments (vectors of 8
+// registers: .b32 for the f16 pairs of A and B, .f32 for C and D), its
+// address and its stride.
+func (kp *kparser) wmmaOperands(in *Instr, toks []token) string {
+	groups := splitOperands(toks)
+	w := in.Wmma
+	frag := func(g []token, t Type) (Operand, string) {
+		r, msg := kp.parseRaw(g)
+		if msg != "" || r.kind != rkVec || len(r.vec) != 8 {
+			return Operand{}, "a wmma fragment is a vector of 8 registers"
+		}
+		o := Operand{Kind: OpdVec, Reg: -1, Var: -1, Param: -1}
+		for _, name := range r.vec {
+			reg, msg := kp.regOf(name, t, false)
+			if msg != "" {
+				return o, msg
+			}
+			o.Vec = append(o.Vec, reg)
+		}
+		return o, ""
+	}
+	addrStride := func(ga []token, gs [][]token) (Operand, Operand, string) {
+		r, msg := kp.parseRaw(ga)
+		if msg == "" && r.kind != rkAddr {
+			msg = "a wmma address is [reg+imm]"
+		}
+		if msg != "" {
+			return Operand{}, Operand{}, msg
+		}
+		a, msg := kp.address(in, r)
+		if msg != "" {
+			return a, Operand{}, msg
+		}
+		stride := Operand{Kind: OpdImm, Imm: 16, Reg: -1, Var: -1, Param: -1}
+		if len(gs) > 0 {
+			rs, msg := kp.parseRaw(gs[0])
+			if msg != "" {
+				return a, stride, msg
+			}
+			if stride, msg = kp.resolve(in, rs, spec{t: U32, allow: aReg | aImm}, false); msg != "" {
+				return a, stride, msg
+			}
+		}
+		return a, stride, ""
+	}
+	fragType := B32
+	if w.Frag == 'c' || w.Frag == 'd' {
+		fragType = F32
+	}
+	var msg string
+	switch w.Op {
+	case 'l':
+		if len(groups) < 2 || len(groups) > 3 {
+			return "wmma.load takes a fragment, an address and a stride"
+		}
+		if in.Dst[0], msg = frag(groups[0], fragType); msg != "" {
+			return msg
+		}
+		if in.Src[0], in.Src[1], msg = addrStride(groups[1], groups[2:]); msg != "" {
+			return msg
+		}
+		in.NDst, in.NSrc = 1, 2
+	case 's':
+		if len(groups) < 2 || len(groups) > 3 {
+			return "wmma.store takes an address, a fragment and a stride"
+		}
+		if in.Src[1], msg = frag(groups[1], F32); msg != "" {
+			return msg
+		}
+		if in.Src[0], in.Src[2], msg = addrStride(groups[0], groups[2:]); msg != "" {
+			return msg
+		}
+		in.NSrc = 3
+	case 'm':
+		if len(groups) != 4 {
+			return "wmma.mma takes four fragments (D, A, B, C)"
+		}
+		if in.Dst[0], msg = frag(groups[0], F32); msg != "" {
+			return msg
+		}
+		for i, t := range []Type{B32, B32, F32} {
+			if in.Src[i], msg = frag(groups[i+1], t); msg != "" {
+				return msg
+			}
+		}
+		in.NDst, in.NSrc = 1, 3
+	}
+	return ""
 }

@@ -96,6 +96,7 @@ const (
 	OpMatch      // match.any/.all.sync.b32/.b64 d[|p], a, membermask (Match)
 	OpRedux      // redux.sync.<Red>.<type> d, a, membermask
 	OpCpAsync    // cp.async (Async: a copy, commit_group, wait_group N, wait_all)
+	OpWmma       // wmma.load/.mma/.store, m16n16k16 (Wmma)
 	numOps
 )
 
@@ -342,6 +343,22 @@ type Instr struct {
 	CpCG  bool
 	// Shf is shf's direction and mode.
 	ShfLeft, ShfClamp bool
+	// Wmma describes a wmma instruction. load: Dst[0] the fragment (a
+	// vector of 8 registers), Src[0] the address, Src[1] the stride in
+	// elements (16 when absent); store: Src[0] the address, Src[1] the
+	// fragment, Src[2] the stride; mma: Dst[0] D, Src[0] A, Src[1] B,
+	// Src[2] C.
+	Wmma *Wmma
+}
+
+// Wmma is a wmma instruction's form (the PTX manual's "Warp Level Matrix
+// Multiply-Accumulate Instructions"): m16n16k16, A and B of .f16, C and D
+// of .f32.
+type Wmma struct {
+	Op     byte // 'l' load, 's' store, 'm' mma
+	Frag   byte // load/store: 'a', 'b', 'c' or 'd'
+	ColMaj bool // load/store: .col (the matrix in memory column-major)
+	Elem   Type // load/store: the elements' type (F16 for a and b, F32 for c and d)
 }
 
 // RedOp is the reduction of redux.sync and bar.red.

@@ -7,7 +7,7 @@ import (
 )
 
 // twoKernels is a module whose first kernel the simulator cannot run (a
-// WMMA load, at bad.cu:7) and whose second it can.
+// texture fetch, at bad.cu:7) and whose second it can.
 const twoKernels = `.version 7.8
 .target sm_75
 .address_size 64
@@ -17,7 +17,7 @@ const twoKernels = `.version 7.8
 	.reg .b32 %r<4>;
 	.reg .b64 %rd<3>;
 	.loc 1 7 3
-	wmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3}, [%rd1];
+	tex.1d.v4.s32.s32 {%r0, %r1, %r2, %r3}, [tex0, {%r1}];
 	ret;
 }
 
@@ -51,7 +51,7 @@ func TestKernelsLoadOneByOne(t *testing.T) {
 		t.Fatal("kernel bad has no error")
 	}
 	e := bad.Err[0]
-	if e.Line != 10 || e.Src != "bad.cu:7" || !strings.Contains(e.Msg, `"wmma.load.a.sync.aligned.row.m16n16k16.f16"`) {
+	if e.Line != 10 || e.Src != "bad.cu:7" || !strings.Contains(e.Msg, `"tex.1d.v4.s32.s32"`) {
 		t.Errorf("bad's error %+v", e)
 	}
 	if got := e.Error(); !strings.HasPrefix(got, "two.ptx:10 (bad.cu:7): unsupported instruction") {
@@ -61,8 +61,8 @@ func TestKernelsLoadOneByOne(t *testing.T) {
 	if err != nil || good.Err != nil || len(good.Instrs) != 5 {
 		t.Fatalf("good: %v %v %d instructions", err, good.Err, len(good.Instrs))
 	}
-	if _, err := Parse("two.ptx", twoKernels); err == nil || !strings.Contains(err.Error(), "wmma") {
-		t.Errorf("Parse: %v, want the wmma error", err)
+	if _, err := Parse("two.ptx", twoKernels); err == nil || !strings.Contains(err.Error(), "tex.1d") {
+		t.Errorf("Parse: %v, want the tex error", err)
 	}
 }
 
@@ -73,7 +73,7 @@ func TestKernelErrorCapSkipsBody(t *testing.T) {
 	for range 2 * maxErrors {
 		b.WriteString("\tfoo.b32 %r1;\n\t{ .reg .b32 %q; }\n")
 	}
-	src := strings.Replace(twoKernels, "\twmma.load.a.sync.aligned.row.m16n16k16.f16 {%r0, %r1, %r2, %r3}, [%rd1];\n", b.String(), 1)
+	src := strings.Replace(twoKernels, "\ttex.1d.v4.s32.s32 {%r0, %r1, %r2, %r3}, [tex0, {%r1}];\n", b.String(), 1)
 	m, err := ParseKernels("cap.ptx", src)
 	if err != nil {
 		t.Fatal(err)

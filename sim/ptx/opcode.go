@@ -111,6 +111,9 @@ func decodeOpcode(in *Instr, text string) string {
 	if strings.HasPrefix(text, "cp.async.") {
 		return decodeCpAsync(in, text)
 	}
+	if strings.HasPrefix(text, "wmma.") {
+		return decodeWmma(in, text)
+	}
 	if text == "bar.warp.sync" {
 		// __syncwarp: the lanes of a simulated warp run in step, so it
 		// orders nothing that is not ordered already; executed as membar.
@@ -143,7 +146,7 @@ func decodeOpcode(in *Instr, text string) string {
 	}
 	switch in.Op {
 	case OpLd, OpSt, OpCvta, OpBra, OpRet, OpExit, OpBar, OpShfl, OpVote, OpAtom, OpRed, OpMembar, OpTrap, OpCall,
-		OpActivemask, OpNanosleep, OpMatch, OpRedux, OpCpAsync:
+		OpActivemask, OpNanosleep, OpMatch, OpRedux, OpCpAsync, OpWmma:
 		// The executor implements these itself.
 	default:
 		// Per-lane arithmetic runs through Eval (alu.go): refuse here, with
@@ -697,5 +700,81 @@ func decodeCpAsync(in *Instr, text string) string {
 		return fmt.Sprintf("unsupported instruction %q (cp.async copies .shared.global)", text)
 	}
 	in.Space = SpaceShared
+	return ""
+}
+
+// decodeWmma reads wmma.load.{a,b,c}, wmma.store.d and wmma.mma of shape
+// m16n16k16 with .f16 A and B and .f32 C and D, the tensor-core forms of
+// the WMMA API's first examples; other shapes and types are refused.
+func decodeWmma(in *Instr, text string) string {
+	in.Op = OpWmma
+	w := &Wmma{}
+	in.Wmma = w
+	parts := strings.Split(text, ".")[1:]
+	refuse := func(why string) string {
+		return fmt.Sprintf("unsupported instruction %q (%s)", text, why)
+	}
+	const only = "the simulator runs m16n16k16 with .f16 A and B and .f32 C and D"
+	if len(parts) == 0 {
+		return refuse("wmma needs load, store or mma")
+	}
+	switch parts[0] {
+	case "load":
+		w.Op = 'l'
+	case "store":
+		w.Op = 's'
+	case "mma":
+		w.Op = 'm'
+	default:
+		return refuse("wmma needs load, store or mma")
+	}
+	shape, sync, layouts := false, false, 0
+	var types []Type
+	for _, m := range parts[1:] {
+		switch {
+		case m == "a" || m == "b" || m == "c" || m == "d":
+			if w.Op == 'm' || w.Frag != 0 {
+				return refuse("modifier ." + m)
+			}
+			w.Frag = m[0]
+		case m == "sync":
+			sync = true
+		case m == "aligned":
+		case m == "row" || m == "col":
+			layouts++
+			if w.Op != 'm' {
+				w.ColMaj = m == "col"
+			}
+		case m == "m16n16k16":
+			shape = true
+		case m == "global" || m == "shared":
+			in.Space = spaceByName[m]
+		case m == "f16" || m == "f32":
+			types = append(types, typeByName[m])
+		default:
+			return refuse(only + "; modifier ." + m)
+		}
+	}
+	if !sync || !shape {
+		return refuse(only)
+	}
+	if in.Space == SpaceNone {
+		in.Space = SpaceGeneric
+	}
+	switch w.Op {
+	case 'l', 's':
+		want := F32
+		if w.Frag == 'a' || w.Frag == 'b' {
+			want = F16
+		}
+		if w.Frag == 0 || (w.Op == 's') != (w.Frag == 'd') || layouts != 1 || len(types) != 1 || types[0] != want {
+			return refuse(only)
+		}
+		w.Elem = want
+	case 'm':
+		if layouts != 2 || len(types) != 2 || types[0] != F32 || types[1] != F32 {
+			return refuse(only)
+		}
+	}
 	return ""
 }

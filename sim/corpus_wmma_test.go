@@ -1,0 +1,54 @@
+package sim_test
+
+import (
+	"math"
+
+	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// halfBits is the IEEE binary16 of f, for the values the tests use (f a
+// multiple of 2^-4 with magnitude below 2048: exact in a half).
+func halfBits(f float32) uint16 {
+	if f == 0 {
+		return 0
+	}
+	b := math.Float32bits(f)
+	sign := uint16(b>>31) << 15
+	exp := int(b>>23&0xff) - 127 + 15
+	return sign | uint16(exp)<<10 | uint16(b>>13&0x3ff)
+}
+
+// The tensor-core corpus (testdata/corpus/wmma.cu).
+func init() {
+	corpus = append(corpus, corpusCase{
+		name: "wmma/tile", file: "wmma", kernel: "wmmaTile", grid: sim.Dim1(2), block: sim.Dim1(64),
+		setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
+			const tiles = 4
+			av := seq(tiles*256, func(i int) float32 { return float32(i*7%9-4) * 0.5 })
+			bv := seq(tiles*256, func(i int) float32 { return float32(i*5%7 - 3) })
+			pack := func(v []float32) []uint32 { // two halves a word, little-endian
+				return seq(len(v)/2, func(i int) uint32 { return uint32(halfBits(v[2*i])) | uint32(halfBits(v[2*i+1]))<<16 })
+			}
+			a, _ := sim.Upload(d, "a", pack(av))
+			b, _ := sim.Upload(d, "b", pack(bv))
+			c, _ := sim.Upload(d, "c", seq(tiles*256, func(i int) float32 { return float32(i%11) - 5 }))
+			out, _ := sim.Alloc[float32](d, "d", tiles*256)
+			return []any{a, b, c, out}, func(*sim.Stats) error {
+				want := make([]float32, tiles*256)
+				for t := range tiles {
+					for i := range 16 {
+						for j := range 16 {
+							s := c.Data[256*t+16*i+j]
+							for k := range 16 {
+								s += av[256*t+16*i+k] * bv[256*t+16*j+k] // A row-major, B column-major
+							}
+							want[256*t+16*i+j] = s
+						}
+					}
+				}
+				return equal("d", out.Data, want)
+			}
+		},
+	})
+}
