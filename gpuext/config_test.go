@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/internal/testenv"
+	"github.com/warplab/warplab/notebooks/ptxcache"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -30,7 +31,7 @@ func notebookSource(t *testing.T, name string) string {
 // are the counters' sectors per request.
 func TestConfigTrace(t *testing.T) {
 	m := &Module{Name: "strided_copy", CUDA: notebookSource(t, "strided_copy")}
-	d := openSimT(t, "sim:t4")
+	d := openRepoSim(t)
 	const n = 1 << 12
 	for _, tc := range []struct{ stride, sectors int }{{1, 4}, {2, 8}, {8, 32}} {
 		src := testenv.Must(Alloc[float32](d, "src", n*tc.stride))(t)
@@ -67,7 +68,7 @@ func TestConfigTrace(t *testing.T) {
 // wait_for) is stopped by MaxInstructions quickly, and by its context.
 func TestConfigMaxInstructions(t *testing.T) {
 	m := &Module{Name: "wait_for", CUDA: notebookSource(t, "wait_for")}
-	d := openSimT(t, "sim:t4")
+	d := openRepoSim(t)
 	flag := testenv.Must(Alloc[int32](d, "flag", 1))(t)
 	start := time.Now()
 	_, err := d.Launch(context.Background(), kern(m, "wait_for"), Config{Grid: 8, Block: 64, MaxInstructions: 200_000}, flag)
@@ -91,4 +92,16 @@ func TestConfigMaxInstructions(t *testing.T) {
 	if _, err := d.Launch(context.Background(), kern(m, "wait_for"), Config{Grid: 8, Block: 64}, flag); err != nil {
 		t.Fatalf("with the flag set the kernel ends: %v", err)
 	}
+}
+
+// openRepoSim opens a simulated T4 that compiles a Module{CUDA} from the
+// repository's PTX cache (no nvcc needed), as a notebook's lab.Open does.
+func openRepoSim(t *testing.T) *Device {
+	t.Helper()
+	d, err := OpenWith("sim:t4", Options{Compile: CompileOptions{Repo: ptxcache.FS, NVCC: "/nonexistent/nvcc", CacheDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d
 }

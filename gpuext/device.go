@@ -3,7 +3,6 @@ package gpuext
 import (
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,8 +20,8 @@ var ErrNoGPUBackend = errors.New("this program was built without the GPU backend
 // use nvcc when it is on PATH, else the embedded PTX.
 type Options struct {
 	// PTXOnly loads a module's embedded PTX even when nvcc is on PATH, so
-	// that both load paths can be exercised on one machine. Open sets it
-	// from the environment variable WARPLAB_PTX_ONLY=1.
+	// that both load paths can be exercised on one machine
+	// (WARPLAB_PTX_ONLY=1, read by package lab).
 	PTXOnly bool
 	// NVCC is the nvcc to compile CUDA C with; "" looks for "nvcc" on PATH.
 	NVCC string
@@ -38,19 +37,12 @@ type Options struct {
 	// simulator Device) uses the module's embedded PTX. Ignored on a GPU.
 	PTXFrom *Device
 
-	// Compile is how the simulator compiles a module that has CUDA C and
-	// no PTX (Module{Name, CUDA}); the zero value is CompileOptionsFromEnv.
-	Compile *CompileOptions
-}
-
-// OptionsFromEnv returns the Options that Open uses: WARPLAB_PTX_ONLY=1 sets
-// PTXOnly, WARPLAB_NVCC names an nvcc, WARPLAB_CUBIN_CACHE a cache folder.
-func OptionsFromEnv() Options {
-	return Options{
-		PTXOnly:  os.Getenv("WARPLAB_PTX_ONLY") == "1",
-		NVCC:     os.Getenv("WARPLAB_NVCC"),
-		CacheDir: os.Getenv("WARPLAB_CUBIN_CACHE"),
-	}
+	// Compile is how a module that has CUDA C and no PTX
+	// (Module{Name, CUDA}) is compiled to PTX, by the simulator or for a
+	// GPU loading PTX: which nvcc, which caches. The zero value uses nvcc
+	// on PATH and the user's cache; package lab fills it from the
+	// environment and adds the repository's cache.
+	Compile CompileOptions
 }
 
 // Device is one place kernels run: a GPU through the CUDA driver API, or the
@@ -81,9 +73,10 @@ type Device struct {
 //	"sim"                      the simulator modelling an NVIDIA H200
 //	"sim:t4|a100|h100|h200"    the simulator modelling that GPU
 //
-// The empty spec means "auto". Options come from the environment
-// (OptionsFromEnv); OpenWith takes them explicitly.
-func Open(spec string) (*Device, error) { return OpenWith(spec, OptionsFromEnv()) }
+// The empty spec means "auto". Open uses the zero Options; OpenWith takes
+// them explicitly (package lab reads them from the environment, once, for
+// a notebook or the command line).
+func Open(spec string) (*Device, error) { return OpenWith(spec, Options{}) }
 
 // OpenWith is Open with explicit Options.
 func OpenWith(spec string, opts Options) (*Device, error) {
@@ -154,12 +147,7 @@ func openSim(key string, opts Options) (*Device, error) {
 		return nil, err
 	}
 	name := "simulated " + m.Name + " (modeled)"
-	be := &simBackend{sd: sim.NewDevice(m), model: m, name: name}
-	if opts.Compile != nil {
-		be.compile = *opts.Compile
-	} else {
-		be.compile = CompileOptionsFromEnv()
-	}
+	be := &simBackend{sd: sim.NewDevice(m), model: m, name: name, compile: opts.Compile}
 	if src := opts.PTXFrom; src != nil {
 		if l, ok := src.be.(ptxLoader); ok {
 			be.ptxFrom, be.ptxFromName = l, src.name

@@ -17,15 +17,18 @@
 // and a notebook cell compiles it, launches it and checks it against the CPU:
 //
 //	d := gpuext.Must(gpuext.Open("auto")) // the GPU if this build has one, else a simulated H200
-//	saxpy := gpuext.Must(gpuext.CompileKernel("saxpy", saxpyCU))
+//	saxpy := gpuext.Must(lab.CompileKernel("saxpy", saxpyCU)) // or gpuext.CompileKernel: no repository cache
 //	x, y := gpuext.Must(gpuext.Upload(d, "x", hx)), gpuext.Must(gpuext.Upload(d, "y", hy))
 //	l := gpuext.Must(d.Launch(ctx, saxpy, gpuext.Config{Grid: n / 256, Block: 256}, int32(n), float32(2.5), x, y))
 //	err := gpuext.Check(y, func(i int) float32 { return 2.5*hx[i] + hy[i] })
 //
 // CompileKernel is Compile and Module.Kernel: nvcc turns the CUDA C into PTX
-// (from the repository's cache, the user's, or this machine's nvcc; the
-// Module's Compiled says which), and the Kernel handle is found and checked
-// once. Device.Launch is CUDA's saxpy<<<Grid, Block, Shared>>>(args...):
+// (from the user's cache or this machine's nvcc; the Module's Compiled says
+// which), and the Kernel handle is found and checked once. Package lab, the
+// notebook's set-up, does the same with the environment's settings read
+// once and the repository's PTX cache given as CompileOptions.Repo, so that
+// shipped notebooks run where there is no nvcc; gpuext itself reads no
+// environment variable and imports no cache. Device.Launch is CUDA's saxpy<<<Grid, Block, Shared>>>(args...):
 // Config's Grid and Block take an int for one dimension or a sim.Dim3.
 // On the simulator the returned Launch holds the counters; Launch.Lines
 // gives them per line of the CUDA C (requests, sectors per request, bank

@@ -620,7 +620,7 @@ func (g *cudaDev) loadLocked(m *Module) (*cudaModule, error) {
 		// CUDA C without PTX (a notebook's Module{CUDA: src}): the PTX
 		// Compile gives, from the repository's cache, the user's, or
 		// this machine's nvcc.
-		cm, ci, err := CompileOptionsFromEnv().Compile(m.Name, m.CUDA)
+		cm, ci, err := g.opts.Compile.Compile(m.Name, m.CUDA)
 		if err != nil {
 			return nil, fmt.Errorf("module %s has CUDA C and no PTX, and %s; compiling it to PTX: %w", m.Name, note, err)
 		}

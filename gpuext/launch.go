@@ -28,10 +28,10 @@ type Launch struct {
 type LoadInfo struct {
 	Module string
 	Path   LoadPath // PathCubin (compiled here by nvcc) or PathPTX (embedded, JIT-compiled by the driver, or executed by the simulator)
-	Arch   string // "sm_90" for a cubin, the PTX target for PTX (also on the simulator)
-	PTX    string // on the simulator: the compiler and target of the PTX it runs
-	Cache  string // the cubin's cache file, if any
-	Note   string // why this path was taken (e.g. nvcc missing, PTXOnly, a compile failure fallen back from)
+	Arch   string   // "sm_90" for a cubin, the PTX target for PTX (also on the simulator)
+	PTX    string   // on the simulator: the compiler and target of the PTX it runs
+	Cache  string   // the cubin's cache file, if any
+	Note   string   // why this path was taken (e.g. nvcc missing, PTXOnly, a compile failure fallen back from)
 }
 
 // LaunchError is every error Launch returns: the call that failed, the

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/warplab/warplab/internal/table"
+	"github.com/warplab/warplab/table"
 )
 
 // LineRow is one memory instruction of a launch, at the CUDA line it came

@@ -17,8 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warplab/warplab/internal/ptxcheck"
-	"github.com/warplab/warplab/notebooks/ptxcache"
 )
 
 // CUDA C typed into a notebook reaches the simulator (and a GPU) as PTX:
@@ -71,8 +69,12 @@ type CompileOptions struct {
 	// CacheDir is the per-user PTX cache; "" means
 	// os.UserCacheDir()/warplab/ptx.
 	CacheDir string
-	// Repo is the repository's cache (<key>.ptx entries); nil means none.
-	Repo fs.FS
+	// Repo is a read-only cache of <key>.ptx entries shipped with the
+	// code (the repository's notebooks/ptxcache, which package lab
+	// passes), so that shipped notebooks compile where there is no nvcc;
+	// nil means none. RepoName names it in CompileInfo.Path.
+	Repo     fs.FS
+	RepoName string
 	// Record, when set, is a folder that each freshly compiled entry is
 	// also written to as <key>.cu and <key>.ptx (or <key>.err, nvcc's
 	// messages, for a source that does not compile): how notebooks/ptxcache
@@ -80,21 +82,9 @@ type CompileOptions struct {
 	Record string
 }
 
-// CompileOptionsFromEnv are Compile's options: the repository's cache
-// (package notebooks/ptxcache), WARPLAB_NVCC, WARPLAB_PTX_CACHE for the
-// user cache folder and WARPLAB_PTXCACHE_RECORD.
-func CompileOptionsFromEnv() CompileOptions {
-	return CompileOptions{
-		NVCC:     os.Getenv("WARPLAB_NVCC"),
-		CacheDir: os.Getenv("WARPLAB_PTX_CACHE"),
-		Repo:     ptxcache.FS,
-		Record:   os.Getenv("WARPLAB_PTXCACHE_RECORD"),
-	}
-}
-
 // CompileInfo says where a module's PTX came from.
 type CompileInfo struct {
-	// From is "repository" (notebooks/ptxcache), "user cache" or "nvcc"
+	// From is "repository" (CompileOptions.Repo), "user cache" or "nvcc"
 	// (compiled just now).
 	From string
 	// Path is the cache file read or written.
@@ -115,11 +105,12 @@ func (ci CompileInfo) String() string {
 // The PTX comes from the repository's cache, else the user's, else the
 // machine's nvcc (then cached); the Module's Compiled says which. A compile
 // error is a *CompileError whose lines are src's own: start a Go raw string
-// on the first line of a cell and they are the cell's lines too.
-// CompileOptions.Compile is Compile with options other than the
-// environment's.
+// on the first line of a cell and they are the cell's lines too. Compile
+// uses the zero CompileOptions (nvcc on PATH, the user's cache);
+// CompileOptions.Compile takes others, and package lab's Compile adds the
+// repository's cache and the environment's settings.
 func Compile(name, src string) (*Module, error) {
-	m, _, err := CompileOptionsFromEnv().Compile(name, src)
+	m, _, err := CompileOptions{}.Compile(name, src)
 	return m, err
 }
 
@@ -161,11 +152,11 @@ func (o CompileOptions) Compile(name, src string) (*Module, CompileInfo, error) 
 	key := PTXCacheKey(name, src)
 	info := CompileInfo{Key: key}
 	mod := func(ptx []byte) (*Module, CompileInfo, error) {
-		h, err := ptxcheck.ParseHeader(ptx)
+		h, err := ParsePTXHeader(ptx)
 		if err != nil {
 			return nil, info, fmt.Errorf("gpuext: PTX cache entry %s: %w", info.Path, err)
 		}
-		if h.SHA256 != ptxcheck.Sum([]byte(src)) || h.Source != cuName(name) {
+		if h.SHA256 != SourceSum([]byte(src)) || h.Source != cuName(name) {
 			return nil, info, fmt.Errorf("gpuext: PTX cache entry %s was made from %s with sha256 %s, not this %s", info.Path, h.Source, h.SHA256, cuName(name))
 		}
 		info.NVCC = h.NVCC
@@ -175,15 +166,15 @@ func (o CompileOptions) Compile(name, src string) (*Module, CompileInfo, error) 
 	}
 	if o.Repo != nil {
 		if ptx, err := fs.ReadFile(o.Repo, key+".ptx"); err == nil {
-			info.From, info.Path = "repository", "notebooks/ptxcache/"+key+".ptx"
+			info.From, info.Path = "repository", o.repoPath(key+".ptx")
 			return mod(ptx)
 		}
 		// A notebook that teaches a compile error keeps nvcc's answer, so
 		// the error shows where there is no nvcc too.
 		if rec, err := fs.ReadFile(o.Repo, key+".err"); err == nil {
-			info.From, info.Path = "repository", "notebooks/ptxcache/"+key+".err"
-			h, err := ptxcheck.ParseHeader(rec)
-			if err != nil || h.SHA256 != ptxcheck.Sum([]byte(src)) || h.Source != cuName(name) {
+			info.From, info.Path = "repository", o.repoPath(key+".err")
+			h, err := ParsePTXHeader(rec)
+			if err != nil || h.SHA256 != SourceSum([]byte(src)) || h.Source != cuName(name) {
 				return nil, info, fmt.Errorf("gpuext: PTX cache entry %s is not nvcc's output for this %s (%v)", info.Path, cuName(name), err)
 			}
 			info.NVCC = h.NVCC
@@ -233,7 +224,15 @@ func (o CompileOptions) Compile(name, src string) (*Module, CompileInfo, error) 
 
 // errRecorded stands for nvcc's exit status in a compile error read back
 // from the repository's cache.
-var errRecorded = errors.New("nvcc failed (its output recorded in notebooks/ptxcache)")
+var errRecorded = errors.New("nvcc failed (its output recorded in the repository's PTX cache)")
+
+// repoPath names an entry of the Repo cache for messages.
+func (o CompileOptions) repoPath(entry string) string {
+	if o.RepoName == "" {
+		return "repository cache " + entry
+	}
+	return o.RepoName + "/" + entry
+}
 
 // record writes an entry into the Record folder: <key>.cu and <key><ext>.
 func (o CompileOptions) record(key, src, ext string, b []byte) error {
@@ -249,7 +248,7 @@ func (o CompileOptions) record(key, src, ext string, b []byte) error {
 // header is the provenance line (with its newline) of src compiled as name
 // by nvcc release, in gen-ptx.sh's format.
 func header(name, src, release string) string {
-	h := ptxcheck.Header{SHA256: ptxcheck.Sum([]byte(src)), Source: cuName(name), NVCC: release, Arch: PTXArch, Flags: "-lineinfo"}
+	h := PTXHeader{SHA256: SourceSum([]byte(src)), Source: cuName(name), NVCC: release, Arch: PTXArch, Flags: "-lineinfo"}
 	return h.String() + "\n"
 }
 

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"github.com/warplab/warplab/internal/ptxcheck"
 	"github.com/warplab/warplab/notebooks/ptxcache"
 	"github.com/warplab/warplab/sim"
 )
@@ -44,7 +43,7 @@ func repoEntries(t *testing.T) []repoEntry {
 				t.Fatalf("%s has neither a .ptx nor an .err beside it", cu)
 			}
 		}
-		h, err := ptxcheck.ParseHeader(e.rec)
+		h, err := ParsePTXHeader(e.rec)
 		if err != nil {
 			t.Fatalf("%s%s: %v", key, e.ext, err)
 		}
@@ -76,11 +75,11 @@ func TestRepoPTXCacheEntries(t *testing.T) {
 			if got := PTXCacheKey(e.name, e.src); got != e.key {
 				t.Errorf("entry %s holds a source whose key is %s", e.key, got)
 			}
-			h, err := ptxcheck.ParseHeader(e.rec)
+			h, err := ParsePTXHeader(e.rec)
 			if err != nil {
 				t.Fatalf("entry %s: %v", e.key, err)
 			}
-			if h.SHA256 != ptxcheck.Sum([]byte(e.src)) || !strings.HasPrefix(h.NVCC, "11.8.") || h.Arch != PTXArch || h.Flags != "-lineinfo" {
+			if h.SHA256 != SourceSum([]byte(e.src)) || !strings.HasPrefix(h.NVCC, "11.8.") || h.Arch != PTXArch || h.Flags != "-lineinfo" {
 				t.Errorf("entry %s: provenance %+v, want this source's sha256, nvcc 11.8, %s -lineinfo", e.key, h, PTXArch)
 			}
 			m, info, err := CompileOptions{Repo: ptxcache.FS, NVCC: "/nonexistent/nvcc"}.Compile(e.name, e.src)

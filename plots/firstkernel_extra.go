@@ -3,8 +3,8 @@ package plots
 import (
 	"fmt"
 
-	"github.com/warplab/warplab/internal/table"
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/table"
 )
 
 // SitesTable lists one launch's memory sites (each load or store of the

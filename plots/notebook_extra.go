@@ -3,7 +3,7 @@ package plots
 import (
 	"os"
 
-	"github.com/warplab/warplab/internal/table"
+	"github.com/warplab/warplab/table"
 )
 
 // Must ends a notebook cell when err is not nil: ShowError shows it as one
@@ -16,7 +16,7 @@ func Must(err error) {
 	}
 }
 
-// ShowTable displays a lesson's table (see internal/table) as an HTML table
+// ShowTable displays a lesson's table (package table) as an HTML table
 // with its caption, rendered by HTMLTableCaption like every other table in
 // the notebooks.
 func ShowTable(t table.Table) {

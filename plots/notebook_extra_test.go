@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/warplab/warplab/internal/table"
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/table"
 )
 
 func TestSitesAndStrideTables(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -16,7 +17,11 @@ import (
 //	        else the simulator (modelling --model, default h200)
 //	sim     the simulator modelling --model (default: the GPU present, else h200)
 //	gpu     GPU 0; gpu:N GPU N (--model is then a usage error)
+//
+// The device gets the environment's settings (lab.FromEnv: WARPLAB_PTX_ONLY,
+// WARPLAB_NVCC, the caches), read here, at the command line's edge.
 func openDevice(backend, model string) (*gpuext.Device, error) {
+	env := lab.FromEnv()
 	if model != "" {
 		if _, err := sim.ModelByKey(model); err != nil {
 			return nil, usageErrorf("--model %q: want one of %s", model, strings.Join(modelKeys(), ", "))
@@ -27,7 +32,7 @@ func openDevice(backend, model string) (*gpuext.Device, error) {
 		if model == "" {
 			model = defaultModel()
 		}
-		return gpuext.Open("sim:" + model)
+		return env.Open("sim:" + model)
 	case backend == "gpu" || strings.HasPrefix(backend, "gpu:"):
 		if n, ok := strings.CutPrefix(backend, "gpu:"); ok {
 			if i, err := strconv.Atoi(n); err != nil || i < 0 {
@@ -37,16 +42,16 @@ func openDevice(backend, model string) (*gpuext.Device, error) {
 		if model != "" {
 			return nil, usageErrorf("--model picks the GPU the simulator models; with --backend %s the GPU is the one installed", backend)
 		}
-		return gpuext.Open(backend)
+		return env.Open(backend)
 	case backend == "auto" || backend == "":
-		dev, err := gpuext.Open("auto")
+		dev, err := env.Open("auto")
 		// auto fell back to the simulator only when no GPU answered, so
 		// the default model is h200, gpuext's.
 		if err != nil || model == "" || dev.Kind() != gpuext.Sim || dev.Model().Key == model {
 			return dev, err
 		}
 		dev.Close()
-		return gpuext.Open("sim:" + model)
+		return env.Open("sim:" + model)
 	}
 	return nil, usageErrorf("--backend %q: want auto, sim, gpu or gpu:N", backend)
 }
@@ -55,7 +60,7 @@ func openDevice(backend, model string) (*gpuext.Device, error) {
 // GPU present when this build has the GPU backend, one answers and the
 // simulator knows its kind; else h200.
 func defaultModel() string {
-	dev, err := gpuext.Open("gpu")
+	dev, err := lab.FromEnv().Open("gpu")
 	if err != nil {
 		return "h200"
 	}

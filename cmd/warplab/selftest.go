@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lab"
 )
 
 // A selftestRow is one kernel on one input: did it agree with the CPU
@@ -62,7 +63,7 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 	if dev.Kind() == gpuext.GPU {
 		// The simulator, made to run each kernel from the PTX the GPU
 		// loaded, so that a difference is the executor's, not the compiler's.
-		opts := gpuext.OptionsFromEnv()
+		opts := lab.FromEnv().Device
 		opts.PTXFrom = dev
 		if devs.ptx, err = gpuext.OpenWith("sim", opts); err != nil {
 			return fail(stderr, cmd, err)

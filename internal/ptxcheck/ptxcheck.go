@@ -15,71 +15,30 @@
 package ptxcheck
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/warplab/warplab/gpuext"
 )
 
 // Fix is the remedy every staleness error names.
 const Fix = "run scripts/cuda/gen-ptx.sh"
 
 // Prefix starts the provenance line gen-ptx.sh writes.
-const Prefix = "// warplab: source sha256 "
+const Prefix = gpuext.PTXHeaderPrefix
 
-// Header is the provenance line of a generated PTX file: which source, by
-// content hash, and which compiler and target produced it.
-type Header struct {
-	SHA256 string // hex sha256 of the .cu file's bytes
-	Source string // base name of the .cu file, e.g. "spmv.cu"
-	NVCC   string // nvcc release, e.g. "11.8.89"
-	Arch   string // e.g. "compute_75"
-	Flags  string // further nvcc flags, e.g. "-lineinfo"; "" if none
-}
-
-// String formats h exactly as gen-ptx.sh writes it (without a newline).
-func (h Header) String() string {
-	s := fmt.Sprintf("%s%s of %s, nvcc %s, -arch=%s", Prefix, h.SHA256, h.Source, h.NVCC, h.Arch)
-	if h.Flags != "" {
-		s += " " + h.Flags
-	}
-	return s
-}
+// Header is the provenance line of a generated PTX file (gpuext.PTXHeader,
+// which reads it where a module is compiled or loaded).
+type Header = gpuext.PTXHeader
 
 // ParseHeader reads the provenance line from the first line of ptx.
-func ParseHeader(ptx []byte) (Header, error) {
-	line, _, _ := bytes.Cut(ptx, []byte("\n"))
-	s := strings.TrimRight(string(line), "\r")
-	rest, ok := strings.CutPrefix(s, Prefix)
-	if !ok {
-		return Header{}, errors.New("first line is not a warplab provenance line (" + Prefix + "...)")
-	}
-	// "<hex> of <file>.cu, nvcc <version>, -arch=<arch>[ <flags>]"
-	sum, rest, ok1 := strings.Cut(rest, " of ")
-	src, rest, ok2 := strings.Cut(rest, ", nvcc ")
-	ver, arch, ok3 := strings.Cut(rest, ", -arch=")
-	if !ok1 || !ok2 || !ok3 {
-		return Header{}, fmt.Errorf("malformed provenance line %q", s)
-	}
-	if len(sum) != 2*sha256.Size {
-		return Header{}, fmt.Errorf("provenance line %q: sha256 %q is not 64 hex digits", s, sum)
-	}
-	if _, err := hex.DecodeString(sum); err != nil {
-		return Header{}, fmt.Errorf("provenance line %q: sha256 %q is not hex", s, sum)
-	}
-	arch, flags, _ := strings.Cut(arch, " ")
-	return Header{SHA256: sum, Source: src, NVCC: ver, Arch: arch, Flags: flags}, nil
-}
+func ParseHeader(ptx []byte) (Header, error) { return gpuext.ParsePTXHeader(ptx) }
 
 // Sum is the hex sha256 of a source, as gen-ptx.sh records it.
-func Sum(cu []byte) string {
-	s := sha256.Sum256(cu)
-	return hex.EncodeToString(s[:])
-}
+func Sum(cu []byte) string { return gpuext.SourceSum(cu) }
 
 // Check reports whether ptx was generated from cu, whose base file name is
 // cuName (e.g. "spmv.cu"). It returns nil when the PTX's provenance line

@@ -9,7 +9,7 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/cusrc"
-	"github.com/warplab/warplab/internal/table"
+	"github.com/warplab/warplab/table"
 )
 
 // NotebookGrid is the grid the notebook simulates, 10³ = 1,000 rows: every

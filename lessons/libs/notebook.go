@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/warplab/warplab/internal/table"
 	"github.com/warplab/warplab/sparse/spmvref"
+	"github.com/warplab/warplab/table"
 )
 
 // NotebookRows is the seed pair's size in the notebook: 2^17 rows (2 Mi

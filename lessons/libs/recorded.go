@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/warplab/warplab/internal/table"
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/table"
 )
 
 // The recorded GPU run read again with today's chooser. The run recorded

@@ -7,7 +7,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/warplab/warplab/internal/table"
+	"github.com/warplab/warplab/table"
 )
 
 // The tables the command prints and the notebook shows. Every caption says

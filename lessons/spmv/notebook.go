@@ -9,8 +9,8 @@ import (
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/cusrc"
 	"github.com/warplab/warplab/internal/ncu"
-	"github.com/warplab/warplab/internal/table"
 	"github.com/warplab/warplab/sparse/spmvref"
+	"github.com/warplab/warplab/table"
 )
 
 // The notebook's sizes. NotebookRows is what the notebook simulates for its

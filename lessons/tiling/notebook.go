@@ -8,8 +8,8 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/cusrc"
-	"github.com/warplab/warplab/internal/table"
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/table"
 )
 
 // The notebook's sizes. NotebookN keeps every simulated cell (every kernel,

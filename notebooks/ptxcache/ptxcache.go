@@ -1,11 +1,12 @@
 // Package ptxcache is the repository's PTX cache for the CUDA C written in
 // the shipped notebooks: for each kernel source a notebook compiles with
-// gpuext.Compile, <key>.cu holds the source and <key>.ptx the PTX that
+// lab.Compile, <key>.cu holds the source and <key>.ptx the PTX that
 // nvcc 11.8 made of it for compute_75 (key: gpuext.PTXCacheKey) — or, for a
 // cell that teaches a compile error, <key>.err holds nvcc's messages, so the
 // error shows at the cell's lines where there is no nvcc too.
 //
-// Why it exists: gpuext consults it before any nvcc, so the notebooks
+// Why it exists: lab passes it to gpuext (CompileOptions.Repo), which
+// consults it before any nvcc, so the notebooks
 // execute in CI and on laptops that have no nvcc, and everyone runs the
 // same PTX the lessons' PTX is made with (nvcc 11.8, PTX ISA 7.8, loadable
 // by every driver since R520). It is embedded, so it works from any working

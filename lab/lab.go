@@ -1,0 +1,97 @@
+// Package lab is the edge where a notebook, or the command line, meets
+// warplab: it reads the WARPLAB_* environment once into an Options value
+// and opens devices and compiles kernels with it, so that nothing below
+// (gpuext, the simulator, the lessons) reads the environment, and none of
+// them imports the repository's PTX cache: lab passes it down as an option.
+//
+// A notebook cell:
+//
+//	d := gpuext.Must(lab.Open("sim:t4"))
+//	saxpy := gpuext.Must(lab.CompileKernel("saxpy", saxpyCU))
+//
+// Open and CompileKernel read the environment at each call (a notebook
+// cell is its own program); a program that opens several devices reads it
+// once with FromEnv and calls the Options' methods.
+package lab
+
+import (
+	"os"
+
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/notebooks/ptxcache"
+)
+
+// Options are every WARPLAB_* switch, read once.
+type Options struct {
+	// Device is how devices load code: WARPLAB_PTX_ONLY=1 (PTXOnly),
+	// WARPLAB_NVCC (NVCC), WARPLAB_CUBIN_CACHE (CacheDir); its Compile is
+	// PTX below.
+	Device gpuext.Options
+	// PTX is how CUDA C becomes PTX: the repository's cache
+	// (notebooks/ptxcache), WARPLAB_NVCC, WARPLAB_PTX_CACHE (the user
+	// cache folder) and WARPLAB_PTXCACHE_RECORD (a folder each fresh
+	// nvcc 11.8 entry is also written to: how notebooks/ptxcache is
+	// regenerated).
+	PTX gpuext.CompileOptions
+	// Matrices is WARPLAB_MATRICES, the SuiteSparse matrices' folder ("":
+	// the lessons look in their default places).
+	Matrices string
+	// LibsRecorded is WARPLAB_LIBS_RECORDED, a folder of recorded libs
+	// runs to read instead of the repository's ("": the repository's).
+	LibsRecorded string
+}
+
+// FromEnv reads the environment: the one place WARPLAB_* is read for
+// devices and compiles.
+func FromEnv() Options {
+	nvcc := os.Getenv("WARPLAB_NVCC")
+	o := Options{
+		PTX: gpuext.CompileOptions{
+			NVCC:     nvcc,
+			CacheDir: os.Getenv("WARPLAB_PTX_CACHE"),
+			Repo:     ptxcache.FS,
+			RepoName: "notebooks/ptxcache",
+			Record:   os.Getenv("WARPLAB_PTXCACHE_RECORD"),
+		},
+		Matrices:     os.Getenv("WARPLAB_MATRICES"),
+		LibsRecorded: os.Getenv("WARPLAB_LIBS_RECORDED"),
+	}
+	o.Device = gpuext.Options{
+		PTXOnly:  os.Getenv("WARPLAB_PTX_ONLY") == "1",
+		NVCC:     nvcc,
+		CacheDir: os.Getenv("WARPLAB_CUBIN_CACHE"),
+		Compile:  o.PTX,
+	}
+	return o
+}
+
+// Open opens the device spec names (see gpuext.Open) with o.Device.
+func (o Options) Open(spec string) (*gpuext.Device, error) { return gpuext.OpenWith(spec, o.Device) }
+
+// Compile compiles CUDA C with o.PTX (see gpuext.Compile).
+func (o Options) Compile(name, src string) (*gpuext.Module, error) {
+	m, _, err := o.PTX.Compile(name, src)
+	return m, err
+}
+
+// CompileKernel compiles src, a module named name, and returns its kernel
+// name (see gpuext.CompileKernel).
+func (o Options) CompileKernel(name, src string) (*gpuext.Kernel, error) {
+	m, err := o.Compile(name, src)
+	if err != nil {
+		return nil, err
+	}
+	return m.Kernel(name)
+}
+
+// Open is FromEnv().Open: a device with the environment's settings.
+func Open(spec string) (*gpuext.Device, error) { return FromEnv().Open(spec) }
+
+// Compile is FromEnv().Compile: CUDA C to a module, from the repository's
+// cache, the user's or nvcc, as the environment says.
+func Compile(name, src string) (*gpuext.Module, error) { return FromEnv().Compile(name, src) }
+
+// CompileKernel is FromEnv().CompileKernel.
+func CompileKernel(name, src string) (*gpuext.Kernel, error) {
+	return FromEnv().CompileKernel(name, src)
+}

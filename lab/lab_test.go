@@ -1,0 +1,58 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestFromEnv: each WARPLAB_* switch lands in its field, and the device's
+// compile options are the PTX options (one reading serves both).
+func TestFromEnv(t *testing.T) {
+	for k, v := range map[string]string{
+		"WARPLAB_PTX_ONLY": "1", "WARPLAB_NVCC": "/opt/nvcc", "WARPLAB_CUBIN_CACHE": "/c/cubin",
+		"WARPLAB_PTX_CACHE": "/c/ptx", "WARPLAB_PTXCACHE_RECORD": "/rec",
+		"WARPLAB_MATRICES": "/m", "WARPLAB_LIBS_RECORDED": "/l",
+	} {
+		t.Setenv(k, v)
+	}
+	o := FromEnv()
+	d, p := o.Device, o.PTX
+	if !d.PTXOnly || d.NVCC != "/opt/nvcc" || d.CacheDir != "/c/cubin" {
+		t.Errorf("Device = %+v", d)
+	}
+	if p.NVCC != "/opt/nvcc" || p.CacheDir != "/c/ptx" || p.Record != "/rec" || p.Repo == nil || p.RepoName != "notebooks/ptxcache" {
+		t.Errorf("PTX = %+v", p)
+	}
+	if d.Compile.Repo == nil || d.Compile.CacheDir != p.CacheDir {
+		t.Errorf("Device.Compile = %+v, want the PTX options", d.Compile)
+	}
+	if o.Matrices != "/m" || o.LibsRecorded != "/l" {
+		t.Errorf("Matrices, LibsRecorded = %q, %q", o.Matrices, o.LibsRecorded)
+	}
+	t.Setenv("WARPLAB_PTX_ONLY", "0")
+	if FromEnv().Device.PTXOnly {
+		t.Error("WARPLAB_PTX_ONLY=0 sets PTXOnly")
+	}
+}
+
+// TestCompileFromRepository: a notebook's kernel compiles from the
+// repository's cache with no nvcc at all, and says so.
+func TestCompileFromRepository(t *testing.T) {
+	t.Setenv("WARPLAB_NVCC", "/nonexistent/nvcc")
+	t.Setenv("WARPLAB_PTX_CACHE", t.TempDir())
+	const saxpyCU = `
+extern "C" __global__ void saxpy(int n, float a, const float *x, float *y) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}`
+	k, err := CompileKernel("saxpy", saxpyCU)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci := k.Module().Compiled; ci.From != "repository" || !strings.HasPrefix(ci.Path, "notebooks/ptxcache/") {
+		t.Errorf("Compiled = %+v; want the repository's cache", ci)
+	}
+	if _, err := CompileKernel("saxpy", saxpyCU+"\n// not in any cache\n"); err == nil || !strings.Contains(err.Error(), "nvcc") {
+		t.Errorf("a source in no cache, without nvcc: %v", err)
+	}
+}
