@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"math"
@@ -347,5 +348,29 @@ func TestCorpusLinesAreTheStudents(t *testing.T) {
 	var f *sim.Fault
 	if !errors.As(err, &f) || f.Kind != "out of bounds" || !strings.HasPrefix(f.Site, "atomics.cu:78 ") || strings.Contains(f.Site, ".hpp") {
 		t.Errorf("fault %v, want out of bounds at atomics.cu:78", err)
+	}
+}
+
+// TestCorpusFresh: each corpus PTX is what scripts/cuda/gen-ptx.sh made
+// of its .cu as it is now (the first line records the source's sha256).
+func TestCorpusFresh(t *testing.T) {
+	cus, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.cu"))
+	if err != nil || len(cus) == 0 {
+		t.Fatalf("no corpus sources: %v", err)
+	}
+	for _, cu := range cus {
+		src, err := os.ReadFile(cu)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ptxText, err := os.ReadFile(strings.TrimSuffix(cu, ".cu") + ".ptx")
+		if err != nil {
+			t.Errorf("%s has no PTX: run scripts/cuda/gen-ptx.sh %s", cu, cu)
+			continue
+		}
+		first, _, _ := strings.Cut(string(ptxText), "\n")
+		if want := fmt.Sprintf("// warplab: source sha256 %x of %s,", sha256.Sum256(src), filepath.Base(cu)); !strings.HasPrefix(first, want) {
+			t.Errorf("%s's PTX is stale (%q): run scripts/cuda/gen-ptx.sh %s", cu, first, cu)
+		}
 	}
 }

@@ -73,9 +73,13 @@ for cu in "${sources[@]}"; do
     base="$(basename "$cu" .cu)"
     sum="$(sha256sum "$cu" | cut -d' ' -f1)"
     cp "$cu" "$fixed/$base.cu"
-    (cd "$fixed" && "$nvcc" -ptx -arch=compute_75 -O3 -lineinfo -o "$tmp/$base.ptx" "$base.cu")
+    # A source whose instructions need a newer architecture says so on a
+    # line of its own, "// arch: compute_80" (the kernel corpus's sm80.cu).
+    arch="$(sed -n 's|^// arch: \(compute_[0-9]*\)$|\1|p' "$cu" | head -1)"
+    arch="${arch:-compute_75}"
+    (cd "$fixed" && "$nvcc" -ptx -arch="$arch" -O3 -lineinfo -o "$tmp/$base.ptx" "$base.cu")
     {
-        echo "// warplab: source sha256 $sum of $base.cu, nvcc $version, -arch=compute_75 -lineinfo"
+        echo "// warplab: source sha256 $sum of $base.cu, nvcc $version, -arch=$arch -lineinfo"
         # nvcc writes the absolute path of the source into .file; keep the
         # name only, so the PTX is the same on every machine.
         sed -E 's|^(\s*\.file\s+[0-9]+\s+")[^"]*/('"$base"'\.cu")|\1\2|' "$tmp/$base.ptx"
