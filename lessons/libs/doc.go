@@ -12,12 +12,19 @@
 //     thread per row for the short, 2 to 32 lanes for the medium, a block
 //     for rows over 1024;
 //   - merge path (Merrill and Garland): every thread gets the same number of
-//     row ends plus nonzeros, which no skew can unbalance.
+//     row ends plus nonzeros, which no skew can unbalance;
+//   - split: CSR-vector in one launch with every row longer than 16 passes
+//     of its group cut into warps of the same launch, the pieces added by
+//     the last warp to finish (no second pass).
 //
-// Choose reads only row statistics (mean, longest, coefficient of
+// Choose reads only row statistics (median, longest, coefficient of
 // variation) and the device's resident threads, and says why it picks a
-// method: merge path only when binning's longest row would be its critical
-// path (MergeCost, fitted on the seed pair of the recorded H200 run).
+// method. Its rules come in an order fixed by a cost argument (a long row,
+// whose critical path has no bound, before "small"; see chooser.go); their
+// thresholds (Rules) are Fit on measured times and judged by
+// LeaveOneFamilyOut. The matrices come from the seed pair, Matrix Market
+// files, and the sparse/gen corpus (Options.Families); LoadCorpus reads the
+// H200 corpus run the thresholds are fitted on.
 // Predict gives each method's lane-slots from the row lengths before
 // anything runs, and on the simulator Run sets them beside the executed
 // counts and sectors. Every
