@@ -10,7 +10,7 @@
 #   3. Nsight Compute on the Day-37 lesson (seed matrices, 2^19 rows, the
 #      seed's 320-block probe) loaded from the embedded PTX, as compiled and
 #      with #pragma unroll 1, for the requests and sectors the simulator's PTX
-#      path gives (WARPLAB_SIM_PTX=1 warplab run spmv --backend sim, here);
+#      path gives (warplab run spmv --backend sim, here; WARPLAB_SIM_PTX=1 was needed when Go mirrors ran by default);
 #   4. when time is left, the same ncu runs on the cubin path.
 #
 # Built beforehand on a machine with Go (the GPU host has none):
