@@ -52,6 +52,37 @@
 // and, or, xor), shfl.sync (up, down, bfly, idx, with clamp and segment
 // mask and the predicate output), vote.sync (all, any, uni, ballot);
 // membar and fence do nothing in a simulator that runs memory in order.
+// Also match.any/.all.sync, redux.sync, activemask, bar.red (popc, and,
+// or: __syncthreads_count/_and/_or), cp.async with its commit and wait
+// groups (a copy done when issued, which is one of the orders CUDA
+// allows), nanosleep (no effect), %clock/%clock64/%globaltimer (the warp's
+// issued instructions so far: deterministic, not cycles), and WMMA tiles
+// (wmma.load/.mma/.store m16n16k16, half A and B, float C and D; the
+// fragment layout, which the PTX manual leaves unspecified, is the
+// simulator's own, ptxwmma.go).
+//
+// Modules and kernels: ptx.ParseKernels keeps a module whose only problems
+// are inside kernels; NewPTXKernel of such a kernel fails naming the PTX
+// line and the .cu line of what it cannot run, and the module's other
+// kernels run (unknown .version and .target refuse the module). A module's
+// __device__ and __constant__ variables (.global and .const at module
+// scope) exist once per module on a device, start from their initialisers
+// and keep their values from launch to launch and kernel to kernel, as in
+// a CUDA context; Device.ModuleGlobal and ModuleVar read and write them
+// from Go (cudaMemcpyToSymbol/FromSymbol). Loads from __constant__ are
+// counted as the constant cache serves them (Stats.ConstLoad: a request's
+// distinct addresses are its serialized transactions).
+//
+// Calls (ptxcall.go): device functions nvcc did not inline (recursion,
+// __noinline__, -G) run as calls, with .param arguments and return values
+// in the thread's frame and a stack of CUDA's default 1 KiB (a call past
+// it is a "stack overflow" fault); printf (vprintf) is formatted as C's
+// printf into Stats.Printf, a warp's lanes in lane order and the blocks in
+// index order (a GPU prints blocks in the order they ran), at most CUDA's
+// default 1 MiB (Stats.PrintfDropped counts the lines left out); a failed
+// assert() (__assertfail) is an "assertion failed" fault. Lines are the
+// student's: code nvcc inlined from a header (atomicAdd's body) is
+// credited to the .cu line that called it, in sites and faults.
 //
 // On the PTX path the counter rules below hold with one change: there is no
 // pairing rule. Each execution of a memory instruction by a warp with at
@@ -312,9 +343,10 @@
 //     beyond Unroll's model) can pair differently.
 //   - Shuffles have no width argument (width is 32) in Go kernels; PTX
 //     shfl.sync takes the clamp and segment operand as the manual says.
-//   - The PTX path runs what package ptx accepts: no calls (.func), no
-//     textures or surfaces; module __device__ variables start from their
-//     initialiser at every launch. Each instruction runs over a warp's
+//   - The PTX path runs what package ptx accepts: no textures or
+//     surfaces, no indirect calls, no mma.sync or ldmatrix, WMMA only in
+//     m16n16k16 with half inputs and float accumulators (its loads and
+//     stores not counted as requests). Each instruction runs over a warp's
 //     active lanes one by one (a fast whole-warp loop for the common
 //     arithmetic), so a kernel of mostly warp-uniform work, like
 //     warp-per-row SpMV, is still far slower than its plain Go equivalent.

@@ -3,7 +3,7 @@
 //
 // The simulator runs the same PTX the GPU loads, so a kernel is written once,
 // in CUDA C, and what the simulator counts follows what the compiler emitted.
-// This package knows nothing of execution: it parses (Parse), checks that
+// This package knows nothing of execution: it parses (Parse, ParseKernels), checks that
 // every instruction is one the simulator implements (an instruction outside
 // that set is an error naming it and its PTX line, never skipped), resolves
 // labels, registers and symbols to indices, computes where each branch
@@ -85,13 +85,30 @@
 // text; a load whose address mixes parameters, or comes from none, is an
 // error with its line. LoadForLabel finds the load a counter site names.
 //
+// # Device functions and calls
+//
+// A .func with a body is a Kernel with IsFunc set (Module.Funcs); its
+// parameters and return values, and a caller's { } scoped .param
+// variables, are .param Vars that ld.param and st.param address. call
+// (call.go) names its callee and the caller's .param variables for the
+// return values and arguments; at the end of the module each call is
+// linked to a function of the module or to a built-in (vprintf,
+// __assertfail) and checked against its parameters. Module.Flatten
+// appends the functions a kernel reaches to its instructions, registers
+// and variables renumbered, for the executor.
+//
 // # What is refused
 //
-// Everything the executor does not implement is an error with the PTX line:
-// calls (nvcc inlines the device functions of ordinary kernels), textures
-// and surfaces, tensor-core and asynchronous-copy instructions, f16
+// Everything the executor does not implement is an error with the PTX line
+// (and, with line information, the .cu line, Error.Src): textures and
+// surfaces, indirect calls and calls of functions the module does not
+// define (but vprintf and __assertfail), mma.sync, ldmatrix and wmma
+// beyond m16n16k16 with .f16 A and B and .f32 C and D, cp.async.bulk, f16
 // arithmetic, prmt, sin/cos and other approximate transcendental functions
-// beyond rcp/sqrt/rsqrt/ex2/lg2, activemask, match, funnel shifts, the old
-// vote and shfl forms without .sync, and special registers other than the
-// thread, block, grid, lane and warp ids and the lane masks.
+// beyond rcp/sqrt/rsqrt/ex2/lg2, the old vote and shfl forms without
+// .sync, and special registers other than the thread, block, grid, lane
+// and warp ids, the lane masks and the clocks. Parse refuses the module
+// for any of them; ParseKernels refuses only the kernel (Kernel.Err), and
+// a kernel that calls a function with errors. A .version outside PTX ISA
+// 6.0 to 9.1 or a .target that names no known sm_XX refuses the module.
 package ptx
