@@ -24,7 +24,10 @@
 #   LIBS_BACKEND=sim LIBS_ROWS=... LIBS_BIG=... LIBS_BIG_ROWS=... for a
 #   local dry run on the simulator (no peer, no ncu without a GPU).
 # OUTDIR receives env.txt, libs-*.json/txt (ours per batch), cusparse.jsonl,
-# ncu-*.csv, summary.md: evidence/libs-corpus-h200-<date>/.
+# ncu-*.csv: evidence/libs-corpus-h200-<date>/. LIBS_TAR=FILE also packs
+# OUTDIR into FILE at the end: the device tool brings back only a few files
+# a call (the first recorded call lost 16 of its 24), so write OUTDIR outside
+# $OUT and give LIBS_TAR=$OUT/corpus.tgz.
 set -u
 BIN="$(cd "$1" && pwd)"
 W="${LIBS_WARPLAB:-$BIN/warplab-cuda}"
@@ -175,5 +178,8 @@ for f in $BIG; do
 done
 [ -s "$E/cusparse.err" ] || rm -f "$E/cusparse.err"
 echo "total ${SECONDS}s" >>"$E/env.txt"
+if [ -n "${LIBS_TAR:-}" ]; then
+	tar czf "$LIBS_TAR" -C "$(dirname "$E")" "$(basename "$E")" && echo "packed into $LIBS_TAR" >&2
+fi
 cat "$E/env.txt"
 echo "libs-corpus.sh: done, files in $E"
