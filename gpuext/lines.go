@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/table"
 )
 
@@ -15,12 +16,12 @@ import (
 // store) has one row each, in instruction order, because their coalescing
 // can differ and summing them would hide which one is slow.
 type LineRow struct {
-	File   string // "saxpy.cu"; "" when the PTX has no line information
-	Line   int    // 1-based line in the CUDA source; 0 when unknown
-	Source string // the line's text
-	Instr  string // the PTX instruction, e.g. "ld.global.f32"
-	Space  string // "global" or "shared"
-	Op     string // "ld", "st" or "atom"
+	File   string    // "saxpy.cu"; "" when the PTX has no line information
+	Line   int       // 1-based line in the CUDA source; 0 when unknown
+	Source string    // the line's text
+	Instr  string    // the PTX instruction, e.g. "ld.global.f32"
+	Space  sim.Space // sim.SpaceGlobal or sim.SpaceShared
+	Op     sim.Op    // sim.OpLoad, OpStore or OpAtom
 
 	Requests          int64   // warp-level requests
 	SectorsPerRequest float64 // global: 32-byte sectors per request (4 is coalesced floats)
@@ -38,7 +39,7 @@ var siteLabelRE = regexp.MustCompile(`^(\S+\.cu):([0-9]+) (.*?) \[((?:ld|st|atom
 // instead of sectors for shared memory).
 func (r LineRow) String() string {
 	what := fmt.Sprintf("%.2f sectors/request", r.SectorsPerRequest)
-	if r.Space == "shared" {
+	if r.Space == sim.SpaceShared {
 		what = fmt.Sprintf("%d bank conflicts", r.BankConflicts)
 	}
 	where := r.Label
@@ -62,7 +63,7 @@ func (l *Launch) Lines() []LineRow {
 	for _, s := range st.Sites {
 		r := LineRow{Space: s.Space, Op: s.Op, Requests: s.Requests, BankConflicts: s.Conflicts,
 			ActiveLanes: s.UsefulShare(), Label: s.Label, Source: s.Label}
-		if s.Requests > 0 && s.Space == "global" {
+		if s.Requests > 0 && s.Space == sim.SpaceGlobal {
 			r.SectorsPerRequest = float64(s.Sectors) / float64(s.Requests)
 		}
 		if m := siteLabelRE.FindStringSubmatch(s.Label); m != nil {
@@ -92,12 +93,12 @@ func (l *Launch) LinesTable() table.Table {
 	t.Caption = fmt.Sprintf("%s on simulated %s, grid %v × block %v: per source line; modeled time %.2f µs (%s-bound)",
 		st.Kernel, st.Model, st.Grid, st.Block, st.Time.Seconds*1e6, st.Time.Bound)
 	for _, r := range l.Lines() {
-		line, access, spr, bc := "?", r.Space+" "+r.Op, "—", "—"
+		line, access, spr, bc := "?", r.Space.String()+" "+r.Op.String(), "—", "—"
 		if r.Line > 0 {
 			line = strconv.Itoa(r.Line)
 			access = r.Instr
 		}
-		if r.Space == "global" {
+		if r.Space == sim.SpaceGlobal {
 			spr = fmt.Sprintf("%.2f", r.SectorsPerRequest)
 		} else {
 			bc = strconv.FormatInt(r.BankConflicts, 10)

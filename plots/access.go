@@ -215,7 +215,7 @@ func AccessMap(title string, ev sim.MemEvent) (*plot.Plot, error) {
 	}
 	p := plot.New()
 	chart.Style(p)
-	what := map[string]string{"ld": "load", "st": "store", "atom": "atomic"}[ev.Op]
+	what := map[sim.Op]string{sim.OpLoad: "load", sim.OpStore: "store", sim.OpAtom: "atomic"}[ev.Op]
 	p.Title.Text = fmt.Sprintf("%s: %s %s, %v\n%s", title, ev.Space, what, ev.Warp, AccessSummary(ev))
 	p.Title.TextStyle.Font.Size = vg.Points(10)
 	p.Y.Label.Text = "lane"
@@ -289,7 +289,7 @@ func AccessMaps(titles []string, evs []sim.MemEvent) (*Row, error) {
 // FindAccess returns the first event of warp w in tr whose space and op
 // match ("global", "ld"), so a notebook can pick "the load" without
 // counting instructions.
-func FindAccess(tr *sim.Trace, w sim.WarpRef, space, op string) (sim.MemEvent, error) {
+func FindAccess(tr *sim.Trace, w sim.WarpRef, space sim.Space, op sim.Op) (sim.MemEvent, error) {
 	if tr == nil {
 		return sim.MemEvent{}, fmt.Errorf("plots: FindAccess: no trace (launch with gpuext.Config.Trace: ...} on the simulator)")
 	}

@@ -10,7 +10,7 @@ import (
 // warpAccess is one traced instruction of warp 0: lane l at byte offset
 // off(l) of buffer name (device address base+off for global; offset in
 // shared memory for shared), width bytes each.
-func warpAccess(space, op, name string, base uint64, width int, off func(l int) uint64) sim.MemEvent {
+func warpAccess(space sim.Space, op sim.Op, name string, base uint64, width int, off func(l int) uint64) sim.MemEvent {
 	ev := sim.MemEvent{Space: space, Op: op, Width: width}
 	for l := range 32 {
 		o := off(l)

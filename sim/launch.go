@@ -209,13 +209,13 @@ func (l *launch) stats(workers []*worker) *Stats {
 	for _, w := range workers {
 		if w.px != nil {
 			if s.InstrMix == nil {
-				s.InstrMix = map[string]int64{}
+				s.InstrMix = map[InstrClass]int64{}
 			}
 			s.ConstLoad.Requests += w.pxx.constReq
 			s.ConstLoad.Transactions += w.pxx.constTx
 			for c, n := range w.px.mix {
 				if n != 0 {
-					s.InstrMix[instrClassNames[c]] += n
+					s.InstrMix[InstrClass(instrClassNames[c])] += n
 				}
 			}
 		}
@@ -226,11 +226,11 @@ func (l *launch) stats(workers []*worker) *Stats {
 			key.variant = 0
 			m, ok := byKey[key]
 			if !ok {
-				space := "global"
+				space := SpaceGlobal
 				if key.shared {
-					space = "shared"
+					space = SpaceShared
 				}
-				m = &merged{SiteStats: SiteStats{Label: a.label, Space: space, Op: opNames[key.op]}, order: key}
+				m = &merged{SiteStats: SiteStats{Label: a.label, Space: space, Op: Op(opNames[key.op])}, order: key}
 				byKey[key] = m
 				keys = append(keys, key)
 			}

@@ -32,8 +32,8 @@ func (b *Banked) add(req, wf, ideal int64) {
 // SiteStats are the counters of one load or store site.
 type SiteStats struct {
 	Label string `json:"label"`
-	Space string `json:"space"` // "global" or "shared"
-	Op    string `json:"op"`    // "ld", "st" or "atom"
+	Space Space  `json:"space"` // SpaceGlobal or SpaceShared
+	Op    Op     `json:"op"`    // OpLoad, OpStore or OpAtom
 
 	Requests   int64 `json:"requests"`
 	Sectors    int64 `json:"sectors,omitempty"`    // global
@@ -93,7 +93,7 @@ type Stats struct {
 	// included): "memory" (ld, st, atom, red; ld.param too), "integer",
 	// "float", "move" (mov, cvt, cvta, selp), "control" (bra, ret, exit,
 	// bar, membar) and "warp" (shfl, vote). Nil for Go kernels.
-	InstrMix map[string]int64 `json:"instr_mix,omitempty"`
+	InstrMix map[InstrClass]int64 `json:"instr_mix,omitempty"`
 
 	// L1Wavefronts counts the L1 data-stage wavefronts of the global
 	// requests: per request, the most distinct 4-byte words that fall in

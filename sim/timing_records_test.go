@@ -52,8 +52,8 @@ func TestRecordsSumToStats(t *testing.T) {
 		t.Errorf("records' instructions %d, stats' %d", sum.Instr, st.WarpInstructions)
 	}
 	for c, name := range timing.ClassNames {
-		if sum.Classes[c] != st.InstrMix[name] {
-			t.Errorf("records' %s instructions %d, stats' %d", name, sum.Classes[c], st.InstrMix[name])
+		if sum.Classes[c] != st.InstrMix[InstrClass(name)] {
+			t.Errorf("records' %s instructions %d, stats' %d", name, sum.Classes[c], st.InstrMix[InstrClass(name)])
 		}
 	}
 	m := sum.Memory

@@ -67,8 +67,8 @@ type MemEvent struct {
 	Warp  WarpRef
 	Seq   int    // the instruction's place among the warp's traced memory instructions, from 0
 	Site  string // the site label: CUDA line and PTX instruction
-	Space string // "global" or "shared"
-	Op    string // "ld", "st" or "atom"
+	Space Space // SpaceGlobal or SpaceShared
+	Op    Op    // OpLoad, OpStore or OpAtom
 	Width int    // bytes each lane moves
 	Lanes []LaneAccess
 }
@@ -187,23 +187,23 @@ func (e *ptxWorker) traced(wp *pwarp) bool {
 func (e *ptxWorker) record(wp *pwarp, x *xin, gmask, smask uint32, width int) {
 	t := e.l.trace
 	r := e.ref(wp)
-	op := "ld"
+	op := OpLoad
 	switch accessWord(x.in.Op) {
 	case "store":
-		op = "st"
+		op = OpStore
 	case "atomic":
-		op = "atom"
+		op = OpAtom
 	}
 	site := ""
 	if x.site >= 0 && int(x.site) < len(e.l.pk.labels) {
 		site = e.l.pk.labels[x.site]
 	}
-	mk := func(space string, mask uint32) MemEvent {
+	mk := func(space Space, mask uint32) MemEvent {
 		ev := MemEvent{Warp: r, Site: site, Space: space, Op: op, Width: width}
 		for m := mask; m != 0; m &= m - 1 {
 			l := bits.TrailingZeros32(m)
 			la := LaneAccess{Lane: l, Offset: e.laneOff[l]}
-			if space == "global" {
+			if space == SpaceGlobal {
 				g := &e.l.bufs[e.laneBuf[l]]
 				la.Addr, la.Buffer = g.lo+la.Offset, g.meta.name
 			} else {
@@ -217,9 +217,9 @@ func (e *ptxWorker) record(wp *pwarp, x *xin, gmask, smask uint32, width int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, s := range []struct {
-		space string
+		space Space
 		mask  uint32
-	}{{"global", gmask}, {"shared", smask}} {
+	}{{SpaceGlobal, gmask}, {SpaceShared, smask}} {
 		if s.mask == 0 {
 			continue
 		}

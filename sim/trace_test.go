@@ -140,7 +140,10 @@ func TestLaunchPTXTrace(t *testing.T) {
 		if len(tr.Events) != 4 {
 			t.Fatalf("stride %d: %d events, want 4 (ld.global, st.shared, ld.shared, st.global): %+v", tc.stride, len(tr.Events), tr.Events)
 		}
-		want := []struct{ space, op string }{{"global", "ld"}, {"shared", "st"}, {"shared", "ld"}, {"global", "st"}}
+		want := []struct {
+			space sim.Space
+			op    sim.Op
+		}{{sim.SpaceGlobal, sim.OpLoad}, {sim.SpaceShared, sim.OpStore}, {sim.SpaceShared, sim.OpLoad}, {sim.SpaceGlobal, sim.OpStore}}
 		for i, ev := range tr.Events {
 			if ev.Space != want[i].space || ev.Op != want[i].op || ev.Seq != i || len(ev.Lanes) != 32 || ev.Width != 4 {
 				t.Errorf("stride %d event %d: %s %s seq %d, %d lanes, width %d; want %s %s", tc.stride, i, ev.Space, ev.Op, ev.Seq, len(ev.Lanes), ev.Width, want[i].space, want[i].op)
