@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/warplab/warplab/sim"
@@ -51,4 +52,47 @@ func init() {
 			}
 		},
 	})
+}
+
+// mmaCase is mma.cu's mmaTile on two tiles, B column-major or row-major
+// (ldmatrix with and without .trans).
+func mmaCase(bRowMajor int32) corpusCase {
+	return corpusCase{
+		name: fmt.Sprintf("mma/tile/bRowMajor=%d", bRowMajor), file: "mma", kernel: "mmaTile", grid: sim.Dim1(2), block: sim.Dim1(32),
+		setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
+			const tiles = 2
+			av := seq(tiles*256, func(i int) float32 { return float32(i*7%9-4) * 0.5 })
+			bv := seq(tiles*128, func(i int) float32 { return float32(i*5%7 - 3) })
+			pack := func(v []float32) []uint32 {
+				return seq(len(v)/2, func(i int) uint32 { return uint32(halfBits(v[2*i])) | uint32(halfBits(v[2*i+1]))<<16 })
+			}
+			a, _ := sim.Upload(d, "a", pack(av))
+			b, _ := sim.Upload(d, "b", pack(bv))
+			c, _ := sim.Upload(d, "c", seq(tiles*128, func(i int) float32 { return float32(i%11) - 5 }))
+			out, _ := sim.Alloc[float32](d, "d", tiles*128)
+			return []any{a, b, c, out, bRowMajor}, func(*sim.Stats) error {
+				want := make([]float32, tiles*128)
+				for t := range tiles {
+					for i := range 16 {
+						for j := range 8 {
+							s := c.Data[128*t+8*i+j]
+							for k := range 16 {
+								bk := bv[128*t+16*j+k] // column-major: B[k][j] at j*16+k
+								if bRowMajor != 0 {
+									bk = bv[128*t+8*k+j] // row-major: at k*8+j
+								}
+								s += av[256*t+16*i+k] * bk
+							}
+							want[128*t+8*i+j] = s
+						}
+					}
+				}
+				return equal("d", out.Data, want)
+			}
+		},
+	}
+}
+
+func init() {
+	corpus = append(corpus, mmaCase(0), mmaCase(1))
 }

@@ -695,6 +695,12 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				wp.rec.bars++
 				return nil
 			case ptx.OpMembar:
+				if x.in.Sync && exec != 0 {
+					// bar.warp.sync (__syncwarp): it orders the warp's
+					// lanes' shared-memory accesses for the race check, as
+					// the _sync intrinsics do.
+					e.t.w.sh.warpSync(wp.id)
+				}
 			case ptx.OpCall:
 				if exec == 0 {
 					break

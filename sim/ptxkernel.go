@@ -876,7 +876,7 @@ func (pk *PTXKernel) decode(i int) error {
 			return fail("reconvergence point %d out of range", in.Reconv)
 		}
 	case ptx.OpWmma:
-		if w := in.Wmma; w.Op != 'm' {
+		if w := in.Wmma; w.Op != 'm' && w.Op != 'M' {
 			a := &in.Src[0]
 			if a.Kind != ptx.OpdAddr {
 				return fail("wmma needs an address")
@@ -1226,7 +1226,7 @@ func instrClass(in *ptx.Instr) uint8 {
 	case ptx.OpCpAsync:
 		return cMemory
 	case ptx.OpWmma:
-		if in.Wmma.Op == 'm' {
+		if in.Wmma.Op == 'm' || in.Wmma.Op == 'M' {
 			return cFloat
 		}
 		return cMemory

@@ -749,8 +749,53 @@ func (kp *kparser) wmmaOperands(in *Instr, toks []token) string {
 	if w.Frag == 'c' || w.Frag == 'd' {
 		fragType = F32
 	}
+	fragN := func(g []token, t Type, n int) (Operand, string) {
+		r, msg := kp.parseRaw(g)
+		if msg != "" || r.kind != rkVec || len(r.vec) != n {
+			return Operand{}, fmt.Sprintf("a fragment of %d registers", n)
+		}
+		o := Operand{Kind: OpdVec, Reg: -1, Var: -1, Param: -1}
+		for _, name := range r.vec {
+			reg, msg := kp.regOf(name, t, false)
+			if msg != "" {
+				return o, msg
+			}
+			o.Vec = append(o.Vec, reg)
+		}
+		return o, ""
+	}
 	var msg string
 	switch w.Op {
+	case 'M':
+		if len(groups) != 4 {
+			return "mma.sync takes four fragments (D, A, B, C)"
+		}
+		if in.Dst[0], msg = fragN(groups[0], F32, 4); msg != "" {
+			return msg
+		}
+		for i, n := range []int{w.K / 4, w.K / 8, 4} {
+			t := B32
+			if i == 2 {
+				t = F32
+			}
+			if in.Src[i], msg = fragN(groups[i+1], t, n); msg != "" {
+				return msg
+			}
+		}
+		in.NDst, in.NSrc = 1, 3
+		return ""
+	case 'L':
+		if len(groups) != 2 {
+			return "ldmatrix takes a vector of registers and an address"
+		}
+		if in.Dst[0], msg = fragN(groups[0], B32, w.N); msg != "" {
+			return msg
+		}
+		if in.Src[0], _, msg = addrStride(groups[1], nil); msg != "" {
+			return msg
+		}
+		in.NDst, in.NSrc = 1, 1
+		return ""
 	case 'l':
 		if len(groups) < 2 || len(groups) > 3 {
 			return "wmma.load takes a fragment, an address and a stride"

@@ -354,11 +354,20 @@ type Instr struct {
 // Wmma is a wmma instruction's form (the PTX manual's "Warp Level Matrix
 // Multiply-Accumulate Instructions"): m16n16k16, A and B of .f16, C and D
 // of .f32.
+//
+// The same struct describes mma.sync (Op 'M': m16n8k16 or m16n8k8, .row.col,
+// .f32.f16.f16.f32; Dst[0] D, Src[0] A, Src[1] B, Src[2] C as vectors; K
+// is 16 or 8) and ldmatrix (Op 'L': .sync.aligned.m8n8, .x1/.x2/.x4 in N,
+// optional .trans, .shared.b16; Dst[0] the vector of N registers, Src[0]
+// the address).
 type Wmma struct {
-	Op     byte // 'l' load, 's' store, 'm' mma
+	Op     byte // 'l' load, 's' store, 'm' mma; 'M' mma.sync, 'L' ldmatrix
 	Frag   byte // load/store: 'a', 'b', 'c' or 'd'
 	ColMaj bool // load/store: .col (the matrix in memory column-major)
 	Elem   Type // load/store: the elements' type (F16 for a and b, F32 for c and d)
+	K      int  // mma.sync: 8 or 16
+	N      int  // ldmatrix: 1, 2 or 4 matrices
+	Trans  bool // ldmatrix: .trans
 }
 
 // RedOp is the reduction of redux.sync and bar.red.

@@ -114,6 +114,9 @@ func decodeOpcode(in *Instr, text string) string {
 	if strings.HasPrefix(text, "wmma.") {
 		return decodeWmma(in, text)
 	}
+	if strings.HasPrefix(text, "mma.") || strings.HasPrefix(text, "ldmatrix.") {
+		return decodeMma(in, text)
+	}
 	if text == "bar.warp.sync" {
 		// __syncwarp: the lanes of a simulated warp run in step, so it
 		// orders nothing that is not ordered already; executed as membar.
@@ -775,6 +778,62 @@ func decodeWmma(in *Instr, text string) string {
 		if layouts != 2 || len(types) != 2 || types[0] != F32 || types[1] != F32 {
 			return refuse(only)
 		}
+	}
+	return ""
+}
+
+// decodeMma reads mma.sync.aligned.m16n8k16 (and m16n8k8) .row.col
+// .f32.f16.f16.f32, and ldmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans]
+// .shared.b16: the warp-level matrix instructions whose fragment layouts
+// the PTX manual fixes.
+func decodeMma(in *Instr, text string) string {
+	in.Op = OpWmma
+	w := &Wmma{Op: 'M'}
+	in.Wmma = w
+	parts := strings.Split(text, ".")
+	const only = "the simulator runs mma.sync.aligned.m16n8k16 and m16n8k8 .row.col.f32.f16.f16.f32, and ldmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans].shared.b16"
+	refuse := func() string { return fmt.Sprintf("unsupported instruction %q (%s)", text, only) }
+	if parts[0] == "ldmatrix" {
+		w.Op = 'L'
+		want := map[string]bool{"sync": false, "aligned": false, "m8n8": false, "shared": false, "b16": false}
+		for _, m := range parts[1:] {
+			switch {
+			case m == "x1" || m == "x2" || m == "x4":
+				if w.N != 0 {
+					return refuse()
+				}
+				w.N = int(m[1] - '0')
+			case m == "trans":
+				w.Trans = true
+			case m == "shared::cta":
+				want["shared"] = true
+			default:
+				if seen, ok := want[m]; !ok || seen {
+					return refuse()
+				}
+				want[m] = true
+			}
+		}
+		for _, seen := range want {
+			if !seen {
+				return refuse()
+			}
+		}
+		if w.N == 0 {
+			return refuse()
+		}
+		in.Space = SpaceShared
+		w.Elem = B16
+		return ""
+	}
+	got := strings.Join(parts[1:], ".")
+	switch got {
+	case "sync.aligned.m16n8k16.row.col.f32.f16.f16.f32":
+		w.K = 16
+	case "sync.aligned.m16n8k8.row.col.f32.f16.f16.f32":
+		w.K = 8
+	default:
+		return refuse()
 	}
 	return ""
 }
