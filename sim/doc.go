@@ -59,7 +59,8 @@
 // issued instructions so far: deterministic, not cycles), and WMMA tiles
 // (wmma.load/.mma/.store m16n16k16, half A and B, float C and D; the
 // fragment layout, which the PTX manual leaves unspecified, is the
-// simulator's own, ptxwmma.go).
+// simulator's own, ptxwmma.go), mma.sync m16n8k16/k8 and ldmatrix with the
+// layouts the manual fixes.
 //
 // Modules and kernels: ptx.ParseKernels keeps a module whose only problems
 // are inside kernels; NewPTXKernel of such a kernel fails naming the PTX
@@ -344,9 +345,9 @@
 //   - Shuffles have no width argument (width is 32) in Go kernels; PTX
 //     shfl.sync takes the clamp and segment operand as the manual says.
 //   - The PTX path runs what package ptx accepts: no textures or
-//     surfaces, no indirect calls, no mma.sync or ldmatrix, WMMA only in
-//     m16n16k16 with half inputs and float accumulators (its loads and
-//     stores not counted as requests). Each instruction runs over a warp's
+//     surfaces, no indirect calls; WMMA only in m16n16k16 and mma.sync in
+//     m16n8k16/k8, with half inputs and float accumulators (wmma's and
+//     ldmatrix's memory accesses not counted as requests). Each instruction runs over a warp's
 //     active lanes one by one (a fast whole-warp loop for the common
 //     arithmetic), so a kernel of mostly warp-uniform work, like
 //     warp-per-row SpMV, is still far slower than its plain Go equivalent.

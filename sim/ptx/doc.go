@@ -102,8 +102,9 @@
 // Everything the executor does not implement is an error with the PTX line
 // (and, with line information, the .cu line, Error.Src): textures and
 // surfaces, indirect calls and calls of functions the module does not
-// define (but vprintf and __assertfail), mma.sync, ldmatrix and wmma
-// beyond m16n16k16 with .f16 A and B and .f32 C and D, cp.async.bulk, f16
+// define (but vprintf and __assertfail), wmma beyond m16n16k16 and
+// mma.sync beyond m16n8k16/k8 with .f16 A and B and .f32 C and D, ldmatrix
+// beyond m8n8 .b16 from shared memory, cp.async.bulk, f16
 // arithmetic, prmt, sin/cos and other approximate transcendental functions
 // beyond rcp/sqrt/rsqrt/ex2/lg2, the old vote and shfl forms without
 // .sync, and special registers other than the thread, block, grid, lane
