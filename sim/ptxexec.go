@@ -211,7 +211,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr
 	l := &launch{d: d, k: kk, grid: grid, block: block, sharedBytes: sharedBytes,
 		nThreads: block.Count(), px: px, args: countArgs(args)}
 	l.nWarps = (l.nThreads + 31) / 32
-	px.l1 = timing.L1Capacity(&d.model.GPU, &d.model.Constants, grid.Count(), l.nWarps, l.nThreads, shBytes)
+	px.l1 = timing.L1Capacity(&d.model.GPU, &d.model.Constants, grid.Count(), l.nWarps, l.nThreads, shBytes, k.regs.n)
 	st, err = d.runLaunch(ctx, l)
 	if err == nil && px.printf != nil {
 		st.Printf, st.PrintfDropped = px.printf.text()

@@ -143,11 +143,13 @@ var calibrations = sync.OnceValue(func() map[string]*calibration {
 
 // calibrate returns m with the constants its recorded microbenchmark sets.
 func calibrate(m Model) Model {
-	c := calibrations()[m.Key]
-	if c == nil || c.err != nil {
-		return m
+	if c := calibrations()[m.Key]; c != nil && c.err == nil {
+		m = applyCalibration(m, c.rows)
 	}
-	return applyCalibration(m, c.rows)
+	if c := calibrations()[mechanismsFile(m.Key)]; c != nil && c.err == nil {
+		m = applyMechanisms(m, c.rows)
+	}
+	return m
 }
 
 // applyCalibration sets each constant a rule names from the first row that
@@ -208,6 +210,7 @@ func TimeConstants(m Model) []TimeConstant {
 		}
 		return defaultSources[m.Key][constant]
 	}
+	mech := mechanismSources(m)
 	return []TimeConstant{
 		{"ClockHz", m.ClockHz, "Hz", src("ClockHz")},
 		{"L1Latency", m.L1Latency, "s", src("L1Latency")},
@@ -227,6 +230,14 @@ func TimeConstants(m Model) []TimeConstant {
 		{"L1MissTo", m.L1MissTo, "", src("L1Miss")},
 		{"L2LineShare", m.L2LineShare, "", src("L2LineShare")},
 		{"IssueEfficiency", timing.IssueEfficiency, "", "1: the issue term uses the measured (or published) issue rate as it is; a warp's own stalls are in the latency term (docs/timemodel.md)"},
+		{"SharedWavesPerCycle", m.SharedWavesPerCycle, "wavefronts/SM/cycle", mech["SharedWavesPerCycle"]},
+		{"SharedWaveCycles", m.SharedWaveCycles, "cycles", mech["SharedWaveCycles"]},
+		{"BarrierCycles", m.BarrierCycles, "cycles", mech["BarrierCycles"]},
+		{"BarrierCyclesPerWarp", m.BarrierCyclesPerWarp, "cycles/warp", mech["BarrierCycles"]},
+		{"DRAMInflightPoints", float64(len(m.DRAMInflight)), "points", mech["DRAMInflight"]},
+		{"L2InflightPoints", float64(len(m.L2Inflight)), "points", mech["L2Inflight"]},
+		{"RegistersPerSM", float64(m.RegistersPerSM), "registers", mech["RegistersPerSM"]},
+		{"RegAllocUnit", float64(m.RegAllocUnit), "registers", mech["RegAllocUnit"]},
 	}
 }
 

@@ -163,7 +163,8 @@ func (e *ptxWorker) tmEndBlock(b int) {
 }
 
 // tmCollect merges the workers' block records in block order, with the
-// occupancy the model's schedule uses (timing.GPU.BlocksPerSM).
+// occupancy the model's schedule uses (timing.GPU.BlocksPerSM, with the
+// kernel's registers where they are known: timemodel_regs.go).
 func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	if l.px == nil {
 		return
@@ -174,5 +175,7 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 			logs = append(logs, bl)
 		}
 	}
-	s.tm = timing.Merge(logs, l.d.model.BlocksPerSM(l.nWarps, l.nThreads, l.px.shBytes), l.nWarps)
+	regs := l.px.pk.regs
+	s.tm = timing.Merge(logs, l.d.model.BlocksPerSM(l.nWarps, l.nThreads, l.px.shBytes, regs.n), l.nWarps)
+	s.tm.Registers, s.tm.RegistersFrom = regs.n, regs.from
 }

@@ -1,6 +1,9 @@
 package timing
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // The time model turns a launch's counters and records into a modeled
 // time. Every input is a counter the simulator computed from the kernel it
@@ -9,13 +12,15 @@ import "math"
 // never per kernel. docs/timemodel.md explains it with the check against
 // the H200.
 //
-// The kernel's own time is the slowest of five terms plus the GPU's fixed
+// The kernel's own time is the slowest of six terms plus the GPU's fixed
 // cost of a launch (LaunchOverhead):
 //
 //	dram     DRAM bytes / achievable bandwidth, where the achievable bandwidth
 //	         is the lower of DRAMAchievable and what the resident warps can
 //	         keep in flight (Little's law: resident warps × loads per round
-//	         × bytes per missing request / miss latency). Loads per round is
+//	         × bytes per missing request / miss latency; resident warps by
+//	         the occupancy; with a measured curve, Constants.DRAMInflight,
+//	         the curve's rate at those bytes per SM). Loads per round is
 //	         the launch's global load requests over its load rounds: how
 //	         many loads the compiled loop has in flight together (loads
 //	         whose addresses do not depend on each other's results,
@@ -23,18 +28,25 @@ import "math"
 //	l2       L2 sectors × 32 / L2Bandwidth
 //	l1       L1 wavefronts / (active SMs × clock): the L1 data stage serves
 //	         one wavefront per cycle (sim.Stats.L1Wavefronts)
+//	shared   the shared-memory wavefronts of the SM that received the most
+//	         / (SharedWavesPerCycle × clock): a k-way bank conflict is k
+//	         wavefronts, served at one a cycle (PTX launches)
 //	issue    the warp instructions of the SM that received the most /
 //	         (IssuePerSMCycle × clock × efficiency); efficiency is
 //	         IssueEfficiency when an SM holds at least half its warp slots,
 //	         less in proportion below that
 //	latency  the critical path: blocks, in order, take the block slot that
-//	         frees first (blocks per SM from the occupancy limits), and each
-//	         holds it for its slowest warp's time: instructions × WarpCPI
-//	         cycles plus its load rounds, each an L1 hit (L1Latency) or a
-//	         miss (L2Latency for the share of the launch's L1 misses that
-//	         are re-reads of sectors already fetched, DRAMLatency for the
-//	         rest). The slowest warp, not the average one: a few long rows
-//	         hold a launch up
+//	         frees first (blocks per SM from the occupancy limits, registers
+//	         among them where ptxas gave the kernel's), and each holds it
+//	         for its slowest warp's time: its load rounds, each an L1 hit
+//	         (L1Latency) or a miss (L2Latency for the share of the launch's
+//	         L1 misses that are re-reads of sectors already fetched,
+//	         DRAMLatency for the rest), then instructions × WarpCPI cycles
+//	         and its bank conflicts' extra wavefronts × SharedWaveCycles; a
+//	         block with barriers waits for all its warps' wavefronts when
+//	         they take longer than that, and for its barriers (blockTime).
+//	         The slowest warp, not the average one: a few long rows hold a
+//	         launch up
 //
 // What the lessons time is a CUDA-event time per call with launches back to
 // back, so the modeled time is the kernel's time or the host's launch
@@ -100,7 +112,7 @@ type LoadSite struct {
 
 // Modeled is a time the simulator predicts, never a measurement: Kind is
 // always "modeled", and Bound names the term of the model that set it
-// ("dram", "l2", "l1", "issue", "latency", or "launch" when the host's
+// ("dram", "l2", "l1", "shared", "issue", "latency", or "launch" when the host's
 // launch rate sets a timed launch's time).
 //
 // Seconds is what the lessons compare with their CUDA-event time per call
@@ -118,6 +130,11 @@ type Modeled struct {
 	// Terms are the model's terms in seconds behind GPUSeconds, before the
 	// launch's fixed cost: the bound is the largest.
 	Terms Terms `json:"terms"`
+	// Occupancy says the blocks an SM held in the model and whether the
+	// kernel's registers limited them (PTX launches; "" for Go kernels):
+	// "8 blocks of 8 warps an SM; registers: 32 a thread (ptxas 11.8 -v,
+	// sm_90)", or "...; registers not known (no ptxas), left out".
+	Occupancy string `json:"occupancy,omitempty"`
 }
 
 // Terms are the time model's terms of one launch, in seconds (Estimate
@@ -126,6 +143,7 @@ type Terms struct {
 	DRAM    float64 `json:"dram"`
 	L2      float64 `json:"l2"`
 	L1      float64 `json:"l1"`
+	Shared  float64 `json:"shared,omitempty"`
 	Issue   float64 `json:"issue"`
 	Latency float64 `json:"latency"`
 }
@@ -165,6 +183,14 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 		}
 	}
 	t.GPUSeconds = gpu + c.LaunchOverhead
+	if r := s.Records; r != nil {
+		t.Occupancy = fmt.Sprintf("%d blocks of %d warps an SM; ", r.BlocksPerSM, r.WarpsPerBlock)
+		if r.Registers > 0 {
+			t.Occupancy += fmt.Sprintf("registers: %d a thread (%s)", r.Registers, r.RegistersFrom)
+		} else {
+			t.Occupancy += "registers not known (no ptxas report), left out"
+		}
+	}
 	t.Seconds, t.Bound, t.Terms = t.GPUSeconds, bound, terms
 	if floor := c.LaunchFloor(s.Buffers, s.Scalars); floor > t.Seconds {
 		t.Seconds, t.Bound = floor, "launch"
@@ -183,6 +209,11 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (f
 		active = b
 	}
 	slots := int64(g.SMs * g.MaxWarpsPerSM)
+	if r := s.Records; r != nil && r.BlocksPerSM > 0 && r.WarpsPerBlock > 0 {
+		// The occupancy (blocks, warps, threads, shared memory, registers)
+		// limits the warps resident, not the SM's warp slots alone.
+		slots = int64(g.SMs) * int64(r.BlocksPerSM) * int64(r.WarpsPerBlock)
+	}
 	resident := min(s.Warps, slots)
 	loads := s.GlobalLoadRequests
 
@@ -207,15 +238,27 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (f
 	}
 	// Little's law: what the resident warps keep in flight bounds the
 	// bandwidth of the level that serves the misses.
+	// With a measured curve (Constants.DRAMInflight, L2Inflight) the rate
+	// at the kernel's bytes in flight per SM is read off it: Little's law
+	// with the latency the level has under that load.
 	inflight := math.Inf(1)
+	inflightDRAM, inflightL2 := inflight, inflight
 	if missReq := s.MissRequests + s.CapRequests; missReq > 0 && resident > 0 {
 		perMiss := float64(s.L2LoadSectors*32) / float64(missReq)
 		inflight = float64(resident) * perRound * perMiss / missLat
+		inflightDRAM, inflightL2 = inflight, inflight
+		perSM := float64(resident) / min(active, float64(g.SMs)) * perRound * perMiss
+		if r, ok := RateAt(m.DRAMInflight, perSM); ok {
+			inflightDRAM = r
+		}
+		if r, ok := RateAt(m.L2Inflight, perSM); ok {
+			inflightL2 = r
+		}
 	}
 	var dram, l2 float64
 	l2 = float64(s.L2Sectors*32) / m.L2Bandwidth
 	if warm {
-		l2 = float64(s.L2Sectors*32) / min(m.L2Bandwidth, inflight)
+		l2 = float64(s.L2Sectors*32) / min(m.L2Bandwidth, inflightL2)
 	}
 	if m.L2LineShare > 0 {
 		// The L2 serves line transactions at a rate of its own: requests
@@ -223,15 +266,19 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (f
 		l2 = max(l2, float64(s.L2Lines)/(m.L2LineShare*m.L2Bandwidth/32))
 	}
 	if !warm {
-		dram = float64(dramRead+s.DRAMWriteBytes) / min(m.DRAMAchievable, inflight)
+		dram = float64(dramRead+s.DRAMWriteBytes) / min(m.DRAMAchievable, inflightDRAM)
 	}
 	issueRate := m.IssuePerSMCycle * clock * issueEff(g, s, active)
 	issue := float64(s.WarpInstructions) / (active * issueRate)
-	var latency float64
+	var latency, shared float64
 	if s.Records != nil && len(s.Records.Blocks) > 0 {
 		var smInstr int64
-		latency, smInstr = schedule(g, m, s.Records, missLat)
+		var smWaves float64
+		latency, smInstr, smWaves = schedule(g, m, s.Records, missLat)
 		issue = float64(smInstr) / issueRate
+		if m.SharedWavesPerCycle > 0 {
+			shared = smWaves / (m.SharedWavesPerCycle * clock)
+		}
 	} else if s.Warps > 0 {
 		hits := loads - s.MissRequests
 		chain := float64(hits) * m.L1Latency
@@ -245,12 +292,12 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (f
 		waves := math.Ceil(float64(s.Warps) / float64(slots))
 		latency = chain / float64(s.Warps) / goMemParallel * waves
 	}
-	t := Terms{DRAM: dram, L2: l2, L1: float64(s.L1Wavefronts) / (active * clock), Issue: issue, Latency: latency}
+	t := Terms{DRAM: dram, L2: l2, L1: float64(s.L1Wavefronts) / (active * clock), Shared: shared, Issue: issue, Latency: latency}
 	best, name := t.DRAM, "dram"
 	for _, x := range []struct {
 		n string
 		v float64
-	}{{"l2", t.L2}, {"l1", t.L1}, {"issue", t.Issue}, {"latency", t.Latency}} {
+	}{{"l2", t.L2}, {"l1", t.L1}, {"shared", t.Shared}, {"issue", t.Issue}, {"latency", t.Latency}} {
 		if x.v > best {
 			best, name = x.v, x.n
 		}

@@ -24,6 +24,13 @@ type GPU struct {
 	// the resident blocks' shared memory leaves, up to L1DataBytes (the
 	// largest data carve-out), is the L1's data capacity.
 	L1Bytes, L1DataBytes int
+	// RegistersPerSM is an SM's 32-bit register file; RegAllocUnit is how
+	// many registers a warp's allocation is rounded up to (a thread's
+	// registers × 32, in units of RegAllocUnit). With a kernel's registers
+	// per thread known (ptxas -v, or the PTX's declarations: sim.PTXKernel)
+	// they limit the blocks an SM holds (BlocksPerSM). 0 leaves registers
+	// out of the occupancy.
+	RegistersPerSM, RegAllocUnit int
 }
 
 // Constants are the time model's own numbers for one GPU: latencies,
@@ -60,6 +67,67 @@ type Constants struct {
 	// second however few bytes it moves. 0 leaves the L2 counted in bytes
 	// alone.
 	L2LineShare float64
+
+	// Shared memory and barriers (issue 27, milestone 3; sim's
+	// timemodel_mech.go derives each from the H200's mechanisms
+	// microbenchmark, evidence/timemodel-micro-mechanisms-h200-2026-12-04).
+	//
+	// SharedWavesPerCycle is the wavefronts an SM's shared memory serves a
+	// cycle, whatever the conflict (sh_ld_rate, sh_st_rate: k-way conflicts
+	// cost k wavefronts, served at this rate). The shared term is the
+	// busiest SM's wavefronts at this rate; a block that waits at a
+	// barrier waits for its warps' wavefronts at this rate. 0: no shared
+	// term.
+	SharedWavesPerCycle float64
+	// SharedWaveCycles is what each wavefront of a request beyond its first
+	// adds to the warp's own path (sh_ld_lat: a k-way conflicted load's
+	// latency grows by this a wavefront; sh_st_path: stores, the same).
+	SharedWaveCycles float64
+	// BarrierCycles and BarrierCyclesPerWarp are a bar.sync's cost on the
+	// block's path: BarrierCycles + BarrierCyclesPerWarp × the block's
+	// warps, added once per barrier after the block's slowest warp
+	// (sh_st_bar's conflict-free passes; bar_slow: a barrier waits for the
+	// slowest warp and then costs the same).
+	BarrierCycles, BarrierCyclesPerWarp float64
+	// DRAMInflight and L2Inflight are the achieved bandwidth against bytes
+	// in flight per SM (bw_dram, bw_l2: one float4 load in flight per
+	// thread at 1 to 64 warps per SM), in increasing BytesPerSM: Little's
+	// law with the latency the level has at that load. The dram (cold) and
+	// l2 (warm) terms are held to the rate at the kernel's own bytes in
+	// flight (resident warps × loads per round × bytes per missing
+	// request), interpolated. Empty: the bound is bytes in flight over the
+	// miss latency, as before.
+	DRAMInflight, L2Inflight []InflightRate
+}
+
+// InflightRate is one point of an achieved-bandwidth curve: with
+// BytesPerSM in flight on every SM, the GPU moves Rate bytes a second.
+type InflightRate struct{ BytesPerSM, Rate float64 }
+
+// RateAt is the curve's rate at bytesPerSM in flight per SM: linear
+// between points, proportional to the bytes below the first (Little's law
+// at the first point's latency), the last point's rate above the last.
+// ok is false for an empty curve.
+func RateAt(curve []InflightRate, bytesPerSM float64) (rate float64, ok bool) {
+	if len(curve) == 0 || bytesPerSM <= 0 {
+		return 0, len(curve) > 0
+	}
+	first := curve[0]
+	if bytesPerSM <= first.BytesPerSM {
+		return first.Rate * bytesPerSM / first.BytesPerSM, true
+	}
+	for i := 1; i < len(curve); i++ {
+		a, b := curve[i-1], curve[i]
+		if bytesPerSM <= b.BytesPerSM {
+			return a.Rate + (b.Rate-a.Rate)*(bytesPerSM-a.BytesPerSM)/(b.BytesPerSM-a.BytesPerSM), true
+		}
+	}
+	return curve[len(curve)-1].Rate, true
+}
+
+// BarrierSeconds is one bar.sync's cost on a block of warps warps.
+func (c *Constants) BarrierSeconds(g *GPU, warps int) float64 {
+	return (c.BarrierCycles + c.BarrierCyclesPerWarp*float64(warps)) / g.ClockHz
 }
 
 // LaunchFloor is the least time per call the lessons can time for a launch
@@ -71,12 +139,20 @@ func (c *Constants) LaunchFloor(buffers, scalars int) float64 {
 
 // BlocksPerSM is the occupancy: how many blocks of the given shape an SM
 // holds at once, limited by the GPU's block, warp, thread and
-// shared-memory limits (registers are not modeled).
-func (g *GPU) BlocksPerSM(warps, threads, shBytes int) int {
+// shared-memory limits and, when regs (registers per thread) is known
+// (> 0) and the GPU gives its register file, by registers: a warp takes
+// regs × 32 rounded up to RegAllocUnit (the CUDA occupancy calculator's
+// rule; the mechanisms microbenchmark's occ_regs rows, 14 to 231
+// registers, reach the blocks it gives on the H200).
+func (g *GPU) BlocksPerSM(warps, threads, shBytes, regs int) int {
 	per := g.MaxBlocksPerSM
 	per = min(per, g.MaxWarpsPerSM/max(1, warps), g.MaxThreadsPerSM/max(1, threads))
 	if shBytes > 0 {
 		per = min(per, g.SharedPerSM/shBytes)
+	}
+	if regs > 0 && g.RegistersPerSM > 0 && g.RegAllocUnit > 0 {
+		perWarp := (regs*32 + g.RegAllocUnit - 1) / g.RegAllocUnit * g.RegAllocUnit
+		per = min(per, g.RegistersPerSM/perWarp/max(1, warps))
 	}
 	return max(1, per)
 }

@@ -19,16 +19,17 @@ var L1Off = L1Cap{Safe: math.MaxUint32, Far: math.MaxUint32}
 // L1Capacity works out L1Cap for a launch. ρ's scale is the warps an SM
 // holds while the launch runs (the occupancy, or fewer when the grid does
 // not fill the SMs) over the L1's data capacity in 128-byte lines (L1Bytes
-// less the resident blocks' shared memory, at most L1DataBytes and never
+// less the resident blocks' shared memory; regs, the kernel's registers
+// per thread, 0 when not known, limits the occupancy, at most L1DataBytes and never
 // less than what the largest shared carve-out leaves). A lost sector has
 // left L2 too when, in its age, every SM's warps touched as many lines as
 // the L2 holds. A GPU without L1Bytes or constants with no curve have the
 // model off.
-func L1Capacity(g *GPU, c *Constants, blocks, warps, threads, shBytes int) L1Cap {
+func L1Capacity(g *GPU, c *Constants, blocks, warps, threads, shBytes, regs int) L1Cap {
 	if g.L1Bytes <= 0 || g.SMs <= 0 || c.L1MissTo <= c.L1MissFrom {
 		return L1Off
 	}
-	per := float64(g.BlocksPerSM(warps, threads, shBytes))
+	per := float64(g.BlocksPerSM(warps, threads, shBytes, regs))
 	resident := min(per, float64(blocks)/float64(g.SMs)) * float64(warps)
 	data := min(g.L1DataBytes, g.L1Bytes-int(math.Ceil(resident/float64(warps)))*shBytes)
 	data = max(data, g.L1Bytes-g.SharedPerSM, 128)

@@ -12,11 +12,11 @@ import (
 // warp, then EndBlock. A record carries counters the executor keeps as it
 // runs (instructions issued by class, memory requests with their sectors
 // and lines, shared-memory wavefronts, barriers, load rounds); every
-// formula, latency and rate is here. Today's model reads a warp's
-// instructions and load rounds (BlockLog keeps each block's slowest warp
-// for the latency term's schedule); the launch's other counters reach it
-// through Counters. The memory, shared and barrier counts are recorded for
-// the mechanisms to come (docs/timemodel.md, "Structure").
+// formula, latency and rate is here. The model reads a warp's
+// instructions, load rounds, shared requests and wavefronts and barriers
+// (BlockLog keeps each block's slowest warp, its wavefronts and barriers
+// for the latency term's schedule and the shared term); the launch's other
+// counters reach it through Counters (docs/timemodel.md, "Structure").
 
 // NumClasses is how many instruction classes a record counts; ClassNames
 // names them in order (sim's instr_mix keys).
@@ -91,44 +91,55 @@ type Recorder interface {
 }
 
 // Block is what the model keeps of one block: its index, the warp it
-// expects to finish last (its instructions and rounds), and its warps'
-// instructions in all.
+// expects to finish last (its instructions, rounds and the cycles its
+// shared-memory conflicts add to its path), and its warps' instructions,
+// shared wavefronts and barriers in all.
 type Block struct {
 	B         int64
 	Instr     int32
 	Hit, Miss int32
 	L2        int32 // rounds that missed only for the L1's capacity
 	Warps     int32
-	Sum       int64 // instructions
+	Bars      int32   // the most bar.sync waits of any of its warps
+	Sum       int64   // instructions
+	Waves     int64   // shared-memory wavefronts of all its warps
+	Extra     float64 // seconds: the slowest warp's shared conflicts on its own path
 }
 
-// BlockLog is the Recorder the model uses today: per block, the slowest
-// warp judged with the model's latencies (DRAM latency for a miss: which
-// misses hit L2 is only known once the launch is done).
+// BlockLog is the Recorder the model uses: per block, the slowest warp
+// judged with the model's latencies (DRAM latency for a miss: which
+// misses hit L2 is only known once the launch is done) and, where the
+// constants have them, the cycles its shared-memory conflicts add to its
+// path (Constants.SharedWaveCycles for each wavefront of a request past
+// its first).
 type BlockLog struct {
-	cpi, l1, l2, dram float64
-	cur               Block
-	best              float64
-	Blocks            []Block
-	Rounds            int64 // load rounds over all warps
+	cpi, l1, l2, dram, wave float64
+	cur                     Block
+	best                    float64
+	Blocks                  []Block
+	Rounds                  int64 // load rounds over all warps
 }
 
 // NewBlockLog is a BlockLog with room for hint blocks.
 func NewBlockLog(g *GPU, c *Constants, hint int) *BlockLog {
 	return &BlockLog{cpi: c.WarpCPI / g.ClockHz, l1: c.L1Latency, l2: c.L2Latency, dram: c.DRAMLatency,
-		best: -1, Blocks: make([]Block, 0, hint)}
+		wave: c.SharedWaveCycles / g.ClockHz, best: -1, Blocks: make([]Block, 0, hint)}
 }
 
 // Warp keeps w if it is the block's slowest so far.
 func (l *BlockLog) Warp(w *Warp) {
 	r := w.Rounds
-	cost := float64(w.Instr)*l.cpi + float64(r.Hit)*l.l1 + float64(r.L2)*l.l2 + float64(r.Miss)*l.dram
+	extra := float64(w.Memory.SharedWaves-w.Memory.SharedRequests) * l.wave
+	cost := float64(w.Instr)*l.cpi + float64(r.Hit)*l.l1 + float64(r.L2)*l.l2 + float64(r.Miss)*l.dram + extra
 	if cost > l.best {
 		l.best = cost
 		l.cur.Instr = int32(min(w.Instr, 1<<31-1))
 		l.cur.Hit, l.cur.Miss, l.cur.L2 = r.Hit, r.Miss, r.L2
+		l.cur.Extra = extra
 	}
 	l.cur.Sum += w.Instr
+	l.cur.Waves += w.Memory.SharedWaves
+	l.cur.Bars = max(l.cur.Bars, w.Barriers)
 	l.cur.Warps++
 	l.Rounds += r.Total()
 }
@@ -146,6 +157,11 @@ type Launch struct {
 	Rounds        int64   // load rounds over all warps
 	BlocksPerSM   int     // resident blocks an SM holds (occupancy)
 	WarpsPerBlock int
+	// Registers is the kernel's registers per thread that limited the
+	// occupancy, 0 when not known; RegistersFrom says where they came
+	// from (ptxas -v and the architecture).
+	Registers     int
+	RegistersFrom string
 }
 
 // Merge puts the workers' logs together in block order.
