@@ -2,6 +2,7 @@ package ptx
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,6 +38,12 @@ func FuzzParse(f *testing.F) {
 	for _, s := range seedSnippets {
 		f.Add(s)
 	}
+	// The simulator's corpus: device functions and calls, printf, module
+	// variables, the sm_70/sm_80 warp instructions, WMMA, mma.sync.
+	corpus, _ := filepath.Glob("../testdata/corpus/*.ptx")
+	for _, p := range corpus {
+		f.Add(readFile(f, p))
+	}
 	for _, c := range reconvCases {
 		f.Add(kernelSrc("", regs+c.body))
 	}
@@ -59,6 +66,21 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, k := range m.Kernels {
 			checkIndices(t, m, k)
+			// A kernel with its functions appended holds together too.
+			flat, err := m.Flatten(k)
+			if err != nil {
+				continue
+			}
+			checkIndices(t, m, flat)
+			for i := range flat.Instrs {
+				if c := flat.Instrs[i].Call; c != nil && (c.Callee >= int32(len(flat.Funcs)) || c.Callee < -1) {
+					t.Fatalf("%s: callee %d of %d", flat.Name, c.Callee, len(flat.Funcs))
+				}
+			}
+		}
+		// ParseKernels keeps what Parse refuses only inside kernels.
+		if _, err := ParseKernels("fuzz.ptx", src); err != nil {
+			t.Fatalf("ParseKernels refuses what Parse accepts: %v", err)
 		}
 	})
 }

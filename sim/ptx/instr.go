@@ -453,6 +453,8 @@ func (kp *kparser) operands(in *Instr, toks []token) string {
 	}
 	for i, r := range srcRaws {
 		if r.kind == rkSink && in.Op == OpBar {
+			// No thread count: the whole block (an immediate 0 here).
+			in.Src[i] = Operand{Kind: OpdImm, Reg: -1, Var: -1, Param: -1}
 			in.NSrc = uint8(i + 1)
 			continue
 		}

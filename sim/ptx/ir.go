@@ -330,8 +330,8 @@ type Instr struct {
 	Text   string // the instruction as written (runs of blanks made one space), for messages and listings
 	Call   *Call  // OpCall: what is called, with which arguments
 	// Red is redux.sync's operation, and bar.red's (popc, and, or): Dst[0]
-	// the result, Src[0] the barrier, Src[1] the thread count (none: -1
-	// register, OpdNone), Src[2] the predicate.
+	// the result, Src[0] the barrier, Src[1] the thread count (an
+	// immediate 0 when absent: the whole block), Src[2] the predicate.
 	Red RedOp
 	// Match is match.sync's mode; Dst[1] the optional predicate of .all.
 	Match MatchMode
