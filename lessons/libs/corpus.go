@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/warplab/warplab/internal/table"
+	"github.com/warplab/warplab/table"
 )
 
 // CorpusName is the evidence folder of issue 29's H200 run over the corpus
