@@ -32,6 +32,12 @@
 // before anything runs, one line naming the flag (exit 2); Ctrl-C stops a
 // run within a fraction of a second, CPU checks included.
 //
+// A lesson's self-test cases live with the lesson too: a Lesson that
+// implements SelfTester checks its kernels on a small input against its
+// CPU reference and, on a GPU, against the simulator running the GPU's PTX
+// (selftest.go: Devices, Check, Outcome, the PTX hazard rules); `warplab
+// selftest` is a generic driver over the lesson table.
+//
 // This package imports gpuext and the standard library only, so that every
 // lesson may import it without pulling in plots, gonum or the command.
 package lesson

@@ -1,13 +1,13 @@
-package main
+package lesson_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/cg"
+	. "github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/lessons/spmv"
 	"github.com/warplab/warplab/lessons/tiling"
 )
@@ -39,21 +39,21 @@ const hazardPTX = `
 // TestPTXHazards: float atomics and .approx instructions are found per
 // kernel; integer atomics and exact float arithmetic are not.
 func TestPTXHazards(t *testing.T) {
-	if got := ptxHazards(hazardPTX, "plain"); len(got) != 0 {
+	if got := PTXHazards(hazardPTX, "plain"); len(got) != 0 {
 		t.Errorf("plain: %v, want none", got)
 	}
 	want := []string{"atom.global.add.f32", "div.full.f32", "ex2.approx.f32", "rcp.approx.ftz.f64", "red.global.v2.f32.add", "red.shared.add.f64"}
-	if got := ptxHazards(hazardPTX, "sums"); !slices.Equal(got, want) {
+	if got := PTXHazards(hazardPTX, "sums"); !slices.Equal(got, want) {
 		t.Errorf("sums: %v, want %v", got, want)
 	}
-	if got := ptxHazards(hazardPTX, ""); !slices.Equal(got, want) {
+	if got := PTXHazards(hazardPTX, ""); !slices.Equal(got, want) {
 		t.Errorf("module: %v, want %v", got, want)
 	}
 	// The selftest_*.go comments say the lessons' kernels have none, which
 	// is why they are held to the same bits.
 	for _, m := range []*gpuext.Module{spmv.Module(), tiling.Module(), cg.Module()} {
-		if got := ptxHazards(m.PTX, ""); len(got) != 0 {
-			t.Errorf("%s's embedded PTX has %v: state a tolerance for its kernels in selftest_%s.go", m.Name, got, m.Name)
+		if got := PTXHazards(m.PTX, ""); len(got) != 0 {
+			t.Errorf("%s's embedded PTX has %v: state a tolerance for its kernels in lessons/%s/selftest.go", m.Name, got, m.Name)
 		}
 	}
 }
@@ -61,7 +61,7 @@ func TestPTXHazards(t *testing.T) {
 // TestCompareF32: the same bits pass; a kernel without hazards fails on one
 // bit; one with hazards passes within its tolerance and fails without one.
 func TestCompareF32(t *testing.T) {
-	pc := &ptxCheck{text: hazardPTX}
+	pc := &PTXRun{Text: hazardPTX}
 	a := []float32{1, 2, 3}
 	b := []float32{1, 2, 3.0000002}
 	for _, c := range []struct {
@@ -78,48 +78,31 @@ func TestCompareF32(t *testing.T) {
 		{"sums", a, []float32{1, 2, 4}, 1e-5, false, "more than 1e-05"},
 		{"plain", a, a[:2], 0, false, "3 outputs vs 2"},
 	} {
-		got := pc.compareF32(c.kernel, c.x, c.y, c.tol)
-		if agrees(got) != c.ok || !strings.Contains(got, c.say) {
-			t.Errorf("compareF32(%s, %v, %v, %g) = %q; want ok=%v saying %q", c.kernel, c.x, c.y, c.tol, got, c.ok, c.say)
+		got := pc.CompareF32(c.kernel, c.x, c.y, c.tol)
+		if got.OK != c.ok || !strings.Contains(got.String(), c.say) {
+			t.Errorf("CompareF32(%s, %v, %v, %g) = %q; want ok=%v saying %q", c.kernel, c.x, c.y, c.tol, got, c.ok, c.say)
 		}
 	}
 }
 
-// TestSelftestPTXColumn runs the CG and spmv self-tests with the PTX column
-// on, with no GPU: the "GPU" is a simulator that also runs the PTX, so every
-// row must come out the same bits, and the code line names the PTX that ran.
-func TestSelftestPTXColumn(t *testing.T) {
-	open := func(o gpuext.Options) *gpuext.Device {
-		d, err := gpuext.OpenWith("sim", o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { d.Close() })
-		return d
-	}
+// TestOutcome: an outcome's verdict is its OK, never its text.
+func TestOutcome(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		test selftest
-		rows int
+		o    Outcome
+		ok   bool
+		text string
 	}{
-		{"cg", selftestCG, 0},
-		{"spmv", selftestSpMV, 2 * len(spmv.KernelNames())}, // both seed matrices
+		{OK(), true, "ok"}, {SameBits(), true, "ok (same bits)"}, {NotCompared(), true, "-"},
+		{Fail("ok-looking text"), false, "ok-looking text"}, {Pass("within 1e-05"), true, "ok (within 1e-05)"},
 	} {
-		devs := selftestDevs{dev: open(gpuext.Options{}), ptx: open(gpuext.Options{})}
-		rows, code, err := c.test(context.Background(), devs)
-		if err != nil {
-			t.Fatal(err)
+		if c.o.OK != c.ok || c.o.String() != c.text {
+			t.Errorf("%+v: OK %v %q; want %v %q", c.o, c.o.OK, c.o.String(), c.ok, c.text)
 		}
-		if len(code) != 1 || !strings.Contains(code[0], "nvcc 11.8") || !strings.Contains(code[0], "sm_75") {
-			t.Errorf("%s: code lines %q; want one naming nvcc 11.8 and sm_75", c.name, code)
-		}
-		if len(rows) == 0 || (c.rows > 0 && len(rows) != c.rows) {
-			t.Fatalf("%s: %d rows, want %d", c.name, len(rows), c.rows)
-		}
-		for _, r := range rows {
-			if r.ptx != "ok (same bits)" || r.reference != "ok" {
-				t.Errorf("%s %s: reference %q, PTX %q; want ok and the same bits", c.name, r.kernel, r.reference, r.ptx)
-			}
-		}
+	}
+	if !(Check{Reference: OK(), PTX: Fail("x")}).Failed() || (Check{Reference: OK(), PTX: NotCompared()}).Failed() {
+		t.Error("Check.Failed does not follow the outcomes")
+	}
+	if got := SameBitsF64([]float64{1, 2}, []float64{1, 2.5}); got.OK || !strings.Contains(got.Note, "iteration 2") {
+		t.Errorf("SameBitsF64 = %+v", got)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package tiling
 
 import (
 	"context"
@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/warplab/warplab/gpuext"
-	"github.com/warplab/warplab/lessons/tiling"
+	"github.com/warplab/warplab/lessons/lesson"
 )
 
-// selftestTiling runs every lecture-4 kernel at a small N. The lesson checks
+// SelfTest (lesson.SelfTester) runs every lecture-4 kernel at a small N. The lesson checks
 // each result against its CPU reference, bit for bit where the kernel
 // accumulates in the reference's order; on a GPU the same run on the
 // simulator from the GPU's PTX (the lesson has no Go mirrors: the simulator
@@ -20,54 +20,54 @@ import (
 // sums, when the reference adds in another order) is shown as such: the
 // lesson keeps no copy of its outputs, so the self-test cannot say more.
 // tiling.cu has no float atomics or .approx; the row names any that appear.
-func selftestTiling(ctx context.Context, devs selftestDevs) ([]selftestRow, []string, error) {
-	opts := tiling.Options{N: 64, Tile: 16, Coarse: 4, NoSweep: true, NoDemos: true, Warmups: 1, Runs: 1}
-	res, err := tiling.Run(ctx, devs.dev, opts)
+func (*cliLesson) SelfTest(ctx context.Context, devs lesson.Devices) ([]lesson.Check, []string, error) {
+	opts := Options{N: 64, Tile: 16, Coarse: 4, NoSweep: true, NoDemos: true, Warmups: 1, Runs: 1}
+	res, err := Run(ctx, devs.Dev, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	sims := func(d *gpuext.Device) (map[string]tiling.KernelRun, error) {
+	sims := func(d *gpuext.Device) (map[string]KernelRun, error) {
 		if d == nil {
 			return nil, nil
 		}
-		sr, err := tiling.Run(ctx, d, opts)
+		sr, err := Run(ctx, d, opts)
 		if err != nil {
 			return nil, err
 		}
-		runs := map[string]tiling.KernelRun{}
+		runs := map[string]KernelRun{}
 		for _, r := range sr.Runs {
 			runs[r.Kernel] = r
 		}
 		return runs, nil
 	}
-	pc, err := lessonPTX(devs, tiling.Module())
+	pc, err := lesson.SimPTX(devs, Module())
 	if err != nil {
 		return nil, nil, err
 	}
 	var code []string
-	var fromPTX map[string]tiling.KernelRun
+	var fromPTX map[string]KernelRun
 	var ptxErr error
 	if pc != nil {
-		c, err := codeLine(devs, tiling.Module(), pc)
+		c, err := lesson.CodeLine(devs, Module(), pc)
 		if err != nil {
 			return nil, nil, err
 		}
 		code = append(code, c)
-		fromPTX, ptxErr = sims(devs.ptx)
+		fromPTX, ptxErr = sims(devs.PTX)
 	}
-	var rows []selftestRow
+	var rows []lesson.Check
 	for _, r := range res.Runs {
-		row := selftestRow{lesson: "tiling", input: fmt.Sprintf("N=%d", r.N), kernel: r.Kernel, reference: "ok", ptx: "-"}
+		row := lesson.Check{Lesson: "tiling", Input: fmt.Sprintf("N=%d", r.N), Kernel: r.Kernel, Reference: lesson.OK(), PTX: lesson.NotCompared()}
 		if !r.Correct {
-			row.reference = "differs from the CPU reference"
+			row.Reference = lesson.Fail("differs from the CPU reference")
 		}
 		switch {
 		case ptxErr != nil:
-			row.ptx = "simulator: " + ptxErr.Error()
+			row.PTX = lesson.Fail("simulator: " + ptxErr.Error())
 		case fromPTX != nil:
-			row.ptx = agreeViaReference(r, fromPTX)
-			if hz := ptxHazards(pc.text, r.Kernel); len(hz) > 0 && row.ptx != "ok (same bits)" {
-				row.ptx += "; uses " + strings.Join(hz, ", ") + " and no tolerance is stated for it"
+			row.PTX = agreeViaReference(r, fromPTX)
+			if hz := lesson.PTXHazards(pc.Text, r.Kernel); len(hz) > 0 && row.PTX != lesson.SameBits() {
+				row.PTX = lesson.Fail(row.PTX.String() + "; uses " + strings.Join(hz, ", ") + " and no tolerance is stated for it")
 			}
 		}
 		rows = append(rows, row)
@@ -79,17 +79,17 @@ func selftestTiling(ctx context.Context, devs selftestDevs) ([]selftestRow, []st
 // same kernel from the same PTX, through the CPU reference both were checked
 // against: the PTX fixes every rounding, so where one side equals the
 // reference's bits the other must too.
-func agreeViaReference(r tiling.KernelRun, sims map[string]tiling.KernelRun) string {
+func agreeViaReference(r KernelRun, sims map[string]KernelRun) lesson.Outcome {
 	m, ok := sims[r.Kernel]
 	switch {
 	case !ok:
-		return "no simulator run"
+		return lesson.Fail("no simulator run")
 	case !m.Correct:
-		return "PTX differs from the CPU reference"
+		return lesson.Fail("PTX differs from the CPU reference")
 	case r.BitIdentical && m.BitIdentical:
-		return "ok (same bits)"
+		return lesson.SameBits()
 	case r.BitIdentical != m.BitIdentical:
-		return fmt.Sprintf("not the same bits: GPU bit-identical to the reference %v, PTX %v", r.BitIdentical, m.BitIdentical)
+		return lesson.Fail(fmt.Sprintf("not the same bits: GPU bit-identical to the reference %v, PTX %v", r.BitIdentical, m.BitIdentical))
 	}
-	return "ok (both within tolerance of the reference; bits not compared)"
+	return lesson.Pass("both within tolerance of the reference; bits not compared")
 }
