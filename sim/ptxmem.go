@@ -535,6 +535,10 @@ func (e *ptxWorker) raceCheck(wp *pwarp, lane int, off uint64, width int, write 
 	t := &e.t
 	t.tid, t.lane, t.warp = 32*wp.id+lane, lane, wp.id
 	t.ThreadIdx = e.t.w.l.block.unlinear(t.tid)
+	if width < 4 {
+		e.raceCheckBytes(wp, off, width, write) // ptxwarp.go: a byte, or half a word
+		return
+	}
 	name, idx := "", 0
 	for wd := off / 4; wd <= (off+uint64(width)-1)/4; wd++ {
 		s := &e.t.w.sh

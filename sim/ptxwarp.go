@@ -21,6 +21,74 @@ type ptxExtra struct {
 	redOpen           bool
 	redAll, redAny    bool
 	redCount          uint64
+	bytes             []byteAccess // by shared-memory byte: the race check of accesses narrower than a word (raceCheckBytes)
+}
+
+// byteAccess is the last write and the last read of one byte of shared
+// memory, for accesses narrower than 4 bytes: the epochs say in which
+// barrier interval (sharedState.epoch) and after which of the warp's
+// synchronisations (warpEp) they happened.
+type byteAccess struct {
+	wEp, wWarpEp, rEp, rWarpEp int64
+	writer, reader             int32
+}
+
+// raceCheckBytes is the shared race check of a load or store of 1 or 2
+// bytes, byte by byte: the word-level rule (sharedState.check) would take
+// two threads storing the two halves of one word (a __shared__ half or
+// short array) for a race, which they are not. Two accesses race when they
+// touch a common byte in one barrier interval, one of them writes, and
+// nothing orders them (other warps: a barrier; lanes of one warp: a
+// __syncwarp or a _sync instruction). The word's write is also recorded
+// for the word-level rule (a full-word access after it is checked against
+// it) and for the uninitialized-read check; a narrow read is not recorded
+// at word level, so a later full-word store by another thread is not
+// checked against it, and a narrow read is not checked against an earlier
+// full-word store (both missed races, never false ones).
+func (e *ptxWorker) raceCheckBytes(wp *pwarp, off uint64, width int, write bool) {
+	t := &e.t
+	s := &e.t.w.sh
+	x := &e.t.w.pxx
+	if need := len(e.shared); len(x.bytes) < need {
+		x.bytes = make([]byteAccess, need)
+	}
+	me, warp, wep := int32(t.tid), int32(t.warp), s.warpEp[t.warp]
+	wd := off / 4
+	if !write && s.wEp[wd] < e.shEp0 { // no store of this block wrote the word (initcheck.go)
+		e.unwritten(wp, t.lane, off, width, wd)
+	}
+	ordered := func(other int32, otherWarpEp int64) bool {
+		return other == me || other>>5 == warp && otherWarpEp != wep
+	}
+	for b := off; b < off+uint64(width); b++ {
+		a := &x.bytes[b]
+		other, what := int32(-1), ""
+		switch {
+		case a.wEp == s.epoch && !ordered(a.writer, a.wWarpEp):
+			other, what = a.writer, "wrote this byte"
+			if !write {
+				what += ", which this thread reads"
+			} else {
+				what += " too"
+			}
+		case write && a.rEp == s.epoch && !ordered(a.reader, a.rWarpEp):
+			other, what = a.reader, "read this byte, which this thread writes"
+		}
+		if other >= 0 {
+			name, idx := e.sharedVar(off)
+			e.raceOff, e.raceWidth = off, width
+			t.fail(&Fault{Kind: "shared race", Buffer: name + " (shared)", Index: idx, Len: s.lenOf(name),
+				Detail: fmt.Sprintf("thread %v %s; no __syncthreads between them", e.t.w.l.block.unlinear(int(other)), what)})
+		}
+		if write {
+			a.wEp, a.wWarpEp, a.writer = s.epoch, wep, me
+		} else {
+			a.rEp, a.rWarpEp, a.reader = s.epoch, wep, me
+		}
+	}
+	if write {
+		s.wEp[wd], s.writer[wd], s.wWarpEp[wd] = s.epoch, me, wep
+	}
 }
 
 // The clocks (%clock, %clock64, %globaltimer) are registers of their own,

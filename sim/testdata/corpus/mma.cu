@@ -39,11 +39,9 @@ extern "C" __global__ void mmaTile(const half *a, const half *b, const float *c,
   __shared__ __align__(16) half sa[256];
   __shared__ __align__(16) half sb[128];
   int l = threadIdx.x;
-  // Copied two halves at a time: the simulator's race check works on
-  // 4-byte words and would take two threads storing the two halves of
-  // one word for a race.
-  for (int i = l; i < 128; i += 32) ((unsigned *)sa)[i] = ((const unsigned *)a)[128 * blockIdx.x + i];
-  for (int i = l; i < 64; i += 32) ((unsigned *)sb)[i] = ((const unsigned *)b)[64 * blockIdx.x + i];
+  // Half by half: neighbouring threads store the two halves of a word.
+  for (int i = l; i < 256; i += 32) sa[i] = a[256 * blockIdx.x + i];
+  for (int i = l; i < 128; i += 32) sb[i] = b[128 * blockIdx.x + i];
   __syncwarp();
   tile(sa, sb, bRowMajor != 0, c + 128 * blockIdx.x, d + 128 * blockIdx.x);
 }
