@@ -346,3 +346,28 @@ func CorpusPrepTable(rec *Recorded, rules Rules) (table.Table, error) {
 	}
 	return t, nil
 }
+
+// CorpusReasonsTable is each pick of a corpus run next to the numbers that
+// made it: the rules' reason (row statistics, the device's resident
+// threads, the thresholds) beside the pick's measured time over our fastest.
+func CorpusReasonsTable(rec *Recorded, rules Rules, minRows int) (table.Table, error) {
+	resident, err := ResidentThreadsOf(rec.Ours)
+	if err != nil {
+		return table.Table{}, err
+	}
+	t := table.Table{Caption: "Why each pick (" + rules.String() + "), and what it measured: " + rec.Ours.timeWord(),
+		Header: []string{"matrix", "pick", "pick / our fastest", "reason"}}
+	for _, m := range rec.Ours.Matrices {
+		if m.Rows < minRows {
+			continue
+		}
+		c := ChooseWith(rules, m.Stats, resident)
+		run, best := m.Run(c.Method), m.Best()
+		ratio := "–"
+		if run.TimeMs > 0 && best.TimeMs > 0 {
+			ratio = fmt.Sprintf("%.2f× (%s)", run.TimeMs/best.TimeMs, best.Method)
+		}
+		t.Add(m.Key, c.Method, ratio, c.Reason)
+	}
+	return t, nil
+}
