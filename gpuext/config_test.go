@@ -73,7 +73,7 @@ func TestConfigMaxInstructions(t *testing.T) {
 	start := time.Now()
 	_, err := d.Launch(context.Background(), kern(m, "wait_for"), Config{Grid: 8, Block: 64, MaxInstructions: 200_000}, flag)
 	var f *sim.Fault
-	if !errors.As(err, &f) || f.Kind != "runaway warp" || !strings.Contains(f.Site, "wait_for.cu:3") {
+	if !errors.As(err, &f) || f.Kind != sim.FaultRunawayWarp || !strings.Contains(f.Site, "wait_for.cu:3") {
 		t.Fatalf("limit: %v", err)
 	}
 	if el := time.Since(start); el > 10*time.Second {
@@ -82,7 +82,7 @@ func TestConfigMaxInstructions(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	_, err = d.Launch(ctx, kern(m, "wait_for"), Config{Grid: 8, Block: 64}, flag)
-	if !errors.As(err, &f) || f.Kind != "cancelled" {
+	if !errors.As(err, &f) || f.Kind != sim.FaultCancelled {
 		t.Fatalf("cancel: %v", err)
 	}
 	// The device is still usable.

@@ -83,11 +83,11 @@ func TestFaultOnSimulator(t *testing.T) {
 	d := openSimT(t, "sim:t4")
 	_, err := d.Launch(context.Background(), kern(mods["poke"], "poke"), Config{Grid: 1, Block: 32}, uint64(8))
 	var f *sim.Fault
-	if !errors.As(err, &f) || f.Kind != "out of bounds" || !strings.Contains(f.Site, "poke.cu:3") || f.Thread != (sim.Dim3{}) {
+	if !errors.As(err, &f) || f.Kind != sim.FaultOutOfBounds || !strings.Contains(f.Site, "poke.cu:3") || f.Thread != (sim.Dim3{}) {
 		t.Fatalf("poke on the simulator: %v", err)
 	}
 	_, err = d.Launch(context.Background(), kern(mods["boom"], "boom"), Config{Grid: 2, Block: 32}, int32(5))
-	if !errors.As(err, &f) || f.Kind != "trap" || !strings.Contains(f.Site, "boom.cu:3") || f.Thread != (sim.Dim3{X: 5}) {
+	if !errors.As(err, &f) || f.Kind != sim.FaultTrap || !strings.Contains(f.Site, "boom.cu:3") || f.Thread != (sim.Dim3{X: 5}) {
 		t.Fatalf("boom on the simulator: %v", err)
 	}
 	x, err := Upload(d, "x", []float32{1, 2})

@@ -97,7 +97,7 @@ func TestPTXOnlyModuleErrors(t *testing.T) {
 	// PTX line (kernels.ptx has no line information).
 	_, err = d.Launch(context.Background(), kern(m, "saxpy"), Config{Grid: 1, Block: 32}, int32(3), float32(1), x, x)
 	var f *sim.Fault
-	if !errors.As(err, &f) || f.Kind != "out of bounds" || !strings.Contains(f.Site, "ptx_only.ptx:") {
+	if !errors.As(err, &f) || f.Kind != sim.FaultOutOfBounds || !strings.Contains(f.Site, "ptx_only.ptx:") {
 		t.Errorf("out of bounds: %v", err)
 	}
 	// A kernel the simulator cannot run fails at its own launch, naming

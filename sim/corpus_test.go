@@ -33,7 +33,7 @@ type corpusCase struct {
 	// setup allocates the inputs on d and returns the arguments and the
 	// check of the outputs once the launch is done.
 	setup func(d *sim.Device, m *ptx.Module) (args []any, check func(st *sim.Stats) error)
-	fault string // a launch that must fault, with this Kind
+	fault sim.FaultKind // a launch that must fault, with this Kind
 	// orderDependent names output buffers whose bytes depend on the
 	// order threads ran in (which thread won a CAS): the recorded GPU run
 	// checks them with the CPU reference only, not byte for byte.

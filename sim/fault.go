@@ -13,7 +13,7 @@ import "fmt"
 // on every run and every core count.
 type Fault struct {
 	Kernel string
-	Kind   string // "out of bounds", "shared race", "divergent barrier", "shuffle from exited lane", "uninitialized register", "uninitialized shared memory", "panic", ...
+	Kind   FaultKind // FaultOutOfBounds, FaultSharedRace, FaultDivergentBarrier, ... (kinds.go)
 	Block  Dim3
 	Thread Dim3
 	Site   string // site label, "" when not an access

@@ -44,3 +44,40 @@ const (
 
 func (c InstrClass) String() string               { return string(c) }
 func (c InstrClass) MarshalText() ([]byte, error) { return []byte(c), nil }
+
+// FaultKind is what a Fault is: the kinds compute-sanitizer reports on
+// hardware (an out-of-bounds access, a race, a divergent barrier, ...) and
+// the simulator's own (a runaway warp, a cancelled launch, a limitation).
+type FaultKind string
+
+const (
+	FaultOutOfBounds         FaultKind = "out of bounds"
+	FaultMisaligned          FaultKind = "misaligned address"
+	FaultSharedRace          FaultKind = "shared race"
+	FaultDivergentBarrier    FaultKind = "divergent barrier"
+	FaultDivergentIntrinsic  FaultKind = "divergent warp intrinsic"
+	FaultShuffleExited       FaultKind = "shuffle from exited lane"
+	FaultShuffleInactive     FaultKind = "shuffle from inactive lane"
+	FaultBadWarpMask         FaultKind = "bad warp mask"
+	FaultUninitRegister      FaultKind = "uninitialized register"
+	FaultUninitShared        FaultKind = "uninitialized shared memory"
+	FaultWriteConstant       FaultKind = "write to constant memory"
+	FaultStackOverflow       FaultKind = "stack overflow"
+	FaultTrap                FaultKind = "trap"
+	FaultAssertion           FaultKind = "assertion failed"
+	FaultRunawayWarp         FaultKind = "runaway warp"
+	FaultRunawayThread       FaultKind = "runaway thread"
+	FaultCancelled           FaultKind = "cancelled"
+	FaultPanic               FaultKind = "panic"
+	FaultSharedExhausted     FaultKind = "shared memory exhausted"
+	FaultSharedRedeclared    FaultKind = "shared array redeclared"
+	FaultBadSharedArray      FaultKind = "bad shared array"
+	FaultSyncWithoutSync     FaultKind = "synchronisation in a kernel without Sync"
+	FaultUnsupportedCall     FaultKind = "unsupported call"
+	FaultUnsupportedAtomic   FaultKind = "unsupported atomic"
+	FaultSimulatorLimitation FaultKind = "simulator limitation"
+	FaultInternal            FaultKind = "internal"
+)
+
+func (k FaultKind) String() string               { return string(k) }
+func (k FaultKind) MarshalText() ([]byte, error) { return []byte(k), nil }

@@ -546,7 +546,7 @@ func (e *ptxWorker) fillSpecial(wp *pwarp, sp ptx.Special) {
 }
 
 // fault builds a fault at instruction x for lane (of warp wp).
-func (e *ptxWorker) fault(wp *pwarp, lane int, x *xin, kind, detail string) *Fault {
+func (e *ptxWorker) fault(wp *pwarp, lane int, x *xin, kind FaultKind, detail string) *Fault {
 	l := e.t.w.l
 	f := &Fault{Kernel: e.l.pk.Name, Kind: kind, Block: e.blkIdx, Thread: l.block.unlinear(32*wp.id + lane), Detail: detail}
 	if x != nil {

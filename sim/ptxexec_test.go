@@ -527,7 +527,7 @@ func TestPTXFaults(t *testing.T) {
 		kernel string
 		block  int
 		args   func(d *Device) []any
-		kind   string
+		kind   FaultKind
 		substr []string
 	}{
 		{"oob global", "strided", 32, func(d *Device) []any {

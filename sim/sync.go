@@ -282,7 +282,7 @@ func (w *worker) resolveWarp(wp, n int) (bool, *Fault) {
 	}
 	op := lead.wop
 	name := warpOpNames[op.kind]
-	fault := func(kind, detail string) *Fault {
+	fault := func(kind FaultKind, detail string) *Fault {
 		return &Fault{Kernel: w.k.Name, Kind: kind, Block: lead.BlockIdx, Thread: lead.ThreadIdx, Detail: detail}
 	}
 	if op.mask&(1<<uint(lead.lane)) == 0 {

@@ -445,7 +445,7 @@ func TestPTXPathBadLaunch(t *testing.T) {
 		if !errors.As(err, &f) {
 			t.Fatalf("%s with nRows %d: %v, want a *sim.Fault", k, rows, err)
 		}
-		if f.Kind != "out of bounds" || f.Buffer != "rowPtr" || f.Index <= 512 || f.Len != 513 || !strings.Contains(f.Site, "spmv.cu:") || !strings.Contains(f.Site, "rowPtr[row") {
+		if f.Kind != sim.FaultOutOfBounds || f.Buffer != "rowPtr" || f.Index <= 512 || f.Len != 513 || !strings.Contains(f.Site, "spmv.cu:") || !strings.Contains(f.Site, "rowPtr[row") {
 			t.Errorf("%s with nRows %d: %+v", k, rows, f)
 		}
 	}

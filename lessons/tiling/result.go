@@ -97,13 +97,13 @@ type RooflineRow struct {
 
 // Demo is a deliberate bug run on the simulator, and what it reported.
 type Demo struct {
-	Name   string `json:"name"`
-	Kernel string `json:"kernel"`
-	N      int    `json:"n"`
-	Tile   int    `json:"tile"`
-	Kind   string `json:"kind"`  // the fault's kind ("shared race", "out of bounds")
-	Fault  string `json:"fault"` // the full message
-	Where  string `json:"where"` // the shared word or buffer element, decoded
+	Name   string        `json:"name"`
+	Kernel string        `json:"kernel"`
+	N      int           `json:"n"`
+	Tile   int           `json:"tile"`
+	Kind   sim.FaultKind `json:"kind"`  // the fault's kind (sim.FaultSharedRace, sim.FaultOutOfBounds)
+	Fault  string        `json:"fault"` // the full message
+	Where  string        `json:"where"` // the shared word or buffer element, decoded
 }
 
 // Result is everything the lesson computed.

@@ -201,14 +201,14 @@ func RunDemo(dev *gpuext.Device, kernel string, n, tile int) (Demo, error) {
 // out-of-bounds access.
 func describeFault(f *sim.Fault, tile int) string {
 	switch f.Kind {
-	case "shared race":
+	case sim.FaultSharedRace:
 		arr, i := "As", f.Index
 		if i >= tile*tile {
 			arr, i = "Bs", i-tile*tile
 		}
 		return fmt.Sprintf("%s in block %v, thread %v, on %s[%d][%d]", f.Kind, f.Block, f.Thread, arr, i/tile, i%tile)
-	case "out of bounds":
+	case sim.FaultOutOfBounds:
 		return fmt.Sprintf("%s in block %v, thread %v: %s[%d], length %d", f.Kind, f.Block, f.Thread, f.Buffer, f.Index, f.Len)
 	}
-	return f.Kind
+	return f.Kind.String()
 }

@@ -287,9 +287,10 @@ func TestSpMVReferencesDiffer(t *testing.T) {
 func TestDemos(t *testing.T) {
 	dev := openSim(t)
 	cases := []struct {
-		kernel, kind string
-		n, tile      int
-		where        []string
+		kernel  string
+		kind    sim.FaultKind
+		n, tile int
+		where   []string
 	}{
 		// The PTX reads Bs[k][tx] before As[ty][k]: lane 16 of warp 0,
 		// thread (0,1,0), is the first to read a word another thread,
