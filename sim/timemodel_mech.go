@@ -97,10 +97,12 @@ func applyMechanisms(m Model, rows []MicrobenchRow) Model {
 //
 // The model does not take them (applyMechanisms leaves the curves empty):
 // with the bytes in flight the PTX's load rounds give, they took the
-// check's streaming kernels 15-40% too slow where ptxas keeps more loads
-// in flight than the PTX (the 2^23 probes, CG 100³'s subwarp SpMV;
-// docs/timemodel.md, "Mechanisms"). They wait for the loads in flight as
-// compiled (issue 27's SASS reading).
+// check's 2^23 probes and CG 100³'s subwarp SpMV 8-50% too slow
+// (docs/timemodel.md, "Mechanisms"). Not because ptxas keeps more loads
+// in flight than the PTX: ptxas 11.8's SASS for sm_90 has both loops at
+// the PTX's 3 loads a pass in 2 rounds. Why those kernels sustain more
+// than the curve at their bytes in flight is open (the curve's loads are
+// coalesced float4; theirs gather).
 func inflightCurves(rows []MicrobenchRow) (dram, l2 []timing.InflightRate) {
 	curve := func(name string) []timing.InflightRate {
 		var c []timing.InflightRate
@@ -181,7 +183,7 @@ func mechanismSources(m Model) map[string]string {
 		return strings.Join(parts, ", ")
 	}
 	dram, l2 := inflightCurves(c.rows)
-	notUsed := "; measured and not used: with the bytes in flight the PTX's load rounds give, it took streaming kernels where ptxas keeps more loads in flight 15-40% too slow (docs/timemodel.md, \"Mechanisms\")"
+	notUsed := "; measured and not used: with the bytes in flight the PTX's load rounds give, it took the check's 2^23 probes and CG 100³'s subwarp SpMV 8-50% too slow, for reasons not established (docs/timemodel.md, \"Mechanisms\")"
 	return map[string]string{
 		"SharedWavesPerCycle": "measured: the median of sh_ld_rate and sh_st_rate, k-way bank conflicts k = 1..32 at 64 warps per SM (0.995-0.999 wavefronts per SM per cycle for every k: a k-way conflict costs k wavefronts at the same rate) (" + at + ")",
 		"SharedWaveCycles":    "measured: the slope of sh_ld_lat against k (one warp, a dependent chain of k-way conflicted loads: 28.7 cycles at k = 1, 90.7 at k = 32); sh_st_path, conflicted stores back to back, grows by the same 2 cycles a wavefront (" + at + ")",
