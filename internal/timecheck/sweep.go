@@ -276,9 +276,9 @@ type Pair struct {
 
 // SweepPairs returns every pair of modeled cases on one input and GPU
 // whose measured times differ by PairGap or more, each marked Right when
-// the model times the GPU's faster one faster (a modeled tie is wrong;
-// where both sit at the launch floor the GPU times under it decide, as
-// in Summarize).
+// the model times the GPU's faster one faster (sweepOrder: a modeled tie,
+// within ModelTie, is wrong; where both sit at the launch floor the GPU
+// times under it decide, as in Summarize).
 func SweepPairs(cases []SweepCase) []Pair {
 	groups := map[string][]SweepCase{}
 	var order []string
@@ -305,13 +305,35 @@ func SweepPairs(cases []SweepCase) []Pair {
 				}
 				p := Pair{Family: a.Family, Input: a.Input, GPU: a.GPU, Faster: a.Kernel, Slower: b.Kernel,
 					MeasuredFaster: a.Measured, MeasuredSlower: b.Measured, ModeledFaster: a.Modeled, ModeledSlower: b.Modeled}
-				first, ok := modelPick(Run{Modeled: a.Modeled, ModeledGPU: a.ModeledGPU}, Run{Modeled: b.Modeled, ModeledGPU: b.ModeledGPU})
+				first, ok := sweepOrder(a, b)
 				p.Right = ok && first
 				out = append(out, p)
 			}
 		}
 	}
 	return out
+}
+
+// ModelTie is how close two modeled times are when the model is taken to
+// have no order between them: 1%, as a measured tie in Summarize. A
+// difference smaller than that is not a prediction the model makes (the
+// gemm pair at N=512, 16.42 against 16.43 µs modeled, 34 against 169 µs
+// measured, would otherwise count as ordered right).
+const ModelTie = 0.01
+
+// sweepOrder reports whether the model times a faster than b, and false
+// for ok when it does not tell them apart: their modeled times within
+// ModelTie of each other, and, where both sit at the launch floor, their
+// GPU times under it too.
+func sweepOrder(a, b SweepCase) (first, ok bool) {
+	apart := func(x, y float64) bool { return math.Abs(x-y) > ModelTie*math.Max(x, y) }
+	switch {
+	case apart(a.Modeled, b.Modeled):
+		return a.Modeled < b.Modeled, true
+	case a.ModeledGPU > 0 && b.ModeledGPU > 0 && apart(a.ModeledGPU, b.ModeledGPU):
+		return a.ModeledGPU < b.ModeledGPU, true
+	}
+	return false, false
 }
 
 // summarizeSweep computes the figures over cases and pairs.
@@ -431,9 +453,9 @@ func leaveOneOut(cs []sim.TimeConstant) (fitted []string, statement string) {
 		}
 	}
 	if len(fitted) > 0 {
-		return fitted, fmt.Sprintf("NOT leave-one-family-out: %s fitted from runs, and the check has no refit for them", strings.Join(fitted, ", "))
+		return fitted, fmt.Sprintf("does NOT hold: %s fitted from runs, and the check has no refit for them", strings.Join(fitted, ", "))
 	}
-	return nil, "leave-one-family-out holds without a refit: no model constant is fitted from runs (each comes from a microbenchmark, " +
+	return nil, "holds without a refit: no model constant is fitted from runs (each comes from a microbenchmark, " +
 		"the launch microbenchmark or a datasheet; `warplab timemodel constants` lists the sources), so no family's runs set a constant. " +
 		"One structural choice, IssueEfficiency = 1, was made on the lesson check's training half (the tiling lesson at N=512, " +
 		"the SpMV seed pair at 2^19, CG at 50³): kernels of the matmul, transpose, spmv and cg families, not the sweep's runs"

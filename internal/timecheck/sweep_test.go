@@ -60,6 +60,9 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 		// Ordered wrong.
 		mk("g", "k", "x", 5e-6, 9e-6, 0, "l1"),
 		mk("g", "k", "y", 10e-6, 8e-6, 0, "issue"),
+		// Ordered right by 0.5%: within ModelTie, so a tie, wrong.
+		mk("h", "l", "x", 10e-6, 10e-6, 0, "dram"),
+		mk("h", "l", "y", 50e-6, 10.05e-6, 0, "dram"),
 		// Not modeled: in no figure but the case count.
 		{Family: "g", Input: "k", Kernel: "z", GPU: "G", Measured: 1e-3, Skipped: "over the simulation budget"},
 	}
@@ -72,7 +75,7 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 	for _, p := range pairs {
 		got = append(got, pk{p.Family, p.Faster, p.Slower, p.Right})
 	}
-	want := []pk{{"f", "a", "b", true}, {"f", "c", "b", false}, {"g", "x", "y", true}, {"g", "x", "y", false}}
+	want := []pk{{"f", "a", "b", true}, {"f", "c", "b", false}, {"g", "x", "y", true}, {"g", "x", "y", false}, {"h", "x", "y", false}}
 	if len(got) != len(want) {
 		t.Fatalf("pairs %+v, want %+v", got, want)
 	}
@@ -85,10 +88,10 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Errors: a 10%, b 25%, c 36%, x 20%, y 40%, x 80%, y 20%: 4 of 7 within
-	// 25% (b on the edge), median 25%.
+	// Errors: a 10%, b 25%, c 36%, x 20%, y 40%, x 80%, y 20%, x 0%, y 80%:
+	// 5 of 9 within 25% (b on the edge), median 25%.
 	a := rep.All
-	if a.Cases != 8 || a.Modeled != 7 || a.Within != 4 || !near(a.MedianAbsErr, 0.25) || a.Pairs != 4 || a.PairsRight != 2 {
+	if a.Cases != 10 || a.Modeled != 9 || a.Within != 5 || !near(a.MedianAbsErr, 0.25) || a.Pairs != 5 || a.PairsRight != 2 {
 		t.Errorf("all: %+v", a)
 	}
 	if len(rep.ByFamily) != 0 {
@@ -99,14 +102,14 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 	for _, s := range rep.ByRegime {
 		regimes[s.Name] = s.Cases
 	}
-	if regimes["DRAM"] != 1 || regimes["launch"] != 2 || regimes["L1/shared"] != 1 || regimes["issue"] != 1 {
+	if regimes["DRAM"] != 3 || regimes["launch"] != 2 || regimes["L1/shared"] != 1 || regimes["issue"] != 1 {
 		t.Errorf("regimes %v", regimes)
 	}
 	var buf bytes.Buffer
 	if err := rep.WriteTable(&buf); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"ordered wrong: 2", "g k: GPU x 5.0 µs < y 10.0 µs; model 9.0 against 8.0 µs", "not modeled: over the simulation budget", "goal", "not met"} {
+	for _, s := range []string{"ordered wrong: 3", "g k: GPU x 5.0 µs < y 10.0 µs; model 9.0 against 8.0 µs", "not modeled: over the simulation budget", "goal", "not met"} {
 		if !strings.Contains(buf.String(), s) {
 			t.Errorf("table lacks %q:\n%s", s, buf.String())
 		}
@@ -124,7 +127,7 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 		fresh[i].Modeled, fresh[i].Bound = 0, ""
 	}
 	TakeSweepModeled(fresh, back.Cases)
-	if fresh[0].Modeled != cases[0].Modeled || fresh[7].Skipped != cases[7].Skipped {
+	if fresh[0].Modeled != cases[0].Modeled || fresh[9].Skipped != cases[9].Skipped {
 		t.Errorf("TakeSweepModeled: %+v", fresh)
 	}
 }
@@ -136,7 +139,7 @@ func TestLeaveOneOut(t *testing.T) {
 		t.Errorf("measured constants: fitted %v, %q", fitted, s)
 	}
 	fitted, s = leaveOneOut([]sim.TimeConstant{{Name: "A", Source: "measured: x"}, {Name: "C", Source: "fitted: the median of the sweep's launch-bound runs"}})
-	if len(fitted) != 1 || fitted[0] != "C" || !strings.Contains(s, "NOT leave-one-family-out") {
+	if len(fitted) != 1 || fitted[0] != "C" || !strings.Contains(s, "does NOT hold") {
 		t.Errorf("a fitted constant: fitted %v, %q", fitted, s)
 	}
 }
@@ -173,5 +176,35 @@ func TestSimulateSweepSmall(t *testing.T) {
 	}
 	if c := cases[0]; c.Modeled != 0 || !strings.Contains(c.Skipped, "over the simulation budget") {
 		t.Errorf("budget 1: %+v", c)
+	}
+}
+
+// TestEmbeddedSweepMeasuredCurrent: the embedded sweep report's measured
+// side is what evidence/ holds now, and its figures are its cases'.
+func TestEmbeddedSweepMeasuredCurrent(t *testing.T) {
+	rep, err := EmbeddedSweep()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := SweepRecorded(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]SweepCase{}
+	for _, c := range rep.Cases {
+		got[c.Key()] = c
+	}
+	for _, c := range cases {
+		e, ok := got[c.Key()]
+		if !ok || !near(e.Measured, c.Measured) {
+			t.Errorf("%s: embedded measured %g, evidence/ gives %g; regenerate with `go run ./cmd/warplab timemodel check --sweep-only --sweep-json internal/timecheck/recorded/sweep-h200.json`",
+				c.Key(), e.Measured, c.Measured)
+		}
+	}
+	if len(rep.Cases) != len(cases) {
+		t.Errorf("embedded report has %d cases, evidence/ %d", len(rep.Cases), len(cases))
+	}
+	if s := summarizeSweep("all", rep.Cases, SweepPairs(rep.Cases)); s != rep.All {
+		t.Errorf("embedded summary %+v is not its cases' %+v", rep.All, s)
 	}
 }
