@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"sort"
 
 	"github.com/warplab/warplab/sim"
@@ -154,6 +156,72 @@ func init() {
 					sort.Slice(got, func(i, j int) bool { return got[i] < got[j] })
 					sort.Slice(wantNext, func(i, j int) bool { return wantNext[i] < wantNext[j] })
 					return equal("next (sorted)", got, wantNext)
+				}
+			},
+		},
+	)
+}
+
+// The integer and fast-math intrinsics (testdata/corpus/bitops.cu).
+func init() {
+	corpus = append(corpus,
+		corpusCase{
+			name: "bitops/bitops", file: "bitops", kernel: "bitops", grid: sim.Dim1(2), block: sim.Dim1(64),
+			setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
+				const n = 100
+				x, _ := sim.Upload(d, "x", seq(n, func(i int) uint32 {
+					switch i {
+					case 0:
+						return 0
+					case 1:
+						return 0xffffffff
+					case 2:
+						return 0x80000000
+					}
+					return uint32(i) * 2654435761 >> uint(i%13)
+				}))
+				out, _ := sim.Alloc[uint32](d, "out", 8*n)
+				return []any{x, out, int32(n)}, func(*sim.Stats) error {
+					want := make([]uint32, 8*n)
+					for i, v := range x.Data {
+						o := want[8*i:]
+						o[0] = uint32(bits.LeadingZeros32(v))
+						if v != 0 {
+							o[1] = uint32(bits.TrailingZeros32(v)) + 1
+						}
+						o[2] = bits.Reverse32(v)
+						src := uint64(0x76543210)<<32 | uint64(v)
+						for k, sel := range []uint{0, 4, 1, 5} { // __byte_perm selector 0x5140, low nibble first
+							o[3] |= uint32(src>>(8*sel)&0xff) << (8 * k)
+						}
+						o[4] = uint32((uint64(0x9abcdef0)<<32 | uint64(v)) << uint(i%32) >> 32)
+						o[5] = uint32(uint64(v) * 2654435761 >> 32)
+						o[6] = (v & 0xffffff) * 1234567
+						diff := int64(int32(v)) - int64(i*1000)
+						if diff < 0 {
+							diff = -diff
+						}
+						o[7] = uint32(diff) + 7
+					}
+					return equal("out", out.Data, want)
+				}
+			},
+		},
+		corpusCase{
+			name: "bitops/fastmath", file: "bitops", kernel: "fastmath", grid: sim.Dim1(1), block: sim.Dim1(64),
+			setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
+				const n = 64
+				x, _ := sim.Upload(d, "x", seq(n, func(i int) float32 { return float32(i-32) / 10.5 }))
+				out, _ := sim.Alloc[float32](d, "out", n)
+				return []any{x, out, int32(n)}, func(*sim.Stats) error {
+					// The approximations' bounds (sin and cos: 2^-20.9
+					// absolute in -pi..pi; ex2: 2 ulp) and the float
+					// additions: 1e-5 absolute.
+					want := seq(n, func(i int) float32 {
+						v := float64(x.Data[i])
+						return float32(math.Sin(v) + math.Cos(v) + math.Exp(-v*v))
+					})
+					return closeTo("out", out.Data, want, 1e-5)
 				}
 			},
 		},

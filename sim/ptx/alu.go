@@ -1,6 +1,9 @@
 package ptx
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // This file is the per-lane arithmetic of the PTX executor: Eval computes
 // one lane's result of one decoded instruction from its source operands'
@@ -257,6 +260,74 @@ func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 			return bits.Reverse64(a), 0
 		}
 		return uint64(bits.Reverse32(uint32(a))), 0
+
+	case OpSin, OpCos:
+		// Within the manual's bound (absolute 2^-20.9 in -pi..pi, growing
+		// beyond): the correctly rounded sine or cosine of the input.
+		x := f32in(a, in.Ftz)
+		r := math.Sin(float64(x))
+		if in.Op == OpCos {
+			r = math.Cos(float64(x))
+		}
+		return out32(float32(r), in.Ftz, false), 0
+
+	case OpBfind:
+		// The position of the most significant bit that is not a sign
+		// bit (.s: of the complement of a negative value), 0xffffffff when
+		// there is none; .shiftamt: the left shift that brings it to the
+		// top.
+		w := widthOf(t)
+		v := a & maskOf(t)
+		if t == S32 || t == S64 {
+			if v>>(w-1)&1 == 1 {
+				v = ^v & maskOf(t)
+			}
+		}
+		if v == 0 {
+			return 0xffffffff, 0
+		}
+		pos := uint64(63 - bits.LeadingZeros64(v))
+		if in.ShiftAmt {
+			return uint64(w-1) - pos, 0
+		}
+		return pos, 0
+
+	case OpPrmt:
+		// The default mode: each of c's four low nibbles picks a byte of
+		// b:a (0-3 from a, 4-7 from b) by its low three bits; with its
+		// fourth bit set, the picked byte's sign fills the result byte.
+		src := b<<32 | a&0xffffffff
+		var r uint64
+		for i := 0; i < 4; i++ {
+			sel := c >> (4 * i) & 0xf
+			by := src >> (8 * (sel & 7)) & 0xff
+			if sel&8 != 0 {
+				by = 0
+				if src>>(8*(sel&7)+7)&1 == 1 {
+					by = 0xff
+				}
+			}
+			r |= by << (8 * i)
+		}
+		return r, 0
+
+	case OpSad:
+		// c + |a - b|, the difference taken at the type's signedness.
+		m := maskOf(t)
+		var diff uint64
+		if t.IsSigned() {
+			x, y := sext(a, widthOf(t)), sext(b, widthOf(t))
+			if x > y {
+				diff = uint64(x - y)
+			} else {
+				diff = uint64(y - x)
+			}
+		} else if a&m > b&m {
+			diff = a&m - b&m
+		} else {
+			diff = b&m - a&m
+		}
+		return (c + diff) & m, 0
 
 	case OpShf:
 		// The funnel shift of the 64-bit b:a (b the upper half): .l keeps

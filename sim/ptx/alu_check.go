@@ -55,7 +55,7 @@ func checkALU(in *Instr) string {
 	}
 	if in.Approx {
 		switch in.Op {
-		case OpDiv, OpRcp, OpSqrt, OpRsqrt, OpEx2, OpLg2:
+		case OpDiv, OpRcp, OpSqrt, OpRsqrt, OpEx2, OpLg2, OpSin, OpCos:
 		default:
 			return ".approx on an instruction that has no approximate form"
 		}
@@ -72,6 +72,13 @@ func checkALU(in *Instr) string {
 		if t != B32 {
 			return "shf is .b32"
 		}
+		return ""
+	case OpSin, OpCos:
+		if t != F32 || !in.Approx {
+			return "only sin/cos.approx{.ftz}.f32"
+		}
+		return ""
+	case OpBfind, OpPrmt, OpSad:
 		return ""
 	case OpMov:
 		if t == TypeNone || int(t) >= len(aluMask) {

@@ -60,3 +60,32 @@ func TestShf(t *testing.T) {
 		}
 	}
 }
+
+// TestBfindPrmtSad: bfind, prmt's default mode and sad at their edges, by
+// the PTX manual's definitions.
+func TestBfindPrmtSad(t *testing.T) {
+	cases := []struct {
+		in      Instr
+		a, b, c uint64
+		want    uint64
+	}{
+		{Instr{Op: OpBfind, Type: U32}, 0, 0, 0, 0xffffffff},
+		{Instr{Op: OpBfind, Type: U32}, 1, 0, 0, 0},
+		{Instr{Op: OpBfind, Type: U32}, 0x80000000, 0, 0, 31},
+		{Instr{Op: OpBfind, Type: U32, ShiftAmt: true}, 1, 0, 0, 31},
+		{Instr{Op: OpBfind, Type: S32}, 0xffffffff, 0, 0, 0xffffffff}, // -1: no non-sign bit
+		{Instr{Op: OpBfind, Type: S32}, 0xfffffff0, 0, 0, 3},          // -16: ~x = 15
+		{Instr{Op: OpBfind, Type: U64}, 1 << 40, 0, 0, 40},
+		{Instr{Op: OpPrmt, Type: B32}, 0x33221100, 0x77665544, 0x3210, 0x33221100},
+		{Instr{Op: OpPrmt, Type: B32}, 0x33221100, 0x77665544, 0x7654, 0x77665544},
+		{Instr{Op: OpPrmt, Type: B32}, 0x33221100, 0x77665544, 0x0123, 0x00112233},
+		{Instr{Op: OpPrmt, Type: B32}, 0x800000ff, 0, 0x0b03, 0xffffff80}, // nibbles 3, 0, 0xb (the sign of byte 3, 0x80), 0
+		{Instr{Op: OpSad, Type: U32}, 3, 10, 5, 12},
+		{Instr{Op: OpSad, Type: S32}, 0xfffffffd, 4, 1, 8}, // |-3 - 4| + 1
+	}
+	for _, c := range cases {
+		if got, _ := Eval(&c.in, c.a, c.b, c.c, 0); got != c.want {
+			t.Errorf("%v %s %#x %#x %#x = %#x, want %#x", c.in.Op, c.in.Type, c.a, c.b, c.c, got, c.want)
+		}
+	}
+}

@@ -374,6 +374,14 @@ func signature(in *Instr) (dst, src []spec, minSrc int) {
 		}
 	case OpShf:
 		return one(reg, val, val, u32)
+	case OpSin, OpCos:
+		return one(reg, val)
+	case OpBfind:
+		return one(spec{t: U32, allow: aReg}, val)
+	case OpPrmt:
+		return one(reg, val, val, val)
+	case OpSad:
+		return one(reg, val, val, val)
 	case OpActivemask:
 		return []spec{reg}, nil, 0
 	case OpNanosleep:

@@ -97,6 +97,11 @@ const (
 	OpRedux      // redux.sync.<Red>.<type> d, a, membermask
 	OpCpAsync    // cp.async (Async: a copy, commit_group, wait_group N, wait_all)
 	OpWmma       // wmma.load/.mma/.store, m16n16k16 (Wmma)
+	OpSin        // sin.approx.f32 (__sinf)
+	OpCos        // cos.approx.f32 (__cosf)
+	OpBfind      // bfind[.shiftamt] (ShiftAmt): the most significant non-sign bit (__clz, __ffs's helpers)
+	OpPrmt       // prmt.b32 (default mode): byte permute (__byte_perm)
+	OpSad        // sad: c + |a - b| (__sad)
 	numOps
 )
 
@@ -343,6 +348,9 @@ type Instr struct {
 	CpCG  bool
 	// Shf is shf's direction and mode.
 	ShfLeft, ShfClamp bool
+	// ShiftAmt is bfind.shiftamt: the left shift that brings the bit to
+	// the top rather than its position.
+	ShiftAmt bool
 	// Wmma describes a wmma instruction. load: Dst[0] the fragment (a
 	// vector of 8 registers), Src[0] the address, Src[1] the stride in
 	// elements (16 when absent); store: Src[0] the address, Src[1] the

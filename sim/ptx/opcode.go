@@ -20,6 +20,7 @@ var opNames = map[string]Opcode{
 	"atom": OpAtom, "red": OpRed, "membar": OpMembar, "fence": OpMembar,
 	"trap": OpTrap, "call": OpCall, "shf": OpShf, "activemask": OpActivemask,
 	"nanosleep": OpNanosleep, "match": OpMatch, "redux": OpRedux,
+	"sin": OpSin, "cos": OpCos, "bfind": OpBfind, "prmt": OpPrmt, "sad": OpSad,
 }
 
 // opText spells each Opcode (the base name; OpBar as "bar", OpMembar as "membar").
@@ -326,10 +327,13 @@ func applyMod(in *Instr, m string) bool {
 		}
 		return false
 	}
+	if in.Op == OpBfind {
+		return m == "shiftamt" && setOnce(&in.ShiftAmt, true)
+	}
 	// Arithmetic: rounding, .ftz, .sat, .approx, .full, and mul/mad's half.
 	switch in.Op {
 	case OpCvt, OpAdd, OpSub, OpMul, OpMad, OpFma, OpDiv, OpMin, OpMax,
-		OpAbs, OpNeg, OpRcp, OpSqrt, OpRsqrt, OpEx2, OpLg2:
+		OpAbs, OpNeg, OpRcp, OpSqrt, OpRsqrt, OpEx2, OpLg2, OpSin, OpCos:
 	default:
 		return false
 	}
@@ -601,6 +605,22 @@ func checkTypes(in *Instr, types []Type) string {
 		}
 	case OpShf:
 		if t != B32 {
+			return bad()
+		}
+	case OpSin, OpCos:
+		if t != F32 || !in.Approx || in.Round != RoundNone || in.Sat {
+			return "only the .approx{.ftz}.f32 form"
+		}
+	case OpBfind:
+		if !typeIn(t, U32, U64, S32, S64) {
+			return bad()
+		}
+	case OpPrmt:
+		if t != B32 {
+			return bad()
+		}
+	case OpSad:
+		if !typeIn(t, intTypes...) {
 			return bad()
 		}
 	case OpActivemask:
