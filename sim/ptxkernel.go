@@ -1001,13 +1001,17 @@ func instrText(in *ptx.Instr) string {
 	return strings.TrimSuffix(strings.Join(strings.Fields(in.Text), " "), ";")
 }
 
-// srcLoc is the student's line of in: for code nvcc inlined (a .loc with
-// inlined_at), the outermost call site, the line of the kernel's own .cu
-// that called the inlined function (atomicAdd's body lies in
-// device_atomic_functions.hpp; the student wrote the call), else in's own
-// .loc. A position with no line (nvcc's line 0) gives way to the other.
+// srcLoc is the student's line of in: for code nvcc inlined from another
+// file (a .loc with inlined_at whose function lies in a header: atomicAdd's
+// body is in device_atomic_functions.hpp), the outermost call site, the
+// line of the kernel's own .cu that called it; else in's own .loc. Code
+// inlined from the student's own file (a template or __device__ function
+// of the same .cu, as the lessons' kernels are written) keeps its own line:
+// the outermost call site there is the one-line wrapper that instantiates
+// the template, which would give every load of the kernel the same row. A
+// position with no line (nvcc's line 0) gives way to the other.
 func srcLoc(in *ptx.Instr) ptx.Loc {
-	if in.Caller.Line > 0 {
+	if in.Caller.Line > 0 && (in.Loc.Line <= 0 || in.Loc.File != in.Caller.File) {
 		return in.Caller
 	}
 	return in.Loc
