@@ -115,7 +115,9 @@ func TestOwnKernelsOnSim(t *testing.T) {
 			in.prepare = func(context.Context) (any, error) {
 				return squarePair{randFloats(n*n, 10, -1, 1), randFloats(n*n, 11, -1, 1)}, nil
 			}
-			in.bind = func(ctx context.Context, dev *gpuext.Device, data any) (*bound, error) { return bindGemm(dev, n, data.(squarePair)) }
+			in.bind = func(ctx context.Context, dev *gpuext.Device, data any) (*bound, error) {
+				return bindGemm(dev, n, data.(squarePair))
+			}
 			ins[i] = in
 		}
 	}
