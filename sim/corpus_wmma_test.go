@@ -96,3 +96,50 @@ func mmaCase(bRowMajor int32) corpusCase {
 func init() {
 	corpus = append(corpus, mmaCase(0), mmaCase(1))
 }
+
+// halfFrom is the value of binary16 bits h.
+func halfFrom(h uint16) float32 {
+	e, f := int(h>>10&0x1f), float64(h&0x3ff)
+	v := math.Ldexp(1024+f, e-25)
+	if e == 0 {
+		v = math.Ldexp(f, -24)
+	}
+	if h&0x8000 != 0 {
+		v = -v
+	}
+	return float32(v)
+}
+
+func init() {
+	corpus = append(corpus, corpusCase{
+		name: "bitops/halfops", file: "bitops", kernel: "halfops", grid: sim.Dim1(2), block: sim.Dim1(64),
+		setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
+			const n = 100 // quarters in [-4, 4): every result is exact in a half
+			xv := seq(n, func(i int) float32 { return float32(i*7%32-16) / 4 })
+			yv := seq(n, func(i int) float32 { return float32(i*5%32-16) / 4 })
+			pack := func(v []float32) []uint32 {
+				return seq(len(v)/2, func(i int) uint32 { return uint32(halfBits(v[2*i])) | uint32(halfBits(v[2*i+1]))<<16 })
+			}
+			a, _ := sim.Upload(d, "a", pack(xv))
+			b, _ := sim.Upload(d, "b", pack(yv))
+			out, _ := sim.Alloc[uint32](d, "out", 2*n)
+			return []any{a, b, out, int32(n)}, func(*sim.Stats) error {
+				got := make([]float32, 4*n)
+				for i, w := range out.Data {
+					got[2*i], got[2*i+1] = halfFrom(uint16(w)), halfFrom(uint16(w>>16))
+				}
+				want := make([]float32, 4*n)
+				for i := range n {
+					x, y := xv[i], yv[i]
+					s, p := x+y, x*y
+					f := x*y + s
+					if !(x < y) {
+						f = -f
+					}
+					copy(want[4*i:], []float32{s, p, f, x * 0.5})
+				}
+				return equal("out", got, want)
+			}
+		},
+	})
+}

@@ -116,6 +116,9 @@ func b2u(b bool) uint64 {
 // of .f64 (.rz/.rm/.rp, rare in compiled CUDA) goes through math/big.
 func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 	t := in.Type
+	if t == F16 && in.Op != OpSetp && in.Op != OpCvt && in.Op != OpMov && in.Op != OpSelp {
+		return evalF16(in, a, b, c), 0 // alu_f16.go
+	}
 	switch in.Op {
 	case OpMov:
 		return a & maskOf(t), 0
@@ -548,6 +551,8 @@ func bfi(t Type, a, b, c, d uint64) uint64 {
 func compare(in *Instr, a, b uint64) bool {
 	t := in.Type
 	switch t {
+	case F16:
+		return cmpFloat(in.Cmp, halfVal(a), halfVal(b))
 	case F32:
 		return cmpFloat(in.Cmp, float64(f32in(a, in.Ftz)), float64(f32in(b, in.Ftz)))
 	case F64:

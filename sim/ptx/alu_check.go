@@ -43,6 +43,21 @@ func isFloat3264(t Type) bool { return t == F32 || t == F64 }
 // checkALU is CheckALU's reason, "" when implemented.
 func checkALU(in *Instr) string {
 	t := in.Type
+	if t == F16 && in.Op != OpCvt {
+		// The scalar half arithmetic of alu_f16.go.
+		switch in.Op {
+		case OpAdd, OpSub, OpMul, OpFma, OpMin, OpMax, OpNeg, OpAbs, OpSetp:
+		default:
+			return ".f16 is implemented for add, sub, mul, fma, min, max, neg, abs, setp and cvt"
+		}
+		if in.Ftz || in.Sat || in.Approx || in.Mul != MulNone || in.Round > RoundRN || in.Op == OpFma && in.Round != RoundRN {
+			return "only round-to-nearest .f16 arithmetic without .ftz or .sat"
+		}
+		if in.Op == OpSetp && (in.Cmp == CmpNone || in.Cmp >= CmpLo && in.Cmp <= CmpHs) {
+			return "setp.f16 needs a float comparison"
+		}
+		return ""
+	}
 	// Modifiers that belong to a few opcodes only.
 	if in.Cmp != CmpNone && in.Op != OpSetp || in.Bool != BoolNone && in.Op != OpSetp {
 		return "comparison modifiers outside setp"

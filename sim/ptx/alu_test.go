@@ -1044,7 +1044,7 @@ func TestCheckALU(t *testing.T) {
 		}
 	}
 	bad := []Instr{
-		{Op: OpLd, Type: U32}, {Op: OpBra}, {Op: OpAdd, Type: F16}, {Op: OpAdd, Type: S32, Round: RoundRN},
+		{Op: OpLd, Type: U32}, {Op: OpBra}, {Op: OpRcp, Type: F16}, {Op: OpAdd, Type: F16, Sat: true}, {Op: OpAdd, Type: S32, Round: RoundRN},
 		{Op: OpAdd, Type: U32, Sat: true}, {Op: OpAdd, Type: F64, Ftz: true}, {Op: OpFma, Type: F32},
 		{Op: OpFma, Type: S32}, {Op: OpMul, Type: S64, Mul: MulWide}, {Op: OpDiv, Type: F32},
 		{Op: OpDiv, Type: F64, Approx: true}, {Op: OpSqrt, Type: F64, Approx: true}, {Op: OpEx2, Type: F32},
@@ -1064,8 +1064,8 @@ func TestCheckALU(t *testing.T) {
 			t.Errorf("Supported disagrees with CheckALU on %+v", bad[i])
 		}
 	}
-	in := Instr{Op: OpAdd, Type: F16, Text: "add.f16 %h1, %h2, %h3"}
-	if err := CheckALU(&in); err == nil || err.Error()[:7] != "add.f16" {
+	in := Instr{Op: OpRcp, Type: F16, Text: "rcp.f16 %h1, %h2"}
+	if err := CheckALU(&in); err == nil || err.Error()[:7] != "rcp.f16" {
 		t.Errorf("error should name the instruction: %v", err)
 	}
 }

@@ -89,3 +89,32 @@ func TestBfindPrmtSad(t *testing.T) {
 		}
 	}
 }
+
+// TestF16: the scalar half arithmetic, rounded once to nearest even.
+func TestF16(t *testing.T) {
+	cases := []struct {
+		in      Instr
+		a, b, c uint64
+		want    uint64
+	}{
+		{Instr{Op: OpAdd, Type: F16}, 0x3c00, 0x3c00, 0, 0x4000},                      // 1 + 1 = 2
+		{Instr{Op: OpAdd, Type: F16}, 0x3c00, 0x1000, 0, 0x3c00},                      // 1 + 2^-11: a tie, to even (1)
+		{Instr{Op: OpAdd, Type: F16}, 0x3c01, 0x1000, 0, 0x3c02},                      // 1+2^-10 + 2^-11: a tie, to even (up)
+		{Instr{Op: OpMul, Type: F16}, 0x7bff, 0x4000, 0, 0x7c00},                      // 65504 · 2 = inf
+		{Instr{Op: OpSub, Type: F16}, 0x0001, 0x0001, 0, 0x0000},                      // subnormals: +0
+		{Instr{Op: OpMul, Type: F16}, 0x0200, 0x3800, 0, 0x0100},                      // a subnormal halved
+		{Instr{Op: OpFma, Type: F16, Round: RoundRN}, 0x4200, 0x4200, 0xbc00, 0x4800}, // 3·3 - 1 = 8
+		{Instr{Op: OpNeg, Type: F16}, 0x3c00, 0, 0, 0xbc00},
+		{Instr{Op: OpAbs, Type: F16}, 0xfc00, 0, 0, 0x7c00},
+		{Instr{Op: OpMin, Type: F16}, 0x7e00, 0x3c00, 0, 0x3c00}, // NaN and 1: 1
+		{Instr{Op: OpMax, Type: F16}, 0xbc00, 0x3c00, 0, 0x3c00},
+		{Instr{Op: OpAdd, Type: F16}, 0x7c00, 0xfc00, 0, 0x7fff}, // inf - inf: the canonical NaN
+		{Instr{Op: OpSetp, Type: F16, Cmp: CmpLt}, 0xbc00, 0x3c00, 0, 1},
+		{Instr{Op: OpSetp, Type: F16, Cmp: CmpGtu}, 0x7e00, 0x3c00, 0, 1},
+	}
+	for _, c := range cases {
+		if got, _ := Eval(&c.in, c.a, c.b, c.c, 0); got != c.want {
+			t.Errorf("%v.%v(%v) %#x %#x %#x = %#x, want %#x", c.in.Op, c.in.Type, c.in.Cmp, c.a, c.b, c.c, got, c.want)
+		}
+	}
+}

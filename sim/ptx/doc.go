@@ -104,8 +104,8 @@
 // surfaces, indirect calls and calls of functions the module does not
 // define (but vprintf and __assertfail), wmma beyond m16n16k16 and
 // mma.sync beyond m16n8k16/k8 with .f16 A and B and .f32 C and D, ldmatrix
-// beyond m8n8 .b16 from shared memory, cp.async.bulk, f16
-// arithmetic, prmt's modes other than the default, approximate
+// beyond m8n8 .b16 from shared memory, cp.async.bulk, .f16x2 and bf16
+// arithmetic (scalar .f16 runs: alu_f16.go), prmt's modes other than the default, approximate
 // transcendental functions beyond rcp/sqrt/rsqrt/ex2/lg2/sin/cos (tanh), the old vote and shfl forms without
 // .sync, and special registers other than the thread, block, grid, lane
 // and warp ids, the lane masks and the clocks. Parse refuses the module

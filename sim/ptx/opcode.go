@@ -383,6 +383,34 @@ func checkTypes(in *Instr, types []Type) string {
 	}
 	t := in.Type
 	isF := t == F32 || t == F64
+	if t == F16 {
+		// The scalar half arithmetic (alu_f16.go): to nearest, no .ftz or
+		// .sat.
+		switch in.Op {
+		case OpAdd, OpSub, OpMul, OpFma, OpMin, OpMax, OpNeg, OpAbs:
+			if in.Ftz || in.Sat || in.Approx || in.Mul != MulNone || in.Round > RoundRN {
+				return "only round-to-nearest .f16 arithmetic without .ftz or .sat"
+			}
+			if in.Op == OpFma && in.Round != RoundRN {
+				return "fma needs a rounding modifier"
+			}
+			return ""
+		case OpSetp:
+			if in.Ftz {
+				return ".ftz on .f16 not implemented"
+			}
+			if in.Cmp == CmpNone {
+				return "setp needs a comparison"
+			}
+			if in.Cmp >= CmpLo && in.Cmp <= CmpHs {
+				return "unsigned comparisons apply to integers only"
+			}
+			return ""
+		case OpCvt:
+		default:
+			return fmt.Sprintf("type .%s not supported", t)
+		}
+	}
 	bad := func() string { return fmt.Sprintf("type .%s not supported", t) }
 	floatRound := func() string { // .rn .rz .rm .rp only
 		if in.Round > RoundRP {
@@ -423,9 +451,12 @@ func checkTypes(in *Instr, types []Type) string {
 		}
 	case OpCvt:
 		for _, u := range types {
-			if !typeIn(u, U8, U16, U32, U64, S8, S16, S32, S64, F32, F64) {
+			if !typeIn(u, U8, U16, U32, U64, S8, S16, S32, S64, F16, F32, F64) {
 				return fmt.Sprintf("type .%s not supported", u)
 			}
+		}
+		if (t == F16 || in.SrcType == F16) && (in.Ftz || in.Sat) {
+			return ".ftz and .sat on an .f16 cvt not implemented"
 		}
 		fi, fo := in.SrcType.IsFloat(), t.IsFloat()
 		switch {

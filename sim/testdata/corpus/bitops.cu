@@ -23,3 +23,18 @@ extern "C" __global__ void fastmath(const float *x, float *out, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = __sinf(x[i]) + __cosf(x[i]) + __expf(-x[i] * x[i]);
 }
+
+#include <cuda_fp16.h>
+
+// halfops: scalar half arithmetic (add.f16, mul.f16, fma.rn.f16, setp.f16,
+// cvt to and from half), each result rounded to nearest.
+extern "C" __global__ void halfops(const half *a, const half *b, half *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  half x = a[i], y = b[i];
+  half s = __hadd(x, y), p = __hmul(x, y), f = __hfma(x, y, s);
+  out[4 * i] = s;
+  out[4 * i + 1] = p;
+  out[4 * i + 2] = __hlt(x, y) ? f : __hneg(f);
+  out[4 * i + 3] = __float2half(__half2float(x) * 0.5f);
+}
