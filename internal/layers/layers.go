@@ -10,7 +10,7 @@
 //	3  gpuext
 //	4  plots/chart, internal/ptxcheck, internal/launchbench
 //	5  plots, lab, lessons/lesson
-//	6  lessons/<name> (no lesson imports another)
+//	6  lessons/<name> (no lesson imports another), lessons/lesson/lessontest
 //	7  internal/sweep
 //	8  internal/timecheck
 //	9  the app-level tools: internal/nbtest, internal/labtest
@@ -47,25 +47,26 @@ func ranks() map[string]int {
 		"internal/evidence":  0,
 		"internal/table":     1, // forwards to table until its last user moves
 
-		"sparse/":                1,
-		"sim/internal/":          1,
-		"sim":                    2,
-		"gpuext":                 3,
-		"plots/chart":            4,
-		"internal/ptxcheck":      4,
-		"internal/launchbench":   4,
-		"plots":                  5,
-		"lab":                    5,
-		"lessons/lesson":         5,
-		"lessons/":               6,
-		"internal/sweep":         7,
-		"internal/timecheck":     8,
-		"internal/nbtest":        9,
-		"internal/labtest":       9,
-		"internal/layers":        9,
-		"internal/evidence/cmd/": 10,
-		"internal/nbtest/cmd/":   10,
-		"cmd/":                   10,
+		"sparse/":                   1,
+		"sim/internal/":             1,
+		"sim":                       2,
+		"gpuext":                    3,
+		"plots/chart":               4,
+		"internal/ptxcheck":         4,
+		"internal/launchbench":      4,
+		"plots":                     5,
+		"lab":                       5,
+		"lessons/lesson":            5,
+		"lessons/lesson/lessontest": 6, // a test harness over the contract
+		"lessons/":                  6,
+		"internal/sweep":            7,
+		"internal/timecheck":        8,
+		"internal/nbtest":           9,
+		"internal/labtest":          9,
+		"internal/layers":           9,
+		"internal/evidence/cmd/":    10,
+		"internal/nbtest/cmd/":      10,
+		"cmd/":                      10,
 	}
 }
 
