@@ -374,3 +374,31 @@ func TestCorpusFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintfLimit: past CUDA's default 1 MiB printf buffer, later lines
+// are dropped, counted and noted; the kept lines are the first blocks'.
+func TestPrintfLimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("about 20,000 printf lines")
+	}
+	m, _ := sim.ModelByKey("h200")
+	k, err := sim.NewPTXKernel(corpusModule(t, "calls"), "hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sim.NewDevice(m)
+	const blocks, threads = 256, 256
+	out, _ := sim.Alloc[int32](d, "out", blocks*threads)
+	st, err := d.LaunchPTX(context.Background(), k, sim.Dim1(blocks), sim.Dim1(threads), 0, out, int32(blocks*threads))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(st.Printf, "\n")
+	total := (blocks*threads + 2) / 3 // i % 3 == 0
+	if len(st.Printf) > sim.DefaultPrintfBytes || st.PrintfDropped == 0 || lines+st.PrintfDropped != total {
+		t.Fatalf("%d bytes, %d lines kept, %d dropped; want at most %d bytes and %d lines in all", len(st.Printf), lines, st.PrintfDropped, sim.DefaultPrintfBytes, total)
+	}
+	if !strings.HasPrefix(st.Printf, "block 0 thread  0:") || !strings.Contains(st.PrintfNote(), "printf lines dropped") {
+		t.Errorf("first line %q, note %q", st.Printf[:40], st.PrintfNote())
+	}
+}

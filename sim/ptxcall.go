@@ -542,12 +542,23 @@ func (p *printfLog) text() (string, int) {
 	sort.SliceStable(p.lines, func(i, j int) bool { return p.lines[i].block < p.lines[j].block })
 	var b strings.Builder
 	dropped := p.dropped
-	for _, l := range p.lines {
+	for i, l := range p.lines {
 		if b.Len()+len(l.text) > DefaultPrintfBytes {
-			dropped++
-			continue
+			// The buffer is full: this line and every later one are lost.
+			dropped += len(p.lines) - i
+			break
 		}
 		b.WriteString(l.text)
 	}
 	return b.String(), dropped
+}
+
+// PrintfNote is what to show after Stats.Printf: "" when nothing was
+// dropped, else a line saying how many printf lines the buffer's limit
+// left out (CUDA drops them silently; the simulator counts them).
+func (st *Stats) PrintfNote() string {
+	if st == nil || st.PrintfDropped == 0 {
+		return ""
+	}
+	return fmt.Sprintf("(%d printf lines dropped: the output passed %d bytes, CUDA's default printf buffer, cudaLimitPrintfFifoSize)", st.PrintfDropped, DefaultPrintfBytes)
 }
