@@ -210,3 +210,70 @@ func (d *Device) Load(m *Module) (LoadInfo, error) {
 	}
 	return li, nil
 }
+
+// Config is how a kernel is launched, CUDA's <<<Grid, Block, Shared>>>
+// and the simulator's options.
+type Config struct {
+	// Grid and Block are the grid's blocks and a block's threads: an int
+	// (or int32, int64) for one dimension, or a sim.Dim3. Each dimension
+	// must be at least 1.
+	Grid, Block any
+	// Shared is the bytes of dynamic shared memory per block.
+	Shared int
+
+	// The rest act on the simulator, which a GPU ignores.
+
+	// Trace chooses warps (at most sim.MaxTraceWarps) whose global and
+	// shared memory instructions Launch.Trace records: for each, which
+	// lane touched which address, so plots.AccessMap can draw lanes
+	// against 32-byte sectors or shared-memory banks.
+	Trace []sim.WarpRef
+	// TraceEvents bounds the memory instructions kept per traced warp;
+	// 0 means sim.DefaultTraceEvents.
+	TraceEvents int
+	// MaxInstructions bounds each warp's issued instructions; a warp past
+	// it stops the launch with a *sim.Fault of Kind "runaway warp" (a loop
+	// that never ends). 0 keeps the simulator's limit, 2^31 per warp.
+	MaxInstructions int64
+}
+
+// launchConfig is a Config with its dimensions resolved.
+type launchConfig struct {
+	grid, block sim.Dim3
+	shared      int
+	opts        sim.PTXOptions
+}
+
+// dim3 reads a Grid or Block value.
+func dim3(what string, v any) (sim.Dim3, error) {
+	switch d := v.(type) {
+	case sim.Dim3:
+		return d, nil
+	case int:
+		return sim.Dim3{X: d, Y: 1, Z: 1}, nil
+	case int32:
+		return sim.Dim3{X: int(d), Y: 1, Z: 1}, nil
+	case int64:
+		if d > 1<<31-1 {
+			return sim.Dim3{}, fmt.Errorf("Config.%s %d is past any GPU's limit", what, d)
+		}
+		return sim.Dim3{X: int(d), Y: 1, Z: 1}, nil
+	case nil:
+		return sim.Dim3{}, fmt.Errorf("Config.%s is not set; give an int (one dimension) or a sim.Dim3", what)
+	}
+	return sim.Dim3{}, fmt.Errorf("Config.%s is a %T; give an int (one dimension) or a sim.Dim3", what, v)
+}
+
+// resolve checks the dimensions' types; limits.validate checks their sizes.
+func (c Config) resolve() (*launchConfig, error) {
+	g, err := dim3("Grid", c.Grid)
+	if err != nil {
+		return nil, err
+	}
+	b, err := dim3("Block", c.Block)
+	if err != nil {
+		return nil, err
+	}
+	return &launchConfig{grid: g, block: b, shared: c.Shared,
+		opts: sim.PTXOptions{MaxInstructions: c.MaxInstructions, Trace: c.Trace, TraceEvents: c.TraceEvents}}, nil
+}

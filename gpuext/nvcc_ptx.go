@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
 )
 
 // CUDA C typed into a notebook reaches the simulator (and a GPU) as PTX:

@@ -136,10 +136,31 @@ func (s *simBackend) load(m *Module) (LoadInfo, error) {
 		Note: "the simulator executes the PTX of " + pm.kernelNames()}, nil
 }
 
+// simKernel is k decoded for the simulator from its module's own PTX,
+// decoded on first use and kept on the handle (a launch's common case:
+// no lookup).
+func (k *Kernel) simKernel() (*sim.PTXKernel, error) {
+	k.decode.Do(func() {
+		k.simK, k.simKErr = sim.NewPTXKernel(k.pm.mod, k.name)
+		if k.simKErr == nil {
+			k.simK.SetSource(k.mod.CUDA)
+		}
+	})
+	return k.simK, k.simKErr
+}
+
 // run runs one kernel without counting its time for Time (the caller
 // does: launch per kernel, a graph replay once).
 func (s *simBackend) run(ctx context.Context, k *Kernel, c *launchConfig, args []any) (*Launch, string, error) {
-	pk, pm, err := s.kernel(k)
+	var pk *sim.PTXKernel
+	var pm *ptxMod
+	var err error
+	if s.otherPTX(k.mod) {
+		pk, pm, err = s.kernel(k) // another device's PTX, or CUDA C compiled (simptx.go)
+	} else {
+		pm = k.pm
+		pk, err = k.simKernel()
+	}
 	if err != nil {
 		return nil, "ptx", err
 	}

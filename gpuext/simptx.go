@@ -124,13 +124,10 @@ func (s *simBackend) parsedPTX(m *Module) (*ptxMod, error) {
 	return pm, nil
 }
 
-// kernel returns k decoded for the simulator, and the PTX it came from.
-// The common case, a module's own PTX, is the handle's: no lookup.
+// kernel returns k decoded for the simulator from PTX other than its
+// module's own (otherPTX), and that PTX. (A module's own PTX is the
+// handle's: simKernel, no lookup.)
 func (s *simBackend) kernel(k *Kernel) (*sim.PTXKernel, *ptxMod, error) {
-	if !s.otherPTX(k.mod) {
-		pk, err := k.simKernel()
-		return pk, k.pm, err
-	}
 	pm, err := s.parsedPTX(k.mod)
 	if err != nil {
 		return nil, nil, err
