@@ -143,3 +143,28 @@ func init() {
 		},
 	)
 }
+
+// fptr.cu: calls through a table of function pointers (a warp's lanes
+// calling three functions) and virtual functions.
+func init() {
+	corpus = append(corpus, corpusCase{
+		name: "fptr/fptr", file: "fptr", kernel: "fptr", grid: sim.Dim1(1), block: sim.Dim1(64),
+		setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
+			out, _ := sim.Alloc[int32](d, "out", 64)
+			vout, _ := sim.Alloc[int32](d, "vout", 64)
+			return []any{out, vout}, func(*sim.Stats) error {
+				if err := equal("out", out.Data, seq(64, func(i int) int32 {
+					return [3]int32{int32(2 * i), int32(i * i), int32(-i)}[i%3]
+				})); err != nil {
+					return err
+				}
+				return equal("vout", vout.Data, seq(64, func(i int) int32 {
+					if i&1 == 1 {
+						return int32(i * i / 2)
+					}
+					return int32(i * i)
+				}))
+			}
+		},
+	})
+}

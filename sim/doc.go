@@ -75,7 +75,8 @@
 // distinct addresses are its serialized transactions).
 //
 // Calls (ptxcall.go): device functions nvcc did not inline (recursion,
-// __noinline__, -G) run as calls, with .param arguments and return values
+// __noinline__, -G, function pointers and virtual functions: an indirect
+// call's lanes are served one target at a time) run as calls, with .param arguments and return values
 // in the thread's frame and a stack of CUDA's default 1 KiB (a call past
 // it is a "stack overflow" fault); printf (vprintf) is formatted as C's
 // printf into Stats.Printf, a warp's lanes in lane order and the blocks in
@@ -345,7 +346,7 @@
 //   - Shuffles have no width argument (width is 32) in Go kernels; PTX
 //     shfl.sync takes the clamp and segment operand as the manual says.
 //   - The PTX path runs what package ptx accepts: no textures or
-//     surfaces, no indirect calls; WMMA only in m16n16k16 and mma.sync in
+//     surfaces; WMMA only in m16n16k16 and mma.sync in
 //     m16n8k16/k8, with half inputs and float accumulators (wmma's and
 //     ldmatrix's memory accesses not counted as requests). Each instruction runs over a warp's
 //     active lanes one by one (a fast whole-warp loop for the common

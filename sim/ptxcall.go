@@ -68,6 +68,20 @@ type callFrame struct {
 	saved [][32]uint64
 }
 
+// funcAt is the function of the flat kernel whose address is addr.
+func (pk *PTXKernel) funcAt(addr uint64) (int32, bool) {
+	if addr < ptx.FuncAddrBase || (addr-ptx.FuncAddrBase)%16 != 0 {
+		return 0, false
+	}
+	mi := int32((addr - ptx.FuncAddrBase) / 16)
+	for i := range pk.k.Funcs {
+		if pk.k.Funcs[i].ModIdx == mi {
+			return int32(i), true
+		}
+	}
+	return 0, false
+}
+
 // frameVar reports whether variable v lives in a frame (.local, or a
 // call's .param variable).
 func (pk *PTXKernel) frameVar(v int32) bool {
@@ -95,12 +109,39 @@ func (pk *PTXKernel) frameBytes(f int32) int {
 // stack entry (pushed true: the warp's stack changed).
 func (e *ptxWorker) call(wp *pwarp, x *xin, pc int32, exec uint32) (pushed bool, f *Fault) {
 	c := x.in.Call
-	if c.Callee < 0 {
+	callee := c.Callee
+	pk := e.l.pk
+	var rest uint32 // an indirect call's lanes bound elsewhere, called after these
+	if callee == ptx.CalleeIndirect {
+		// Through a function pointer: the lanes that hold the first
+		// active lane's target call it now; the others come back to this
+		// call afterwards (a stack entry of their own), one target at a
+		// time, as a GPU serializes a divergent indirect call.
+		reg := e.src(wp, &x.src[0], 0) // c.Reg, as the register passes left it (decode)
+		first := bits.TrailingZeros32(exec)
+		target := reg[first]
+		var same uint32
+		for m := exec; m != 0; m &= m - 1 {
+			if l := bits.TrailingZeros32(m); reg[l] == target {
+				same |= 1 << l
+			}
+		}
+		fi, ok := pk.funcAt(target)
+		if !ok {
+			return false, e.fault(wp, first, x, "bad function pointer", fmt.Sprintf(
+				"the call's target %#x is no function of the module (a function pointer never set, or a data address)", target))
+		}
+		fc := &pk.k.Funcs[fi]
+		if len(fc.ParamVars) != len(c.Args) || len(fc.RetVars) < len(c.Rets) {
+			return false, e.fault(wp, first, x, "bad function pointer", fmt.Sprintf(
+				"the call passes %d arguments and takes %d results, but its target %s has %d parameters and %d results", len(c.Args), len(c.Rets), fc.Name, len(fc.ParamVars), len(fc.RetVars)))
+		}
+		callee, exec, rest = fi, same, exec&^same
+	} else if callee < 0 {
 		return false, e.builtin(wp, x, exec)
 	}
-	pk := e.l.pk
-	fc := &pk.k.Funcs[c.Callee]
-	size := pk.frameBytes(c.Callee)
+	fc := &pk.k.Funcs[callee]
+	size := pk.frameBytes(callee)
 	base := alignUp(pk.localBytes, 16)
 	used := wp.ext.fp - base
 	if wp.ext.fp == 0 {
@@ -120,12 +161,15 @@ func (e *ptxWorker) call(wp *pwarp, x *xin, pc int32, exec uint32) (pushed bool,
 	for i, a := range c.Args {
 		e.copyFrameVar(wp, exec, wp.ext.fp+pk.varOff[a], newFP+pk.varOff[fc.ParamVars[i]], pk.k.Vars[a].Size)
 	}
-	fr := callFrame{fn: c.Callee, call: x, mask: exec, fp: wp.ext.fp, size: size}
+	fr := callFrame{fn: callee, call: x, mask: exec, fp: wp.ext.fp, size: size}
 	if fc.Recursive {
 		fr.saved = append([][32]uint64(nil), wp.regs[fc.RegLo:fc.RegHi]...)
 	}
 	top := &wp.stack[len(wp.stack)-1]
 	top.pc = pc + 1
+	if rest != 0 {
+		wp.stack = append(wp.stack, ipdom{pc: pc, rpc: pc + 1, mask: rest})
+	}
 	fr.depth = len(wp.stack)
 	wp.ext.calls = append(wp.ext.calls, fr)
 	wp.ext.fp, wp.ext.retDepth = newFP, fr.depth

@@ -29,7 +29,6 @@ type PTXKernel struct {
 	code []xin
 
 	nregs    int
-	regs     kernelRegs   // machine registers per thread for the occupancy (timemodel_regs.go)
 	imms     [][32]uint64 // immediate and symbol-address rows, shared by all warps
 	labels   []string     // site labels, by site index
 	srcLines []string     // the CUDA C the PTX came from, by line (SetSource), for faults
@@ -932,6 +931,11 @@ func (pk *PTXKernel) decode(i int) error {
 		}
 		pk.needExt = true
 		pk.printf = pk.printf || in.Call.Builtin == ptx.BuiltinVprintf
+		if in.Call.Callee == ptx.CalleeIndirect {
+			// The target register is a source, so that the register
+			// passes see it read (ptxcall.go reads it from here).
+			x.src[0] = xopd{kind: oReg, idx: in.Call.Reg}
+		}
 	case ptx.OpRet:
 		x.fnRet = int32(i) >= pk.kend
 	case ptx.OpBar:

@@ -148,8 +148,13 @@ func (kp *kparser) callOperands(in *Instr, toks []token) string {
 		return "call needs a function name"
 	}
 	name := groups[i][0].text
-	if strings.HasPrefix(name, "%") || kp.isReg(name) {
-		return "indirect calls (through a function pointer or a virtual function) are not supported"
+	indirect := strings.HasPrefix(name, "%") || kp.isReg(name)
+	if indirect {
+		r, msg := kp.regOf(name, U64, false)
+		if msg != "" {
+			return msg
+		}
+		c.Callee, c.Reg = CalleeIndirect, r
 	}
 	c.Func = name
 	i++
@@ -161,8 +166,11 @@ func (kp *kparser) callOperands(in *Instr, toks []token) string {
 		c.Args = args
 		i++
 	}
+	if indirect && i < len(groups) && len(groups[i]) == 1 && groups[i][0].kind == tIdent {
+		i++ // the .callprototype's label
+	}
 	if i != len(groups) {
-		return "unexpected operands after the call's arguments (a call prototype: indirect calls are not supported)"
+		return "unexpected operands after the call's arguments"
 	}
 	in.Call = c
 	return ""
@@ -178,10 +186,41 @@ var builtins = map[string]Builtin{"vprintf": BuiltinVprintf, "__assertfail": Bui
 // the callee and its first error.
 func (p *parser) linkCalls() {
 	bodies := append(append([]*Kernel(nil), p.mod.Kernels...), p.mod.Funcs...)
+	taken := map[int32]bool{}
+	for _, r := range p.funcRefs {
+		fi, ok := p.funcDefs[r.name]
+		if !ok {
+			msg := fmt.Sprintf("the address of %s, which this module declares but does not define", r.name)
+			if r.k != nil {
+				in := &r.k.Instrs[r.instr]
+				r.k.Err = append(r.k.Err, &Error{File: p.name, Line: int(r.line), Msg: msg, loc: outermost(in)})
+			} else {
+				p.errorf(r.line, "%s", msg)
+			}
+			continue
+		}
+		addr := FuncAddr(fi)
+		if r.k != nil {
+			in := &r.k.Instrs[r.instr]
+			for j := range in.Src {
+				if in.Src[j].Kind == OpdImm && in.Src[j].Imm == 0 && in.Op == OpMov {
+					in.Src[j].Imm = addr
+				}
+			}
+		} else {
+			for b := 0; b < 8; b++ {
+				r.v.Init[r.off+b] = byte(addr >> (8 * b))
+			}
+		}
+		if !taken[fi] {
+			taken[fi] = true
+			p.mod.AddrTaken = append(p.mod.AddrTaken, fi)
+		}
+	}
 	for _, k := range bodies {
 		for i := range k.Instrs {
 			in := &k.Instrs[i]
-			if in.Op != OpCall || in.Call == nil {
+			if in.Op != OpCall || in.Call == nil || in.Call.Callee == CalleeIndirect {
 				continue
 			}
 			if msg := p.link(k, in.Call); msg != "" {
@@ -274,4 +313,15 @@ func (p *parser) link(k *Kernel, c *Call) string {
 		}
 	}
 	return ""
+}
+
+// funcRef is a place that takes a function's address: an initializer's
+// 8 bytes at off of v, or instruction instr of k (a mov).
+type funcRef struct {
+	v     *Var
+	off   int
+	k     *Kernel
+	instr int
+	name  string
+	line  int32
 }

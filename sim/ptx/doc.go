@@ -93,7 +93,9 @@
 // (call.go) names its callee and the caller's .param variables for the
 // return values and arguments; at the end of the module each call is
 // linked to a function of the module or to a built-in (vprintf,
-// __assertfail) and checked against its parameters. Module.Flatten
+// __assertfail) and checked against its parameters; an indirect call
+// (a register holding FuncAddr of a function whose address the module
+// takes in an initializer or a mov) is checked when it runs. Module.Flatten
 // appends the functions a kernel reaches to its instructions, registers
 // and variables renumbered, for the executor.
 //
@@ -101,8 +103,8 @@
 //
 // Everything the executor does not implement is an error with the PTX line
 // (and, with line information, the .cu line, Error.Src): textures and
-// surfaces, indirect calls and calls of functions the module does not
-// define (but vprintf and __assertfail), wmma beyond m16n16k16 and
+// surfaces, calls of functions the module does not define (but vprintf
+// and __assertfail), wmma beyond m16n16k16 and
 // mma.sync beyond m16n8k16/k8 with .f16 A and B and .f32 C and D, ldmatrix
 // beyond m8n8 .b16 from shared memory, cp.async.bulk, .f16x2 and bf16
 // arithmetic (scalar .f16 runs: alu_f16.go), prmt's modes other than the default, approximate

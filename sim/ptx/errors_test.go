@@ -29,7 +29,7 @@ func TestErrors(t *testing.T) {
 		{"texture", body("\ttex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [tex0, {%r1}]; // ERR"), `unsupported instruction "tex.1d.v4.f32.s32"`},
 		{"call without its .param variables", body("\tcall.uni (retval0), vprintf, (param0, param1); // ERR"), `call operand retval0 is not a .param variable`},
 		{"call of an unknown function", body("\t{ .param .b32 p0;\n\tcall.uni nothere, (p0); // ERR\n\t}"), `call of nothere, which is not a function of this module`},
-		{"indirect call", body("\tcall.uni %rd1; // ERR"), `indirect calls`},
+		{"indirect call through a 32-bit register", body("\tcall.uni %r1; // ERR"), `register %r1 is .b32, not .u64`},
 		{"mma bf16", body("\tmma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f5,%f6,%f7,%f4}; // ERR"), `unsupported instruction "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32"`},
 		{"mma fragment size", body("\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2}, {%r3}, {%f5,%f6,%f7,%f4}; // ERR"), `a fragment of 4 registers`},
 		{"ldmatrix x3", body("\tldmatrix.sync.aligned.m8n8.x3.shared.b16 {%r1, %r2, %r3}, [%r5]; // ERR"), `unsupported instruction "ldmatrix`},

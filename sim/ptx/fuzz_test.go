@@ -73,7 +73,7 @@ func FuzzParse(f *testing.F) {
 			}
 			checkIndices(t, m, flat)
 			for i := range flat.Instrs {
-				if c := flat.Instrs[i].Call; c != nil && (c.Callee >= int32(len(flat.Funcs)) || c.Callee < -1) {
+				if c := flat.Instrs[i].Call; c != nil && (c.Callee >= int32(len(flat.Funcs)) || c.Callee < CalleeIndirect || c.Callee == CalleeIndirect && (c.Reg < 0 || int(c.Reg) >= len(flat.Regs))) {
 					t.Fatalf("%s: callee %d of %d", flat.Name, c.Callee, len(flat.Funcs))
 				}
 			}

@@ -586,7 +586,14 @@ func (kp *kparser) resolveOpd(in *Instr, r rawOpd, s spec, isDst bool) (Operand,
 			return o, fmt.Sprintf("parameter %s used as a value (read it with ld.param)", r.name)
 		}
 		if kp.p.funcs[r.name] {
-			return o, fmt.Sprintf("function %s used as a value", r.name)
+			// A function's address (a function pointer): filled in once
+			// the function is defined (linkCalls).
+			if s.allow&aSym == 0 || s.t.Size() != 8 || isDst {
+				return o, fmt.Sprintf("function %s used as a value", r.name)
+			}
+			kp.p.funcRefs = append(kp.p.funcRefs, funcRef{k: kp.k, instr: len(kp.k.Instrs), name: r.name, line: in.Line})
+			o.Kind = OpdImm
+			return o, ""
 		}
 		return o, fmt.Sprintf("unknown symbol %s", r.name)
 	case rkSink:

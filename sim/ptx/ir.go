@@ -415,6 +415,18 @@ const (
 	AsyncWaitAll
 )
 
+// CalleeIndirect is Call.Callee of a call through a register.
+const CalleeIndirect = -2
+
+// FuncAddrBase is where the addresses of a module's functions begin:
+// function i of Module.Funcs is at FuncAddrBase + 16·i, an address no
+// memory of the simulator uses, so a function pointer read back from
+// memory or a register is recognised at the call.
+const FuncAddrBase = 0xF000_0000
+
+// FuncAddr is function i's address.
+func FuncAddr(i int32) uint64 { return FuncAddrBase + 16*uint64(i) }
+
 // Builtin is a function the simulator provides itself: the CUDA runtime's
 // device-side functions that nvcc calls by name.
 type Builtin uint8
@@ -433,8 +445,12 @@ const (
 // (Kernel.RetVars), and the call copies between the two.
 type Call struct {
 	Func    string  // the callee's name
-	Callee  int32   // index into Module.Funcs (in a flattened kernel: into Kernel.Funcs); -1 for a built-in
+	Callee  int32   // index into Module.Funcs (in a flattened kernel: into Kernel.Funcs); -1 for a built-in; CalleeIndirect for a call through a register
 	Builtin Builtin // the built-in called, when Callee is -1
+	// Reg is an indirect call's register, which holds the function's
+	// address (FuncAddr: from an initializer such as a vtable's, or a mov
+	// of the function's name).
+	Reg int32
 	Rets    []int32
 	Args    []int32
 }
@@ -507,6 +523,7 @@ type Kernel struct {
 // parameter and return variables.
 type FuncCode struct {
 	Name         string
+	ModIdx       int32 // its index in Module.Funcs (its address: FuncAddr)
 	Start, End   int32
 	RegLo, RegHi int32
 	ParamVars    []int32
@@ -525,6 +542,10 @@ type Module struct {
 	Vars        []*Var   // module-scope variables
 	Kernels     []*Kernel
 	Funcs       []*Kernel // device functions (.func) with a body
+	// AddrTaken lists the functions (indices into Funcs) whose address
+	// the module takes (an initializer, a mov): what an indirect call may
+	// reach.
+	AddrTaken []int32
 }
 
 // typeNames spells each Type as PTX writes it, without the dot.

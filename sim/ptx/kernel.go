@@ -364,7 +364,9 @@ func (kp *kparser) directive() {
 		if kp.caller != (Loc{}) {
 			p.curLoc = kp.caller
 		}
-	case ".pragma":
+	case ".pragma", ".callprototype":
+		// .callprototype describes an indirect call's signature, which
+		// the call checks against its callee when it runs.
 		p.skipStatement()
 	case ".shared", ".local":
 		p.next()

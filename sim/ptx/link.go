@@ -44,6 +44,20 @@ func (m *Module) Flatten(k *Kernel) (*Kernel, error) {
 	if err := walk(k); err != nil {
 		return nil, err
 	}
+	// An indirect call may reach any function whose address the module
+	// takes, and what those call.
+	if hasIndirect(k) || hasIndirectIn(m, order) {
+		for _, fi := range m.AddrTaken {
+			if _, ok := seen[fi]; ok || len(order) >= MaxFuncs {
+				continue
+			}
+			seen[fi] = len(order)
+			order = append(order, fi)
+			if err := walk(m.Funcs[fi]); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if len(order) == 0 {
 		flat := *k
 		flat.CodeEnd = int32(len(k.Instrs))
@@ -69,7 +83,7 @@ func (m *Module) Flatten(k *Kernel) (*Kernel, error) {
 	for fi, idx := range order {
 		f := m.Funcs[idx]
 		fc := &flat.Funcs[fi]
-		fc.Name = f.Name
+		fc.Name, fc.ModIdx = f.Name, idx
 		fc.Start, fc.End = start, start+int32(len(f.Instrs))
 		start = fc.End
 		fc.RegLo = int32(len(flat.Regs))
@@ -124,6 +138,9 @@ func (m *Module) Flatten(k *Kernel) (*Kernel, error) {
 				if c.Callee >= 0 {
 					cc.Callee = int32(seen[c.Callee])
 				}
+				if c.Callee == CalleeIndirect {
+					cc.Reg = c.Reg + regOff
+				}
 				cc.Rets = remap(c.Rets, varMap)
 				cc.Args = remap(c.Args, varMap)
 				in.Call = &cc
@@ -132,8 +149,11 @@ func (m *Module) Flatten(k *Kernel) (*Kernel, error) {
 		}
 	}
 	// Which functions can reach themselves.
+	indirect := hasIndirect(&flat)
 	for fi := range flat.Funcs {
-		flat.Funcs[fi].Recursive = reaches(&flat, int32(fi), int32(fi))
+		// Through a function pointer any function may come back to
+		// itself: each keeps its registers across its calls.
+		flat.Funcs[fi].Recursive = indirect || reaches(&flat, int32(fi), int32(fi))
 	}
 	return &flat, nil
 }
@@ -212,6 +232,24 @@ func reaches(k *Kernel, from, to int32) bool {
 				seen[c.Callee] = true
 				stack = append(stack, c.Callee)
 			}
+		}
+	}
+	return false
+}
+
+func hasIndirect(k *Kernel) bool {
+	for i := range k.Instrs {
+		if c := k.Instrs[i].Call; c != nil && c.Callee == CalleeIndirect {
+			return true
+		}
+	}
+	return false
+}
+
+func hasIndirectIn(m *Module, fs []int32) bool {
+	for _, f := range fs {
+		if hasIndirect(m.Funcs[f]) {
+			return true
 		}
 	}
 	return false

@@ -108,6 +108,9 @@ type parser struct {
 	// externs the declarations without a body (vprintf).
 	funcDefs map[string]int32
 	externs  map[string]*Kernel
+	// funcRefs are the places that take a function's address, filled in
+	// once every function is defined (linkCalls).
+	funcRefs []funcRef
 	locs     []fileRef // .loc file numbers, checked against .file at the end
 	// curLoc is the source position of the statement being parsed in a
 	// body (the outermost of an inlined chain), which errors carry.
@@ -578,6 +581,16 @@ func (p *parser) initializer(v *Var) bool {
 			continue
 		case t.kind == tPunct && t.text == "}" && depth > 0:
 			depth--
+			p.next()
+		case t.kind == tIdent && p.funcs[t.text] && v.Type.Size() == 8:
+			// A function's address (a table of function pointers, a
+			// vtable): filled in once the function is defined.
+			p.funcRefs = append(p.funcRefs, funcRef{v: v, off: len(v.Init), name: t.text, line: t.line})
+			if len(v.Init)+8 > v.Size {
+				p.errorf(t.line, "too many initializers in the initializer of %s", v.Name)
+				return false
+			}
+			v.Init = append(v.Init, make([]byte, 8)...)
 			p.next()
 		default:
 			neg := p.accept("-")
