@@ -29,6 +29,7 @@ type PTXKernel struct {
 	code []xin
 
 	nregs    int
+	regs     kernelRegs   // machine registers per thread for the occupancy (timemodel_regs.go)
 	imms     [][32]uint64 // immediate and symbol-address rows, shared by all warps
 	labels   []string     // site labels, by site index
 	srcLines []string     // the CUDA C the PTX came from, by line (SetSource), for faults
