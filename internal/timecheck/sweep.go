@@ -64,29 +64,25 @@ func (c SweepCase) Ratio() float64 {
 }
 
 // Regime is the case's regime: the model's bound, in the issue's words
-// (launch, latency, L1/shared, issue, L2, DRAM; CG's per-call times sum
-// launches of several bounds and are "per call"). It is the model's
+// (launch, latency, shared, L1, issue, L2, DRAM; CG's per-call times sum
+// launches of several bounds and are "per call"; a bound the model adds
+// later is its own regime under its own name). It is the model's
 // classification, as in the lesson runs' check: the regime of a case the
 // model gets wrong may be wrong too.
 func (c SweepCase) Regime() string {
 	switch c.Bound {
-	case "launch":
-		return "launch"
-	case "latency":
-		return "latency"
 	case "l1":
-		return "L1/shared"
-	case "issue":
-		return "issue"
+		return "L1"
 	case "l2":
 		return "L2"
 	case "dram":
 		return "DRAM"
-	case "":
-		return ""
 	}
 	return c.Bound
 }
+
+// regimeOrder is the order the report lists regimes in; others follow.
+var regimeOrder = []string{"launch", "latency", "shared", "L1", "issue", "L2", "DRAM", BoundPerCall}
 
 // SweepRecorded reads every recorded sweep under root/evidence
 // (timemodel-sweep-*/*.jsonl, measured records only). A case recorded in
@@ -410,7 +406,13 @@ func NewSweepReport(model string, cases []SweepCase) (*SweepReport, error) {
 		return out
 	}
 	r.ByFamily = by(func(c SweepCase) string { return c.Family }, func(p Pair) string { return p.Family }, sweep.FamilyNames())
-	r.ByRegime = by(SweepCase.Regime, nil, []string{"launch", "latency", "L1/shared", "issue", "L2", "DRAM", "per call"})
+	regimes := append([]string(nil), regimeOrder...)
+	for _, c := range cases {
+		if g := c.Regime(); g != "" && !contains(regimes, g) {
+			regimes = append(regimes, g)
+		}
+	}
+	r.ByRegime = by(SweepCase.Regime, nil, regimes)
 	var gpus []string
 	for _, c := range cases {
 		if !contains(gpus, c.GPU) {

@@ -54,6 +54,8 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 		mk("f", "i", "a", 10e-6, 11e-6, 0, "dram"),
 		mk("f", "i", "b", 20e-6, 15e-6, 0, "l2"),
 		mk("f", "i", "c", 11e-6, 15e-6, 0, "latency"),
+		// A bound the model adds later is its own regime.
+		mk("f2", "i", "d", 1e-3, 1e-3, 0, "newbound"),
 		// Both at the launch floor, told apart by the GPU time under it.
 		mk("g", "j", "x", 5e-6, 6e-6, 2e-6, "launch"),
 		mk("g", "j", "y", 10e-6, 6e-6, 3e-6, "launch"),
@@ -88,10 +90,10 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Errors: a 10%, b 25%, c 36%, x 20%, y 40%, x 80%, y 20%, x 0%, y 80%:
-	// 5 of 9 within 25% (b on the edge), median 25%.
+	// Errors: a 10%, b 25%, c 36%, d 0%, x 20%, y 40%, x 80%, y 20%, x 0%,
+	// y 80%: 6 of 10 within 25% (b on the edge), median (20+25)/2 = 22.5%.
 	a := rep.All
-	if a.Cases != 10 || a.Modeled != 9 || a.Within != 5 || !near(a.MedianAbsErr, 0.25) || a.Pairs != 5 || a.PairsRight != 2 {
+	if a.Cases != 11 || a.Modeled != 10 || a.Within != 6 || !near(a.MedianAbsErr, 0.225) || a.Pairs != 5 || a.PairsRight != 2 {
 		t.Errorf("all: %+v", a)
 	}
 	if len(rep.ByFamily) != 0 {
@@ -102,7 +104,7 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 	for _, s := range rep.ByRegime {
 		regimes[s.Name] = s.Cases
 	}
-	if regimes["DRAM"] != 3 || regimes["launch"] != 2 || regimes["L1/shared"] != 1 || regimes["issue"] != 1 {
+	if regimes["DRAM"] != 3 || regimes["launch"] != 2 || regimes["L1"] != 1 || regimes["issue"] != 1 || regimes["newbound"] != 1 || len(regimes) != 7 {
 		t.Errorf("regimes %v", regimes)
 	}
 	var buf bytes.Buffer
@@ -127,7 +129,7 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 		fresh[i].Modeled, fresh[i].Bound = 0, ""
 	}
 	TakeSweepModeled(fresh, back.Cases)
-	if fresh[0].Modeled != cases[0].Modeled || fresh[9].Skipped != cases[9].Skipped {
+	if fresh[0].Modeled != cases[0].Modeled || fresh[10].Skipped != cases[10].Skipped {
 		t.Errorf("TakeSweepModeled: %+v", fresh)
 	}
 }
