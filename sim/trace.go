@@ -67,8 +67,8 @@ type MemEvent struct {
 	Warp  WarpRef
 	Seq   int    // the instruction's place among the warp's traced memory instructions, from 0
 	Site  string // the site label: CUDA line and PTX instruction
-	Space Space // SpaceGlobal or SpaceShared
-	Op    Op    // OpLoad, OpStore or OpAtom
+	Space Space  // SpaceGlobal or SpaceShared
+	Op    Op     // OpLoad, OpStore or OpAtom
 	Width int    // bytes each lane moves
 	Lanes []LaneAccess
 }

@@ -450,9 +450,9 @@ type Call struct {
 	// Reg is an indirect call's register, which holds the function's
 	// address (FuncAddr: from an initializer such as a vtable's, or a mov
 	// of the function's name).
-	Reg int32
-	Rets    []int32
-	Args    []int32
+	Reg  int32
+	Rets []int32
+	Args []int32
 }
 
 // Reg is a declared register.
