@@ -45,7 +45,6 @@ func ranks() map[string]int {
 		"internal/ncu":       0,
 		"internal/browser":   0,
 		"internal/evidence":  0,
-		"internal/table":     1, // forwards to table until its last user moves
 
 		"sparse/":                   1,
 		"sim/internal/":             1,
@@ -102,8 +101,7 @@ func Known() map[string]string {
 }
 
 // KnownAPI are the packages whose exported API still names a type of an
-// internal package, with why. (internal/table is not counted: its Table
-// is an alias of the public table.Table.)
+// internal package, with why.
 func KnownAPI() map[string]string {
 	return map[string]string{
 		"plots": "TimeModel and TimeModelSweep take timecheck's reports (helper sweep's files; as in Known)",
