@@ -4,6 +4,7 @@
 package ncu
 
 import (
+	"bytes"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -29,14 +30,31 @@ func (l Launch) Metric(m string) (float64, bool) {
 // Read parses ncu's CSV (one row per launch and metric), skipping the
 // lines the profiled program and ncu itself printed before the header.
 func Read(r io.Reader) ([]Launch, error) {
-	cr := csv.NewReader(r)
+	// The lines before the header are the program's, not CSV: a JSON line
+	// read as CSV opens a quoted field that can swallow the header, so the
+	// reader starts at the header's line.
+	all, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("ncu: %w", err)
+	}
+	skipped := 0
+	for len(all) > 0 && !bytes.HasPrefix(all, []byte(`"ID",`)) && !bytes.HasPrefix(all, []byte("ID,")) {
+		i := bytes.IndexByte(all, '\n')
+		if i < 0 {
+			all = nil
+			break
+		}
+		all = all[i+1:]
+		skipped++
+	}
+	cr := csv.NewReader(bytes.NewReader(all))
 	cr.FieldsPerRecord = -1
 	cr.LazyQuotes = true
 	var (
 		col    map[string]int
 		out    []Launch
 		byID   = map[int]int{}
-		lineNo int
+		lineNo = skipped // records before the header, counted as lines
 	)
 	for {
 		rec, err := cr.Read()
