@@ -196,7 +196,7 @@ func TestGPUCubinPath(t *testing.T) {
 func TestGPUErrors(t *testing.T) {
 	d := openGPUT(t, Options{PTXOnly: true})
 	m := saxpyModule()
-	_, err := d.Launch(context.Background(), kern(m, "nosuch"), Config{Grid: 1, Block: 32})
+	_, err := m.Kernel("nosuch")
 	if err == nil || !strings.Contains(err.Error(), `extern "C"`) {
 		t.Errorf("unknown kernel: %v, want the extern \"C\" hint", err)
 	}
