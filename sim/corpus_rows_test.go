@@ -16,6 +16,7 @@ func init() {
 	corpus = append(corpus,
 		corpusCase{
 			name: "rows/softmax", file: "rows", kernel: "softmax", grid: sim.Dim1(rows), block: sim.Dim1(32),
+			approx: map[string]float64{"y": 1e-6}, // y <= 1; ex2.approx: 2^-22 relative a term (PTX ISA), rcp within an ulp, on each side
 			setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
 				x, _ := sim.Upload(d, "x", xs)
 				y, _ := sim.Alloc[float32](d, "y", rows*cols)
@@ -65,6 +66,7 @@ func init() {
 		},
 		corpusCase{
 			name: "rows/gelu", file: "rows", kernel: "gelu", grid: sim.Dim1(2), block: sim.Dim1(128),
+			approx: map[string]float64{"y": 1e-5}, // |x| < 10, y = x/2 (1 + tanh): tanhf through ex2.approx (2^-22 relative) and rcp.approx, a few 2^-22 of 5 on each side
 			setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
 				const n = 200
 				x, _ := sim.Upload(d, "x", seq(n, func(i int) float32 { return float32(i-100) / 16 }))
