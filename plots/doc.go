@@ -1,14 +1,14 @@
 // Package plots is the notebooks' side of warplab's figures: Display and
 // the other GoNB helpers, HTML tables, and the figures that belong to no one
-// lesson (simulator counters against a profiler's, stride and access maps,
-// the time model against the recorded GPU runs).
+// lesson (simulator counters against a profiler's, stride and access maps).
+// The time model's figures, which read the recorded checks, are package
+// timefig's, above the lessons.
 //
 // A lesson draws its own figures, in its own package (lessons/cg/figure.go
 // and the like), with the toolkit in plots/chart: the notebook style,
 // bars, legends outside the data area, the roofline, multi-panel figures and
-// rendering. This package imports no lesson (it cannot be imported by one:
-// it imports internal/timecheck, which imports the lessons), so a new
-// lesson's figures need no edit here. Drawer, Figure, SVG, PNG, WriteFile
+// rendering. This package imports no lesson and nothing above the lessons,
+// so a new lesson's figures need no edit here. Drawer, Figure, SVG, PNG, WriteFile
 // and CounterRow are chart's, under the names the notebooks use.
 //
 // Figures are built from results (a lesson's Result, counter rows, roofline

@@ -35,5 +35,3 @@ func TestGoldenSimVsHardwarePlot(t *testing.T) {
 func TestGoldenStrideSectors(t *testing.T) {
 	cmpimg.CheckPlot(ExampleStrideSectors, t, "stride_sectors.png")
 }
-
-func TestGoldenTimeModel(t *testing.T) { cmpimg.CheckPlot(ExampleTimeModel, t, "timemodel.png") }

@@ -15,6 +15,7 @@ import (
 	"github.com/warplab/warplab/internal/timecheck"
 	"github.com/warplab/warplab/plots"
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/timefig"
 )
 
 // Lesson is one notebook's result in a site build.
@@ -155,7 +156,7 @@ const timeModelImage = "timemodel.svg"
 
 // writeTimeModel writes the simulator's modeled time against the measured
 // one for every recorded H200 kernel run of every lesson (the embedded
-// check, plots.TimeModelFigure("")) into dir, so the index shows how far
+// check, timefig.TimeModelFigure("")) into dir, so the index shows how far
 // the lessons' modeled times can be trusted (issue 13). The check's
 // figures go in the caption, read from the same report.
 func writeTimeModel(dir string) (*indexTimeModel, error) {
@@ -163,7 +164,7 @@ func writeTimeModel(dir string) (*indexTimeModel, error) {
 	if err != nil {
 		return nil, err
 	}
-	p, err := plots.TimeModel(rep, "")
+	p, err := timefig.TimeModel(rep, "")
 	if err != nil {
 		return nil, err
 	}

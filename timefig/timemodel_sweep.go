@@ -1,4 +1,4 @@
-package plots
+package timefig
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/warplab/warplab/internal/timecheck"
+	"github.com/warplab/warplab/plots"
 	"github.com/warplab/warplab/plots/chart"
 )
 
@@ -37,7 +38,7 @@ var sweepPalette = []color.Color{
 // gives the family's cases within ±25% of the modeled ones.
 func TimeModelSweep(rep *timecheck.SweepReport, family string) (*plot.Plot, error) {
 	if rep == nil {
-		return nil, fmt.Errorf("plots: TimeModelSweep: no report")
+		return nil, fmt.Errorf("timefig: TimeModelSweep: no report")
 	}
 	var cases []timecheck.SweepCase
 	var kernels []string
@@ -51,7 +52,7 @@ func TimeModelSweep(rep *timecheck.SweepReport, family string) (*plot.Plot, erro
 		}
 	}
 	if len(cases) == 0 {
-		return nil, fmt.Errorf("plots: TimeModelSweep: no measured case of family %q in the report", family)
+		return nil, fmt.Errorf("timefig: TimeModelSweep: no measured case of family %q in the report", family)
 	}
 	p := plot.New()
 	chart.Style(p)
@@ -193,10 +194,10 @@ type SweepGrid struct {
 // in the report's family order, cols panels a row.
 func TimeModelSweepGrid(rep *timecheck.SweepReport, cols int) (*SweepGrid, error) {
 	if rep == nil {
-		return nil, fmt.Errorf("plots: TimeModelSweepGrid: no report")
+		return nil, fmt.Errorf("timefig: TimeModelSweepGrid: no report")
 	}
 	if cols < 1 {
-		return nil, fmt.Errorf("plots: TimeModelSweepGrid: %d columns", cols)
+		return nil, fmt.Errorf("timefig: TimeModelSweepGrid: %d columns", cols)
 	}
 	g := &SweepGrid{Cols: cols}
 	var fams []string
@@ -216,7 +217,7 @@ func TimeModelSweepGrid(rep *timecheck.SweepReport, cols int) (*SweepGrid, error
 		g.Panels = append(g.Panels, p)
 	}
 	if len(g.Panels) == 0 {
-		return nil, fmt.Errorf("plots: TimeModelSweepGrid: no measured case in the report")
+		return nil, fmt.Errorf("timefig: TimeModelSweepGrid: no measured case in the report")
 	}
 	return g, nil
 }
@@ -270,20 +271,20 @@ func TimeModelSweepFigure(family string) (*plot.Plot, error) {
 func DisplayTimeModelSweep(family string) {
 	if family != "" {
 		p, err := TimeModelSweepFigure(family)
-		if ShowError(err) {
+		if plots.ShowError(err) {
 			return
 		}
-		ShowError(Display(p))
+		plots.ShowError(plots.Display(p))
 		return
 	}
 	rep, err := timecheck.EmbeddedSweep()
-	if ShowError(err) {
+	if plots.ShowError(err) {
 		return
 	}
 	g, err := TimeModelSweepGrid(rep, 4)
-	if ShowError(err) {
+	if plots.ShowError(err) {
 		return
 	}
 	w, h := g.Size()
-	ShowError(DisplaySize(g, w, h))
+	plots.ShowError(plots.DisplaySize(g, w, h))
 }

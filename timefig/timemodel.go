@@ -1,4 +1,4 @@
-package plots
+package timefig
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/warplab/warplab/internal/timecheck"
+	"github.com/warplab/warplab/plots"
 	"github.com/warplab/warplab/plots/chart"
 )
 
@@ -37,7 +38,7 @@ var timeModelShapes = map[string]draw.GlyphDrawer{
 // lines are the band, the solid one equality.
 func TimeModel(rep *timecheck.Report, lesson string) (*plot.Plot, error) {
 	if rep == nil {
-		return nil, fmt.Errorf("plots: TimeModel: no report")
+		return nil, fmt.Errorf("timefig: TimeModel: no report")
 	}
 	var runs []timecheck.Run
 	for _, r := range rep.Runs {
@@ -47,7 +48,7 @@ func TimeModel(rep *timecheck.Report, lesson string) (*plot.Plot, error) {
 		runs = append(runs, r)
 	}
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("plots: TimeModel: no modeled and measured run for lesson %q in the report", lesson)
+		return nil, fmt.Errorf("timefig: TimeModel: no modeled and measured run for lesson %q in the report", lesson)
 	}
 	s := timecheck.Summarize(runs)
 	p := plot.New()
@@ -127,11 +128,11 @@ func modelName(key string) string {
 // "tiling" or "cg") or the index page (""), from the check recorded with
 // the repository (timecheck.Embedded): one call in a cell,
 //
-//	plots.Display(plots.TimeModelFigure("spmv"))
+//	plots.Display(timefig.TimeModelFigure("spmv"))
 //
 // does not compile (two results), so a cell writes
 //
-//	p, err := plots.TimeModelFigure("spmv")
+//	p, err := timefig.TimeModelFigure("spmv")
 //	if !plots.ShowError(err) { plots.Display(p) }
 //
 // or calls DisplayTimeModel.
@@ -147,8 +148,8 @@ func TimeModelFigure(lesson string) (*plot.Plot, error) {
 // error in its place.
 func DisplayTimeModel(lesson string) {
 	p, err := TimeModelFigure(lesson)
-	if ShowError(err) {
+	if plots.ShowError(err) {
 		return
 	}
-	ShowError(Display(p))
+	plots.ShowError(plots.Display(p))
 }

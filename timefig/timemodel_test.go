@@ -1,4 +1,4 @@
-package plots
+package timefig
 
 import (
 	"strings"

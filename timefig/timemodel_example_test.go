@@ -1,4 +1,4 @@
-package plots_test
+package timefig_test
 
 import (
 	"log"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/warplab/warplab/internal/timecheck"
 	"github.com/warplab/warplab/plots"
+	"github.com/warplab/warplab/timefig"
 )
 
 // TimeModel draws a `warplab timemodel check` report: here a fixed copy
@@ -21,7 +22,7 @@ func ExampleTimeModel() {
 	if err != nil {
 		log.Panic(err)
 	}
-	p, err := plots.TimeModel(rep, "")
+	p, err := timefig.TimeModel(rep, "")
 	if err != nil {
 		log.Panic(err)
 	}

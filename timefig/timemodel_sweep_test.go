@@ -1,4 +1,4 @@
-package plots_test
+package timefig_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/warplab/warplab/internal/timecheck"
 	"github.com/warplab/warplab/plots"
+	"github.com/warplab/warplab/timefig"
 )
 
 // ExampleTimeModelSweepGrid draws a `warplab timemodel check --sweep-json`
@@ -18,7 +19,7 @@ import (
 // made), so the golden moves only when the figure code does.
 func ExampleTimeModelSweepGrid() {
 	rep := readSweepReport("testdata/timemodel_sweep.json")
-	g, err := plots.TimeModelSweepGrid(rep, 4)
+	g, err := timefig.TimeModelSweepGrid(rep, 4)
 	if err != nil {
 		log.Panic(err)
 	}
@@ -57,22 +58,22 @@ func TestTimeModelSweepDocsFigure(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(doc, golden) {
-		t.Fatal("docs/timemodel-sweep.png is not plots/testdata/timemodel_sweep_golden.png: copy the golden after `go test ./plots -run Golden -regen`")
+		t.Fatal("docs/timemodel-sweep.png is not timefig/testdata/timemodel_sweep_golden.png: copy the golden after `go test ./timefig -run Golden -regen`")
 	}
 }
 
 func TestTimeModelSweepErrors(t *testing.T) {
 	rep := &timecheck.SweepReport{Cases: []timecheck.SweepCase{{Family: "f", Kernel: "k", Input: "n=1", Size: 1, SizeUnit: "elements", Measured: 1e-5}}}
-	if _, err := plots.TimeModelSweep(rep, "other"); err == nil {
+	if _, err := timefig.TimeModelSweep(rep, "other"); err == nil {
 		t.Error("a family with no case drew a figure")
 	}
-	if _, err := plots.TimeModelSweep(nil, "f"); err == nil {
+	if _, err := timefig.TimeModelSweep(nil, "f"); err == nil {
 		t.Error("a nil report drew a figure")
 	}
-	if _, err := plots.TimeModelSweepGrid(rep, 0); err == nil {
+	if _, err := timefig.TimeModelSweepGrid(rep, 0); err == nil {
 		t.Error("zero columns drew a grid")
 	}
-	p, err := plots.TimeModelSweep(rep, "f")
+	p, err := timefig.TimeModelSweep(rep, "f")
 	if err != nil || p.Title.Text != "f: 0 of 0 modeled within ±25% (1 measured)" {
 		t.Fatalf("measured only: %v, title %q", err, p.Title.Text)
 	}
