@@ -35,11 +35,7 @@ func (*cliLesson) SelfTest(ctx context.Context, devs lesson.Devices) ([]lesson.C
 	}
 	var code []string
 	if pc != nil {
-		c, err := lesson.CodeLine(devs, Module(), pc)
-		if err != nil {
-			return nil, nil, err
-		}
-		code = append(code, c)
+		code = append(code, pc.Code)
 	}
 	var rows []lesson.Check
 	for s := 1; s < Stages; s++ {

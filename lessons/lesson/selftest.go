@@ -175,9 +175,11 @@ func PTXHazards(text, kernel string) []string {
 type PTXRun struct {
 	Text       string // the PTX the simulator runs
 	Provenance string // its compiler and target, and where it came from
+	Code       string // the self-test's line saying which code each side ran (codeLine)
 }
 
-// SimPTX returns the PTX the simulator runs for m (nil devs.PTX: none).
+// SimPTX returns the PTX the simulator runs for m and the line that says
+// which code each side ran (nil devs.PTX: none).
 func SimPTX(devs Devices, m *gpuext.Module) (*PTXRun, error) {
 	if devs.PTX == nil {
 		return nil, nil
@@ -186,7 +188,11 @@ func SimPTX(devs Devices, m *gpuext.Module) (*PTXRun, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &PTXRun{Text: text, Provenance: prov}, nil
+	pc := &PTXRun{Text: text, Provenance: prov}
+	if pc.Code, err = codeLine(devs, m, pc); err != nil {
+		return nil, err
+	}
+	return pc, nil
 }
 
 // CompareF32 compares the GPU's float32 output with the PTX simulator's:
@@ -226,9 +232,9 @@ func (pc *PTXRun) CompareF32(kernel string, gpu, simPTX []float32, tol float32) 
 	return Pass(fmt.Sprintf("within %g relative; uses %s", tol, strings.Join(hz, ", ")))
 }
 
-// CodeLine says which code each side ran for one lesson module: the GPU's
+// codeLine says which code each side ran for one lesson module: the GPU's
 // load path (cubin and its arch, or PTX JIT) and the PTX the simulator ran.
-func CodeLine(devs Devices, m *gpuext.Module, pc *PTXRun) (string, error) {
+func codeLine(devs Devices, m *gpuext.Module, pc *PTXRun) (string, error) {
 	li, err := devs.Dev.Load(m)
 	if err != nil {
 		return "", err

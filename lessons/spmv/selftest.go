@@ -27,11 +27,7 @@ func (*cliLesson) SelfTest(ctx context.Context, devs lesson.Devices) ([]lesson.C
 	}
 	var code []string
 	if pc != nil {
-		c, err := lesson.CodeLine(devs, Module(), pc)
-		if err != nil {
-			return nil, nil, err
-		}
-		code = append(code, c)
+		code = append(code, pc.Code)
 	}
 	dev := devs.Dev
 	blocks := ProbeBlocksPerSM * dev.SMs()

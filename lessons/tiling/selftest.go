@@ -48,11 +48,7 @@ func (*cliLesson) SelfTest(ctx context.Context, devs lesson.Devices) ([]lesson.C
 	var fromPTX map[string]KernelRun
 	var ptxErr error
 	if pc != nil {
-		c, err := lesson.CodeLine(devs, Module(), pc)
-		if err != nil {
-			return nil, nil, err
-		}
-		code = append(code, c)
+		code = append(code, pc.Code)
 		fromPTX, ptxErr = sims(devs.PTX)
 	}
 	var rows []lesson.Check
