@@ -64,39 +64,15 @@ func LoadCorpus(dir string) (*Recorded, error) {
 		rec.Ours.Matrices = append(rec.Ours.Matrices, one.Matrices...)
 		rec.Ours.Failures = append(rec.Ours.Failures, one.Failures...)
 	}
-	f, err := os.Open(filepath.Join(dir, "cusparse.jsonl"))
-	if err != nil {
+	if err := rec.readPeerAndREADME(dir); err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	if rec.Peer, err = ReadPeer(f); err != nil {
-		return nil, err
-	}
-	if readme, err := os.ReadFile(filepath.Join(dir, "README.md")); err == nil {
-		rec.README = string(readme)
 	}
 	return rec, nil
 }
 
 // FindCorpus looks for evidence/CorpusName at or above the working
 // directory, as FindChosen does.
-func FindCorpus() (*Recorded, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		cand := filepath.Join(dir, "evidence", CorpusName)
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return LoadCorpus(cand)
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return nil, ErrNotRecorded
-		}
-		dir = parent
-	}
-}
+func FindCorpus() (*Recorded, error) { return findEvidence(CorpusName, LoadCorpus) }
 
 // CorpusOrNote is FindCorpus for a notebook cell: nil and a note on w when
 // the run is not in evidence/.

@@ -152,21 +152,29 @@ func LoadRecorded(dir string) (*Recorded, error) {
 	if err := json.Unmarshal(b, rec.Ours); err != nil {
 		return nil, fmt.Errorf("libs: %s/libs.json: %w", dir, err)
 	}
-	f, err := os.Open(filepath.Join(dir, "cusparse.jsonl"))
-	if errors.Is(err, os.ErrNotExist) {
+	if err := rec.readPeerAndREADME(dir); errors.Is(err, os.ErrNotExist) {
 		return nil, ErrNotRecorded
-	}
-	if err != nil {
+	} else if err != nil {
 		return nil, err
+	}
+	return rec, nil
+}
+
+// readPeerAndREADME reads a recorded folder's cuSPARSE lines
+// (cusparse.jsonl; its absence is os.ErrNotExist) and its README, if any.
+func (rec *Recorded) readPeerAndREADME(dir string) error {
+	f, err := os.Open(filepath.Join(dir, "cusparse.jsonl"))
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	if rec.Peer, err = ReadPeer(f); err != nil {
-		return nil, err
+		return err
 	}
 	if readme, err := os.ReadFile(filepath.Join(dir, "README.md")); err == nil {
 		rec.README = string(readme)
 	}
-	return rec, nil
+	return nil
 }
 
 // FindRecorded looks for evidence/RecordedName in the working directory
@@ -181,16 +189,16 @@ func FindRecorded() (*Recorded, error) {
 	return rec, err
 }
 
-func findRecorded() (*Recorded, error) { return findEvidence(RecordedName) }
+func findRecorded() (*Recorded, error) { return findEvidence(RecordedName, LoadRecorded) }
 
 // FindChosen looks for evidence/ChosenName in the working directory and the
 // directories above it, as FindRecorded does (without an environment
 // fallback: the run is recorded).
-func FindChosen() (*Recorded, error) { return findEvidence(ChosenName) }
+func FindChosen() (*Recorded, error) { return findEvidence(ChosenName, LoadRecorded) }
 
-// findEvidence loads evidence/name from the nearest directory at or above
-// the working directory that has it; none is ErrNotRecorded.
-func findEvidence(name string) (*Recorded, error) {
+// findEvidence loads evidence/name with load from the nearest directory at
+// or above the working directory that has it; none is ErrNotRecorded.
+func findEvidence(name string, load func(dir string) (*Recorded, error)) (*Recorded, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -198,7 +206,7 @@ func findEvidence(name string) (*Recorded, error) {
 	for {
 		cand := filepath.Join(dir, "evidence", name)
 		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return LoadRecorded(cand)
+			return load(cand)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
