@@ -27,7 +27,35 @@ type devMatrix struct {
 	mergeBlk int
 
 	split map[int]*splitPrep // by width
+	tile  *tilePrep
 }
+
+// tilePrep is the nonzero tiles' preparation (spmvTilePrep): each tile's
+// first row, the tiles' done-counts and the pieces' partial sums.
+type tilePrep struct {
+	nTiles   int
+	tileRow  *gpuext.Buffer[int32]
+	tileDone *gpuext.Buffer[int32]
+	partial  *gpuext.Buffer[float32]
+}
+
+func (p *tilePrep) free() error {
+	var err error
+	for _, b := range []*gpuext.Buffer[int32]{p.tileRow, p.tileDone} {
+		if b != nil {
+			err = errors.Join(err, b.Free())
+		}
+	}
+	if p.partial != nil {
+		err = errors.Join(err, p.partial.Free())
+	}
+	return err
+}
+
+// TileCount is how many tiles spmvTile takes for nnz nonzeros:
+// nnz / TileNZ + 1, so that a row starting at nnz (an empty last row)
+// still lies in a tile.
+func TileCount(nnz int) int { return nnz/TileNZ + 1 }
 
 // splitPrep is split<W>'s preparation on one matrix, made on the device by
 // spmvSplitPrep: the long rows (over SplitLongMin(W) nonzeros) and their
@@ -104,6 +132,9 @@ func (d *devMatrix) free() error {
 	for _, p := range d.split {
 		err = errors.Join(err, p.free())
 	}
+	if d.tile != nil {
+		err = errors.Join(err, d.tile.free())
+	}
 	return err
 }
 
@@ -168,6 +199,12 @@ func (d *devMatrix) prepare(ctx context.Context, dev *gpuext.Device, mod *gpuext
 		return &Prep{Method: method, HostMs: ms(time.Since(start)), DeviceMs: t.MeanMs, TimeKind: t.Kind,
 			Bytes: int64(2*(n+1))*4 + int64(n)*8,
 			Note:  "spmvMergePartition: one merge-path search a tile on the device; carry arrays allocated"}, nil
+	}
+	if method == MethodTile || method == MethodTileV4 {
+		if d.tile != nil {
+			return nil, nil
+		}
+		return d.prepareTile(ctx, dev, mod, o, method)
 	}
 	if w, _, ok := parseSplit(method); ok {
 		if d.split[w] != nil {
@@ -235,6 +272,41 @@ func (d *devMatrix) prepareSplit(ctx context.Context, dev *gpuext.Device, mod *g
 		Note:  fmt.Sprintf("spmvSplitPrep on the device: %d rows over %d nonzeros, %d chunks of %d", p.nLong, p.longMin, p.nChunks, SplitChunk)}, nil
 }
 
+// prepareTile makes the nonzero tiles' preparation on the device (one
+// spmvTilePrep launch: a search a tile), timed like an SpMV (DeviceMs).
+// Both tile methods share it.
+func (d *devMatrix) prepareTile(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Options, method string) (*Prep, error) {
+	start := time.Now()
+	p := &tilePrep{nTiles: TileCount(d.nnz)}
+	fail := func(err error) (*Prep, error) { p.free(); return nil, err }
+	var err error
+	if p.tileRow, err = gpuext.Alloc[int32](dev, "tileRow", p.nTiles+1); err != nil {
+		return fail(err)
+	}
+	if p.tileDone, err = gpuext.Alloc[int32](dev, "tileDone", p.nTiles); err != nil {
+		return fail(err)
+	}
+	if p.partial, err = gpuext.Alloc[float32](dev, "tilePartial", 2*p.nTiles); err != nil {
+		return fail(err)
+	}
+	run := func() error {
+		_, err := dev.Launch(ctx, mod.MustKernel(KernelTilePrep), gpuext.Config{Grid: blocksFor(p.nTiles + 1), Block: ThreadsPerBlock},
+			d.rowPtr, int32(d.rows), int32(p.nTiles), p.tileRow, p.tileDone)
+		return err
+	}
+	t, err := dev.Time(run, o.Warmups, o.Runs)
+	if err != nil {
+		return fail(fmt.Errorf("%s preparation: %w", method, err))
+	}
+	if err := dev.Synchronize(); err != nil {
+		return fail(err)
+	}
+	d.tile = p
+	return &Prep{Method: method, HostMs: ms(time.Since(start)), DeviceMs: t.MeanMs, TimeKind: t.Kind,
+		Bytes: int64(p.nTiles+1)*4 + int64(p.nTiles)*12,
+		Note:  fmt.Sprintf("spmvTilePrep on the device: the first row of each of %d tiles of %d nonzeros, done-counts zeroed", p.nTiles, TileNZ)}, nil
+}
+
 func ms(t time.Duration) float64 { return float64(t.Nanoseconds()) / 1e6 }
 
 func blocksFor(threads int) int { return max(1, (threads+ThreadsPerBlock-1)/ThreadsPerBlock) }
@@ -252,6 +324,19 @@ func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.
 		}
 		ls, names = append(ls, l), append(names, name)
 		return nil
+	}
+	if method == MethodTile || method == MethodTileV4 {
+		p := d.tile
+		if p == nil {
+			return nil, nil, errors.New(method + ": not prepared")
+		}
+		name := KernelTile
+		if method == MethodTileV4 {
+			name = KernelTileV4
+		}
+		tpb := ThreadsPerBlock / WarpSize
+		err := add(name, (p.nTiles+tpb-1)/tpb, d.rowPtr, d.colIdx, d.val, d.x, d.y, int32(d.nnz), int32(p.nTiles), p.tileRow, p.partial, p.tileDone)
+		return ls, names, err
 	}
 	if w, v4, ok := parseSplit(method); ok {
 		p := d.split[w]

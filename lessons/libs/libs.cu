@@ -27,6 +27,14 @@
 //                        their chunks, one thread a row
 //   spmvMergePartition   merge path's preparation on the device: one
 //                        search a tile
+//   spmvTile[V4]         nonzero tiles (CUB's DeviceSpmv, CSR5): each warp
+//                        takes TILE_NZ consecutive nonzeros, whatever rows
+//                        they belong to, loaded 32 (V4: 128) consecutive a
+//                        warp load; rows summed from shared memory, a row
+//                        crossing tiles added by its last piece (no second
+//                        pass)
+//   spmvTilePrep         its preparation on the device: each tile's first
+//                        row, one search a tile
 //   copyFloat4           a plain copy: the bandwidth reference
 //
 // Read-only loads: every input pointer is const __restrict__, which lets
@@ -56,6 +64,11 @@
 // A row is long for spmvSplit<W> when it is longer than SPLIT_PASSES
 // passes of its group of W lanes.
 #define SPLIT_PASSES 16
+// Nonzeros one warp of spmvTile takes (8 passes of 32 lanes, 2 of 32
+// float4s), and the longest piece of a row one lane of it sums alone.
+#define TILE_NZ 256
+#define TILE_LANE_MAX 32
+#define TILE_WARPS (LIBS_BLOCK / LIBS_WARP)
 
 // rowPartial is one lane's share of row [first, last): entries sub,
 // sub + W, sub + 2W, ... of the row. With V4 the aligned middle of the row is
@@ -276,6 +289,164 @@ __device__ __forceinline__ void splitSpmv(const int* __restrict__ rowPtr,
     if (lane == 0) {
         y[row] = sum;
         longDone[k] = 0;
+    }
+}
+
+// Nonzero tiles: the way CUB's DeviceSpmv (Merrill and Garland) and CSR5
+// read a matrix. Every kernel above maps rows to lanes, so a warp load
+// covers pieces of several rows (CSR-vector of width 2: 16 rows' pieces, a
+// sector or two each) and a warp waits for its longest row. Here warp t
+// takes nonzeros [t*TILE_NZ, (t+1)*TILE_NZ), whatever rows they belong to:
+// each load instruction reads 32 consecutive values and column indices
+// (128 with V4's float4/int4 loads), the x gathers of 32 (128) consecutive
+// nonzeros, and every warp has the same work however skewed the rows.
+//
+// Step 1, staging: the warp stores the products val[j] * x[col[j]] of its
+// tile in shared memory (its own TILE_NZ floats).
+// Step 2, rows: the rows whose first nonzero lies in the tile (tileRow[t]
+// .. tileRow[t+1]-1, from spmvTilePrep; empty rows included, so every row
+// belongs to exactly one tile) are taken 32 at a time, a lane each: a lane
+// sums its row's products from shared memory when the row ends inside the
+// tile and has at most TILE_LANE_MAX of them there. Longer rows, and the
+// row that runs on into the next tile, are summed by the whole warp
+// (strided, then shuffles), one at a time. So is the head piece: the part
+// of the row that began in an earlier tile.
+// Step 3, carries: a row that crosses tiles t_a..t_z has one piece in each.
+// Each piece's warp stores its sum (partial[2t+1] for the start piece,
+// partial[2t] for a head piece), fences, and counts itself in
+// tileDone[t_a]; the warp that counts last adds the pieces in tile order
+// (so y does not depend on which finished last), stores y, and sets the
+// count back to 0 for the next SpMV: split's last-warp pattern, no second
+// pass. Launch: 256 threads a block (8 tiles), ceil(nTiles / 8) blocks;
+// nTiles = nnz / TILE_NZ + 1, partial 2 * nTiles floats, tileDone nTiles
+// counts, zero before the first SpMV.
+__device__ __forceinline__ float warpSum(float v) { return groupSum<LIBS_WARP>(v); }
+
+// tilePiece: the whole warp sums prod[ps-a .. pe-a) of row `row` (first
+// nonzero rowFirst, end rowEnd) and stores it, or hands it to the carry.
+__device__ __forceinline__ void tilePiece(const float* prod, int a, int b,
+                                          int t, int row, int ps, int pe,
+                                          int rowFirst, int rowEnd,
+                                          float* __restrict__ y,
+                                          float* partial, int* tileDone,
+                                          int lane) {
+    float acc = 0.0f;
+    for (int j = ps - a + lane; j < pe - a; j += LIBS_WARP) {
+        acc += prod[j];
+    }
+    acc = warpSum(acc);
+    if (rowFirst >= a && rowEnd <= b) {
+        if (lane == 0) {
+            y[row] = acc;
+        }
+        return;
+    }
+    const int ta = rowFirst / TILE_NZ;
+    const int n = (rowEnd - 1) / TILE_NZ - ta + 1;
+    int ticket = 0;
+    if (lane == 0) {
+        partial[t == ta ? 2 * t + 1 : 2 * t] = acc;
+        __threadfence();
+        ticket = atomicAdd(&tileDone[ta], 1);
+    }
+    ticket = __shfl_sync(0xffffffffu, ticket, 0);
+    if (ticket != n - 1) {
+        return;
+    }
+    // The last piece of the row: every other piece was fenced before it
+    // was counted; read them past L1 (__ldcg), which is not coherent
+    // across SMs.
+    __threadfence();
+    float sum = 0.0f;
+    for (int i = lane; i < n; i += LIBS_WARP) {
+        sum += __ldcg(&partial[i == 0 ? 2 * ta + 1 : 2 * (ta + i)]);
+    }
+    sum = warpSum(sum);
+    if (lane == 0) {
+        y[row] = sum;
+        tileDone[ta] = 0;
+    }
+}
+
+template <bool V4>
+__device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
+                                         const int* __restrict__ colIdx,
+                                         const float* __restrict__ val,
+                                         const float* __restrict__ x,
+                                         float* __restrict__ y, int nnz,
+                                         int nTiles,
+                                         const int* __restrict__ tileRow,
+                                         float* partial, int* tileDone) {
+    __shared__ __align__(16) float prodAll[TILE_WARPS][TILE_NZ];
+    const int warp = threadIdx.x / LIBS_WARP;
+    const int lane = threadIdx.x % LIBS_WARP;
+    const int t = blockIdx.x * TILE_WARPS + warp;
+    if (t >= nTiles) {
+        return;  // whole warps: the shuffles below see all 32 lanes
+    }
+    float* prod = prodAll[warp];
+    const int a = t * TILE_NZ;
+    const int b = min(a + TILE_NZ, nnz);
+    // Step 1: the tile's products, coalesced.
+    if (V4) {
+        const float4* val4 = reinterpret_cast<const float4*>(val);
+        const int4* col4 = reinterpret_cast<const int4*>(colIdx);
+        float4* prod4 = reinterpret_cast<float4*>(prod);
+        for (int q = a / 4 + lane; 4 * q + 4 <= b; q += LIBS_WARP) {
+            const float4 v = val4[q];
+            const int4 c = col4[q];
+            float4 p;
+            p.x = v.x * x[c.x];
+            p.y = v.y * x[c.y];
+            p.z = v.z * x[c.z];
+            p.w = v.w * x[c.w];
+            prod4[q - a / 4] = p;
+        }
+        for (int j = max(a, b & ~3) + lane; j < b; j += LIBS_WARP) {
+            prod[j - a] = val[j] * x[colIdx[j]];
+        }
+    } else {
+        for (int j = a + lane; j < b; j += LIBS_WARP) {
+            prod[j - a] = val[j] * x[colIdx[j]];
+        }
+    }
+    __syncwarp();
+    const int r0 = tileRow[t], r1 = tileRow[t + 1];
+    // The head piece: the row that began before this tile and runs into it.
+    if (t > 0) {
+        const int headEnd = rowPtr[r0];
+        if (headEnd > a) {
+            tilePiece(prod, a, b, t, r0 - 1, a, min(headEnd, b), rowPtr[r0 - 1], headEnd, y, partial, tileDone, lane);
+        }
+    }
+    // Step 2: the tile's own rows, a lane each, 32 at a time.
+    for (int base = r0; base < r1; base += LIBS_WARP) {
+        const int r = base + lane;
+        int first = 0, end = 0;
+        bool wide = false;
+        if (r < r1) {
+            first = rowPtr[r];
+            end = rowPtr[r + 1];
+            const int pe = min(end, b);
+            if (end <= b && pe - first <= TILE_LANE_MAX) {
+                float acc = 0.0f;
+                for (int j = first - a; j < pe - a; ++j) {
+                    acc += prod[j];
+                }
+                y[r] = acc;
+            } else {
+                wide = true;
+            }
+        }
+        unsigned m = __ballot_sync(0xffffffffu, wide);
+        while (m != 0) {
+            const int src = __ffs(m) - 1;
+            m &= m - 1;
+            const int row = __shfl_sync(0xffffffffu, r, src);
+            const int rf = __shfl_sync(0xffffffffu, first, src);
+            const int re = __shfl_sync(0xffffffffu, end, src);
+            tilePiece(prod, a, b, t, row, rf, min(re, b), rf, re, y, partial, tileDone, lane);
+        }
     }
 }
 
@@ -579,6 +750,52 @@ __global__ void spmvMergePartition(const int* __restrict__ rowPtr, int nRows,
     }
     tileRow[b] = lo;
     tileNz[b] = d - lo;
+}
+
+// spmvTile's preparation, on the device: tileRow[t] is the first row whose
+// first nonzero is at or after t * TILE_NZ (a binary search over rowPtr),
+// tileRow[nTiles] = nRows, and the tiles' done-counts start at 0.
+// Launch: 256 threads a block, ceil((nTiles + 1) / 256) blocks.
+__global__ void spmvTilePrep(const int* __restrict__ rowPtr, int nRows,
+                             int nTiles, int* tileRow, int* tileDone) {
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t > nTiles) {
+        return;
+    }
+    if (t == nTiles) {
+        tileRow[t] = nRows;
+        return;
+    }
+    tileDone[t] = 0;
+    const long long d = (long long)t * TILE_NZ;
+    int lo = 0, hi = nRows;  // the first r in [0, nRows] with rowPtr[r] >= d
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (rowPtr[mid] < d) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    tileRow[t] = lo;
+}
+
+__global__ void spmvTile(const int* __restrict__ rowPtr,
+                         const int* __restrict__ colIdx,
+                         const float* __restrict__ val,
+                         const float* __restrict__ x, float* __restrict__ y,
+                         int nnz, int nTiles, const int* __restrict__ tileRow,
+                         float* partial, int* tileDone) {
+    tileSpmv<false>(rowPtr, colIdx, val, x, y, nnz, nTiles, tileRow, partial, tileDone);
+}
+
+__global__ void spmvTileV4(const int* __restrict__ rowPtr,
+                           const int* __restrict__ colIdx,
+                           const float* __restrict__ val,
+                           const float* __restrict__ x, float* __restrict__ y,
+                           int nnz, int nTiles, const int* __restrict__ tileRow,
+                           float* partial, int* tileDone) {
+    tileSpmv<true>(rowPtr, colIdx, val, x, y, nnz, nTiles, tileRow, partial, tileDone);
 }
 
 // The bandwidth reference: read n4 float4 and write them elsewhere, a

@@ -33,6 +33,11 @@ const (
 	// nonzeros to warps of SplitChunk nonzeros each.
 	SplitChunk  = 512
 	SplitPasses = 16
+	// TileNZ and TileLaneMax are libs.cu's TILE_NZ and TILE_LANE_MAX:
+	// each warp of spmvTile takes TileNZ consecutive nonzeros, and one
+	// lane sums a row's piece of at most TileLaneMax of them alone.
+	TileNZ      = 256
+	TileLaneMax = 32
 )
 
 // Widths are the sub-warp widths of the CSR-vector kernels.
@@ -46,6 +51,9 @@ const (
 	KernelCopy        = "copyFloat4"
 	KernelSplitPrep   = "spmvSplitPrep"
 	KernelMergePart   = "spmvMergePartition"
+	KernelTile        = "spmvTile"
+	KernelTileV4      = "spmvTileV4"
+	KernelTilePrep    = "spmvTilePrep"
 	splitKernelFmt    = "spmvSplit%d"
 	splitV4KernelFmt  = "spmvSplit%dV4"
 	vectorKernelFmt   = "spmvVector%d"
@@ -91,7 +99,8 @@ func KernelNames() []string {
 	for _, w := range Widths {
 		out = append(out, SplitKernel(w, false), SplitKernel(w, true))
 	}
-	return append(out, KernelBinBlock, KernelMergePath, KernelMergeFixup, KernelSplitPrep, KernelMergePart, KernelCopy)
+	return append(out, KernelBinBlock, KernelMergePath, KernelMergeFixup, KernelSplitPrep, KernelMergePart,
+		KernelTile, KernelTileV4, KernelTilePrep, KernelCopy)
 }
 
 // Source returns libs.cu and libs.ptx as embedded.

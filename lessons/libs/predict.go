@@ -14,7 +14,9 @@ import "github.com/warplab/warplab/sparse"
 // ceil(len/W) passes; with V4 the head, the float4 body and the tail, each
 // its own loop; binned, the same per bin's listed rows, and 256 lanes a
 // pass for a block row; merge path, the
-// block's staging loop over its tile's nonzeros, 256 lanes a pass.
+// block's staging loop over its tile's nonzeros, 256 lanes a pass; nonzero
+// tiles, the warp's staging loop over its TileNZ nonzeros, 32 a pass
+// (float4: 128 a pass, then the last tile's few left over one a lane).
 func Predict(c *sparse.CSR, method string) (slots int64, useful float64) {
 	rp := c.RowPtr
 	rowLen := func(r int) int { return int(rp[r+1] - rp[r]) }
@@ -63,6 +65,8 @@ func Predict(c *sparse.CSR, method string) (slots int64, useful float64) {
 		}
 	case method == MethodMerge:
 		slots = mergeSlots(rp)
+	case method == MethodTile || method == MethodTileV4:
+		slots = tileSlots(c.NNZ(), method == MethodTileV4)
 	}
 	if slots > 0 {
 		useful = float64(c.NNZ()) / float64(slots)
@@ -119,6 +123,24 @@ func mergeSlots(rp []int32) int64 {
 				slots += int64(WarpSize * ceilDiv(rest, ThreadsPerBlock))
 			}
 		}
+	}
+	return slots
+}
+
+// tileSlots counts spmvTile's staging loop: every warp's tile of TileNZ
+// nonzeros (the last one shorter) in passes of 32 lanes; with v4, passes
+// of 32 float4s (4 nonzero-slots a lane) and the last tile's remainder
+// after its last whole quad one nonzero a lane.
+func tileSlots(nnz int, v4 bool) int64 {
+	var slots int64
+	for a := 0; a < nnz; a += TileNZ {
+		n := min(TileNZ, nnz-a)
+		if !v4 {
+			slots += int64(WarpSize * ceilDiv(n, WarpSize))
+			continue
+		}
+		q := n / 4
+		slots += int64(4*WarpSize*ceilDiv(q, WarpSize)) + int64(WarpSize*ceilDiv(n-4*q, WarpSize))
 	}
 	return slots
 }

@@ -62,6 +62,10 @@ func StatsOf(lengths []int) RowStats {
 const (
 	MethodBinned = "binned"
 	MethodMerge  = "merge_path"
+	// MethodTile and MethodTileV4 are nonzero tiles (spmvTile): a warp
+	// per TileNZ consecutive nonzeros, scalar or float4/int4 loads.
+	MethodTile   = "tile"
+	MethodTileV4 = "tile_v4"
 )
 
 // VectorMethod names the CSR-vector method of width w.
@@ -81,8 +85,8 @@ func SplitMethod(w int, v4 bool) string {
 }
 
 // Methods lists every method the lesson runs on a matrix, the chooser's
-// candidates: ten CSR-vector variants, binned, merge path and ten split
-// variants.
+// candidates: ten CSR-vector variants, binned, merge path, ten split
+// variants and the two nonzero-tile ones.
 func Methods() []string {
 	var out []string
 	for _, w := range Widths {
@@ -92,7 +96,7 @@ func Methods() []string {
 	for _, w := range Widths {
 		out = append(out, SplitMethod(w, false), SplitMethod(w, true))
 	}
-	return out
+	return append(out, MethodTile, MethodTileV4)
 }
 
 // parseSplit returns the width and v4 flag of a split method name.

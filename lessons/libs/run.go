@@ -609,6 +609,8 @@ func CriticalPasses(s RowStats, method string) int {
 		return min(ceilDiv(s.Max, max(1, BinWidth(s.Max))), 32)
 	case method == MethodMerge:
 		return MergeItems
+	case method == MethodTile || method == MethodTileV4:
+		return TileNZ / WarpSize
 	}
 	return SplitPasses
 }
