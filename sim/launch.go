@@ -26,6 +26,11 @@ type launch struct {
 	px *ptxLaunch // a PTX launch (LaunchPTX); nil for Go kernels
 
 	args LaunchArgs // the launch's arguments by kind (PTX launches; zero for Go kernels)
+
+	// stride, above 1, samples the grid (PTXOptions.SampleStride): the
+	// workers run one block in every stride, and stats scales the counters
+	// and the time model's records to the whole grid (sample.go).
+	stride int
 }
 
 // bitmapFor returns this worker's DRAM-footprint bitmap of buffer m for
@@ -114,10 +119,13 @@ func (w *worker) run() {
 	w.accs = make([]warpAcc, n)
 	t := &Thread{w: w, BlockDim: l.block, GridDim: l.grid, acc: &w.accs[0]}
 	for {
-		b := int(l.nextBlock.Add(1) - 1)
-		if int64(b) >= l.stopAt.Load() {
+		// i counts the blocks to run; b is the grid's block (the same
+		// unless the launch samples its grid: blockAt).
+		i := int(l.nextBlock.Add(1) - 1)
+		if int64(i) >= l.stopAt.Load() {
 			break
 		}
+		b := l.blockAt(i)
 		if l.cancelled.Load() {
 			w.fault = &Fault{Kernel: w.k.Name, Kind: "cancelled", Block: l.grid.unlinear(b),
 				Detail: "the launch was cancelled before this block started"}
@@ -142,7 +150,7 @@ func (w *worker) run() {
 			w.fault, w.faultBlk = f, b
 			for {
 				cur := l.stopAt.Load()
-				if int64(b) >= cur || l.stopAt.CompareAndSwap(cur, int64(b)) {
+				if int64(i) >= cur || l.stopAt.CompareAndSwap(cur, int64(i)) {
 					break
 				}
 			}
@@ -213,6 +221,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 			}
 			s.ConstLoad.Requests += w.pxx.constReq
 			s.ConstLoad.Transactions += w.pxx.constTx
+			s.Tensor.merge(w.pxx.tensor)
 			for c, n := range w.px.mix {
 				if n != 0 {
 					s.InstrMix[InstrClass(instrClassNames[c])] += n
@@ -253,6 +262,21 @@ func (l *launch) stats(workers []*worker) *Stats {
 			for j := range a.hist {
 				m.ActiveHist[j] += a.hist[j]
 			}
+		}
+	}
+	if f := l.sampleScale(); f != 1 {
+		// A sampled launch (sample.go): the sample's counts stand for the grid's.
+		s.SampledBlocks = int64(l.blocksToRun())
+		s.WarpInstructions = scaled(s.WarpInstructions, f)
+		for c, n := range s.InstrMix {
+			s.InstrMix[c] = scaled(n, f)
+		}
+		s.ConstLoad.Requests, s.ConstLoad.Transactions = scaled(s.ConstLoad.Requests, f), scaled(s.ConstLoad.Transactions, f)
+		s.capFar, s.missRequests, s.capRequests = scaled(s.capFar, f), scaled(s.missRequests, f), scaled(s.capRequests, f)
+		s.l2Lines, s.L1Wavefronts = scaled(s.l2Lines, f), scaled(s.L1Wavefronts, f)
+		for _, m := range byKey {
+			m.SiteStats.scale(f)
+			m.ideal, m.miss, m.cap = scaled(m.ideal, f), scaled(m.miss, f), scaled(m.cap, f)
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -304,7 +328,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 	uniq := map[int]int64{}
 	perBuf := map[int]int64{}
 	for key, b := range footprint {
-		n := b.count()
+		n := footprintSectors(b.count(), l.sampleScale(), int64(len(b.words))*64)
 		perBuf[key[0]] += n * 32
 		if key[1] == 0 {
 			uniq[key[0]] = n

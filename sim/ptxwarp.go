@@ -18,6 +18,7 @@ import (
 // (countConst), and the block's bar.red in progress.
 type ptxExtra struct {
 	constReq, constTx int64
+	tensor            TensorOps // wmma.mma and mma.sync (tensor.go)
 	redOpen           bool
 	redAll, redAny    bool
 	redCount          uint64

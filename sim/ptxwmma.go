@@ -9,28 +9,69 @@ import (
 	"github.com/warplab/warplab/sim/ptx"
 )
 
-// WMMA: wmma.load, wmma.mma and wmma.store of shape m16n16k16 with half
-// A and B and float C and D (the tensor-core tile of the WMMA API's first
-// examples).
+// WMMA: wmma.load, wmma.mma and wmma.store of the floating-point forms:
+// m16n16k16, m32n8k16 and m8n32k16 with half or bfloat16 A and B,
+// m16n16k8 with TensorFloat-32 A and B; float C and D, or half C and D with
+// half A and B.
 //
 // How a fragment's elements are spread over the warp's registers is
 // unspecified by the PTX manual (its "Matrix fragments for WMMA"): code
 // may only load, store, run mma on, and apply one operation to every
-// element of a fragment. The simulator spreads each 16×16 matrix in
-// row-major order of its logical indices: A (i,k), B (k,j), C and D (i,j);
-// lane l's register q of C and D holds element 8l+q, and its register q of
-// A and B (a pair of halves) elements 16l+2q and 16l+2q+1, modulo 256 (the
-// 512 halves a warp holds are the matrix twice, as on sm_70). mma computes
-// D[i][j] = C[i][j] + Σ_k A[i][k]·B[k][j], k in order, in float: a
-// product of two halves is exact in a float, so only the additions round;
-// the GPU's order of additions is not specified, so D can differ from the
-// H200's in the last bits when the sums are not exact. The loads and
-// stores are checked against their buffers like any access but are not
-// counted as memory requests.
+// element of a fragment. The simulator spreads each matrix (A M×K, B K×N,
+// C and D M×N) in row-major order of its logical indices: lane l's
+// register q of a fragment of R registers holds elements (Rl+q)·e ...
+// (Rl+q)·e+e-1, e the elements a register holds (two 16-bit ones, or one
+// of 32 bits), modulo the matrix's size (a half A of m16n16k16 has 512
+// halves for 256 elements: the matrix twice, as on sm_70).
+//
+// mma computes D[i][j] = C[i][j] + Σ_k A[i][k]·B[k][j], k in order, in
+// float; a product of two halves, two bfloat16s or two tf32s is exact in a
+// float (at most 22 significant bits), so only the additions round, and a
+// half D is the float sum rounded once to nearest even. The PTX manual
+// fixes neither the order of the additions nor their internal precision,
+// so D can differ from the H200's in the last bits when the sums are not
+// exact (the corpus's inputs make every sum exact). A tf32 operand is read
+// as the float it is stored as with its low 13 bits dropped, which is what
+// cvt.rna.tf32.f32 leaves in any case. The loads and stores are checked
+// against their buffers like any access but are not counted as memory
+// requests; each mma is one "tensor" instruction of Stats.InstrMix.
 
-// wmmaElems is one 16×16 matrix's elements by logical index (row-major):
-// float bits, or half bits.
-type wmmaElems [256]uint32
+// wmmaElems is one matrix's elements by logical index (row-major), at
+// most 32×16: float bits, or 16-bit bits.
+type wmmaElems [512]uint32
+
+// matFloat is the value of one element of format m.
+func matFloat(m ptx.MatType, v uint32) float32 {
+	switch m {
+	case ptx.MatF16:
+		return halfToFloat(uint16(v))
+	case ptx.MatBF16:
+		return math.Float32frombits(v << 16)
+	case ptx.MatTF32:
+		return math.Float32frombits(v &^ 0x1fff)
+	}
+	return math.Float32frombits(v)
+}
+
+// matBits encodes f in format m (a half rounded to nearest even).
+func matBits(m ptx.MatType, f float32) uint32 {
+	if m == ptx.MatF16 {
+		return uint32(ptx.HalfBits(float64(f)))
+	}
+	return math.Float32bits(f)
+}
+
+// wmmaDims is the rows and columns of fragment frag ('a', 'b', 'c' or 'd')
+// of w's shape.
+func wmmaDims(w *ptx.Wmma, frag byte) (int, int) {
+	switch frag {
+	case 'a':
+		return w.M, w.K
+	case 'b':
+		return w.K, w.N
+	}
+	return w.M, w.N
+}
 
 // wmma runs a wmma instruction for warp wp; all its 32 lanes must execute
 // it (.aligned).
@@ -48,26 +89,28 @@ func (e *ptxWorker) wmma(wp *pwarp, x *xin, mask uint32) *Fault {
 	e.t.w.sh.warpSync(wp.id)
 	switch w.Op {
 	case 'M':
+		e.t.w.pxx.tensor.add(w)
 		e.mmaSync(wp, x)
 		return nil
 	case 'L':
 		return e.ldmatrix(wp, x)
 	case 'm':
+		e.t.w.pxx.tensor.add(w)
 		var a, b, c wmmaElems
-		e.fragIn(wp, x.src[0].vec, &a, true)
-		e.fragIn(wp, x.src[1].vec, &b, true)
-		e.fragIn(wp, x.src[2].vec, &c, false)
+		e.fragIn(wp, x.src[0].vec, &a, w.M*w.K, w.AB)
+		e.fragIn(wp, x.src[1].vec, &b, w.K*w.N, w.AB)
+		e.fragIn(wp, x.src[2].vec, &c, w.M*w.N, w.C)
 		var d wmmaElems
-		for i := range 16 {
-			for j := range 16 {
-				s := math.Float32frombits(c[16*i+j])
-				for k := range 16 {
-					s += halfToFloat(uint16(a[16*i+k])) * halfToFloat(uint16(b[16*k+j]))
+		for i := range w.M {
+			for j := range w.N {
+				s := matFloat(w.C, c[w.N*i+j])
+				for k := range w.K {
+					s += float32(matFloat(w.AB, a[w.K*i+k]) * matFloat(w.AB, b[w.N*k+j]))
 				}
-				d[16*i+j] = math.Float32bits(s)
+				d[w.N*i+j] = matBits(w.D, s)
 			}
 		}
-		e.fragOut(wp, x.dst[0].vec, &d, false)
+		e.fragOut(wp, x.dst[0].vec, &d, w.M*w.N, w.D)
 		return nil
 	}
 	// load and store: one address and stride for the warp.
@@ -90,12 +133,13 @@ func (e *ptxWorker) wmma(wp *pwarp, x *xin, mask uint32) *Fault {
 		}
 	}
 	es := uint64(x.size)
+	rows, cols := wmmaDims(w, w.Frag)
 	var m wmmaElems
 	if w.Op == 's' {
-		e.fragIn(wp, x.src[1].vec, &m, false)
+		e.fragIn(wp, x.src[1].vec, &m, rows*cols, w.Mat)
 	}
-	for r := range 16 {
-		for c := range 16 {
+	for r := range rows {
+		for c := range cols {
 			off := uint64(r)*ld + uint64(c)
 			if w.ColMaj {
 				off = uint64(c)*ld + uint64(r)
@@ -105,44 +149,48 @@ func (e *ptxWorker) wmma(wp *pwarp, x *xin, mask uint32) *Fault {
 				return f
 			}
 			if w.Op == 's' {
-				writeMem(p, int(es), uint64(m[16*r+c]))
+				writeMem(p, int(es), uint64(m[cols*r+c]))
 			} else {
-				m[16*r+c] = uint32(readMem(p, int(es)))
+				m[cols*r+c] = uint32(readMem(p, int(es)))
 			}
 		}
 	}
 	if w.Op == 'l' {
-		e.fragOut(wp, x.dst[0].vec, &m, w.Elem == ptx.F16)
+		e.fragOut(wp, x.dst[0].vec, &m, rows*cols, w.Mat)
 	}
 	return nil
 }
 
-// fragIn gathers a fragment's matrix from its registers (the layout above).
-func (e *ptxWorker) fragIn(wp *pwarp, vec []int32, m *wmmaElems, half bool) {
+// fragIn gathers a fragment's matrix of size elements of format f from
+// its registers (the layout above).
+func (e *ptxWorker) fragIn(wp *pwarp, vec []int32, m *wmmaElems, size int, f ptx.MatType) {
+	per := 32 / f.Bits()
 	for l := range 32 {
 		for q, r := range vec {
 			v := wp.regs[r][l]
-			if half {
-				i := (16*l + 2*q) % 256
-				m[i], m[i+1] = uint32(v&0xffff), uint32(v>>16&0xffff)
-				continue
+			for h := range per {
+				i := ((len(vec)*l+q)*per + h) % size
+				m[i] = uint32(v >> (16 * h))
+				if per == 2 {
+					m[i] &= 0xffff
+				}
 			}
-			m[8*l+q] = uint32(v)
 		}
 	}
 }
 
-// fragOut spreads a matrix over a fragment's registers (the layout above).
-func (e *ptxWorker) fragOut(wp *pwarp, vec []int32, m *wmmaElems, half bool) {
+// fragOut spreads a matrix of size elements of format f over a
+// fragment's registers (the layout above).
+func (e *ptxWorker) fragOut(wp *pwarp, vec []int32, m *wmmaElems, size int, f ptx.MatType) {
+	per := 32 / f.Bits()
 	for q, r := range vec {
 		row := e.dst(wp, &xopd{kind: oReg, idx: r}, 0)
 		for l := range 32 {
-			if half {
-				i := (16*l + 2*q) % 256
-				row[l] = uint64(m[i]&0xffff | m[i+1]<<16)
-				continue
+			var v uint64
+			for h := range per {
+				v |= uint64(m[((len(vec)*l+q)*per+h)%size]) << (16 * h)
 			}
-			row[l] = uint64(m[8*l+q])
+			row[l] = v
 		}
 	}
 }
@@ -203,42 +251,59 @@ func halfToFloat(h uint16) float32 {
 }
 
 // mma.sync and ldmatrix, whose fragment layouts the PTX manual fixes
-// ("Matrix Fragments for mma.m16n8k16 with floating point type"): lane l
-// is thread t = l%4 of group g = l/4. A (16×K halves, row-major): register
-// 0 holds (g, 2t) and (g, 2t+1) in its low and high halves, register 1
-// rows g+8, registers 2 and 3 (K = 16) the same at columns 2t+8, 2t+9. B
-// (K×8, column-major): register 0 holds (2t, g) and (2t+1, g), register 1
-// (K = 16) rows 2t+8 and 2t+9. C and D (16×8 floats): registers 0 and 1
-// hold (g, 2t) and (g, 2t+1), registers 2 and 3 row g+8.
+// ("Matrix Fragments for mma.m16n8k16 with floating point type" and its
+// siblings): lane l is thread t = l%4 of group g = l/4.
+//   - A, 16-bit elements (f16, bf16), 16×K row-major: register q holds
+//     (g+8(q%2), 2t+8(q/2)) and the next column in its low and high
+//     halves. tf32, 16×K: register q holds (g+8(q%2), t+4(q/2)).
+//   - B, 16-bit, K×8: register q holds (2t+8q, g) and (2t+8q+1, g).
+//     tf32: register q holds (t+4q, g).
+//   - C and D, 16×8 floats: register q holds (g+8(q/2), 2t+q%2); halves:
+//     register q holds (g+8q, 2t) and (g+8q, 2t+1).
 
-// mmaSync runs mma.sync.aligned.m16n8k16/k8.row.col.f32.f16.f16.f32:
-// D = C + sum over k in order of A·B, in float (as wmma.mma).
+// mmaSync runs mma.sync.aligned.m16n8kK.row.col: D = C + sum over k in
+// order of A·B, in float (as wmma.mma).
 func (e *ptxWorker) mmaSync(wp *pwarp, x *xin) {
-	K := x.in.Wmma.K
+	w := x.in.Wmma
+	K := w.K
 	var a [16][16]float32
 	var b [16][8]float32
 	var c [16][8]float32
-	half := func(v uint64, hi bool) float32 {
-		if hi {
-			return halfToFloat(uint16(v >> 16))
+	el := func(m ptx.MatType, v uint64, h int) float32 {
+		if m.Bits() == 16 {
+			return matFloat(m, uint32(v>>(16*h))&0xffff)
 		}
-		return halfToFloat(uint16(v))
+		return matFloat(m, uint32(v))
 	}
 	av, bv, cv := x.src[0].vec, x.src[1].vec, x.src[2].vec
+	tf32 := w.AB == ptx.MatTF32
 	for l := range 32 {
 		g, t := l/4, l%4
 		for q, r := range av {
-			row, col := g+8*(q%2), 2*t+8*(q/2)
 			v := wp.regs[r][l]
-			a[row][col], a[row][col+1] = half(v, false), half(v, true)
+			if tf32 {
+				a[g+8*(q%2)][t+4*(q/2)] = el(w.AB, v, 0)
+				continue
+			}
+			row, col := g+8*(q%2), 2*t+8*(q/2)
+			a[row][col], a[row][col+1] = el(w.AB, v, 0), el(w.AB, v, 1)
 		}
 		for q, r := range bv {
-			k := 2*t + 8*q
 			v := wp.regs[r][l]
-			b[k][g], b[k+1][g] = half(v, false), half(v, true)
+			if tf32 {
+				b[t+4*q][g] = el(w.AB, v, 0)
+				continue
+			}
+			k := 2*t + 8*q
+			b[k][g], b[k+1][g] = el(w.AB, v, 0), el(w.AB, v, 1)
 		}
 		for q, r := range cv {
-			c[g+8*(q/2)][2*t+q%2] = math.Float32frombits(uint32(wp.regs[r][l]))
+			v := wp.regs[r][l]
+			if w.C == ptx.MatF16 {
+				c[g+8*q][2*t], c[g+8*q][2*t+1] = el(w.C, v, 0), el(w.C, v, 1)
+				continue
+			}
+			c[g+8*(q/2)][2*t+q%2] = el(w.C, v, 0)
 		}
 	}
 	var d [16][8]float32
@@ -246,7 +311,7 @@ func (e *ptxWorker) mmaSync(wp *pwarp, x *xin) {
 		for j := range 8 {
 			s := c[i][j]
 			for k := range K {
-				s += a[i][k] * b[k][j]
+				s += float32(a[i][k] * b[k][j])
 			}
 			d[i][j] = s
 		}
@@ -255,6 +320,10 @@ func (e *ptxWorker) mmaSync(wp *pwarp, x *xin) {
 		row := e.dst(wp, &xopd{kind: oReg, idx: r}, 0)
 		for l := range 32 {
 			g, t := l/4, l%4
+			if w.D == ptx.MatF16 {
+				row[l] = uint64(matBits(w.D, d[g+8*q][2*t])) | uint64(matBits(w.D, d[g+8*q][2*t+1]))<<16
+				continue
+			}
 			row[l] = uint64(math.Float32bits(d[g+8*(q/2)][2*t+q%2]))
 		}
 	}

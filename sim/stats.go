@@ -84,6 +84,10 @@ type Stats struct {
 	// best, 32 when every lane reads its own).
 	ConstLoad ConstTraffic `json:"const_load"`
 
+	// Tensor counts the tensor-core instructions and their multiply-adds
+	// (PTX path; tensor.go).
+	Tensor TensorOps `json:"tensor,omitzero"`
+
 	// WarpInstructions estimates issued warp instructions: per warp, the
 	// longest lane's count of memory accesses, warp intrinsics and Ops.
 	WarpInstructions int64 `json:"warp_instructions"`
@@ -115,6 +119,12 @@ type Stats struct {
 	// DefaultPrintfBytes (CUDA's default printf buffer), which are left out.
 	Printf        string `json:"printf,omitempty"`
 	PrintfDropped int    `json:"printf_dropped,omitempty"`
+
+	// SampledBlocks is how many of the grid's blocks ran when the launch
+	// sampled its grid (PTXOptions.SampleStride); every counter above is
+	// then the sample's scaled to the grid, an estimate. 0 when every
+	// block ran.
+	SampledBlocks int64 `json:"sampled_blocks,omitempty"`
 
 	uniqueRead   int64
 	l2Share      float64 // of the footprint, what earlier launches left in L2 (l2history.go)

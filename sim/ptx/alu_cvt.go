@@ -23,6 +23,9 @@ import (
 //     a zero of the same sign; .sat on a float destination clamps to [0, 1]
 //     (NaN gives +0).
 func cvt(in *Instr, a uint64) uint64 {
+	if in.Narrow != MatNone {
+		return narrow(in.Narrow, uint32(a))
+	}
 	st, dt := in.SrcType, in.Type
 	sf, df := st.IsFloat(), dt.IsFloat()
 	switch {
@@ -314,3 +317,29 @@ func f64to16(v float64) uint16 {
 	f, exp := math.Frexp(v) // v = f * 2^exp, f in [0.5, 1)
 	return s | uint16(exp+14)<<10 | uint16(math.Ldexp(f, 11)-1024)
 }
+
+// narrow rounds float bits f to a tensor-core format, as the PTX manual
+// defines cvt.rna.tf32.f32 (to nearest, ties away from zero, kept as a
+// float whose low 13 bits are zero) and cvt.rn.bf16.f32 (to nearest even,
+// the float's upper half); NaN gives the canonical NaN of the format.
+func narrow(m MatType, f uint32) uint64 {
+	nan := f&0x7fffffff > 0x7f800000
+	switch m {
+	case MatTF32:
+		if nan {
+			return 0x7fffffff
+		}
+		// Adding half an ulp of tf32 to the magnitude rounds ties away;
+		// a carry into the exponent is right, up to infinity.
+		return uint64((f + 0x1000) &^ 0x1fff)
+	case MatBF16:
+		if nan {
+			return 0x7fff
+		}
+		return uint64((f + 0x7fff + (f >> 16 & 1)) >> 16)
+	}
+	return uint64(f)
+}
+
+// HalfBits rounds x to binary16, to nearest even: a tensor core's .f16 D.
+func HalfBits(x float64) uint16 { return uint16(halfBitsOf(x, RoundRN)) }

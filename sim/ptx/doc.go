@@ -104,10 +104,12 @@
 // Everything the executor does not implement is an error with the PTX line
 // (and, with line information, the .cu line, Error.Src): textures and
 // surfaces, calls of functions the module does not define (but vprintf
-// and __assertfail), wmma beyond m16n16k16 and
-// mma.sync beyond m16n8k16/k8 with .f16 A and B and .f32 C and D, ldmatrix
-// beyond m8n8 .b16 from shared memory, cp.async.bulk, .f16x2 and bf16
-// arithmetic (scalar .f16 runs: alu_f16.go), prmt's modes other than the default, approximate
+// and __assertfail), wmma's and mma.sync's integer, .f64, sub-byte, fp8
+// and sparse forms (the floating-point ones run: f16, bf16 and tf32 A and B
+// into f32, f16 into f16, in every shape the PTX manual gives wmma and
+// m16n8k16/k8/k4 of mma.sync), ldmatrix beyond m8n8 .b16 from shared
+// memory, cp.async.bulk, .f16x2 and bf16 arithmetic (cvt.rn.bf16.f32 and
+// cvt.rna.tf32.f32 run) (scalar .f16 runs: alu_f16.go), prmt's modes other than the default, approximate
 // transcendental functions beyond rcp/sqrt/rsqrt/ex2/lg2/sin/cos (tanh), the old vote and shfl forms without
 // .sync, and special registers other than the thread, block, grid, lane
 // and warp ids, the lane masks and the clocks. Parse refuses the module

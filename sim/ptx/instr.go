@@ -717,27 +717,13 @@ func spaceName(s Space) string {
 	return [...]string{"none", "generic", ".global", ".shared", ".local", ".param", ".const", ".reg", "?"}[min(int(s), 8)]
 }
 
-// wmmaOperands reads a wmma instruction's fragments (vectors of 8
-// registers: .b32 for the f16 pairs of A and B, .f32 for C and D), its
-// address and its stride.
+// wmmaOperands reads a wmma or mma.sync instruction's fragments (vectors
+// of as many registers as the PTX manual gives the fragment: .b32 for A
+// and B and for .f16 C and D, .f32 for .f32 C and D), and a load's or
+// store's address and stride.
 func (kp *kparser) wmmaOperands(in *Instr, toks []token) string {
 	groups := splitOperands(toks)
 	w := in.Wmma
-	frag := func(g []token, t Type) (Operand, string) {
-		r, msg := kp.parseRaw(g)
-		if msg != "" || r.kind != rkVec || len(r.vec) != 8 {
-			return Operand{}, "a wmma fragment is a vector of 8 registers"
-		}
-		o := Operand{Kind: OpdVec, Reg: -1, Var: -1, Param: -1}
-		for _, name := range r.vec {
-			reg, msg := kp.regOf(name, t, false)
-			if msg != "" {
-				return o, msg
-			}
-			o.Vec = append(o.Vec, reg)
-		}
-		return o, ""
-	}
 	addrStride := func(ga []token, gs [][]token) (Operand, Operand, string) {
 		r, msg := kp.parseRaw(ga)
 		if msg == "" && r.kind != rkAddr {
@@ -762,9 +748,13 @@ func (kp *kparser) wmmaOperands(in *Instr, toks []token) string {
 		}
 		return a, stride, ""
 	}
-	fragType := B32
-	if w.Frag == 'c' || w.Frag == 'd' {
-		fragType = F32
+	// A fragment's registers: .b32 for A and B and for .f16 C and D
+	// (pairs of halves, one tf32), .f32 for .f32 C and D.
+	regType := func(m MatType, ab bool) Type {
+		if ab || m != MatF32 {
+			return B32
+		}
+		return F32
 	}
 	fragN := func(g []token, t Type, n int) (Operand, string) {
 		r, msg := kp.parseRaw(g)
@@ -787,15 +777,18 @@ func (kp *kparser) wmmaOperands(in *Instr, toks []token) string {
 		if len(groups) != 4 {
 			return "mma.sync takes four fragments (D, A, B, C)"
 		}
-		if in.Dst[0], msg = fragN(groups[0], F32, 4); msg != "" {
+		// Registers a fragment: A 16×K, B K×8, C and D 16×8 elements
+		// over 32 lanes, two 16-bit elements or one 32-bit one a register.
+		n := func(elems int, m MatType) int { return elems * m.Bits() / 32 / 32 }
+		if in.Dst[0], msg = fragN(groups[0], regType(w.D, false), n(128, w.D)); msg != "" {
 			return msg
 		}
-		for i, n := range []int{w.K / 4, w.K / 8, 4} {
-			t := B32
-			if i == 2 {
-				t = F32
-			}
-			if in.Src[i], msg = fragN(groups[i+1], t, n); msg != "" {
+		for i, c := range []struct {
+			elems int
+			m     MatType
+			ab    bool
+		}{{16 * w.K, w.AB, true}, {8 * w.K, w.AB, true}, {128, w.C, false}} {
+			if in.Src[i], msg = fragN(groups[i+1], regType(c.m, c.ab), n(c.elems, c.m)); msg != "" {
 				return msg
 			}
 		}
@@ -817,7 +810,7 @@ func (kp *kparser) wmmaOperands(in *Instr, toks []token) string {
 		if len(groups) < 2 || len(groups) > 3 {
 			return "wmma.load takes a fragment, an address and a stride"
 		}
-		if in.Dst[0], msg = frag(groups[0], fragType); msg != "" {
+		if in.Dst[0], msg = fragN(groups[0], regType(w.Mat, w.Frag <= 'b'), FragRegs(w.Frag, w.Mat, w.M, w.N, w.K)); msg != "" {
 			return msg
 		}
 		if in.Src[0], in.Src[1], msg = addrStride(groups[1], groups[2:]); msg != "" {
@@ -828,7 +821,7 @@ func (kp *kparser) wmmaOperands(in *Instr, toks []token) string {
 		if len(groups) < 2 || len(groups) > 3 {
 			return "wmma.store takes an address, a fragment and a stride"
 		}
-		if in.Src[1], msg = frag(groups[1], F32); msg != "" {
+		if in.Src[1], msg = fragN(groups[1], regType(w.Mat, false), FragRegs('d', w.Mat, w.M, w.N, w.K)); msg != "" {
 			return msg
 		}
 		if in.Src[0], in.Src[2], msg = addrStride(groups[0], groups[2:]); msg != "" {
@@ -839,11 +832,14 @@ func (kp *kparser) wmmaOperands(in *Instr, toks []token) string {
 		if len(groups) != 4 {
 			return "wmma.mma takes four fragments (D, A, B, C)"
 		}
-		if in.Dst[0], msg = frag(groups[0], F32); msg != "" {
+		if in.Dst[0], msg = fragN(groups[0], regType(w.D, false), FragRegs('d', w.D, w.M, w.N, w.K)); msg != "" {
 			return msg
 		}
-		for i, t := range []Type{B32, B32, F32} {
-			if in.Src[i], msg = frag(groups[i+1], t); msg != "" {
+		for i, f := range []struct {
+			frag byte
+			m    MatType
+		}{{'a', w.AB}, {'b', w.AB}, {'c', w.C}} {
+			if in.Src[i], msg = fragN(groups[i+1], regType(f.m, f.frag <= 'b'), FragRegs(f.frag, f.m, w.M, w.N, w.K)); msg != "" {
 				return msg
 			}
 		}

@@ -305,13 +305,17 @@ type Instr struct {
 	Sat     bool
 	Approx  bool // .approx (rcp, sqrt, ex2, lg2, div): result within the PTX manual's stated error
 	Full    bool // div.full.f32
-	Mul     MulMode
-	Shfl    ShflMode
-	Vote    VoteMode
-	Atom    AtomOp
-	Uni     bool   // bra.uni: the compiler promises no divergence
-	Sync    bool   // bar.sync / barrier.sync (as opposed to bar.arrive): waits
-	Scope   string // membar/fence/atom scope (.cta, .gl, .sys, .gpu), for display only
+	// Narrow is, for cvt.rna.tf32.f32 (Type B32) and cvt.rn.bf16.f32 (Type
+	// B16), the tensor-core format the float is rounded to; MatNone for
+	// every other cvt.
+	Narrow MatType
+	Mul    MulMode
+	Shfl   ShflMode
+	Vote   VoteMode
+	Atom   AtomOp
+	Uni    bool   // bra.uni: the compiler promises no divergence
+	Sync   bool   // bar.sync / barrier.sync (as opposed to bar.arrive): waits
+	Scope  string // membar/fence/atom scope (.cta, .gl, .sys, .gpu), for display only
 
 	Guard    int32 // predicate register guarding the instruction, -1 for none
 	GuardNeg bool  // @!%p
@@ -360,22 +364,93 @@ type Instr struct {
 }
 
 // Wmma is a wmma instruction's form (the PTX manual's "Warp Level Matrix
-// Multiply-Accumulate Instructions"): m16n16k16, A and B of .f16, C and D
-// of .f32.
+// Multiply-Accumulate Instructions"): shapes m16n16k16, m32n8k16 and
+// m8n32k16 with A and B of .f16 or .bf16, m16n16k8 with .tf32; C and D of
+// .f32, or of .f16 with .f16 A and B.
 //
-// The same struct describes mma.sync (Op 'M': m16n8k16 or m16n8k8, .row.col,
-// .f32.f16.f16.f32; Dst[0] D, Src[0] A, Src[1] B, Src[2] C as vectors; K
-// is 16 or 8) and ldmatrix (Op 'L': .sync.aligned.m8n8, .x1/.x2/.x4 in N,
-// optional .trans, .shared.b16; Dst[0] the vector of N registers, Src[0]
-// the address).
+// The same struct describes mma.sync (Op 'M': m16n8k16 and m16n8k8 with
+// .f16 or .bf16 A and B, m16n8k8 and m16n8k4 with .tf32, .row.col, C and D
+// of .f32 (or .f16 with .f16 A and B); Dst[0] D, Src[0] A, Src[1] B,
+// Src[2] C as vectors) and ldmatrix (Op 'L': .sync.aligned.m8n8,
+// .x1/.x2/.x4 in N, optional .trans, .shared.b16; Dst[0] the vector of N
+// registers, Src[0] the address).
 type Wmma struct {
-	Op     byte // 'l' load, 's' store, 'm' mma; 'M' mma.sync, 'L' ldmatrix
-	Frag   byte // load/store: 'a', 'b', 'c' or 'd'
-	ColMaj bool // load/store: .col (the matrix in memory column-major)
-	Elem   Type // load/store: the elements' type (F16 for a and b, F32 for c and d)
-	K      int  // mma.sync: 8 or 16
-	N      int  // ldmatrix: 1, 2 or 4 matrices
-	Trans  bool // ldmatrix: .trans
+	Op      byte // 'l' load, 's' store, 'm' mma; 'M' mma.sync, 'L' ldmatrix
+	Frag    byte // load/store: 'a', 'b', 'c' or 'd'
+	ColMaj  bool // load/store: .col (the matrix in memory column-major)
+	Elem    Type // load/store: the elements' storage type (F16, B16 for bf16, B32 for tf32, F32)
+	Mat     MatType
+	M, N, K int     // the shape (ldmatrix: N is the number of matrices, 1, 2 or 4)
+	AB      MatType // mma: A's and B's format
+	C, D    MatType // mma: C's and D's format
+	Trans   bool    // ldmatrix: .trans
+}
+
+// MatType is the format of a tensor-core matrix's elements.
+type MatType uint8
+
+// The formats: IEEE binary16, bfloat16 (a float's upper half), TensorFloat-32
+// (a float whose low 13 mantissa bits the tensor core ignores), float.
+const (
+	MatNone MatType = iota
+	MatF16
+	MatBF16
+	MatTF32
+	MatF32
+)
+
+// String spells the format as PTX does.
+func (m MatType) String() string {
+	names := [...]string{"?", "f16", "bf16", "tf32", "f32"}
+	if int(m) < len(names) {
+		return names[m]
+	}
+	return "?"
+}
+
+// Bits is the width of one element in a register or in memory.
+func (m MatType) Bits() int {
+	switch m {
+	case MatF16, MatBF16:
+		return 16
+	}
+	return 32
+}
+
+// FragRegs is the number of 32-bit registers of a wmma fragment (frag 'a',
+// 'b', 'c' or 'd') of format m and shape (M, N, K), as the PTX manual lists
+// them; 0 for a combination it does not define.
+func FragRegs(frag byte, m MatType, M, N, K int) int {
+	switch frag {
+	case 'c', 'd':
+		switch m {
+		case MatF32:
+			return 8
+		case MatF16:
+			return 4
+		}
+		return 0
+	}
+	switch m {
+	case MatF16:
+		if K == 16 {
+			return 8
+		}
+	case MatTF32:
+		if M == 16 && N == 16 && K == 8 {
+			return 4
+		}
+	case MatBF16:
+		if K != 16 {
+			return 0
+		}
+		rows := M // A is M×K, B K×N: 16 bits an element, two a register
+		if frag == 'b' {
+			rows = N
+		}
+		return rows * 16 / 64
+	}
+	return 0
 }
 
 // RedOp is the reduction of redux.sync and bar.red.

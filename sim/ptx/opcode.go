@@ -108,6 +108,12 @@ func decodeOpcode(in *Instr, text string) string {
 	case "cp.async.wait_all":
 		in.Op, in.Async = OpCpAsync, AsyncWaitAll
 		return ""
+	case "cvt.rna.tf32.f32": // wmma::__float_to_tf32
+		in.Op, in.Type, in.SrcType, in.Narrow = OpCvt, B32, F32, MatTF32
+		return ""
+	case "cvt.rn.bf16.f32": // __float2bfloat16
+		in.Op, in.Type, in.SrcType, in.Round, in.Narrow = OpCvt, B16, F32, RoundRN, MatBF16
+		return ""
 	}
 	if strings.HasPrefix(text, "cp.async.") {
 		return decodeCpAsync(in, text)
@@ -757,9 +763,14 @@ func decodeCpAsync(in *Instr, text string) string {
 	return ""
 }
 
-// decodeWmma reads wmma.load.{a,b,c}, wmma.store.d and wmma.mma of shape
-// m16n16k16 with .f16 A and B and .f32 C and D, the tensor-core forms of
-// the WMMA API's first examples; other shapes and types are refused.
+// matByName reads a tensor-core element format.
+var matByName = map[string]MatType{"f16": MatF16, "bf16": MatBF16, "tf32": MatTF32, "f32": MatF32}
+
+// decodeWmma reads wmma.load.{a,b,c}, wmma.store.d and wmma.mma of the
+// floating-point forms the PTX manual lists: m16n16k16, m32n8k16 and
+// m8n32k16 with .f16 A and B and .f16 or .f32 C and D, or .bf16 A and B and
+// .f32 C and D; m16n16k8 with .tf32 A and B and .f32 C and D. Integer,
+// .f64 and sub-byte forms are refused.
 func decodeWmma(in *Instr, text string) string {
 	in.Op = OpWmma
 	w := &Wmma{}
@@ -768,7 +779,7 @@ func decodeWmma(in *Instr, text string) string {
 	refuse := func(why string) string {
 		return fmt.Sprintf("unsupported instruction %q (%s)", text, why)
 	}
-	const only = "the simulator runs m16n16k16 with .f16 A and B and .f32 C and D"
+	const only = "the simulator runs m16n16k16, m32n8k16 and m8n32k16 with .f16 A and B and .f16 or .f32 C and D or with .bf16 A and B and .f32 C and D, and m16n16k8 with .tf32 A and B and .f32 C and D"
 	if len(parts) == 0 {
 		return refuse("wmma needs load, store or mma")
 	}
@@ -782,8 +793,8 @@ func decodeWmma(in *Instr, text string) string {
 	default:
 		return refuse("wmma needs load, store or mma")
 	}
-	shape, sync, layouts := false, false, 0
-	var types []Type
+	sync, layouts := false, 0
+	var types []MatType
 	for _, m := range parts[1:] {
 		switch {
 		case m == "a" || m == "b" || m == "c" || m == "d":
@@ -799,34 +810,53 @@ func decodeWmma(in *Instr, text string) string {
 			if w.Op != 'm' {
 				w.ColMaj = m == "col"
 			}
-		case m == "m16n16k16":
-			shape = true
+		case m == "m16n16k16" || m == "m32n8k16" || m == "m8n32k16" || m == "m16n16k8":
+			if w.M != 0 {
+				return refuse(only)
+			}
+			fmt.Sscanf(m, "m%dn%dk%d", &w.M, &w.N, &w.K)
 		case m == "global" || m == "shared":
 			in.Space = spaceByName[m]
-		case m == "f16" || m == "f32":
-			types = append(types, typeByName[m])
+		case matByName[m] != MatNone:
+			types = append(types, matByName[m])
 		default:
 			return refuse(only + "; modifier ." + m)
 		}
 	}
-	if !sync || !shape {
+	if !sync || w.M == 0 {
 		return refuse(only)
 	}
 	if in.Space == SpaceNone {
 		in.Space = SpaceGeneric
 	}
+	tf32Shape := w.K == 8
 	switch w.Op {
 	case 'l', 's':
-		want := F32
-		if w.Frag == 'a' || w.Frag == 'b' {
-			want = F16
-		}
-		if w.Frag == 0 || (w.Op == 's') != (w.Frag == 'd') || layouts != 1 || len(types) != 1 || types[0] != want {
+		if w.Frag == 0 || (w.Op == 's') != (w.Frag == 'd') || layouts != 1 || len(types) != 1 {
 			return refuse(only)
 		}
-		w.Elem = want
+		w.Mat = types[0]
+		ab := w.Frag == 'a' || w.Frag == 'b'
+		if ab && w.Mat == MatF32 || !ab && w.Mat != MatF32 && w.Mat != MatF16 || ab && (w.Mat == MatTF32) != tf32Shape || FragRegs(w.Frag, w.Mat, w.M, w.N, w.K) == 0 {
+			return refuse(only)
+		}
+		w.Elem = map[MatType]Type{MatF16: F16, MatBF16: B16, MatTF32: B32, MatF32: F32}[w.Mat]
 	case 'm':
-		if layouts != 2 || len(types) != 2 || types[0] != F32 || types[1] != F32 {
+		if layouts != 2 {
+			return refuse(only)
+		}
+		switch len(types) {
+		case 2: // .dtype.ctype, A and B .f16
+			w.D, w.AB, w.C = types[0], MatF16, types[1]
+			if tf32Shape || w.D == MatBF16 || w.D == MatTF32 || w.C == MatBF16 || w.C == MatTF32 {
+				return refuse(only)
+			}
+		case 4: // .f32.atype.btype.f32
+			w.D, w.AB, w.C = types[0], types[1], types[3]
+			if types[2] != w.AB || w.D != MatF32 || w.C != MatF32 || (w.AB == MatTF32) != tf32Shape || w.AB != MatBF16 && w.AB != MatTF32 {
+				return refuse(only)
+			}
+		default:
 			return refuse(only)
 		}
 	}
@@ -842,7 +872,7 @@ func decodeMma(in *Instr, text string) string {
 	w := &Wmma{Op: 'M'}
 	in.Wmma = w
 	parts := strings.Split(text, ".")
-	const only = "the simulator runs mma.sync.aligned.m16n8k16 and m16n8k8 .row.col.f32.f16.f16.f32, and ldmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans].shared.b16"
+	const only = "the simulator runs mma.sync.aligned .row.col m16n8k16 and m16n8k8 with .f16 A and B (.f16 or .f32 C and D) or .bf16 (.f32 C and D), m16n8k8 and m16n8k4 with .tf32 (.f32 C and D), and ldmatrix.sync.aligned.m8n8.x1/.x2/.x4[.trans].shared.b16"
 	refuse := func() string { return fmt.Sprintf("unsupported instruction %q (%s)", text, only) }
 	if parts[0] == "ldmatrix" {
 		w.Op = 'L'
@@ -877,14 +907,23 @@ func decodeMma(in *Instr, text string) string {
 		w.Elem = B16
 		return ""
 	}
-	got := strings.Join(parts[1:], ".")
-	switch got {
-	case "sync.aligned.m16n8k16.row.col.f32.f16.f16.f32":
-		w.K = 16
-	case "sync.aligned.m16n8k8.row.col.f32.f16.f16.f32":
-		w.K = 8
+	// sync.aligned.shape.row.col.dtype.atype.btype.ctype
+	f := parts[1:]
+	if len(f) != 9 || f[0] != "sync" || f[1] != "aligned" || f[3] != "row" || f[4] != "col" || f[6] != f[7] {
+		return refuse()
+	}
+	w.M, w.N = 16, 8
+	w.D, w.AB, w.C = matByName[f[5]], matByName[f[6]], matByName[f[8]]
+	switch {
+	case w.AB == MatF16 && (f[2] == "m16n8k16" || f[2] == "m16n8k8") && (w.D == MatF32 || w.D == MatF16) && (w.C == MatF32 || w.C == MatF16):
+	case w.AB == MatBF16 && (f[2] == "m16n8k16" || f[2] == "m16n8k8") && w.D == MatF32 && w.C == MatF32:
+	case w.AB == MatTF32 && (f[2] == "m16n8k8" || f[2] == "m16n8k4") && w.D == MatF32 && w.C == MatF32:
 	default:
 		return refuse()
+	}
+	w.K = int(f[2][len("m16n8k")] - '0')
+	if f[2] == "m16n8k16" {
+		w.K = 16
 	}
 	return ""
 }
