@@ -235,6 +235,12 @@ type Config struct {
 	// it stops the launch with a *sim.Fault of Kind "runaway warp" (a loop
 	// that never ends). 0 keeps the simulator's limit, 2^31 per warp.
 	MaxInstructions int64
+	// SampleStride, above 1, makes a simulated launch timing only: one
+	// block in every SampleStride runs and the counters and modeled time
+	// stand for the whole grid (sim.PTXOptions.SampleStride); the outputs
+	// are partial. The time model's sweep uses it for grids too large to
+	// simulate whole; a GPU ignores it.
+	SampleStride int
 }
 
 // launchConfig is a Config with its dimensions resolved.
@@ -275,5 +281,5 @@ func (c Config) resolve() (*launchConfig, error) {
 		return nil, err
 	}
 	return &launchConfig{grid: g, block: b, shared: c.Shared,
-		opts: sim.PTXOptions{MaxInstructions: c.MaxInstructions, Trace: c.Trace, TraceEvents: c.TraceEvents}}, nil
+		opts: sim.PTXOptions{MaxInstructions: c.MaxInstructions, Trace: c.Trace, TraceEvents: c.TraceEvents, SampleStride: c.SampleStride}}, nil
 }

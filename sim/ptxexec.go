@@ -155,12 +155,12 @@ type siteMemo struct {
 // faults follow the rules of Launch, including its determinism (see
 // PTXKernel.Ordered).
 func (d *Device) LaunchPTX(ctx context.Context, k *PTXKernel, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
-	return d.launchPTX(ctx, k, 0, nil, grid, block, sharedBytes, args...)
+	return d.launchPTX(ctx, k, 0, 0, nil, grid, block, sharedBytes, args...)
 }
 
 // launchPTX is LaunchPTX with LaunchPTXWith's instruction limit (0: the
-// kernel's) and trace (nil: none).
-func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr *traceRec, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
+// kernel's), sample stride (0: the whole grid) and trace (nil: none).
+func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, stride int, tr *traceRec, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
 	if k == nil || k.k == nil {
 		return nil, fmt.Errorf("sim: LaunchPTX of a nil kernel (use NewPTXKernel)")
 	}
@@ -209,7 +209,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, tr
 	}
 	kk := &Kernel{Name: k.Name, Ordered: k.Ordered, sites: k.labels}
 	l := &launch{d: d, k: kk, grid: grid, block: block, sharedBytes: sharedBytes,
-		nThreads: block.Count(), px: px, args: countArgs(args)}
+		nThreads: block.Count(), px: px, args: countArgs(args), stride: stride}
 	l.nWarps = (l.nThreads + 31) / 32
 	px.l1 = timing.L1Capacity(&d.model.GPU, &d.model.Constants, grid.Count(), l.nWarps, l.nThreads, shBytes, k.regs.n)
 	st, err = d.runLaunch(ctx, l)
@@ -288,7 +288,7 @@ func (px *ptxLaunch) checkArgs(args []any) error {
 // is shared by Launch (Go kernels) and LaunchPTX. The caller holds d.mu.
 func (d *Device) runLaunch(ctx context.Context, l *launch) (*Stats, error) {
 	k := l.k
-	nBlocks := l.grid.Count()
+	nBlocks := l.blocksToRun() // the grid, or its sample (sample.go)
 	l.stopAt.Store(int64(nBlocks))
 	if ctx.Done() != nil {
 		stop := context.AfterFunc(ctx, func() { l.cancelled.Store(true) })

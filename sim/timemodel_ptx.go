@@ -177,5 +177,6 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	}
 	regs := l.px.pk.regs
 	s.tm = timing.Merge(logs, l.d.model.BlocksPerSM(l.nWarps, l.nThreads, l.px.shBytes, regs.n), l.nWarps)
+	l.expandSampled(&s.tm)
 	s.tm.Registers, s.tm.RegistersFrom = regs.n, regs.from
 }

@@ -46,6 +46,15 @@ type PTXOptions struct {
 	// TraceEvents bounds the memory instructions kept per traced warp
 	// (DefaultTraceEvents when 0); the rest are counted in Trace.Dropped.
 	TraceEvents int
+	// SampleStride, above 1, makes the launch timing only: it runs one
+	// block in every SampleStride (the middle block of each run of
+	// SampleStride, sample.go) and scales the counters and the time
+	// model's per-block records to the whole grid, for grids too large to
+	// simulate whole (the time model's sweep). The blocks not run write
+	// nothing, so the launch's outputs are partial: never check them.
+	// Stats.SampledBlocks says how many blocks ran. It cannot be combined
+	// with Trace or printf. 0 or 1 runs every block.
+	SampleStride int
 }
 
 // LaneAccess is one active lane's part of a warp-level memory instruction.
@@ -262,7 +271,13 @@ func (d *Device) LaunchPTXWith(ctx context.Context, k *PTXKernel, o PTXOptions, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("sim: launch %s: %w", k.Name, err)
 	}
-	st, err := d.launchPTX(ctx, k, o.MaxInstructions, tr, grid, block, sharedBytes, args...)
+	if o.SampleStride < 0 {
+		return nil, nil, fmt.Errorf("sim: launch %s: SampleStride %d: want 0 (every block) or more", k.Name, o.SampleStride)
+	}
+	if o.SampleStride > 1 && (tr != nil || k.printf) {
+		return nil, nil, fmt.Errorf("sim: launch %s: a sampled launch (SampleStride %d) is timing only: it cannot trace warps or print", k.Name, o.SampleStride)
+	}
+	st, err := d.launchPTX(ctx, k, o.MaxInstructions, o.SampleStride, tr, grid, block, sharedBytes, args...)
 	if err != nil || tr == nil {
 		return st, nil, err
 	}

@@ -64,5 +64,5 @@ func (b *bound) launchOn(ctx context.Context, dev *gpuext.Device, m *gpuext.Modu
 		}
 		b.kernels[m.Name+"."+name] = k
 	}
-	return dev.Launch(ctx, k, gpuext.Config{Grid: grid, Block: block, Shared: shared}, args...)
+	return dev.Launch(ctx, k, gpuext.Config{Grid: grid, Block: block, Shared: shared, SampleStride: b.stride}, args...)
 }

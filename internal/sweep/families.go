@@ -62,6 +62,9 @@ type bound struct {
 	free  []func() error
 	// kernels are the handles launchOn looked up, by module and name.
 	kernels map[string]*gpuext.Kernel
+	// stride, above 1, samples the simulated launches' grids
+	// (gpuext.Config.SampleStride): timing only, outputs not checked.
+	stride int
 }
 
 func (b *bound) release() {
