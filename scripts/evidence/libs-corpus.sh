@@ -113,44 +113,22 @@ for r in $ROWS; do
 	fi
 done
 
-# The worst cases: the matrices of 2^20 rows where our pick is furthest
-# behind cuSPARSE's best (at most two), then Nsight Compute on our pick and
-# on cuSPARSE there (its first 40 kernels: preparation, default and ALG2).
-# Before the 2^23 batches, so that their time cannot crowd it out.
-python3 - "$E" >"$T/worst.txt" <<'PY' || true
-import json, glob, os, sys
-e = sys.argv[1]
-peer = {}
-if os.path.exists(os.path.join(e, "cusparse.jsonl")):
-    for l in open(os.path.join(e, "cusparse.jsonl")):
-        if l.strip():
-            p = json.loads(l)
-            if p["alg"] != "memcpy" and p["correct"]:
-                peer[p["matrix"]] = min(peer.get(p["matrix"], 1e9), p["mean_ms"])
-cands = []
-for f in glob.glob(os.path.join(e, "libs-*.json")):
-    for m in json.load(open(f))["matrices"]:
-        if m["rows"] < 0.9 * (1 << 20) or m["key"] not in peer or "-2^" not in m["key"] or m["key"].startswith(("even", "skewed")):
-            continue
-        c = [r for r in m["runs"] if r["method"] == m["choice"]["method"]][0]
-        cands.append((c["time_ms"] / peer[m["key"]], m["key"], c["method"]))
-def kernels(meth):
-    if meth == "binned":
-        return "regex:spmvBin"
-    if meth == "merge_path":
-        return "regex:spmvMerge(Path|Fixup)"
-    kind, _, v4 = meth.partition("_")
-    name = "spmvSplit" + kind[5:] if kind.startswith("split") else "spmvVector" + kind[6:]
-    return "regex:^" + name + ("V4" if v4 else "") + "$"
-for ratio, key, meth in sorted(cands, reverse=True)[:2]:
-    fam, _, size = key.rpartition("-2^")
-    print(fam, 1 << int(size), meth, kernels(meth), "%.3f" % ratio)
-PY
+# Nsight Compute on power-law matrices (LIBS_NCU_CASES, family:rows): our
+# nonzero tiles (tile, tile_v4), split2 (the pick of the first corpus run)
+# and cuSPARSE (its first 40 kernels: preparation, default and ALG2), to
+# say where and why we lose. Before the 2^23 batches, so that their time
+# cannot crowd it out.
+NCU_CASES="${LIBS_NCU_CASES:-powerlaw15:1048576 powerlaw15c:1048576 powerlaw20:8388608}"
+NCU_METHODS="${LIBS_NCU_METHODS:-tile,tile_v4,split2}"
+NCU_KERNELS="${LIBS_NCU_KERNELS:-regex:^spmv(Tile|TileV4|Split2)\$}"
+for c in $NCU_CASES; do
+	echo "${c%%:*} ${c##*:} $NCU_METHODS $NCU_KERNELS"
+done >"$T/worst.txt"
 cat "$T/worst.txt" >>"$E/env.txt"
 MET="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sector_op_read_hit_rate.pct,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,launch__grid_size,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed"
 noprof() { grep -v '^==PROF==' | grep -v '^==WARNING=='; }
 if command -v ncu >/dev/null && [ "$BACKEND" = gpu ]; then
-	while read -r fam rows meth kern ratio; do
+	while read -r fam rows meth kern; do
 		[ -n "$fam" ] || continue
 		if [ "$SECONDS" -ge "$NCU_BUDGET" ]; then
 			echo "ncu $fam: skipped, ${SECONDS}s gone" >>"$E/env.txt"
@@ -159,13 +137,13 @@ if command -v ncu >/dev/null && [ "$BACKEND" = gpu ]; then
 		key="$fam-$rows"
 		mkdir -p "$T/n"
 		t0=$SECONDS
-		timeout 40 ncu --clock-control none --metrics "$MET" --csv -k "$kern" -c 8 \
+		timeout 90 ncu --clock-control none --metrics "$MET" --csv -k "$kern" -c 12 \
 			"$W" run libs --backend gpu --families "$fam" --rows "$rows" --no-pair --methods "$meth" --copy-mib -1 --warmups 1 --runs 1 --dump "$T/n" \
 			2>"$E/ncu-$key-ours.err" | noprof >"$E/ncu-$key-ours.csv"
-		echo "ncu $key ours ($meth): exit $? in $((SECONDS - t0))s" >>"$E/env.txt"
+		echo "ncu $key ours ($meth, $kern): exit $? in $((SECONDS - t0))s" >>"$E/env.txt"
 		if [ -x "$PEER" ] && ls "$T"/n/*.csr >/dev/null 2>&1; then
 			t0=$SECONDS
-			timeout 40 ncu --clock-control none --metrics "$MET" --csv -c 40 "$PEER" --copy-mib 0 "$T"/n/*.csr \
+			timeout 90 ncu --clock-control none --metrics "$MET" --csv -c 40 "$PEER" --copy-mib 0 "$T"/n/*.csr \
 				2>"$E/ncu-$key-cusparse.err" | noprof >"$E/ncu-$key-cusparse.csv"
 			echo "ncu $key cusparse: exit $? in $((SECONDS - t0))s" >>"$E/env.txt"
 		fi
