@@ -200,13 +200,17 @@ func init() {
 		},
 	)
 	for form, name := range []string{"bf16.m16n8k16", "bf16.m16n8k8", "tf32.m16n8k8", "tf32.m16n8k4", "f16acc.m16n8k16"} {
-		corpus = append(corpus, mmaFormsCase(int32(form), name))
+		corpus = append(corpus, mmaFormsCase(int32(form), name, false))
 	}
+	corpus = append(corpus, mmaFormsCase(2, "tf32.m16n8k8.raw", true))
 }
 
 // mmaFormsCase is tensor.cu's mmaForms with form f (its comment lists
-// them) on two tiles.
-func mmaFormsCase(f int32, name string) corpusCase {
+// them) on two tiles. raw (tf32 forms) gives A floats that are not tf32
+// values (low mantissa bits set, never rounded by cvt.rna.tf32.f32): the
+// simulator drops the 13 low bits, and the recorded H200 run says whether
+// the tensor core does the same.
+func mmaFormsCase(f int32, name string, raw bool) corpusCase {
 	const tiles = 2
 	K := []int{16, 8, 8, 4, 16}[f]
 	return corpusCase{
@@ -215,13 +219,17 @@ func mmaFormsCase(f int32, name string) corpusCase {
 			av := seq(tiles*256, func(i int) float32 { return float32(i*7%9-4) * 0.5 })
 			bv := seq(tiles*128, func(i int) float32 { return float32(i*5%7 - 3) })
 			cv := seq(tiles*128, func(i int) float32 { return float32(i%11) - 5 })
+			a32v := av
+			if raw { // 2^-12 or 2^-11 more: below tf32's ulp at 0.5 and up (a tie at 0.5, which cvt.rna would round away)
+				a32v = seq(len(av), func(i int) float32 { return av[i] + float32(i%3)*0x1p-12 })
+			}
 			enc := bf16Bits
 			if f == 4 {
 				enc = halfBits
 			}
 			a16, _ := sim.Upload(d, "a16", packPairs(av, enc))
 			b16, _ := sim.Upload(d, "b16", packPairs(bv, enc))
-			a32, _ := sim.Upload(d, "a32", av)
+			a32, _ := sim.Upload(d, "a32", a32v)
 			b32, _ := sim.Upload(d, "b32", bv)
 			c, _ := sim.Upload(d, "c", cv)
 			out, _ := sim.Alloc[uint32](d, "d", tiles*128)
@@ -229,7 +237,12 @@ func mmaFormsCase(f int32, name string) corpusCase {
 				var want []uint32
 				for t := range tiles {
 					for _, row := range gemmRef(16, 8, K,
-						func(i, k int) float32 { return av[256*t+16*i+k] },
+						func(i, k int) float32 {
+							if raw { // the tf32 the tensor core reads: the low 13 bits dropped
+								return math.Float32frombits(math.Float32bits(a32v[256*t+16*i+k]) &^ 0x1fff)
+							}
+							return av[256*t+16*i+k]
+						},
 						func(k, j int) float32 { return bv[128*t+8*k+j] },
 						func(i, j int) float32 { return cv[128*t+8*i+j] }) {
 						for _, v := range row {
