@@ -674,16 +674,17 @@ func simCounters(run *KernelRun, ls []*gpuext.Launch, names []string) {
 }
 
 // valSite says whether a simulator site is a read-only float load of the
-// nonzero loop (val or x) and how many nonzeros one lane of it reads: 4
-// for a float4 load, 1 for a scalar one, 0 for any other.
+// nonzero loop (val or x: non-coherent, or streaming as spmvTile loads
+// val) and how many nonzeros one lane of it reads: 4 for a float4 load, 1
+// for a scalar one, 0 for any other.
 func valSite(s sim.SiteStats) int {
 	if s.Space != "global" || s.Op != "ld" {
 		return 0
 	}
 	switch {
-	case strings.Contains(s.Label, "ld.global.nc.v4.f32"):
+	case strings.Contains(s.Label, "ld.global.nc.v4.f32"), strings.Contains(s.Label, "ld.global.cs.v4.f32"):
 		return 4
-	case strings.Contains(s.Label, "ld.global.nc.f32"):
+	case strings.Contains(s.Label, "ld.global.nc.f32"), strings.Contains(s.Label, "ld.global.cs.f32"):
 		return 1
 	}
 	return 0

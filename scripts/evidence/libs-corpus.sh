@@ -116,7 +116,8 @@ done
 # Nsight Compute on power-law matrices (LIBS_NCU_CASES, family:rows): our
 # nonzero tiles (tile, tile_v4), split2 (the pick of the first corpus run)
 # and cuSPARSE (its first 40 kernels: preparation, default and ALG2), to
-# say where and why we lose. Before the 2^23 batches, so that their time
+# say where and why we lose (LIBS_NCU_PEER=0: ours only, for a call that
+# repeats cuSPARSE's profile from an earlier one). Before the 2^23 batches, so that their time
 # cannot crowd it out.
 NCU_CASES="${LIBS_NCU_CASES:-powerlaw15:1048576 powerlaw15c:1048576 powerlaw20:8388608}"
 NCU_METHODS="${LIBS_NCU_METHODS:-tile,tile_v4,split2}"
@@ -141,7 +142,7 @@ if command -v ncu >/dev/null && [ "$BACKEND" = gpu ]; then
 			"$W" run libs --backend gpu --families "$fam" --rows "$rows" --no-pair --methods "$meth" --copy-mib -1 --warmups 1 --runs 1 --dump "$T/n" \
 			2>"$E/ncu-$key-ours.err" | noprof >"$E/ncu-$key-ours.csv"
 		echo "ncu $key ours ($meth, $kern): exit $? in $((SECONDS - t0))s" >>"$E/env.txt"
-		if [ -x "$PEER" ] && ls "$T"/n/*.csr >/dev/null 2>&1; then
+		if [ "${LIBS_NCU_PEER:-1}" = 1 ] && [ -x "$PEER" ] && ls "$T"/n/*.csr >/dev/null 2>&1; then
 			t0=$SECONDS
 			timeout 90 ncu --clock-control none --metrics "$MET" --csv -c 40 "$PEER" --copy-mib 0 "$T"/n/*.csr \
 				2>"$E/ncu-$key-cusparse.err" | noprof >"$E/ncu-$key-cusparse.csv"
