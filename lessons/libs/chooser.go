@@ -15,13 +15,16 @@ import (
 //     dense row of 46,500 in a matrix of 3 nonzeros a row made CSR-vector
 //     18× slower than merge path on the H200, issue 29). So a long row
 //     outranks everything, "small" included: split<W>, whose one launch
-//     cuts every row longer than SplitPasses passes into warps.
+//     cuts every row longer than SplitPasses passes into warps, or nonzero
+//     tiles (tile, tile_v4), whose warps each take TileNZ consecutive
+//     nonzeros whatever the rows: neither has a critical path longer than
+//     16 passes, and the fit says which costs less per nonzero.
 //  2. Launches cost a few µs each, which matters only when the SpMV is a few
 //     µs itself: a matrix too small to fill the device once gets one wide
 //     CSR-vector launch.
 //  3. Rows spread in length idle the lanes of a warp on its shorter rows: at
-//     most the group's width over the typical row, a bounded factor. Binned
-//     or split, as measured.
+//     most the group's width over the typical row, a bounded factor. Binned,
+//     split or nonzero tiles, as measured.
 //  4. Width and load width move a streaming kernel by tens of percent:
 //     CSR-vector at the width that gives a lane LaneWork nonzeros, float4
 //     loads from a median row of V4MinMean.
@@ -41,6 +44,10 @@ type Rules struct {
 	// row lengths; SpreadSplit picks split<W> there, else binned.
 	SpreadCV    float64 `json:"spread_cv"`
 	SpreadSplit bool    `json:"spread_split"`
+	// SpreadTile picks nonzero tiles there instead (over SpreadSplit).
+	SpreadTile bool `json:"spread_tile,omitempty"`
+	// LongTile: rule 1 picks nonzero tiles instead of split<W>.
+	LongTile bool `json:"long_tile,omitempty"`
 	// LaneWork is the nonzeros a lane should get: the natural width is the
 	// narrowest power of two W (2..32) with W × LaneWork ≥ the median row.
 	LaneWork float64 `json:"lane_work"`
@@ -50,14 +57,15 @@ type Rules struct {
 }
 
 // defaultRules are the rules Choose uses: Fit's answer on every matrix of
-// the H200 corpus run (evidence/libs-corpus-h200-2026-12-04, 50 matrices,
-// every method timed): a long row beyond 4× the balanced share to split,
-// spread above CV 0.5 to binning, 8 nonzeros a lane, float4 loads from a
-// median row of 32. Their loss there is 0.105 (picks 1.11× our fastest,
-// geometric mean), against 0.142 for the seed fit's thresholds (2, 0.5,
-// binned, 4, 8) that came before. TestCorpusRun fails when they are not
-// the fit of the recorded run.
-var defaultRules = Rules{LongFactor: 4, SpreadCV: 0.5, SpreadSplit: false, LaneWork: 8, V4MinMean: 32}
+// the H200 corpus run (evidence/libs-corpus-h200-2026-12-04, 52 matrices,
+// every method timed, nonzero tiles included): a long row beyond 4× the
+// balanced share to nonzero tiles, spread above CV 0.5 to binning, 8
+// nonzeros a lane, float4 loads from a median row of 4. Their loss there
+// is 0.098 (picks 1.10× our fastest, geometric mean), against 0.126 for
+// the rules fitted on the run before tiles (4, 0.5, binned, 8, 32, long
+// rows to split). TestCorpusRun fails when they are not the fit of the
+// recorded run.
+var defaultRules = Rules{LongFactor: 4, SpreadCV: 0.5, SpreadSplit: false, LaneWork: 8, V4MinMean: 4, LongTile: true}
 
 // DefaultRules returns the rules Choose uses (a copy: no global state
 // changes through it).
@@ -73,10 +81,16 @@ func (r Rules) String() string {
 		cv = "never"
 	}
 	spread := MethodBinned
-	if r.SpreadSplit {
+	if r.SpreadTile {
+		spread = "tile"
+	} else if r.SpreadSplit {
 		spread = "split"
 	}
-	return fmt.Sprintf("long row > %g× balanced share; spread CV > %s → %s; %g nonzeros a lane; float4 from %s", r.LongFactor, cv, spread, r.LaneWork, v4)
+	long := "split"
+	if r.LongTile {
+		long = "tile"
+	}
+	return fmt.Sprintf("long row > %g× balanced share → %s; spread CV > %s → %s; %g nonzeros a lane; float4 from %s", r.LongFactor, long, cv, spread, r.LaneWork, v4)
 }
 
 // Choose picks the method for a matrix from its row statistics and the
@@ -89,6 +103,23 @@ func Choose(s RowStats, residentThreads int) Choice {
 
 // ChooseWith is Choose by the given rules, in the fixed order above.
 func ChooseWith(r Rules, s RowStats, residentThreads int) Choice {
+	return choose(r, s, residentThreads, true)
+}
+
+// pickWith is ChooseWith's method alone: Fit and LeaveOneFamilyOut ask it
+// thousands of times, and the reasons' formatting was most of their time.
+func pickWith(r Rules, s RowStats, residentThreads int) string {
+	return choose(r, s, residentThreads, false).Method
+}
+
+// choose is ChooseWith; with explain false the reasons are left empty.
+func choose(r Rules, s RowStats, residentThreads int, explain bool) Choice {
+	sprintf := func(format string, a ...any) string {
+		if !explain {
+			return ""
+		}
+		return fmt.Sprintf(format, a...)
+	}
 	if s.Rows == 0 || s.NNZ == 0 {
 		return Choice{VectorMethod(2, false), "empty matrix: any kernel only writes zeros"}
 	}
@@ -101,7 +132,13 @@ func ChooseWith(r Rules, s RowStats, residentThreads int) Choice {
 	// 1. A long row: its passes at the natural width against the balanced
 	// share.
 	if passes := float64(s.Max) / float64(w); passes > SplitPasses && passes > r.LongFactor*share {
-		return Choice{SplitMethod(w, v4), fmt.Sprintf(
+		if r.LongTile {
+			return Choice{TileMethod(v4), sprintf(
+				"long row: the longest row (%d) is %.0f passes of a %d-lane group, more than %g× the %.1f nonzeros each of the %d resident threads gets when balanced: "+
+					"it would be the critical path, whatever the size, so nonzero tiles: one launch, every warp %d consecutive nonzeros whatever the rows, a row crossing tiles finished by its last piece.",
+				s.Max, passes, w, r.LongFactor, share, residentThreads, TileNZ)}
+		}
+		return Choice{SplitMethod(w, v4), sprintf(
 			"long row: the longest row (%d) is %.0f passes of a %d-lane group, more than %g× the %.1f nonzeros each of the %d resident threads gets when balanced: "+
 				"it would be the critical path, whatever the size, so split%d: one launch, rows up to %d by groups of %d in order, longer rows cut into warps of %d nonzeros.",
 			s.Max, passes, w, r.LongFactor, share, residentThreads, w, SplitLongMin(w), w, SplitChunk)}
@@ -112,24 +149,27 @@ func ChooseWith(r Rules, s RowStats, residentThreads int) Choice {
 		for wide < WarpSize && s.Rows*wide < residentThreads {
 			wide *= 2
 		}
-		return Choice{VectorMethod(wide, false), fmt.Sprintf(
+		return Choice{VectorMethod(wide, false), sprintf(
 			"small: %d rows × %d lanes would not fill the device's %d resident threads once, so the SpMV is latency-bound; "+
 				"one launch, %d lanes a row (%d threads), each row done in the fewest passes.",
 			s.Rows, w, residentThreads, wide, s.Rows*wide)}
 	}
 	// 3. Spread.
 	if s.CV > r.SpreadCV {
-		why := fmt.Sprintf("spread: row lengths %d to %d, coefficient of variation %.2f > %g, no row long enough to be the critical path", s.Min, s.Max, s.CV, r.SpreadCV)
+		why := sprintf("spread: row lengths %d to %d, coefficient of variation %.2f > %g, no row long enough to be the critical path", s.Min, s.Max, s.CV, r.SpreadCV)
+		if r.SpreadTile {
+			return Choice{TileMethod(v4), why + sprintf("; nonzero tiles give every warp %d consecutive nonzeros, whatever the rows, in one launch.", TileNZ)}
+		}
 		if r.SpreadSplit {
-			return Choice{SplitMethod(w, v4), why + fmt.Sprintf("; split%d keeps one launch and gives rows over %d their own warps.", w, SplitLongMin(w))}
+			return Choice{SplitMethod(w, v4), why + sprintf("; split%d keeps one launch and gives rows over %d their own warps.", w, SplitLongMin(w))}
 		}
 		return Choice{MethodBinned, why + "; binning gives each length class its own group width."}
 	}
 	// 4. Even.
-	why := fmt.Sprintf("even: rows %d to %d (median %d, CV %.2f); %d lanes a row gives each lane about %.0f nonzeros",
+	why := sprintf("even: rows %d to %d (median %d, CV %.2f); %d lanes a row gives each lane about %.0f nonzeros",
 		s.Min, s.Max, s.Median, s.CV, w, float64(s.Median)/float64(w))
 	if v4 {
-		why += fmt.Sprintf(", and rows of %d hold aligned quads, so float4/int4 loads", s.Median)
+		why += sprintf(", and rows of %d hold aligned quads, so float4/int4 loads", s.Median)
 	} else {
 		why += ", rows too short for float4 loads to pay"
 	}
@@ -143,10 +183,12 @@ func RulesGrid() []Rules {
 	inf := math.Inf(1)
 	for _, lf := range []float64{2, 1, 4, 8, 16, 32, 64} {
 		for _, cv := range []float64{0.5, 1, 2, 4, inf} {
-			for _, sp := range []bool{false, true} {
+			for _, sp := range []struct{ split, tile bool }{{false, false}, {true, false}, {false, true}} {
 				for _, lw := range []float64{4, 2, 8, 1} {
 					for _, v4 := range []float64{8, 4, 16, 32, inf} {
-						out = append(out, Rules{LongFactor: lf, SpreadCV: cv, SpreadSplit: sp, LaneWork: lw, V4MinMean: v4})
+						for _, lt := range []bool{false, true} {
+							out = append(out, Rules{LongFactor: lf, SpreadCV: cv, SpreadSplit: sp.split, SpreadTile: sp.tile, LaneWork: lw, V4MinMean: v4, LongTile: lt})
+						}
 					}
 				}
 			}
@@ -165,7 +207,7 @@ func Loss(r Rules, ms []MatrixResult, residentThreads int) float64 {
 	}
 	var sum float64
 	for _, m := range ms {
-		pick := m.Run(ChooseWith(r, m.Stats, residentThreads).Method)
+		pick := m.Run(pickWith(r, m.Stats, residentThreads))
 		best := m.Best()
 		if pick.TimeMs <= 0 || !pick.Correct || best.TimeMs <= 0 {
 			return math.Inf(1)
@@ -242,7 +284,7 @@ func LeaveOneFamilyOut(r *Result, peer []PeerRun) ([]Heldout, error) {
 			return nil, fmt.Errorf("libs: leaving out %s: no rules in the grid have all their picks measured on the other families", f)
 		}
 		for _, m := range byFam[f] {
-			pick := ChooseWith(rules, m.Stats, resident).Method
+			pick := pickWith(rules, m.Stats, resident)
 			run, best := m.Run(pick), m.Best()
 			if run.TimeMs <= 0 {
 				return nil, fmt.Errorf("libs: %s: the rules fitted without %s pick %s, which was not measured", m.Key, f, pick)

@@ -59,7 +59,7 @@ func irregular(rows int) Input {
 }
 
 func suiteSparse(t *testing.T) []Input {
-	dir := spmvref.MatricesDir()
+	dir := spmvref.MatricesDir(os.Getenv("WARPLAB_MATRICES"))
 	if dir == "" {
 		t.Log("no shared/matrices folder: SuiteSparse rows skipped")
 		return nil
@@ -151,8 +151,8 @@ func fill(n, l int) []int {
 }
 
 // TestChoose holds the rule order for every rules Fit may pick: the
-// issue's case (one dense row of 46,500 in 46,500 rows of 3) gets split
-// however small the matrix is; an even matrix never gets a balancing
+// issue's case (one dense row of 46,500 in 46,500 rows of 3) gets a
+// long-row method (split or nonzero tiles) however small the matrix is; an even matrix never gets a balancing
 // method; a small even one gets one wide launch; an empty one any kernel.
 // Then DefaultRules' picks on named cases.
 func TestChoose(t *testing.T) {
@@ -161,8 +161,8 @@ func TestChoose(t *testing.T) {
 	seed := spmvref.SeedRowLengths(1<<10, false)
 	denseS, evenS, seedS := StatsOf(dense), StatsOf(spmvref.SeedRowLengths(1<<19, false)), StatsOf(seed)
 	for _, r := range RulesGrid() {
-		if c := ChooseWith(r, denseS, h200); !strings.HasPrefix(c.Method, "split") {
-			t.Fatalf("rules %v: one dense row in 46,500 small rows: %s (%s), want split", r, c.Method, c.Reason)
+		if c := ChooseWith(r, denseS, h200); !strings.HasPrefix(c.Method, "split") && !strings.HasPrefix(c.Method, MethodTile) {
+			t.Fatalf("rules %v: one dense row in 46,500 small rows: %s (%s), want split or tile", r, c.Method, c.Reason)
 		}
 		if c := ChooseWith(r, evenS, h200); !strings.HasPrefix(c.Method, "vector") {
 			t.Fatalf("rules %v: even seed 2^19: %s, want CSR-vector", r, c.Method)
@@ -181,19 +181,19 @@ func TestChoose(t *testing.T) {
 		resident int
 		want     string
 	}{
-		{"even seed: 16 a row", seed, 0, VectorMethod(2, false)},
+		{"even seed: 16 a row", seed, 0, VectorMethod(2, true)},
 		// Median 3: 2 lanes; the 419-long rows are 210 passes of them.
-		{"skewed seed, device size unknown", skew, 0, SplitMethod(2, false)},
-		{"skewed seed 2^19 on an H200", spmvref.SeedRowLengths(1<<19, true), h200, SplitMethod(2, false)},
-		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, SplitMethod(2, false)},
-		{"dense row in a small matrix", dense, h200, SplitMethod(2, false)},
-		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, 0, VectorMethod(2, false)},
+		{"skewed seed, device size unknown", skew, 0, MethodTile},
+		{"skewed seed 2^19 on an H200", spmvref.SeedRowLengths(1<<19, true), h200, MethodTile},
+		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, MethodTileV4},
+		{"dense row in a small matrix", dense, h200, MethodTile},
+		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, 0, VectorMethod(2, true)},
 		{"long even rows", []int{100, 96, 110, 100}, 0, VectorMethod(16, true)},
 		{"spread, no giant", []int{1, 3, 2, 27, 3, 1, 20, 2}, 0, MethodBinned},
 		{"empty", nil, 0, VectorMethod(2, false)},
 		// 1024 rows × 2 lanes = 2048 < 16384 resident: widen until full.
 		{"small even seed", seed, 16384, VectorMethod(16, false)},
-		{"big enough", seed, 2048, VectorMethod(2, false)},
+		{"big enough", seed, 2048, VectorMethod(2, true)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,6 +68,14 @@ const (
 	MethodTileV4 = "tile_v4"
 )
 
+// TileMethod names the nonzero-tile method, with float4/int4 loads when v4.
+func TileMethod(v4 bool) string {
+	if v4 {
+		return MethodTileV4
+	}
+	return MethodTile
+}
+
 // VectorMethod names the CSR-vector method of width w.
 func VectorMethod(w int, v4 bool) string {
 	if v4 {
