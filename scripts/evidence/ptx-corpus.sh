@@ -24,7 +24,7 @@ cp "$manifest" "$out/manifest.json"
 	nvcc --version | tail -2
 } >"$out/nvidia-smi.txt" 2>&1
 # 1. The outputs (results.json, log.txt, env.txt).
-timeout 120 python3 scripts/evidence/ptx-corpus.py "$manifest" sim/testdata/corpus "$out" 2>&1 | tee "$out/log.txt"
+timeout 90 python3 scripts/evidence/ptx-corpus.py "$manifest" sim/testdata/corpus "$out" 2>&1 | tee "$out/log.txt"
 
 # 2. The counters: every launch of the same run under ncu, in manifest
 # order (ncu's launch ID i is case i). Metrics the GPU's ncu does not know
@@ -42,7 +42,7 @@ if [ -z "$M" ]; then # the query failed: the metrics every recorded H200 run had
 	M=$M,l1tex__t_requests_pipe_lsu_mem_global_op_st.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,smsp__inst_executed.sum
 fi
 echo "metrics: $M" >>"$out/nvidia-smi.txt"
-timeout 240 ncu --clock-control none --metrics "$M" --csv \
+timeout 150 ncu --clock-control none --metrics "$M" --csv \
 	python3 scripts/evidence/ptx-corpus.py "$manifest" sim/testdata/corpus /tmp/ncu-run 2>"$out/ncu.err" |
 	grep -v '^==PROF==' >"$out/ncu.csv"
 echo "ncu: exit ${PIPESTATUS[0]}, $(grep -c . "$out/ncu.csv") lines" >>"$out/nvidia-smi.txt"
@@ -51,6 +51,6 @@ rm -f "$out/ncu.err"
 
 # 3. The mma.sync throughput, and ncu's tensor-pipe count of one warp's mma.
 nvcc -O3 -arch=sm_90 -o /tmp/mma-bench scripts/evidence/ptx-mma-bench.cu &&
-	timeout 60 /tmp/mma-bench >"$out/mma-bench.csv" 2>&1
+	timeout 40 /tmp/mma-bench >"$out/mma-bench.csv" 2>&1
 cat "$out/mma-bench.csv"
 cat "$out/nvidia-smi.txt"
