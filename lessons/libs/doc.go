@@ -15,7 +15,11 @@
 //     row ends plus nonzeros, which no skew can unbalance;
 //   - split: CSR-vector in one launch with every row longer than 16 passes
 //     of its group cut into warps of the same launch, the pieces added by
-//     the last warp to finish (no second pass).
+//     the last warp to finish (no second pass);
+//   - nonzero tiles (CUB's DeviceSpmv, CSR5): each warp takes 256
+//     consecutive nonzeros whatever their rows, loaded 32 (float4: 128)
+//     consecutive a load, and finishes a row crossing tiles with its last
+//     piece, in one launch.
 //
 // Choose reads only row statistics (median, longest, coefficient of
 // variation) and the device's resident threads, and says why it picks a
