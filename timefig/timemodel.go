@@ -10,9 +10,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/warplab/warplab/internal/timecheck"
 	"github.com/warplab/warplab/plots"
 	"github.com/warplab/warplab/plots/chart"
+	"github.com/warplab/warplab/timecheck"
 )
 
 // The time model's figure (issue 13): every recorded GPU run of a lesson,

@@ -4,8 +4,8 @@ import (
 	"log"
 	"os"
 
-	"github.com/warplab/warplab/internal/timecheck"
 	"github.com/warplab/warplab/plots"
+	"github.com/warplab/warplab/timecheck"
 	"github.com/warplab/warplab/timefig"
 )
 

@@ -13,9 +13,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/warplab/warplab/internal/timecheck"
 	"github.com/warplab/warplab/plots"
 	"github.com/warplab/warplab/plots/chart"
+	"github.com/warplab/warplab/timecheck"
 )
 
 // The sweep's figure (issue 27, milestone 2): for one family of the

@@ -8,14 +8,14 @@ import (
 
 	"gonum.org/v1/plot/cmpimg"
 
-	"github.com/warplab/warplab/internal/timecheck"
 	"github.com/warplab/warplab/plots"
+	"github.com/warplab/warplab/timecheck"
 	"github.com/warplab/warplab/timefig"
 )
 
 // ExampleTimeModelSweepGrid draws a `warplab timemodel check --sweep-json`
 // report: testdata/timemodel_sweep.json, a copy of the recorded H200
-// sweep's check (internal/timecheck/recorded/sweep-h200.json when it was
+// sweep's check (timecheck/recorded/sweep-h200.json when it was
 // made), so the golden moves only when the figure code does.
 func ExampleTimeModelSweepGrid() {
 	rep := readSweepReport("testdata/timemodel_sweep.json")

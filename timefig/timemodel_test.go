@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/warplab/warplab/internal/timecheck"
+	"github.com/warplab/warplab/timecheck"
 )
 
 func TestTimeModelFigure(t *testing.T) {

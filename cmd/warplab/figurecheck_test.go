@@ -17,17 +17,17 @@ import (
 // figures on a GPU run).
 type figureLesson struct{ ran bool }
 
-func (*figureLesson) Name() string                { return "fig" }
-func (*figureLesson) Summary() string             { return "a lesson without a figure on this device" }
-func (*figureLesson) RegisterFlags(*flag.FlagSet) {}
-func (*figureLesson) Validate() error             { return nil }
-func (*figureLesson) Module() *gpuext.Module      { return nil }
-func (*figureLesson) CheckFigure(*gpuext.Device) error {
-	return errors.New("no figure on this device")
+// descriptor is the lesson as the command takes it.
+func (l *figureLesson) descriptor() *lesson.Lesson {
+	return &lesson.Lesson{
+		Name:        "fig",
+		Doc:         "a lesson without a figure on this device",
+		Flags:       func(*flag.FlagSet) lesson.Command { return l },
+		CheckFigure: func(*gpuext.Device) error { return errors.New("no figure on this device") },
+	}
 }
-func (*figureLesson) Recorded() (lesson.Result, string, error) {
-	return nil, "", errors.New("none")
-}
+
+func (*figureLesson) Validate() error { return nil }
 func (l *figureLesson) Run(context.Context, *gpuext.Device, lesson.Progress) (lesson.Result, error) {
 	l.ran = true
 	return nil, errors.New("ran")
@@ -37,13 +37,13 @@ func TestFigureCheckedBeforeRun(t *testing.T) {
 	l := &figureLesson{}
 	var stdout, stderr strings.Builder
 	svg := filepath.Join(t.TempDir(), "f.svg")
-	code := runLesson(l, []string{"--backend", "sim", "--svg", svg}, &stdout, &stderr)
+	code := runLesson(l.descriptor(), []string{"--backend", "sim", "--svg", svg}, &stdout, &stderr)
 	if code != exitUsage || l.ran || !strings.Contains(stderr.String(), "--svg "+svg+": no figure on this device") {
 		t.Errorf("exit %d, ran %v, stderr %q; want exit %d before Run, naming --svg", code, l.ran, stderr.String(), exitUsage)
 	}
 	// Without --svg the check is not asked and the lesson runs.
 	stderr.Reset()
-	if code := runLesson(l, []string{"--backend", "sim"}, &stdout, &stderr); code != exitFail || !l.ran {
+	if code := runLesson(l.descriptor(), []string{"--backend", "sim"}, &stdout, &stderr); code != exitFail || !l.ran {
 		t.Errorf("without --svg: exit %d, ran %v (%q)", code, l.ran, stderr.String())
 	}
 }

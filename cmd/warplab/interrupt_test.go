@@ -17,6 +17,7 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
+	"github.com/warplab/warplab/lessons/all"
 	"github.com/warplab/warplab/lessons/lesson"
 )
 
@@ -68,10 +69,10 @@ func TestLessonInterruptBounded(t *testing.T) {
 		{"libs", "libs", nil, "", 300 * time.Millisecond},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			l := lessons()[c.lesson]()
-			fs := flag.NewFlagSet(l.Name(), flag.ContinueOnError)
+			d, _ := all.ByName(c.lesson)
+			fs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			l.RegisterFlags(fs)
+			l := d.Flags(fs)
 			if err := fs.Parse(c.args); err != nil {
 				t.Fatal(err)
 			}

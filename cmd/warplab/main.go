@@ -19,11 +19,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/warplab/warplab/lessons/cg"
+	"github.com/warplab/warplab/lessons/all"
 	"github.com/warplab/warplab/lessons/lesson"
-	"github.com/warplab/warplab/lessons/libs"
-	"github.com/warplab/warplab/lessons/spmv"
-	"github.com/warplab/warplab/lessons/tiling"
 )
 
 func main() {
@@ -37,26 +34,16 @@ const (
 	exitUsage = 2
 )
 
-// lessons lists the lessons by the word after `warplab run`: each is its
-// package's constructor of the lesson contract (package lessons/lesson), and
-// runLesson does the rest (the shared flags, the device, the output files,
-// the figure), so a new lesson is one package and one line here. A
-// function, not a package variable filled by init functions: the table is
-// built where it is read, and nothing can change it behind a caller's back.
-func lessons() map[string]func() lesson.Lesson {
-	return map[string]func() lesson.Lesson{
-		"spmv":   spmv.Lesson,
-		"tiling": tiling.Lesson,
-		"cg":     cg.Lesson,
-		"libs":   libs.Lesson,
-	}
-}
+// lessons are the lessons' descriptors (package lessons/lesson), listed
+// once in lessons/all; runLesson does the rest (the shared flags, the
+// device, the output files, the figure), so the command has no line per
+// lesson.
+func lessons() []*lesson.Lesson { return all.Lessons() }
 
 func lessonNames() []string {
-	cmds := lessons()
-	names := make([]string, 0, len(cmds))
-	for n := range cmds {
-		names = append(names, n)
+	var names []string
+	for _, l := range lessons() {
+		names = append(names, l.Name)
 	}
 	sort.Strings(names)
 	return names
@@ -94,12 +81,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "warplab run: name a lesson (%s)\n", strings.Join(lessonNames(), ", "))
 			return exitUsage
 		}
-		newLesson, ok := lessons()[args[1]]
+		l, ok := all.ByName(args[1])
 		if !ok {
 			fmt.Fprintf(stderr, "warplab run: no lesson %q (lessons: %s)\n", args[1], strings.Join(lessonNames(), ", "))
 			return exitUsage
 		}
-		return runLesson(newLesson(), args[2:], stdout, stderr)
+		return runLesson(l, args[2:], stdout, stderr)
 	case "matrix":
 		return runMatrix(args[1:], stdout, stderr)
 	case "selftest":

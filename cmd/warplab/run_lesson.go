@@ -21,10 +21,11 @@ type sharedFlags struct {
 }
 
 // parseLessonFlags defines the shared flags and l's own on one flag set,
-// parses args and validates both; every error it returns is a usage error.
-func parseLessonFlags(l lesson.Lesson, args []string, stderr io.Writer) (sharedFlags, error) {
+// parses args and validates both, and returns the lesson's command bound
+// to them; every error it returns is a usage error.
+func parseLessonFlags(l *lesson.Lesson, args []string, stderr io.Writer) (lesson.Command, sharedFlags, error) {
 	var f sharedFlags
-	cmd := "warplab run " + l.Name()
+	cmd := "warplab run " + l.Name
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&f.backend, "backend", "auto", "where kernels run: auto (the GPU when this build has one and it answers, else the simulator), sim, gpu or gpu:N")
@@ -32,19 +33,19 @@ func parseLessonFlags(l lesson.Lesson, args []string, stderr io.Writer) (sharedF
 	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file (- for stdout)")
 	fs.StringVar(&f.svgPath, "svg", "", "draw the lesson's figure to this file (.svg or .png)")
 	fs.BoolVar(&f.recorded, "recorded", false, "run nothing: show the lesson's recorded GPU run (its GPU, driver and date first), with --json and --svg as for a run")
-	l.RegisterFlags(fs)
+	lc := l.Flags(fs)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: %s [flags]\n\n%s\n\nflags:\n", cmd, l.Summary())
+		fmt.Fprintf(stderr, "usage: %s [flags]\n\n%s\n\nflags:\n", cmd, l.Doc)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return f, err
+			return nil, f, err
 		}
-		return f, usageErrorf("%v", err)
+		return nil, f, usageErrorf("%v", err)
 	}
 	if fs.NArg() > 0 {
-		return f, usageErrorf("unexpected argument %q (flags start with --)", fs.Arg(0))
+		return nil, f, usageErrorf("unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	if f.recorded {
 		var where []string
@@ -54,27 +55,27 @@ func parseLessonFlags(l lesson.Lesson, args []string, stderr io.Writer) (sharedF
 			}
 		})
 		if len(where) > 0 {
-			return f, usageErrorf("--recorded shows a run already made; %s chooses where to run one: give one or the other", strings.Join(where, " and "))
+			return nil, f, usageErrorf("--recorded shows a run already made; %s chooses where to run one: give one or the other", strings.Join(where, " and "))
 		}
 	}
-	if err := l.Validate(); err != nil {
-		return f, usageErrorf("%v", err)
+	if err := lc.Validate(); err != nil {
+		return nil, f, usageErrorf("%v", err)
 	}
 	// Output paths are checked now, not after a run of minutes: the
 	// extension, a folder that exists and takes a file, a path that is
 	// not a folder. --json - is stdout; a figure is written by name.
 	if f.jsonPath != "-" {
 		if err := lesson.CheckOutputFile("--json", f.jsonPath); err != nil {
-			return f, usageErrorf("%v", err)
+			return nil, f, usageErrorf("%v", err)
 		}
 	}
 	if err := lesson.CheckOutputFile("--svg", f.svgPath, ".svg", ".png"); err != nil {
-		return f, usageErrorf("%v", err)
+		return nil, f, usageErrorf("%v", err)
 	}
 	if f.jsonPath != "" && f.jsonPath != "-" && filepath.Clean(f.jsonPath) == filepath.Clean(f.svgPath) {
-		return f, usageErrorf("--json and --svg both name %s: give each its own file", f.jsonPath)
+		return nil, f, usageErrorf("--json and --svg both name %s: give each its own file", f.jsonPath)
 	}
-	return f, nil
+	return lc, f, nil
 }
 
 // runLesson is `warplab run NAME` for a lesson of the contract: flags and
@@ -83,9 +84,9 @@ func parseLessonFlags(l lesson.Lesson, args []string, stderr io.Writer) (sharedF
 // the text on stdout, failed checks on stderr, JSON and figure written
 // atomically. Exit status 0 when every check passed, 1 when one failed or
 // the lesson could not run, 2 for a usage error.
-func runLesson(l lesson.Lesson, args []string, stdout, stderr io.Writer) int {
-	cmd := "warplab run " + l.Name()
-	f, err := parseLessonFlags(l, args, stderr)
+func runLesson(l *lesson.Lesson, args []string, stdout, stderr io.Writer) int {
+	cmd := "warplab run " + l.Name
+	lc, f, err := parseLessonFlags(l, args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
@@ -101,7 +102,7 @@ func runLesson(l lesson.Lesson, args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "Recorded GPU run: %s\n\n", on)
 	} else {
-		res, err = runOnDevice(l, f, stdout, stderr)
+		res, err = runOnDevice(l, lc, f, stdout, stderr)
 		if err != nil {
 			return fail(stderr, cmd, err)
 		}
@@ -133,9 +134,10 @@ func runLesson(l lesson.Lesson, args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// runOnDevice opens the device the shared flags name and runs l on it, with
-// Ctrl-C cancelling the run and the progress line on stderr.
-func runOnDevice(l lesson.Lesson, f sharedFlags, stdout, stderr io.Writer) (lesson.Result, error) {
+// runOnDevice opens the device the shared flags name and runs lc, l's
+// command, on it, with Ctrl-C cancelling the run and the progress line on
+// stderr.
+func runOnDevice(l *lesson.Lesson, lc lesson.Command, f sharedFlags, stdout, stderr io.Writer) (lesson.Result, error) {
 	dev, err := openDevice(f.backend, f.model)
 	if err != nil {
 		if errors.Is(err, errUsage) {
@@ -144,8 +146,8 @@ func runOnDevice(l lesson.Lesson, f sharedFlags, stdout, stderr io.Writer) (less
 		return nil, deviceError(err)
 	}
 	defer dev.Close()
-	if fc, ok := l.(lesson.FigureChecker); ok && f.svgPath != "" {
-		if err := fc.CheckFigure(dev); err != nil {
+	if l.CheckFigure != nil && f.svgPath != "" {
+		if err := l.CheckFigure(dev); err != nil {
 			return nil, usageErrorf("--svg %s: %v", f.svgPath, err)
 		}
 	}
@@ -160,7 +162,7 @@ func runOnDevice(l lesson.Lesson, f sharedFlags, stdout, stderr io.Writer) (less
 			return write(stdout)
 		},
 	}
-	res, err := l.Run(ctx, dev, p)
+	res, err := lc.Run(ctx, dev, p)
 	clear()
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("interrupted (%w)", err)

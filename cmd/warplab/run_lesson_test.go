@@ -246,23 +246,22 @@ func TestLessonRunCancelled(t *testing.T) {
 	defer dev.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	for i, newLesson := range []func() lesson.Lesson{spmv.Lesson, tiling.Lesson, cg.Lesson, libs.Lesson} {
-		l := newLesson()
-		if l.Name() != contractLessons[i].name {
-			t.Fatalf("lesson %d is %q", i, l.Name())
+	for i, d := range []*lesson.Lesson{spmv.Lesson(), tiling.Lesson(), cg.Lesson(), libs.Lesson()} {
+		if d.Name != contractLessons[i].name {
+			t.Fatalf("lesson %d is %q", i, d.Name)
 		}
-		fs := flag.NewFlagSet(l.Name(), flag.ContinueOnError)
+		fs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		l.RegisterFlags(fs)
+		l := d.Flags(fs)
 		if err := fs.Parse(contractLessons[i].quick); err != nil {
 			t.Fatal(err)
 		}
 		if err := l.Validate(); err != nil {
-			t.Fatalf("%s: %v", l.Name(), err)
+			t.Fatalf("%s: %v", d.Name, err)
 		}
 		res, err := l.Run(ctx, dev, lesson.Progress{})
 		if !errors.Is(err, context.Canceled) || res != nil {
-			t.Errorf("%s on a cancelled context: result %v, error %v; want context.Canceled", l.Name(), res, err)
+			t.Errorf("%s on a cancelled context: result %v, error %v; want context.Canceled", d.Name, res, err)
 		}
 	}
 }
@@ -304,10 +303,10 @@ func TestLessonRecorded(t *testing.T) {
 
 // Every lesson's Module is its CUDA C and the PTX generated from it.
 func TestLessonModules(t *testing.T) {
-	for _, name := range lessonNames() {
-		m := lessons()[name]().Module()
+	for _, l := range lessons() {
+		m := l.Module()
 		if m == nil || !strings.Contains(m.CUDA, "__global__") || !strings.Contains(m.PTX, ".entry") {
-			t.Errorf("%s: Module() lacks its CUDA C or PTX", name)
+			t.Errorf("%s: Module() lacks its CUDA C or PTX", l.Name)
 		}
 	}
 }

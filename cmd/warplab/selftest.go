@@ -14,15 +14,16 @@ import (
 )
 
 // selfTesters are the lessons that check their own kernels
-// (lesson.SelfTester), by name: the self-test is generic over the lesson
-// table, with no file per lesson.
-func selfTesters() map[string]lesson.SelfTester {
-	out := map[string]lesson.SelfTester{}
-	for name, newLesson := range lessons() {
-		if st, ok := newLesson().(lesson.SelfTester); ok {
-			out[name] = st
+// (Lesson.SelfTest), sorted by name: the self-test is generic over the
+// lesson list, with no file per lesson.
+func selfTesters() []*lesson.Lesson {
+	var out []*lesson.Lesson
+	for _, l := range lessons() {
+		if l.SelfTest != nil {
+			out = append(out, l)
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
@@ -66,17 +67,11 @@ func runSelftest(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "GPU backend compiled against cuda.h CUDA_VERSION %d (CUDA %d.%d); %s\n", v, v/1000, v%1000/10, dev.Driver())
 	}
 	fmt.Fprintln(stdout)
-	tests := selfTesters()
-	names := make([]string, 0, len(tests))
-	for n := range tests {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var all []lesson.Check
-	for _, n := range names {
-		rows, code, err := tests[n].SelfTest(context.Background(), devs)
+	for _, l := range selfTesters() {
+		rows, code, err := l.SelfTest(context.Background(), devs)
 		if err != nil {
-			return fail(stderr, cmd, fmt.Errorf("%s: %w", n, err))
+			return fail(stderr, cmd, fmt.Errorf("%s: %w", l.Name, err))
 		}
 		for _, c := range code {
 			fmt.Fprintln(stdout, c)

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/warplab/warplab/internal/timecheck"
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/timecheck"
 )
 
 // runTimeModel is `warplab timemodel check|sweep|constants|calibrate`.

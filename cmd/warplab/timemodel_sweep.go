@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/internal/sweep"
-	"github.com/warplab/warplab/internal/timecheck"
+	"github.com/warplab/warplab/timecheck"
 )
 
 // runTimeModelSweep is `warplab timemodel sweep`: the time model's recorded

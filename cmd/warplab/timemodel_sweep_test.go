@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/internal/sweep"
-	"github.com/warplab/warplab/internal/timecheck"
+	"github.com/warplab/warplab/timecheck"
 )
 
 // TestTimeModelSweepSim runs `warplab timemodel sweep` on the simulator at

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/warplab/warplab/internal/timecheck"
+	"github.com/warplab/warplab/timecheck"
 )
 
 // TestTimeModelCheckFrom runs `warplab timemodel check` on the timecheck

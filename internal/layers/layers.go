@@ -11,8 +11,8 @@
 //	4  plots/chart, internal/ptxcheck, internal/launchbench
 //	5  plots, lab, lessons/lesson
 //	6  lessons/<name> (no lesson imports another), lessons/lesson/lessontest
-//	7  internal/sweep
-//	8  internal/timecheck
+//	7  lessons/all (the list of lessons), internal/sweep
+//	8  timecheck (the time model's check; public, as timefig's API takes its reports)
 //	9  timefig (the time model's figures, for notebooks and the site)
 //	10 the app-level tools: internal/nbtest, internal/labtest
 //	11 cmd/... and the tools' own commands
@@ -59,8 +59,9 @@ func ranks() map[string]int {
 		"lessons/lesson":            5,
 		"lessons/lesson/lessontest": 6, // a test harness over the contract
 		"lessons/":                  6,
+		"lessons/all":               7, // the one list of every lesson's descriptor
 		"internal/sweep":            7,
-		"internal/timecheck":        8,
+		"timecheck":                 8,
 		"timefig":                   9, // draws timecheck's reports; the notebooks' public door to them
 		"internal/nbtest":           10,
 		"internal/labtest":          10,
@@ -102,10 +103,7 @@ func Known() map[string]string {
 // KnownAPI are the packages whose exported API still names a type of an
 // internal package, with why.
 func KnownAPI() map[string]string {
-	return map[string]string{
-		"timefig": "TimeModel and TimeModelSweep take timecheck's reports (an app-level package, on the tools' floor; " +
-			"the notebooks call only the Figure and Display functions, which take a lesson or family name)",
-	}
+	return map[string]string{}
 }
 
 // Check returns the violations among imports, a map from each package

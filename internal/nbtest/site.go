@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/warplab/warplab/internal/timecheck"
 	"github.com/warplab/warplab/plots"
 	"github.com/warplab/warplab/sim"
+	"github.com/warplab/warplab/timecheck"
 	"github.com/warplab/warplab/timefig"
 )
 

@@ -237,13 +237,26 @@ func (rep *Report) WriteFailures(w io.Writer) error {
 // Summary is the lesson's one line, in `warplab help` and its usage.
 const Summary = "Porting a CG solver to the GPU, one step at a time (HPCCG's 27-point stencil, stages 0–10)"
 
-// Lesson returns the lesson as `warplab run cg` runs it (see package
-// lesson): --grid, --stage, --threads-per-row, --unroll and --max-iter
-// bound to an Options.
-func Lesson() lesson.Lesson {
-	return &cliLesson{grid: "", stage: "all", unroll: 4,
-		opts: Options{Run: RunOptions{ThreadsPerRow: DefaultThreadsPerRow, MaxIter: DefaultMaxIter}}}
+// Lesson returns the lesson's descriptor (see package lesson): --grid,
+// --stage, --threads-per-row, --unroll and --max-iter bound to an Options.
+func Lesson() *lesson.Lesson {
+	return &lesson.Lesson{
+		Name: "cg",
+		Doc:  Summary,
+		Flags: func(fs *flag.FlagSet) lesson.Command {
+			l := &cliLesson{grid: "", stage: "all", unroll: 4,
+				opts: Options{Run: RunOptions{ThreadsPerRow: DefaultThreadsPerRow, MaxIter: DefaultMaxIter}}}
+			l.RegisterFlags(fs)
+			return l
+		},
+		Recorded:  recordedResult,
+		Module:    Module,
+		SelfTest:  selfTest,
+		TimeCheck: timeCheck(),
+	}
 }
+
+// cliLesson is one run of the lesson from the command line (lesson.Command).
 
 type cliLesson struct {
 	opts          Options
@@ -252,9 +265,6 @@ type cliLesson struct {
 	unroll1Legacy bool
 	fs            *flag.FlagSet // to tell --unroll given from its default
 }
-
-func (*cliLesson) Name() string    { return "cg" }
-func (*cliLesson) Summary() string { return Summary }
 
 func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
 	l.fs = fs
@@ -511,9 +521,9 @@ func WriteSummary(w io.Writer, rs []*StageResult) {
 	tw.Flush()
 }
 
-// Recorded returns the recorded H200 run of stages 0–8 at 100³ (Recorded)
-// as a Report, labelled with its GPU, driver and date.
-func (*cliLesson) Recorded() (lesson.Result, string, error) {
+// recordedResult returns the recorded H200 run of stages 0–8 at 100³
+// (Recorded) as a Report, labelled with its GPU, driver and date.
+func recordedResult() (lesson.Result, string, error) {
 	rs, err := Recorded()
 	if err != nil {
 		return nil, "", err
@@ -524,6 +534,3 @@ func (*cliLesson) Recorded() (lesson.Result, string, error) {
 		Header: fmt.Sprintf("HPCCG CG on a %dx%dx%d grid, recorded: %s (stage 0 on that machine's host CPU)", g[0], g[1], g[2], on)}
 	return rep, on, nil
 }
-
-// Module returns the lesson's kernels (Module).
-func (*cliLesson) Module() *gpuext.Module { return Module() }

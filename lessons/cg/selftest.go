@@ -9,7 +9,7 @@ import (
 	"github.com/warplab/warplab/lessons/lesson"
 )
 
-// SelfTest (lesson.SelfTester) runs every GPU stage of the CG lesson at 8³ and compares its
+// selfTest (Lesson.SelfTest) runs every GPU stage of the CG lesson at 8³ and compares its
 // residual history with the CPU baseline (stage 0), as the lesson does. On a
 // GPU the same stage also runs on the simulator from the GPU's PTX (the
 // lesson has no Go mirrors: the simulator column is the PTX path), and the
@@ -20,7 +20,7 @@ import (
 // true residual. cg.cu has no float atomics or .approx (the check reads the
 // PTX that ran and says so if that changes); no tolerance is stated, so such
 // a change fails the row.
-func (*cliLesson) SelfTest(ctx context.Context, devs lesson.Devices) ([]lesson.Check, []string, error) {
+func selfTest(ctx context.Context, devs lesson.Devices) ([]lesson.Check, []string, error) {
 	p, err := Generate(Cube(8), GenOptions{})
 	if err != nil {
 		return nil, nil, err

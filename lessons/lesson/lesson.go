@@ -1,17 +1,19 @@
-// Package lesson is the contract between a lesson package and the warplab
-// command: what a lesson implements so that `warplab run NAME` can parse its
-// flags, check them, open the device, run it, and write its text, JSON,
-// failures and figure, or show its recorded GPU run, the same way for every
-// lesson.
+// Package lesson is the contract between a lesson package and the tools
+// that drive every lesson: a Lesson value describes one lesson (its name,
+// doc, flags, run, recorded run, kernels, self-test cases and time-check
+// cases), as go/analysis's Analyzer describes an analyzer, so that `warplab
+// run NAME`, `warplab selftest`, the time model's check (package
+// timecheck) and lessontest are generic drivers over a list of them
+// (lessons/all) with no file or switch per lesson.
 //
 // A lesson package (lessons/spmv, lessons/tiling, lessons/cg, lessons/libs)
-// provides a constructor returning a Lesson that holds its Options;
-// cmd/warplab lists the constructors in one table, so a new lesson is one
-// package and one table entry. The command line's shared flags (--backend,
-// --model, --json, --svg, --recorded), signal handling (Ctrl-C cancels
-// ctx), atomic writes and exit statuses live in cmd/warplab, once; a lesson
-// registers only its own flags and never opens a device: it runs on the one
-// it is given.
+// exports Lesson(), which returns its descriptor; lessons/all lists them,
+// so a new lesson is one package and one line there. The command line's
+// shared flags (--backend, --model, --json, --svg, --recorded), signal
+// handling (Ctrl-C cancels ctx), atomic writes and exit statuses live in
+// cmd/warplab, once; a lesson registers only its own flags (Lesson.Flags,
+// which returns the Command bound to them) and never opens a device: it
+// runs on the one it is given.
 //
 // The shared meanings: --backend auto is the GPU when the build has one and
 // it answers, else the simulator; --model defaults to the GPU present, else
@@ -21,9 +23,7 @@
 //
 // A Result draws its own figure: the lesson's figure code lives in the
 // lesson package (figure.go), drawn with plots/chart, which imports gonum
-// and no lesson. Package plots, which imports internal/timecheck and so
-// every lesson, cannot be imported by one; it needs no edit for a new
-// lesson's figures. MeasuredOn and SimLabel are the one way every lesson
+// and no lesson. MeasuredOn and SimLabel are the one way every lesson
 // labels where a number came from.
 //
 // Hostile input has one answer everywhere: every flag value out of range,
@@ -32,11 +32,12 @@
 // before anything runs, one line naming the flag (exit 2); Ctrl-C stops a
 // run within a fraction of a second, CPU checks included.
 //
-// A lesson's self-test cases live with the lesson too: a Lesson that
-// implements SelfTester checks its kernels on a small input against its
-// CPU reference and, on a GPU, against the simulator running the GPU's PTX
-// (selftest.go: Devices, Check, Outcome, the PTX hazard rules); `warplab
-// selftest` is a generic driver over the lesson table.
+// A lesson's self-test cases live with the lesson too (Lesson.SelfTest):
+// its kernels on a small input against its CPU reference and, on a GPU,
+// against the simulator running the GPU's PTX (selftest.go: Devices, Check,
+// Outcome, the PTX hazard rules). So do its time-check cases
+// (Lesson.TimeCheck, timecheck.go): how the simulator models a recorded
+// GPU run of the lesson.
 //
 // This package imports gpuext and the standard library only, so that every
 // lesson may import it without pulling in plots, gonum or the command.
@@ -50,18 +51,57 @@ import (
 	"github.com/warplab/warplab/gpuext"
 )
 
-// A Lesson is one lesson as the command line runs it. Its methods are
-// called in order: RegisterFlags, then (after the flag set parsed the
-// command line into the lesson's Options) Validate, then Run once.
-type Lesson interface {
+// A Lesson describes one lesson, as go/analysis's Analyzer describes an
+// analyzer: every driver (the command line's `warplab run`, `warplab
+// selftest`, the time model's check, lessontest) is generic over a list of
+// these values, and a lesson's name, doc, flags, run, recorded run,
+// kernels, self-test cases, time-check cases and figure check are its
+// fields. A lesson package exports one constructor, Lesson(), that returns
+// a fresh value (a function, not a package variable, so that no caller can
+// change another's). Fields a lesson has no use for are nil.
+type Lesson struct {
 	// Name is the word after `warplab run` ("spmv").
-	Name() string
-	// Summary is one line for `warplab help` and the lesson's usage.
-	Summary() string
-	// RegisterFlags defines the lesson's own flags on fs, bound to the
-	// lesson's Options. The shared flags are already defined; a lesson
-	// must not define --backend, --model, --json or --svg.
-	RegisterFlags(fs *flag.FlagSet)
+	Name string
+	// Doc is one line for `warplab help` and the lesson's usage.
+	Doc string
+	// Flags defines the lesson's own flags on fs, bound to a new Options,
+	// and returns the Command that runs with them once fs has parsed the
+	// command line. The shared flags are already defined; a lesson must
+	// not define --backend, --model, --json, --svg or --recorded.
+	Flags func(fs *flag.FlagSet) Command
+	// Recorded returns the lesson's recorded GPU run (the one its package
+	// embeds, or finds in evidence/) as the Result Run would have returned
+	// on that GPU, and the label naming the GPU, driver and date it ran on
+	// (MeasuredOn). It opens no device and ignores the lesson's flags: the
+	// run is what it was. A lesson whose run cannot be found returns an
+	// error saying where it looked.
+	Recorded func() (res Result, on string, err error)
+	// Module returns the lesson's kernels: its CUDA C and the PTX that a
+	// GPU and the simulator both load (gpuext.Module), for selftest and for
+	// a page that shows the source.
+	Module func() *gpuext.Module
+	// SelfTest, when set, checks the lesson's kernels for `warplab
+	// selftest` and lessontest: each kernel on a small input against the
+	// lesson's CPU reference, and on a GPU against the simulator running
+	// the PTX the GPU loaded (devs.PTX). It returns one Check per kernel
+	// and input, and lines saying which code each side ran.
+	SelfTest func(ctx context.Context, devs Devices) (checks []Check, code []string, err error)
+	// TimeCheck, when set, models the lesson's recorded GPU runs for the
+	// time model's check (package timecheck).
+	TimeCheck *TimeCheck
+	// CheckFigure, when set, says whether a run on dev can draw the
+	// lesson's figure (tiling's figures draw the simulator's counts, which
+	// a GPU run does not record). The command calls it with the opened
+	// device when --svg is given, before Run, so that --svg fails at once
+	// and not after a run of minutes; its error is a usage error (exit
+	// status 2). The figure itself is the Result's (WriteFigure).
+	CheckFigure func(dev *gpuext.Device) error
+}
+
+// A Command is one run of a lesson with the options its flags set
+// (Lesson.Flags). Validate is called once the flag set has parsed the
+// command line, then Run once.
+type Command interface {
 	// Validate reports options that cannot run, before any device is
 	// opened or any file read; its error is a usage error (exit status 2)
 	// and names the flag, in the command line's terms (--rows, not
@@ -83,26 +123,6 @@ type Lesson interface {
 	// that can take longer (a reference product, a CPU solve, generating
 	// a problem).
 	Run(ctx context.Context, dev *gpuext.Device, p Progress) (Result, error)
-	// Recorded returns the lesson's recorded GPU run (the one its package
-	// embeds, or finds in evidence/) as the Result Run would have returned
-	// on that GPU, and the label naming the GPU, driver and date it ran on
-	// (MeasuredOn). It opens no device and ignores the lesson's flags: the
-	// run is what it was. A lesson whose run cannot be found returns an
-	// error saying where it looked.
-	Recorded() (res Result, on string, err error)
-	// Module returns the lesson's kernels: its CUDA C and the PTX that a
-	// GPU and the simulator both load (gpuext.Module), for selftest and for
-	// a page that shows the source.
-	Module() *gpuext.Module
-}
-
-// A FigureChecker is a Lesson whose figure cannot be drawn from every
-// device's run (tiling's figures draw the simulator's counts, which a GPU
-// run does not record). The command calls CheckFigure with the opened
-// device when --svg is given, before Run, so that --svg fails at once and
-// not after a run of minutes; its error is a usage error (exit status 2).
-type FigureChecker interface {
-	CheckFigure(dev *gpuext.Device) error
 }
 
 // Progress is how a running lesson talks to the command line. Both fields

@@ -1,7 +1,6 @@
 package lesson
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"regexp"
@@ -11,17 +10,6 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 )
-
-// A SelfTester is a Lesson that checks its own kernels for `warplab
-// selftest`: each kernel on a small input against the lesson's CPU
-// reference, and, on a GPU, against the simulator running the PTX the GPU
-// loaded. The command runs every lesson that implements it, the same way;
-// the cases live with the lesson, not in the command.
-type SelfTester interface {
-	// SelfTest runs the lesson's cases on devs and returns one Check per
-	// kernel and input, and lines saying which code each side ran.
-	SelfTest(ctx context.Context, devs Devices) (checks []Check, code []string, err error)
-}
 
 // Devices are the devices one self-test runs on: Dev, the device under
 // test, and on a GPU PTX, the simulator running every kernel from the PTX

@@ -21,11 +21,26 @@ import (
 // Summary is the lesson's one line, in `warplab help` and its usage.
 const Summary = `How libraries win — CSR-vector, binned and merge-path SpMV, a chooser from row statistics, against cuSPARSE`
 
-// Lesson returns the lesson as `warplab run libs` runs it (see package
-// lesson): --rows, --matrix, --methods, --warmups, --runs, --copy-mib,
-// --dump and --peer bound to an Options. The command line's default size is
-// 2^17 rows, the notebook's, not Options' 2^14.
-func Lesson() lesson.Lesson { return &cliLesson{rows: "131072", warmups: 3, runs: 10} }
+// Lesson returns the lesson's descriptor (see package lesson): --rows,
+// --matrix, --methods, --warmups, --runs, --copy-mib, --dump and --peer
+// bound to an Options. The command line's default size is 2^17 rows, the
+// notebook's, not Options' 2^14. It has no self-test cases yet, and no
+// time-check cases: the time check covers the lessons whose runs it reads.
+func Lesson() *lesson.Lesson {
+	return &lesson.Lesson{
+		Name: "libs",
+		Doc:  Summary,
+		Flags: func(fs *flag.FlagSet) lesson.Command {
+			l := &cliLesson{rows: "131072", warmups: 3, runs: 10}
+			l.RegisterFlags(fs)
+			return l
+		},
+		Recorded: recordedResult,
+		Module:   Module,
+	}
+}
+
+// cliLesson is one run of the lesson from the command line (lesson.Command).
 
 type cliLesson struct {
 	rows, matrix, methods, dump, peer string
@@ -36,9 +51,6 @@ type cliLesson struct {
 	opts                              Options // set by Validate
 	rowsSet                           bool    // --rows given on the command line
 }
-
-func (*cliLesson) Name() string    { return "libs" }
-func (*cliLesson) Summary() string { return Summary }
 
 func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
 	fs.Func("rows", `sizes (rows) of the seed pair (even, skewed; multiples of 32 from 448) and of the families, comma-separated; "none" for no seed matrices (default 2^17, the notebook's; 2^14,2^17,2^20,2^23 with --corpus)`,
@@ -209,10 +221,10 @@ func (l *cliLesson) Run(ctx context.Context, dev *gpuext.Device, p lesson.Progre
 	return &CLIResult{Result: res, Peer: peer}, nil
 }
 
-// Recorded returns the H200 run of the refitted chooser (FindChosen, in
-// evidence/) with cuSPARSE's lines from the same call, labelled with its
-// GPU, driver and date.
-func (*cliLesson) Recorded() (lesson.Result, string, error) {
+// recordedResult returns the H200 run of the refitted chooser
+// (FindChosen, in evidence/) with cuSPARSE's lines from the same call,
+// labelled with its GPU, driver and date.
+func recordedResult() (lesson.Result, string, error) {
 	rec, err := FindChosen()
 	if err != nil {
 		return nil, "", fmt.Errorf("%w (looked for evidence/%s here and above)", err, ChosenName)
@@ -220,9 +232,6 @@ func (*cliLesson) Recorded() (lesson.Result, string, error) {
 	r := rec.Ours
 	return &CLIResult{Result: r, Peer: rec.Peer}, lesson.MeasuredOn(r.Device.Name, r.Driver, r.Date), nil
 }
-
-// Module returns the lesson's kernels (Module).
-func (*cliLesson) Module() *gpuext.Module { return Module() }
 
 // CLIResult is a Result as the command line writes it, with the peer's
 // lines when --peer gave them: the text then ends with ours against

@@ -17,14 +17,26 @@ import (
 // Summary is the lesson's one line, in `warplab help` and its usage.
 const Summary = `Day 37 — SpMV two ways: thread per row vs warp per row on two matrices with the same nonzeros`
 
-// Lesson returns the lesson as `warplab run spmv` runs it (see package
-// lesson): its flags bind to an Options whose zero value is the seed's run.
-func Lesson() lesson.Lesson { return &cliLesson{opts: Options{Unroll: 4}} }
+// Lesson returns the lesson's descriptor (see package lesson): its flags
+// bind to an Options whose zero value is the seed's run.
+func Lesson() *lesson.Lesson {
+	return &lesson.Lesson{
+		Name: "spmv",
+		Doc:  Summary,
+		Flags: func(fs *flag.FlagSet) lesson.Command {
+			l := &cliLesson{opts: Options{Unroll: 4}}
+			l.RegisterFlags(fs)
+			return l
+		},
+		Recorded:  recordedResult,
+		Module:    Module,
+		SelfTest:  selfTest,
+		TimeCheck: timeCheck(),
+	}
+}
 
+// cliLesson is one run of the lesson from the command line (lesson.Command).
 type cliLesson struct{ opts Options }
-
-func (*cliLesson) Name() string    { return "spmv" }
-func (*cliLesson) Summary() string { return Summary }
 
 func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
 	o := &l.opts
@@ -99,18 +111,15 @@ func (r *CLIResult) WriteText(w io.Writer) error {
 	return r.WriteTimings(w)
 }
 
-// Recorded returns the recorded GPU run (Recorded) as the command line
-// writes it, labelled with its GPU, driver and date.
-func (*cliLesson) Recorded() (lesson.Result, string, error) {
+// recordedResult returns the recorded GPU run (Recorded) as the command
+// line writes it, labelled with its GPU, driver and date.
+func recordedResult() (lesson.Result, string, error) {
 	r, err := Recorded()
 	if err != nil {
 		return nil, "", err
 	}
 	return &CLIResult{Result: r}, MeasuredOn(r), nil
 }
-
-// Module returns the lesson's kernels (Module).
-func (*cliLesson) Module() *gpuext.Module { return Module() }
 
 // WriteFigure draws Figure to path (SVG or PNG by its extension), 7 inches
 // high for its two panels. A simulator run is drawn beside the recorded GPU

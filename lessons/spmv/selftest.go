@@ -11,12 +11,12 @@ import (
 // many blocks and both matrices' patterns, small enough to take a moment.
 const selftestRows = 8192
 
-// SelfTest (lesson.SelfTester) runs every kernel of spmv.cu on both seed matrices. The
+// selfTest (Lesson.SelfTest) runs every kernel of spmv.cu on both seed matrices. The
 // kernels add in a fixed order with no float atomics or .approx (the check
 // reads the PTX that ran), so the GPU and the PTX on the simulator must give
 // the same bits; were one to gain either, RelTolerance, the seed's
 // tolerance against the CPU reference, is the bound it is held to.
-func (*cliLesson) SelfTest(ctx context.Context, devs lesson.Devices) ([]lesson.Check, []string, error) {
+func selfTest(ctx context.Context, devs lesson.Devices) ([]lesson.Check, []string, error) {
 	ms, err := SeedMatrices(selftestRows)
 	if err != nil {
 		return nil, nil, err

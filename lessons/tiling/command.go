@@ -20,16 +20,27 @@ import (
 // Summary is the lesson's one line, in `warplab help` and its usage.
 const Summary = "Lecture 4 — tiling, coalescing, bank conflicts: matmul, transposes and CSR on the simulator and the GPU"
 
-// Lesson returns the lesson as `warplab run tiling` runs it (see package
-// lesson), its flags bound to Options with the defaults spelled out.
-func Lesson() lesson.Lesson {
-	return &cliLesson{opts: Options{N: 256, Tile: 16, Coarse: 4, TransposeTile: 32}}
+// Lesson returns the lesson's descriptor (see package lesson), its flags
+// bound to Options with the defaults spelled out.
+func Lesson() *lesson.Lesson {
+	return &lesson.Lesson{
+		Name: "tiling",
+		Doc:  Summary,
+		Flags: func(fs *flag.FlagSet) lesson.Command {
+			l := &cliLesson{opts: Options{N: 256, Tile: 16, Coarse: 4, TransposeTile: 32}}
+			l.RegisterFlags(fs)
+			return l
+		},
+		Recorded:    recordedResult,
+		Module:      Module,
+		SelfTest:    selfTest,
+		TimeCheck:   timeCheck(),
+		CheckFigure: checkFigure,
+	}
 }
 
+// cliLesson is one run of the lesson from the command line (lesson.Command).
 type cliLesson struct{ opts Options }
-
-func (*cliLesson) Name() string    { return "tiling" }
-func (*cliLesson) Summary() string { return Summary }
 
 func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
 	o := &l.opts
@@ -113,18 +124,15 @@ func (r *Result) WriteFailures(w io.Writer) error {
 	return err
 }
 
-// Recorded returns the recorded H200 run (Recorded) as the command line
-// writes it, labelled with its GPU, driver and date.
-func (*cliLesson) Recorded() (lesson.Result, string, error) {
+// recordedResult returns the recorded H200 run (Recorded) as the command
+// line writes it, labelled with its GPU, driver and date.
+func recordedResult() (lesson.Result, string, error) {
 	r, err := Recorded()
 	if err != nil {
 		return nil, "", err
 	}
 	return cliResult{r}, lesson.MeasuredOn(r.Device.Name, r.Driver, r.Date), nil
 }
-
-// Module returns the lesson's kernels (Module).
-func (*cliLesson) Module() *gpuext.Module { return Module() }
 
 // WriteFigure draws the lesson's figures, stacked in one picture: the
 // rooflines (the recorded H200 run beside the simulator's on the H200's
@@ -134,8 +142,8 @@ func (*cliLesson) Module() *gpuext.Module { return Module() }
 // errFigureNeedsSim says why a GPU run has no figure.
 var errFigureNeedsSim = errors.New("tiling: the figures draw the simulator's counts (loads, sectors, intensities), which a GPU run does not record; run with --backend sim (its roofline puts the recorded H200 run beside the model)")
 
-// CheckFigure refuses --svg on a GPU before the run (lesson.FigureChecker).
-func (l *cliLesson) CheckFigure(dev *gpuext.Device) error {
+// checkFigure refuses --svg on a GPU before the run (Lesson.CheckFigure).
+func checkFigure(dev *gpuext.Device) error {
 	if dev.Kind() != gpuext.Sim {
 		return errFigureNeedsSim
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/warplab/warplab/lessons/lesson"
 )
 
-// SelfTest (lesson.SelfTester) runs every lecture-4 kernel at a small N. The lesson checks
+// selfTest (Lesson.SelfTest) runs every lecture-4 kernel at a small N. The lesson checks
 // each result against its CPU reference, bit for bit where the kernel
 // accumulates in the reference's order; on a GPU the same run on the
 // simulator from the GPU's PTX (the lesson has no Go mirrors: the simulator
@@ -20,7 +20,7 @@ import (
 // sums, when the reference adds in another order) is shown as such: the
 // lesson keeps no copy of its outputs, so the self-test cannot say more.
 // tiling.cu has no float atomics or .approx; the row names any that appear.
-func (*cliLesson) SelfTest(ctx context.Context, devs lesson.Devices) ([]lesson.Check, []string, error) {
+func selfTest(ctx context.Context, devs lesson.Devices) ([]lesson.Check, []string, error) {
 	opts := Options{N: 64, Tile: 16, Coarse: 4, NoSweep: true, NoDemos: true, Warmups: 1, Runs: 1}
 	res, err := Run(ctx, devs.Dev, opts)
 	if err != nil {

@@ -4,7 +4,7 @@
 //
 //	func TestSelfTest(t *testing.T) { lessontest.SelfTest(t, Lesson()) }
 //
-// and the cases themselves live in the lesson (lesson.SelfTester), where
+// and the cases themselves live in the lesson (Lesson.SelfTest), where
 // `warplab selftest` finds them too.
 package lessontest
 
@@ -22,11 +22,10 @@ import (
 // the same bits on both and agree with the CPU reference), and fails t on
 // any failed check, on no checks at all, and on a missing code line naming
 // the PTX that ran.
-func SelfTest(t *testing.T, l lesson.Lesson) {
+func SelfTest(t *testing.T, l *lesson.Lesson) {
 	t.Helper()
-	st, ok := l.(lesson.SelfTester)
-	if !ok {
-		t.Fatalf("lesson %s has no SelfTest (lesson.SelfTester)", l.Name())
+	if l.SelfTest == nil {
+		t.Fatalf("lesson %s has no SelfTest", l.Name)
 	}
 	open := func() *gpuext.Device {
 		d, err := gpuext.Open("sim")
@@ -36,22 +35,22 @@ func SelfTest(t *testing.T, l lesson.Lesson) {
 		t.Cleanup(func() { _ = d.Close() })
 		return d
 	}
-	checks, code, err := st.SelfTest(context.Background(), lesson.Devices{Dev: open(), PTX: open()})
+	checks, code, err := l.SelfTest(context.Background(), lesson.Devices{Dev: open(), PTX: open()})
 	if err != nil {
-		t.Fatalf("%s: SelfTest: %v", l.Name(), err)
+		t.Fatalf("%s: SelfTest: %v", l.Name, err)
 	}
 	if len(checks) == 0 {
-		t.Fatalf("%s: SelfTest checked nothing", l.Name())
+		t.Fatalf("%s: SelfTest checked nothing", l.Name)
 	}
 	if len(code) == 0 || !strings.Contains(strings.Join(code, "\n"), "PTX") {
-		t.Errorf("%s: code lines %q; want one naming the PTX the simulator ran", l.Name(), code)
+		t.Errorf("%s: code lines %q; want one naming the PTX the simulator ran", l.Name, code)
 	}
 	for _, c := range checks {
-		if c.Lesson != l.Name() {
-			t.Errorf("%s: a check names lesson %q", l.Name(), c.Lesson)
+		if c.Lesson != l.Name {
+			t.Errorf("%s: a check names lesson %q", l.Name, c.Lesson)
 		}
 		if c.Failed() || !c.PTX.OK || c.PTX == lesson.NotCompared() {
-			t.Errorf("%s %s %s: reference %v, PTX %v; want agreement on both", l.Name(), c.Input, c.Kernel, c.Reference, c.PTX)
+			t.Errorf("%s %s %s: reference %v, PTX %v; want agreement on both", l.Name, c.Input, c.Kernel, c.Reference, c.PTX)
 		}
 	}
 }

@@ -199,7 +199,7 @@ func TestEmbeddedSweepMeasuredCurrent(t *testing.T) {
 	for _, c := range cases {
 		e, ok := got[c.Key()]
 		if !ok || !near(e.Measured, c.Measured) {
-			t.Errorf("%s: embedded measured %g, evidence/ gives %g; regenerate with `go run ./cmd/warplab timemodel check --sweep-only --sweep-json internal/timecheck/recorded/sweep-h200.json`",
+			t.Errorf("%s: embedded measured %g, evidence/ gives %g; regenerate with `go run ./cmd/warplab timemodel check --sweep-only --sweep-json timecheck/recorded/sweep-h200.json`",
 				c.Key(), e.Measured, c.Measured)
 		}
 	}

@@ -223,7 +223,7 @@ func TestEmbeddedMeasuredCurrent(t *testing.T) {
 	for _, r := range runs {
 		e, ok := got[r.Key()]
 		if !ok || !near(e.Measured, r.Measured) || !near(e.NCU, r.NCU) {
-			t.Errorf("%s: embedded measured %g ncu %g, evidence/ gives %g and %g; regenerate with `go run ./cmd/warplab timemodel check --json internal/timecheck/recorded/check-h200.json`",
+			t.Errorf("%s: embedded measured %g ncu %g, evidence/ gives %g and %g; regenerate with `go run ./cmd/warplab timemodel check --json timecheck/recorded/check-h200.json`",
 				r.Key(), e.Measured, e.NCU, r.Measured, r.NCU)
 		}
 	}

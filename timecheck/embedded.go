@@ -6,7 +6,7 @@ import (
 )
 
 // checkH200 is the report of `warplab timemodel check --json
-// internal/timecheck/recorded/check-h200.json`: the recorded H200 runs with
+// timecheck/recorded/check-h200.json`: the recorded H200 runs with
 // the simulator's modeled times as of the commit that wrote it. It is
 // generated, never edited; TestEmbeddedMeasuredCurrent fails when its
 // measured side no longer matches evidence/, and with WARPLAB_LONG=1
@@ -20,7 +20,7 @@ var checkH200 []byte
 func Embedded() (*Report, error) { return ReadReport(bytes.NewReader(checkH200)) }
 
 // sweepH200 is the report of `warplab timemodel check --sweep-only
-// --sweep-json internal/timecheck/recorded/sweep-h200.json`: the recorded
+// --sweep-json timecheck/recorded/sweep-h200.json`: the recorded
 // H200 sweep with the simulator's modeled times as of the commit that
 // wrote it (docs/timemodel-sweep.md names it). Generated, never edited;
 // TestEmbeddedSweepMeasuredCurrent fails when its measured side no longer

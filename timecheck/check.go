@@ -10,6 +10,11 @@
 // "Measured" is what a student sees: the lesson's CUDA-event time per call
 // (3 warm-ups, 10 launches back to back between two events). Nsight
 // Compute's kernel duration is shown beside it where one was recorded.
+//
+// The check is an app-level tool on the floor above the lessons (not under
+// internal/, so that timefig's public figures may take its reports), and
+// generic over them: how a recorded run is modeled is the lesson's
+// (lesson.Lesson.TimeCheck, over the list in lessons/all).
 package timecheck
 
 import (
@@ -22,6 +27,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -133,7 +139,7 @@ type Calibrated struct {
 
 // BoundPerCall is the Bound of a CG run, whose modeled time is a call's
 // (one to three launches), not one launch's.
-const BoundPerCall = "per call"
+const BoundPerCall = lesson.BoundPerCall
 
 // NewReport summarizes runs for model key.
 func NewReport(model string, runs []Run) (*Report, error) {
