@@ -197,7 +197,7 @@ func TestCalibrateAndStale(t *testing.T) {
 // TestRepositoryCalibrationCurrent: the simulator's calibration copy is the
 // newest recorded microbenchmark run (none recorded: nothing to hold).
 func TestRepositoryCalibrationCurrent(t *testing.T) {
-	root := filepath.Join("..", "..")
+	root := filepath.Join("..")
 	if s := StaleCalibration(root); s != "" {
 		t.Error(s)
 	}
@@ -212,7 +212,7 @@ func TestEmbeddedMeasuredCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := Recorded(filepath.Join("..", ".."))
+	runs, err := Recorded(filepath.Join(".."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func TestEmbeddedModeledCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runs, err := Recorded(filepath.Join("..", ".."))
+	runs, err := Recorded(filepath.Join(".."))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,7 @@ func TestLaunchRunsNewest(t *testing.T) {
 // to the new recordings.
 func TestCGRecordingsSource(t *testing.T) {
 	const n, want = 28249, "26094d0fb97f56f752ca26213952e3d1715c42092fb169812a3f3235a0487aca"
-	src, err := os.ReadFile(filepath.Join("..", "..", "lessons", "cg", "cg.cu"))
+	src, err := os.ReadFile(filepath.Join("..", "lessons", "cg", "cg.cu"))
 	if err != nil {
 		t.Fatal(err)
 	}

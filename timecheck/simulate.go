@@ -63,8 +63,8 @@ func Simulate(ctx context.Context, runs []Run, o SimOptions) error {
 			continue
 		}
 		k := r.Lesson + "|" + r.Input + "|" + r.Config
-		if tc := checks[r.Lesson]; tc != nil && tc.Group != nil {
-			k = r.Lesson + "|" + tc.Group(timeCase(r))
+		if tc := checks[r.Lesson]; tc != nil {
+			k = r.Lesson + "|" + tc.GroupOf(timeCase(r))
 		}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)

@@ -188,7 +188,7 @@ func TestEmbeddedSweepMeasuredCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases, err := SweepRecorded(filepath.Join("..", ".."))
+	cases, err := SweepRecorded(filepath.Join(".."))
 	if err != nil {
 		t.Fatal(err)
 	}

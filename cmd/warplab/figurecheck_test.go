@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/lesson"
 )
 
@@ -22,7 +23,7 @@ func (l *figureLesson) descriptor() *lesson.Lesson {
 	return &lesson.Lesson{
 		Name:        "fig",
 		Doc:         "a lesson without a figure on this device",
-		Flags:       func(*flag.FlagSet) lesson.Command { return l },
+		Flags:       func(*flag.FlagSet, lab.Options) lesson.Command { return l },
 		CheckFigure: func(*gpuext.Device) error { return errors.New("no figure on this device") },
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/all"
 	"github.com/warplab/warplab/lessons/lesson"
 )
@@ -72,7 +73,7 @@ func TestLessonInterruptBounded(t *testing.T) {
 			d, _ := all.ByName(c.lesson)
 			fs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			l := d.Flags(fs)
+			l := d.Flags(fs, lab.Options{})
 			if err := fs.Parse(c.args); err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/lesson"
 )
 
@@ -33,7 +34,7 @@ func parseLessonFlags(l *lesson.Lesson, args []string, stderr io.Writer) (lesson
 	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file (- for stdout)")
 	fs.StringVar(&f.svgPath, "svg", "", "draw the lesson's figure to this file (.svg or .png)")
 	fs.BoolVar(&f.recorded, "recorded", false, "run nothing: show the lesson's recorded GPU run (its GPU, driver and date first), with --json and --svg as for a run")
-	lc := l.Flags(fs)
+	lc := l.Flags(fs, lab.FromEnv())
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: %s [flags]\n\n%s\n\nflags:\n", cmd, l.Doc)
 		fs.PrintDefaults()

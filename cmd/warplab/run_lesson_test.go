@@ -15,6 +15,7 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/testenv"
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/cg"
 	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/lessons/libs"
@@ -252,7 +253,7 @@ func TestLessonRunCancelled(t *testing.T) {
 		}
 		fs := flag.NewFlagSet(d.Name, flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
-		l := d.Flags(fs)
+		l := d.Flags(fs, lab.Options{})
 		if err := fs.Parse(contractLessons[i].quick); err != nil {
 			t.Fatal(err)
 		}

@@ -8,8 +8,9 @@
 //	1  sparse/..., sim/internal/...
 //	2  sim
 //	3  gpuext
-//	4  plots/chart, internal/ptxcheck, internal/launchbench
-//	5  plots, lab, lessons/lesson
+//	4  plots/chart, internal/ptxcheck, internal/launchbench, lab (the
+//	   environment, read once at the edge into lab.Options)
+//	5  plots, lessons/lesson
 //	6  lessons/<name> (no lesson imports another), lessons/lesson/lessontest
 //	7  lessons/all (the list of lessons), internal/sweep
 //	8  timecheck (the time model's check; public, as timefig's API takes its reports)
@@ -55,7 +56,7 @@ func ranks() map[string]int {
 		"internal/ptxcheck":         4,
 		"internal/launchbench":      4,
 		"plots":                     5,
-		"lab":                       5,
+		"lab":                       4, // below lessons/lesson: a lesson's command takes lab.Options
 		"lessons/lesson":            5,
 		"lessons/lesson/lessontest": 6, // a test harness over the contract
 		"lessons/":                  6,

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/lesson"
 )
 
@@ -243,7 +244,7 @@ func Lesson() *lesson.Lesson {
 	return &lesson.Lesson{
 		Name: "cg",
 		Doc:  Summary,
-		Flags: func(fs *flag.FlagSet) lesson.Command {
+		Flags: func(fs *flag.FlagSet, env lab.Options) lesson.Command {
 			l := &cliLesson{grid: "", stage: "all", unroll: 4,
 				opts: Options{Run: RunOptions{ThreadsPerRow: DefaultThreadsPerRow, MaxIter: DefaultMaxIter}}}
 			l.RegisterFlags(fs)

@@ -14,7 +14,11 @@ import (
 // check: every stage recorded on one grid is one group, as one problem
 // serves them all.
 func timeCheck() *lesson.TimeCheck {
-	return &lesson.TimeCheck{Group: func(c lesson.TimeCase) string { return c.Input }, Model: timeModel}
+	return &lesson.TimeCheck{Group: func(c lesson.TimeCase) string { return c.Input }, Model: timeModel,
+		Examples: []lesson.TimeCase{
+			{Input: "8³", Config: "stage 1", Kernel: "stage 1 spmv", LaunchesPerCall: 1},
+			{Input: "8³", Config: "stage 5", Kernel: "stage 5 ddot", LaunchesPerCall: 2},
+		}}
 }
 
 // timeModel runs one iteration of each recorded stage (HPCCG's max_iter

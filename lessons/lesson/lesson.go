@@ -39,8 +39,9 @@
 // (Lesson.TimeCheck, timecheck.go): how the simulator models a recorded
 // GPU run of the lesson.
 //
-// This package imports gpuext and the standard library only, so that every
-// lesson may import it without pulling in plots, gonum or the command.
+// This package imports gpuext, lab (the environment's options, which the
+// edge passes down) and the standard library only, so that every lesson
+// may import it without pulling in plots, gonum or the command.
 package lesson
 
 import (
@@ -49,6 +50,7 @@ import (
 	"io"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lab"
 )
 
 // A Lesson describes one lesson, as go/analysis's Analyzer describes an
@@ -67,8 +69,10 @@ type Lesson struct {
 	// Flags defines the lesson's own flags on fs, bound to a new Options,
 	// and returns the Command that runs with them once fs has parsed the
 	// command line. The shared flags are already defined; a lesson must
-	// not define --backend, --model, --json, --svg or --recorded.
-	Flags func(fs *flag.FlagSet) Command
+	// not define --backend, --model, --json, --svg or --recorded. env is
+	// the environment's switches, read once at the edge (lab.FromEnv):
+	// the lesson reads none itself.
+	Flags func(fs *flag.FlagSet, env lab.Options) Command
 	// Recorded returns the lesson's recorded GPU run (the one its package
 	// embeds, or finds in evidence/) as the Result Run would have returned
 	// on that GPU, and the label naming the GPU, driver and date it ran on

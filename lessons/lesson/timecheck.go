@@ -16,14 +16,29 @@ import (
 // input and configuration mean, and which of the lesson's functions models
 // them, is the lesson's.
 type TimeCheck struct {
-	// Group names the runs that one Model call models together (one
-	// lesson run gives all the kernels of one input and configuration).
+	// Group names the runs that one Model call models together (nil: one
+	// input and configuration, which one lesson run gives all the kernels
+	// of; see GroupOf).
 	Group func(TimeCase) string
 	// Model runs the lesson on dev (a simulator) for cases, one group,
 	// and returns one Modeled per case, in order. With an error it may
 	// return the cases it modeled before it (the others take the error as
 	// the reason they have no time).
 	Model func(ctx context.Context, dev *gpuext.Device, cases []TimeCase, env TimeEnv) ([]Modeled, error)
+	// Examples are small cases in the recorded runs' words, quick on the
+	// simulator, that lessontest.TimeCheck runs through Model: the
+	// lesson's parsing of its inputs and configurations, tested without
+	// the recorded runs' sizes.
+	Examples []TimeCase
+}
+
+// GroupOf is the group of c: Group's, or by default its input and
+// configuration.
+func (tc *TimeCheck) GroupOf(c TimeCase) string {
+	if tc.Group != nil {
+		return tc.Group(c)
+	}
+	return c.Input + "|" + c.Config
 }
 
 // TimeCase is one kernel run a lesson timed on a GPU, as the time check

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/plots/chart"
 	"github.com/warplab/warplab/sparse/gen"
@@ -30,8 +31,8 @@ func Lesson() *lesson.Lesson {
 	return &lesson.Lesson{
 		Name: "libs",
 		Doc:  Summary,
-		Flags: func(fs *flag.FlagSet) lesson.Command {
-			l := &cliLesson{rows: "131072", warmups: 3, runs: 10}
+		Flags: func(fs *flag.FlagSet, env lab.Options) lesson.Command {
+			l := &cliLesson{rows: "131072", warmups: 3, runs: 10, env: env}
 			l.RegisterFlags(fs)
 			return l
 		},
@@ -48,8 +49,9 @@ type cliLesson struct {
 	corpus, noPair                    bool
 	seed                              uint64
 	warmups, runs, copyMiB, maxPasses int
-	opts                              Options // set by Validate
-	rowsSet                           bool    // --rows given on the command line
+	opts                              Options     // set by Validate
+	rowsSet                           bool        // --rows given on the command line
+	env                               lab.Options // the environment's switches, from the edge
 }
 
 func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {

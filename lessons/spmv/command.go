@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/plots/chart"
 	"github.com/warplab/warplab/sparse/spmvref"
@@ -23,7 +24,7 @@ func Lesson() *lesson.Lesson {
 	return &lesson.Lesson{
 		Name: "spmv",
 		Doc:  Summary,
-		Flags: func(fs *flag.FlagSet) lesson.Command {
+		Flags: func(fs *flag.FlagSet, env lab.Options) lesson.Command {
 			l := &cliLesson{opts: Options{Unroll: 4}}
 			l.RegisterFlags(fs)
 			return l

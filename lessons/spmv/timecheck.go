@@ -15,7 +15,14 @@ import (
 // timeCheck models the lesson's recorded GPU runs for the time model's
 // check: one lesson run per matrix pair (or SuiteSparse matrix) and
 // configuration gives all its kernels.
-func timeCheck() *lesson.TimeCheck { return &lesson.TimeCheck{Model: timeModel} }
+func timeCheck() *lesson.TimeCheck {
+	const cfg = "unroll 1, probe 64 blocks"
+	return &lesson.TimeCheck{Model: timeModel, Examples: []lesson.TimeCase{
+		{Input: "even 2^10", Config: cfg, Kernel: "thread_per_row"},
+		{Input: "skewed 2^10", Config: cfg, Kernel: "warp_per_row"},
+		{Input: "even 2^10", Config: cfg, Kernel: "probe"},
+	}}
+}
 
 // timeModel runs the lesson on dev on the cases' input ("even 2^19": the
 // seed pair at that size; otherwise a SuiteSparse matrix found in

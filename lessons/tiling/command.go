@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/plots/chart"
 )
@@ -26,7 +27,7 @@ func Lesson() *lesson.Lesson {
 	return &lesson.Lesson{
 		Name: "tiling",
 		Doc:  Summary,
-		Flags: func(fs *flag.FlagSet) lesson.Command {
+		Flags: func(fs *flag.FlagSet, env lab.Options) lesson.Command {
 			l := &cliLesson{opts: Options{N: 256, Tile: 16, Coarse: 4, TransposeTile: 32}}
 			l.RegisterFlags(fs)
 			return l

@@ -13,7 +13,13 @@ import (
 // timeCheck models the lesson's recorded GPU runs for the time model's
 // check: one lesson run (no sweep, no demos) per N and configuration gives
 // all its kernels.
-func timeCheck() *lesson.TimeCheck { return &lesson.TimeCheck{Model: timeModel} }
+func timeCheck() *lesson.TimeCheck {
+	const cfg = "tile 16, coarse 4, transpose tile 32"
+	return &lesson.TimeCheck{Model: timeModel, Examples: []lesson.TimeCase{
+		{Input: "N=64", Config: cfg, Kernel: "matmulTiled"},
+		{Input: "N=64", Config: cfg, Kernel: "spmvCsrThread"},
+	}}
+}
 
 // timeModel runs the lesson on dev at the cases' N ("N=512") with their
 // tile, coarsening and transpose tile.
