@@ -16,12 +16,17 @@ import (
 // store) has one row each, in instruction order, because their coalescing
 // can differ and summing them would hide which one is slow.
 type LineRow struct {
-	File   string    // "saxpy.cu"; "" when the PTX has no line information
-	Line   int       // 1-based line in the CUDA source; 0 when unknown
-	Source string    // the line's text
-	Instr  string    // the PTX instruction, e.g. "ld.global.f32"
-	Space  sim.Space // sim.SpaceGlobal or sim.SpaceShared
-	Op     sim.Op    // sim.OpLoad, OpStore or OpAtom
+	File   string // "saxpy.cu"; "" when the PTX has no line information
+	Line   int    // 1-based line in the CUDA source; 0 when unknown
+	Source string // the line's text
+	Instr  string // the PTX instruction, e.g. "ld.global.f32"
+	// Array names what the access reads or writes: the kernel parameter its
+	// address derives from, as the .cu names it ("x"), or the __shared__
+	// array; "" when the simulator cannot tell (sim.SiteStats.Array). Two
+	// loads on one line (SAXPY's x[i] and y[i]) are told apart by it.
+	Array string
+	Space sim.Space // sim.SpaceGlobal or sim.SpaceShared
+	Op    sim.Op    // sim.OpLoad, OpStore or OpAtom
 
 	Requests          int64   // warp-level requests
 	SectorsPerRequest float64 // global: 32-byte sectors per request (4 is coalesced floats)
@@ -34,9 +39,10 @@ type LineRow struct {
 // "saxpy.cu:4 if (i < n) y[i] = a * x[i] + y[i]; [ld.global.f32 %f1, [%rd6]]".
 var siteLabelRE = regexp.MustCompile(`^(\S+\.cu):([0-9]+) (.*?) \[((?:ld|st|atom|red)\.[^\s\]]*)`)
 
-// String is the row as one line of text: "line 4 ld.global.f32: 32768
+// String is the row as one line of text: "line 4 x[] ld.global.f32: 32768
 // requests, 4.00 sectors/request, 100.0% lanes active" (bank conflicts
-// instead of sectors for shared memory).
+// instead of sectors for shared memory; no "x[]" when the array is not
+// known).
 func (r LineRow) String() string {
 	what := fmt.Sprintf("%.2f sectors/request", r.SectorsPerRequest)
 	if r.Space == sim.SpaceShared {
@@ -45,6 +51,9 @@ func (r LineRow) String() string {
 	where := r.Label
 	if r.Line > 0 {
 		where = fmt.Sprintf("line %d %s", r.Line, r.Instr)
+		if r.Array != "" {
+			where = fmt.Sprintf("line %d %s[] %s", r.Line, r.Array, r.Instr)
+		}
 	}
 	return fmt.Sprintf("%s: %d requests, %s, %.1f%% lanes active", where, r.Requests, what, 100*r.ActiveLanes)
 }
@@ -62,7 +71,7 @@ func (l *Launch) Lines() []LineRow {
 	rows := make([]LineRow, 0, len(st.Sites))
 	for _, s := range st.Sites {
 		r := LineRow{Space: s.Space, Op: s.Op, Requests: s.Requests, BankConflicts: s.Conflicts,
-			ActiveLanes: s.UsefulShare(), Label: s.Label, Source: s.Label}
+			ActiveLanes: s.UsefulShare(), Label: s.Label, Source: s.Label, Array: s.Array}
 		if s.Requests > 0 && s.Space == sim.SpaceGlobal {
 			r.SectorsPerRequest = float64(s.Sectors) / float64(s.Requests)
 		}
@@ -85,7 +94,7 @@ func (l *Launch) Lines() []LineRow {
 // LinesTable is Lines as a table for plots.ShowTable, captioned with the
 // kernel, model, launch shape and modeled time.
 func (l *Launch) LinesTable() table.Table {
-	t := table.Table{Header: []string{"line", "source", "access", "requests", "sectors/request", "bank conflicts", "active lanes"}}
+	t := table.Table{Header: []string{"line", "array", "source", "access", "requests", "sectors/request", "bank conflicts", "active lanes"}}
 	if l == nil || l.Stats == nil {
 		return t
 	}
@@ -103,7 +112,11 @@ func (l *Launch) LinesTable() table.Table {
 		} else {
 			bc = strconv.FormatInt(r.BankConflicts, 10)
 		}
-		t.Add(line, r.Source, access, strconv.FormatInt(r.Requests, 10), spr, bc, fmt.Sprintf("%.1f%%", 100*r.ActiveLanes))
+		array := "—"
+		if r.Array != "" {
+			array = r.Array + "[]"
+		}
+		t.Add(line, array, r.Source, access, strconv.FormatInt(r.Requests, 10), spr, bc, fmt.Sprintf("%.1f%%", 100*r.ActiveLanes))
 	}
 	return t
 }

@@ -271,10 +271,10 @@ func TestLines(t *testing.T) {
 	st := &sim.Stats{Sites: []sim.SiteStats{
 		{Label: "k.cu:9 s[t] = v; [st.shared.f32 [%r3], %f1]", Space: "shared", Op: "st", Requests: 8, Wavefronts: 16, Conflicts: 8, LaneSlots: 256, ActiveLanes: 128},
 		{Label: "x ld", Space: "global", Op: "ld", Requests: 2, Sectors: 8, LaneSlots: 64, ActiveLanes: 64},
-		{Label: "k.cu:4 y[i] = a * x[i]; [ld.global.f32 %f2, [%rd6]]", Space: "global", Op: "ld", Requests: 4, Sectors: 128, LaneSlots: 128, ActiveLanes: 128},
+		{Label: "k.cu:4 y[i] = a * x[i]; [ld.global.f32 %f2, [%rd6]]", Space: "global", Op: "ld", Requests: 4, Sectors: 128, LaneSlots: 128, ActiveLanes: 128, Array: "x"},
 	}}
 	want := []LineRow{
-		{File: "k.cu", Line: 4, Source: "y[i] = a * x[i];", Instr: "ld.global.f32", Space: "global", Op: "ld", Requests: 4, SectorsPerRequest: 32, ActiveLanes: 1},
+		{File: "k.cu", Line: 4, Source: "y[i] = a * x[i];", Instr: "ld.global.f32", Space: "global", Op: "ld", Requests: 4, SectorsPerRequest: 32, ActiveLanes: 1, Array: "x"},
 		{File: "k.cu", Line: 9, Source: "s[t] = v;", Instr: "st.shared.f32", Space: "shared", Op: "st", Requests: 8, BankConflicts: 8, ActiveLanes: 0.5},
 		{Source: "x ld", Space: "global", Op: "ld", Requests: 2, SectorsPerRequest: 4, ActiveLanes: 1},
 	}
@@ -290,7 +290,7 @@ func TestLines(t *testing.T) {
 		}
 	}
 	for i, w := range []string{
-		"line 4 ld.global.f32: 4 requests, 32.00 sectors/request, 100.0% lanes active",
+		"line 4 x[] ld.global.f32: 4 requests, 32.00 sectors/request, 100.0% lanes active",
 		"line 9 st.shared.f32: 8 requests, 8 bank conflicts, 50.0% lanes active",
 		"x ld: 2 requests, 4.00 sectors/request, 100.0% lanes active",
 	} {
@@ -299,7 +299,7 @@ func TestLines(t *testing.T) {
 		}
 	}
 	tab := l.LinesTable()
-	if len(tab.Rows) != 3 || tab.Rows[0][4] != "32.00" || tab.Rows[1][5] != "8" || tab.Rows[2][0] != "?" {
+	if len(tab.Rows) != 3 || tab.Rows[0][1] != "x[]" || tab.Rows[0][5] != "32.00" || tab.Rows[1][6] != "8" || tab.Rows[1][1] != "—" || tab.Rows[2][0] != "?" {
 		t.Errorf("LinesTable rows = %q", tab.Rows)
 	}
 }

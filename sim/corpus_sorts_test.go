@@ -1,9 +1,13 @@
 package sim_test
 
 import (
+	"context"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
+	"testing"
 
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/sim/ptx"
@@ -202,4 +206,50 @@ func init() {
 			},
 		},
 	)
+}
+
+// TestCorpusSiteArrays: the JDS SpMV's memory sites are named by the
+// arrays they access, as the .cu names the parameters (SetSource), and
+// by the PTX's parameter names without the source.
+func TestCorpusSiteArrays(t *testing.T) {
+	cu, err := os.ReadFile(filepath.Join("testdata", "corpus", "sorts.cu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, withSource := range []bool{true, false} {
+		mod := corpusModule(t, "sorts")
+		k, err := sim.NewPTXKernel(mod, "jdsSpmv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if withSource {
+			k.SetSource(string(cu))
+		}
+		m, _ := sim.ModelByKey("h200")
+		d := sim.NewDevice(m)
+		var c corpusCase
+		for _, cc := range corpus {
+			if cc.name == "sorts/jdsSpmv" {
+				c = cc
+			}
+		}
+		args, _ := c.setup(d, mod)
+		st, err := d.LaunchPTX(context.Background(), k, c.grid, c.block, c.shared, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range st.Sites {
+			got = append(got, s.Array)
+		}
+		slices.Sort(got)
+		got = slices.Compact(got)
+		want := []string{"col", "jdPtr", "perm", "val", "x", "y"}
+		if !withSource {
+			want = []string{"jdsSpmv_param_0", "jdsSpmv_param_1", "jdsSpmv_param_2", "jdsSpmv_param_3", "jdsSpmv_param_4", "jdsSpmv_param_5"}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("source %v: sites' arrays %q, want %q", withSource, got, want)
+		}
+	}
 }

@@ -240,6 +240,9 @@ func (l *launch) stats(workers []*worker) *Stats {
 					space = SpaceShared
 				}
 				m = &merged{SiteStats: SiteStats{Label: a.label, Space: space, Op: Op(opNames[key.op])}, order: key}
+				if l.px != nil && key.site >= 0 && int(key.site) < len(l.px.pk.arrays) {
+					m.Array = l.px.pk.arrays[key.site]
+				}
 				byKey[key] = m
 				keys = append(keys, key)
 			}

@@ -28,12 +28,14 @@ type PTXKernel struct {
 	k    *ptx.Kernel
 	code []xin
 
-	nregs    int
-	regs     kernelRegs   // machine registers per thread for the occupancy (timemodel_regs.go)
-	imms     [][32]uint64 // immediate and symbol-address rows, shared by all warps
-	labels   []string     // site labels, by site index
-	srcLines []string     // the CUDA C the PTX came from, by line (SetSource), for faults
-	nsites   int
+	nregs     int
+	regs      kernelRegs   // machine registers per thread for the occupancy (timemodel_regs.go)
+	imms      [][32]uint64 // immediate and symbol-address rows, shared by all warps
+	labels    []string     // site labels, by site index
+	arrays    []string     // by site: the array it accesses ("x"), "" when not known (ptxarrays.go)
+	siteParam []int        // by site: the kernel parameter its address derives from, -1 for none
+	srcLines  []string     // the CUDA C the PTX came from, by line (SetSource), for faults
+	nsites    int
 
 	clearRegs []int32             // registers a path may read before writing (maybeUndefined)
 	initRegs  []int32             // registers whose lanes carry a defined bit (markInitCheck, initcheck.go)
@@ -194,6 +196,7 @@ func NewPTXKernel(m *ptx.Module, name string) (*PTXKernel, error) {
 			return nil, err
 		}
 	}
+	pk.nameArrays()
 	pk.clearRegs = pk.maybeUndefined()
 	pk.oneRun = true
 	for i := range pk.code {
@@ -1070,6 +1073,7 @@ func (pk *PTXKernel) SetSource(cuda string) {
 	}
 	lines := strings.Split(cuda, "\n")
 	pk.srcLines = lines
+	pk.renameArrays(cuda)
 	for i := range pk.code {
 		x := &pk.code[i]
 		if x.site < 0 {

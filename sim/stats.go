@@ -34,6 +34,11 @@ type SiteStats struct {
 	Label string `json:"label"`
 	Space Space  `json:"space"` // SpaceGlobal or SpaceShared
 	Op    Op     `json:"op"`    // OpLoad, OpStore or OpAtom
+	// Array is the array the site accesses: the kernel parameter its
+	// address derives from, by its .cu name when the source is known
+	// ("x"), or the __shared__ array it names; "" when not known (PTX
+	// kernels only: ptxarrays.go).
+	Array string `json:"array,omitempty"`
 
 	Requests   int64 `json:"requests"`
 	Sectors    int64 `json:"sectors,omitempty"`    // global

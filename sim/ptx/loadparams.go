@@ -146,3 +146,110 @@ func is64(t Type) bool { return t == U64 || t == S64 || t == B64 }
 func loadText(in *Instr) string {
 	return strings.TrimSuffix(strings.Join(strings.Fields(in.Text), " "), ";")
 }
+
+// AccessParams is, by instruction of k, the pointer parameter (an index
+// into k.Params) a global (or generic) ld, st, atom or red addresses (a
+// cp.async, its global source),
+// found as LoadParams finds a load's; -1 for other instructions and for
+// an access whose address derives from no parameter or from several. The
+// simulator names its memory sites by it ("x[]"), so that two loads on
+// one line (SAXPY's x[i] and y[i]) read apart.
+func AccessParams(k *Kernel) []int {
+	defs := map[int32][]*Instr{}
+	for i := range k.Instrs {
+		in := &k.Instrs[i]
+		for d := range int(in.NDst) {
+			if in.Dst[d].Kind == OpdReg {
+				defs[in.Dst[d].Reg] = append(defs[in.Dst[d].Reg], in)
+			}
+		}
+	}
+	out := make([]int, len(k.Instrs))
+	for i := range k.Instrs {
+		out[i] = -1
+		in := &k.Instrs[i]
+		a := in.Src[0]
+		switch in.Op {
+		case OpLd, OpSt, OpAtom, OpRed:
+			if in.Space != SpaceGlobal && in.Space != SpaceGeneric {
+				continue
+			}
+		case OpCpAsync: // cp.async's global source
+			a = in.Src[1]
+		default:
+			continue
+		}
+		if ps := pointerParams(k, defs, a); len(ps) == 1 {
+			out[i] = ps[0]
+		}
+	}
+	return out
+}
+
+// AccessSharedVars is, by instruction of k, the __shared__ variable (an
+// index into k.Vars) a shared-memory ld, st or atom (a cp.async: its
+// destination) addresses: the one its address names, or the one whose
+// address a register of the address was computed from (mov or cvta of the
+// variable, then arithmetic); -1 for other instructions, and when none or
+// several are found. A value loaded from memory is data, not an address
+// base, so the walk does not go through loads (s[idx[t]] is s's).
+func AccessSharedVars(k *Kernel) []int32 {
+	defs := map[int32][]*Instr{}
+	for i := range k.Instrs {
+		in := &k.Instrs[i]
+		for d := range int(in.NDst) {
+			if in.Dst[d].Kind == OpdReg {
+				defs[in.Dst[d].Reg] = append(defs[in.Dst[d].Reg], in)
+			}
+		}
+	}
+	shared := func(v int32) bool { return v >= 0 && int(v) < len(k.Vars) && k.Vars[v].Space == SpaceShared }
+	out := make([]int32, len(k.Instrs))
+	for i := range k.Instrs {
+		out[i] = -1
+		in := &k.Instrs[i]
+		switch {
+		case in.Op == OpCpAsync && in.Async == AsyncCopy:
+		case (in.Op == OpLd || in.Op == OpSt || in.Op == OpAtom || in.Op == OpRed) && in.Space == SpaceShared:
+		default:
+			continue
+		}
+		a := in.Src[0]
+		if a.Kind != OpdAddr {
+			continue
+		}
+		found := map[int32]bool{}
+		if shared(a.Var) {
+			found[a.Var] = true
+		}
+		if a.Reg >= 0 {
+			seen := map[int32]bool{a.Reg: true}
+			work := []int32{a.Reg}
+			for len(work) > 0 {
+				r := work[len(work)-1]
+				work = work[:len(work)-1]
+				for _, d := range defs[r] {
+					if d.Op == OpLd || d.Op == OpAtom {
+						continue
+					}
+					for s := range int(d.NSrc) {
+						o := d.Src[s]
+						switch {
+						case (o.Kind == OpdSym || o.Kind == OpdAddr) && shared(o.Var):
+							found[o.Var] = true
+						case o.Kind == OpdReg && !seen[o.Reg]:
+							seen[o.Reg] = true
+							work = append(work, o.Reg)
+						}
+					}
+				}
+			}
+		}
+		if len(found) == 1 {
+			for v := range found {
+				out[i] = v
+			}
+		}
+	}
+	return out
+}
