@@ -234,6 +234,9 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 	}
 	if gmask != 0 {
 		e.countGlobal(x, gmask, width)
+		if x.op == ptx.OpAtom || x.op == ptx.OpRed {
+			e.tmAtomic(gmask) // the atomics term's lines (timemodel_ptx.go)
+		}
 	}
 	if smask != 0 {
 		e.countShared(x, smask, width)

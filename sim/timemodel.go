@@ -23,7 +23,8 @@ func (m Model) estimate(s *Stats) {
 		UniqueRead: s.uniqueRead, DRAMWriteBytes: s.DRAMWriteBytes,
 		MissRequests: s.missRequests, CapRequests: s.capRequests, CapSectors: s.capSectors, CapFar: s.capFar,
 		L2Lines: s.l2Lines, L2Share: s.l2Share,
-		LoadSites: make([]timing.LoadSite, len(s.loadSites)),
+		LoadSites:   make([]timing.LoadSite, len(s.loadSites)),
+		AtomicLines: s.tm.Atomics,
 	}
 	for i, ls := range s.loadSites {
 		c.LoadSites[i] = timing.LoadSite{Miss: ls.miss, L2HitShare: ls.l2HitShare}

@@ -149,6 +149,9 @@ func calibrate(m Model) Model {
 	if c := calibrations()[mechanismsFile(m.Key)]; c != nil && c.err == nil {
 		m = applyMechanisms(m, c.rows)
 	}
+	if c := calibrations()[atomicsFile(m.Key)]; c != nil && c.err == nil {
+		m = applyAtomics(m, c.rows)
+	}
 	return m
 }
 

@@ -1,6 +1,9 @@
 package sim
 
 import (
+	"math/bits"
+	"slices"
+
 	"github.com/warplab/warplab/sim/ptx"
 	"github.com/warplab/warplab/sim/timing"
 )
@@ -178,5 +181,84 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	regs := l.px.pk.regs
 	s.tm = timing.Merge(logs, l.d.model.BlocksPerSM(l.nWarps, l.nThreads, l.px.shBytes, regs.n), l.nWarps)
 	l.expandSampled(&s.tm)
+	s.tm.Atomics = mergeAtomics(workers, l.sampleScale())
 	s.tm.Registers, s.tm.RegistersFrom = regs.n, regs.from
+}
+
+// tmAtomic records one warp-level global atomic (atom, red) of the lanes
+// in mask for the atomics term (timing.AtomicLine): per 128-byte line it
+// touches, one operation, its lanes, its distinct words, and the most
+// lanes on one word. The L2 serves a line's atomics one operation after
+// another, so a line every warp hits (a one-bin histogram) sets the time
+// (the atomics microbenchmark, docs/timemodel.md). Lines are keyed by
+// buffer and offset: buffers start on 256-byte boundaries, so a buffer's
+// lines are the device's.
+func (e *ptxWorker) tmAtomic(mask uint32) {
+	w := e.t.w
+	var keys [32]uint64
+	n := 0
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		keys[n] = uint64(e.laneBuf[l])<<48 | e.laneOff[l]>>2 // buffer, word
+		n++
+	}
+	k := keys[:n]
+	slices.Sort(k)
+	if w.atom == nil {
+		w.atom = map[uint64]*timing.AtomicLine{}
+	}
+	for i := 0; i < n; {
+		line := k[i] >> 5 // 32 words a line
+		a := w.atom[line]
+		if a == nil {
+			a = &timing.AtomicLine{}
+			w.atom[line] = a
+		}
+		a.Ops++
+		most := int64(0)
+		for i < n && k[i]>>5 == line {
+			j := i
+			for j < n && k[j] == k[i] {
+				j++
+			}
+			a.Words++
+			a.Lanes += int64(j - i)
+			most = max(most, int64(j-i))
+			i = j
+		}
+		a.Dup += most
+	}
+}
+
+// mergeAtomics puts the workers' atomic lines together, scaled by f (a
+// sampled launch: sample.go), in a fixed order (by line).
+func mergeAtomics(workers []*worker, f float64) []timing.AtomicLine {
+	all := map[uint64]*timing.AtomicLine{}
+	for _, w := range workers {
+		for k, a := range w.atom {
+			m := all[k]
+			if m == nil {
+				m = &timing.AtomicLine{}
+				all[k] = m
+			}
+			m.Ops += a.Ops
+			m.Lanes += a.Lanes
+			m.Words += a.Words
+			m.Dup += a.Dup
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	keys := make([]uint64, 0, len(all))
+	for k := range all {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]timing.AtomicLine, len(keys))
+	for i, k := range keys {
+		a := all[k]
+		out[i] = timing.AtomicLine{Ops: scaled(a.Ops, f), Lanes: scaled(a.Lanes, f), Words: scaled(a.Words, f), Dup: scaled(a.Dup, f)}
+	}
+	return out
 }

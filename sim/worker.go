@@ -133,7 +133,8 @@ type worker struct {
 
 	px *ptxWorker // PTX executor state (LaunchPTX)
 
-	dram map[[2]int]*bitmap // this worker's DRAM footprint per buffer and direction
+	dram map[[2]int]*bitmap            // this worker's DRAM footprint per buffer and direction
+	atom map[uint64]*timing.AtomicLine // global atomics by 128-byte line (timemodel_ptx.go's tmAtomic)
 
 	// lane-descending fast path (fastpath.go)
 	undo    []undoEntry    // old values of the block's global stores

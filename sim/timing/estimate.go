@@ -28,6 +28,11 @@ import (
 //	l2       L2 sectors × 32 / L2Bandwidth
 //	l1       L1 wavefronts / (active SMs × clock): the L1 data stage serves
 //	         one wavefront per cycle (sim.Stats.L1Wavefronts)
+//	atomic   global atomics: each 128-byte line's warp-level operations
+//	         one after another at AtomicLineSeconds (or its one-word
+//	         updates at AtomicWordSeconds, when longer), the lines in
+//	         parallel as the atomics microbenchmark's curve says
+//	         (atomicTime)
 //	shared   the shared-memory wavefronts of the SM that received the most
 //	         / (SharedWavesPerCycle × clock): a k-way bank conflict is k
 //	         wavefronts, served at one a cycle (PTX launches)
@@ -97,6 +102,9 @@ type Counters struct {
 	L2Lines            int64   // line transactions global accesses sent to L2
 	L2Share            float64 // of the footprint, what earlier launches left in L2 (L2History)
 	LoadSites          []LoadSite
+	// AtomicLines are the launch's global atomics by 128-byte line (PTX
+	// launches), for the atomics term.
+	AtomicLines []AtomicLine
 	// Records is the launch's per-block records (PTX launches); nil for
 	// Go kernels, which have none.
 	Records *Launch
@@ -111,8 +119,8 @@ type LoadSite struct {
 }
 
 // Modeled is a time the simulator predicts, never a measurement: Kind is
-// always "modeled", and Bound names the term of the model that set it
-// ("dram", "l2", "l1", "shared", "issue", "latency", or "launch" when the host's
+// always TimeModeled ("modeled"), and Bound names the term of the model that set it
+// ("dram", "l2", "l1", "shared", "atomic", "issue", "latency", or "launch" when the host's
 // launch rate sets a timed launch's time).
 //
 // Seconds is what the lessons compare with their CUDA-event time per call
@@ -144,6 +152,7 @@ type Terms struct {
 	L2      float64 `json:"l2"`
 	L1      float64 `json:"l1"`
 	Shared  float64 `json:"shared,omitempty"`
+	Atomic  float64 `json:"atomic,omitempty"`
 	Issue   float64 `json:"issue"`
 	Latency float64 `json:"latency"`
 }
@@ -292,12 +301,13 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (f
 		waves := math.Ceil(float64(s.Warps) / float64(slots))
 		latency = chain / float64(s.Warps) / goMemParallel * waves
 	}
-	t := Terms{DRAM: dram, L2: l2, L1: float64(s.L1Wavefronts) / (active * clock), Shared: shared, Issue: issue, Latency: latency}
+	t := Terms{DRAM: dram, L2: l2, L1: float64(s.L1Wavefronts) / (active * clock), Shared: shared, Issue: issue, Latency: latency,
+		Atomic: atomicTime(m, s.AtomicLines)}
 	best, name := t.DRAM, "dram"
 	for _, x := range []struct {
 		n string
 		v float64
-	}{{"l2", t.L2}, {"l1", t.L1}, {"shared", t.Shared}, {"issue", t.Issue}, {"latency", t.Latency}} {
+	}{{"l2", t.L2}, {"l1", t.L1}, {"shared", t.Shared}, {"issue", t.Issue}, {"latency", t.Latency}, {"atomic", t.Atomic}} {
 		if x.v > best {
 			best, name = x.v, x.n
 		}

@@ -1,5 +1,7 @@
 package timing
 
+import "math"
+
 // GPU is what a GPU's datasheet says: the limits a launch must respect,
 // its sizes and clocks, and its peak rates. The time model divides by the
 // peaks only where nothing measured replaces them; the model's own numbers
@@ -98,6 +100,21 @@ type Constants struct {
 	// request), interpolated. Empty: the bound is bytes in flight over the
 	// miss latency, as before.
 	DRAMInflight, L2Inflight []InflightRate
+
+	// Global atomics (issue 27, milestone 3; sim's timemodel_mech.go
+	// derives each from the H200's atomics microbenchmark,
+	// evidence/timemodel-micro-atomics-h200-2026-12-04). The L2 serves one
+	// line's atomic operations one after another: a warp-level operation
+	// on a line takes AtomicLineSeconds whatever its words (atom_g_lines at
+	// one line, a word a lane), and the updates of one word take
+	// AtomicWordSeconds each however many warps ask (atom_g_same: 1.37 G
+	// updates a second at 1 to 64 warps per SM; atom_g_lanes: k words of a
+	// line go k times as fast up to the line's rate). AtomicUnits is how
+	// many lines' operations proceed at once against the distinct lines a
+	// launch hits (atom_g_lines: rate at m lines over the rate at one), in
+	// increasing Lines. 0: no atomics term.
+	AtomicWordSeconds, AtomicLineSeconds float64
+	AtomicUnits                          []AtomicUnit
 }
 
 // InflightRate is one point of an achieved-bandwidth curve: with
@@ -155,4 +172,45 @@ func (g *GPU) BlocksPerSM(warps, threads, shBytes, regs int) int {
 		per = min(per, g.RegistersPerSM/perWarp/max(1, warps))
 	}
 	return max(1, per)
+}
+
+// AtomicUnit is a point of the atomics' parallelism curve: with Lines
+// distinct lines hit, Units lines' operations proceed at once.
+type AtomicUnit struct{ Lines, Units float64 }
+
+// unitsAt is the curve's units at lines distinct lines: linear in
+// log(lines) between points, the end values beyond them, 1 below.
+func unitsAt(c []AtomicUnit, lines float64) float64 {
+	if len(c) == 0 {
+		return 1
+	}
+	if lines <= c[0].Lines {
+		return max(1, c[0].Units)
+	}
+	for i := 1; i < len(c); i++ {
+		if lines <= c[i].Lines {
+			a, b := c[i-1], c[i]
+			f := math.Log(lines/a.Lines) / math.Log(b.Lines/a.Lines)
+			return max(1, a.Units+f*(b.Units-a.Units))
+		}
+	}
+	return max(1, c[len(c)-1].Units)
+}
+
+// atomicTime is the atomics term: each line's operations one after
+// another (its operations × AtomicLineSeconds, or its updates of one
+// word × AtomicWordSeconds when those take longer), the lines together
+// at the units the curve gives for as many lines, and never less than
+// the hardest-hit line alone.
+func atomicTime(c *Constants, lines []AtomicLine) float64 {
+	if c.AtomicLineSeconds <= 0 || len(lines) == 0 {
+		return 0
+	}
+	var sum, hot float64
+	for _, a := range lines {
+		t := max(float64(a.Dup)*c.AtomicWordSeconds, float64(a.Ops)*c.AtomicLineSeconds)
+		sum += t
+		hot = max(hot, t)
+	}
+	return max(hot, sum/unitsAt(c.AtomicUnits, float64(len(lines))))
 }

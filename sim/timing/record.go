@@ -162,6 +162,9 @@ type Launch struct {
 	// from (ptxas -v and the architecture).
 	Registers     int
 	RegistersFrom string
+	// Atomics are the launch's global atomics by 128-byte line, in line
+	// order (sim's tmAtomic), for the atomics term.
+	Atomics []AtomicLine
 }
 
 // Merge puts the workers' logs together in block order.
@@ -261,3 +264,11 @@ func (t *RoundState) End() Rounds {
 	*t = RoundState{}
 	return r
 }
+
+// AtomicLine is what a launch's global atomics did to one 128-byte line:
+// the warp-level operations that touched it, their lanes, their distinct
+// words, and, summed over the operations, the most lanes one word had in
+// each (32 a warp whose lanes all add to one word, 1 with every lane on a
+// word of its own). The atomics term (Estimate) takes the line the launch
+// hit hardest.
+type AtomicLine struct{ Ops, Lanes, Words, Dup int64 }
