@@ -285,8 +285,9 @@ func sizeClass(key string, rows int) int {
 }
 
 // CorpusPrepTable is the one-time preparation on the matrices of at least
-// 2^20 rows of a corpus run: the pick's (split's long-row list on the
-// device, none for CSR-vector), merge path's partitions (device) and
+// 2^20 rows of a corpus run: the pick's (split's long-row list or the
+// tiles' first rows on the device, none for CSR-vector), merge path's
+// partitions (device) and
 // binning's lists (host), each in SpMVs of its own method.
 func CorpusPrepTable(rec *Recorded, rules Rules) (table.Table, error) {
 	ls, err := CorpusLines(rec, rules)
@@ -304,14 +305,17 @@ func CorpusPrepTable(rec *Recorded, rules Rules) (table.Table, error) {
 		cell := func(method string, host bool) (string, string) {
 			run := m.Run(method)
 			for _, p := range m.Prep {
-				if p.Method != method || run.TimeMs <= 0 {
+				// The two tile methods share one preparation, recorded
+				// under the first of them to run.
+				same := p.Method == method || (method == MethodTileV4 && p.Method == MethodTile)
+				if !same || run.TimeMs <= 0 {
 					continue
 				}
 				v := p.DeviceMs
 				if host {
 					v = p.HostMs
 				}
-				return fmt.Sprintf("%.4f", v), fmt.Sprintf("%.1f", v/run.TimeMs)
+				return fmt.Sprintf("%.4f", v), fmt.Sprintf("%.2f", v/run.TimeMs)
 			}
 			return "–", "–"
 		}
