@@ -1,5 +1,7 @@
 package gpuext
 
+import "github.com/warplab/warplab/sim/timing"
+
 // The values that name a kind are typed, declared once here and compared
 // against these constants, not string literals. Each is a string type
 // whose value is its JSON and its text (MarshalText), so results and
@@ -23,16 +25,14 @@ func (k *Kind) UnmarshalText(b []byte) error { *k = Kind(b); return nil }
 // TimeKind says what a time is: Measured on a GPU (CUDA events, naming
 // the GPU, driver and date) or Modeled by the simulator's time model
 // (nothing ran on a GPU). Every result that carries a time carries one.
-type TimeKind string
+// It is sim/timing's type (declared once, below the simulator, so that
+// the simulator's Modeled.Kind is typed too).
+type TimeKind = timing.TimeKind
 
 const (
-	Measured TimeKind = "measured"
-	Modeled  TimeKind = "modeled"
+	Measured = timing.TimeMeasured
+	Modeled  = timing.TimeModeled
 )
-
-func (k TimeKind) String() string                { return string(k) }
-func (k TimeKind) MarshalText() ([]byte, error)  { return []byte(k), nil }
-func (k *TimeKind) UnmarshalText(b []byte) error { *k = TimeKind(b); return nil }
 
 // LoadPath is how a module's code reached the device: PathCubin, compiled
 // here by nvcc for the exact GPU, or PathPTX, PTX that the driver

@@ -130,11 +130,11 @@ type LoadSite struct {
 // one launch on cold caches, what Nsight Compute's gpu__time_duration
 // measures (it flushes the caches before each replay).
 type Modeled struct {
-	Seconds       float64 `json:"seconds"`
-	GPUSeconds    float64 `json:"gpu_seconds"`
-	KernelSeconds float64 `json:"kernel_seconds"`
-	Bound         string  `json:"bound"`
-	Kind          string  `json:"kind"`
+	Seconds       float64  `json:"seconds"`
+	GPUSeconds    float64  `json:"gpu_seconds"`
+	KernelSeconds float64  `json:"kernel_seconds"`
+	Bound         string   `json:"bound"`
+	Kind          TimeKind `json:"kind"`
 	// Terms are the model's terms in seconds behind GPUSeconds, before the
 	// launch's fixed cost: the bound is the largest.
 	Terms Terms `json:"terms"`
@@ -177,7 +177,7 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	// Cold: one launch on data no launch before it touched (Nsight
 	// Compute's setting: it flushes the caches before each replay).
 	cold, coldTerms, coldBound := kernelTime(g, c, s, dramRead, false)
-	t = Modeled{KernelSeconds: cold + c.LaunchOverhead, Kind: "modeled"}
+	t = Modeled{KernelSeconds: cold + c.LaunchOverhead, Kind: TimeModeled}
 	// Warm: the lessons time back-to-back launches after warm-ups on the
 	// same buffers, so a footprint that fits in L2 is found there: L1
 	// misses hit L2 and nothing waits for DRAM.
