@@ -30,6 +30,7 @@ func runTimeModelSweep(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "write the records to this .jsonl file (required)")
 	list := fs.Bool("list", false, "list the families, their inputs and kernels, and exit")
 	deadline := fs.Duration("deadline", 0, "stop starting new inputs after this long (0: none); the records so far are kept")
+	simWork := fs.Float64("sim-work", 0, "with --backend sim, the budget per input in thread instructions: a larger input runs its grids sampled, timing only (0: every block)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
@@ -42,11 +43,14 @@ func runTimeModelSweep(args []string, stdout, stderr io.Writer) int {
 	if *sizes < 0 {
 		return fail(stderr, cmd, usageErrorf("--sizes %d: want 0 (all) or more", *sizes))
 	}
+	if *simWork < 0 {
+		return fail(stderr, cmd, usageErrorf("--sim-work %g: want 0 (every block) or a positive budget", *simWork))
+	}
 	var fams []string
 	if *family != "" {
 		fams = strings.Split(*family, ",")
 	}
-	o := sweep.Options{Families: fams, Sizes: *sizes}
+	o := sweep.Options{Families: fams, Sizes: *sizes, SimWork: *simWork}
 	inputs, err := sweep.Select(o)
 	if err != nil {
 		return fail(stderr, cmd, usageErrorf("--family: %v", err))
@@ -65,6 +69,9 @@ func runTimeModelSweep(args []string, stdout, stderr io.Writer) int {
 	}
 	if *backend != "sim" && *model != "" {
 		return fail(stderr, cmd, usageErrorf("--model picks the simulated device; it needs --backend sim"))
+	}
+	if *backend != "sim" && *simWork != 0 {
+		return fail(stderr, cmd, usageErrorf("--sim-work samples simulated grids; it needs --backend sim"))
 	}
 	if *backend != "sim" && *backend != "gpu" && !strings.HasPrefix(*backend, "gpu:") {
 		return fail(stderr, cmd, usageErrorf("--backend %q: want gpu, gpu:N or sim", *backend))
@@ -141,7 +148,7 @@ func sweepCheckFlags(fs *flag.FlagSet) *sweepFlags {
 	fs.StringVar(&sf.from, "sweep-from", "", "take the sweep's modeled times from this earlier --sweep-json report instead of simulating")
 	fs.StringVar(&sf.jsonPath, "sweep-json", "", "also write the sweep's report as JSON to this file")
 	fs.StringVar(&sf.family, "family", "", "simulate only the sweep's cases of these families (comma-separated); the rest are listed unmodeled")
-	fs.Float64Var(&sf.maxWork, "sim-work", 0, fmt.Sprintf("the sweep's simulation budget per input, in thread instructions (default %.0e); inputs past it are listed unmodeled", timecheck.DefaultMaxWork))
+	fs.Float64Var(&sf.maxWork, "sim-work", 0, fmt.Sprintf("the sweep's simulation budget per input, in thread instructions (default %.0e); inputs past it are simulated sampled, one block in every ceil(work/budget), timing only", timecheck.DefaultMaxWork))
 	return sf
 }
 
