@@ -61,7 +61,7 @@ func TestTimeModelSweepUsage(t *testing.T) {
 // TestTimeModelCheckSweepFrom checks the sweep's report from the fixture
 // with modeled times taken from an earlier report (no simulation).
 func TestTimeModelCheckSweepFrom(t *testing.T) {
-	root := filepath.Join("..", "..", "internal", "timecheck", "testdata")
+	root := filepath.Join("..", "..", "timecheck", "testdata")
 	file := filepath.Join(root, "sweep", "a.jsonl")
 	cases, err := timecheck.SweepFiles(root, []string{file})
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // simulation): the table, the figures and the JSON come out, and a run the
 // earlier report lacks is listed as not modeled.
 func TestTimeModelCheckFrom(t *testing.T) {
-	root := filepath.Join("..", "..", "internal", "timecheck", "testdata", "repo")
+	root := filepath.Join("..", "..", "timecheck", "testdata", "repo")
 	runs, err := timecheck.Recorded(root)
 	if err != nil {
 		t.Fatal(err)
