@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -71,11 +72,27 @@ func TestCorpusNcu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cases []corpusCase
+	// ncu's launch i is the recorded manifest's case i; cases added to the
+	// corpus after the run are not in it.
+	raw, err := os.ReadFile(filepath.FromSlash(strings.TrimSuffix(corpusNcu, "ncu.csv") + "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded []manifestCase
+	if err := json.Unmarshal(raw, &recorded); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]corpusCase{}
 	for _, c := range corpus {
-		if c.fault == "" {
-			cases = append(cases, c)
+		byName[c.name] = c
+	}
+	var cases []corpusCase
+	for _, r := range recorded {
+		c, ok := byName[r.Name]
+		if !ok {
+			t.Fatalf("recorded case %s is not in the corpus", r.Name)
 		}
+		cases = append(cases, c)
 	}
 	var tab strings.Builder
 	tab.WriteString("| case | global ld requests | ld sectors | st requests | st sectors | shared ld wavefronts | shared st wavefronts | tensor (HMMA pipe) instructions |\n|---|---|---|---|---|---|---|---|\n")

@@ -1247,7 +1247,7 @@ func instrClass(in *ptx.Instr) uint8 {
 	case ptx.OpNanosleep:
 		return cControl
 	}
-	if in.Type.IsFloat() || in.Op == ptx.OpSetp && in.SrcType.IsFloat() {
+	if in.Type.IsFloat() || in.Op == ptx.OpSetp && in.SrcType.IsFloat() || in.Half != ptx.HalfNone {
 		return cFloat
 	}
 	return cInteger

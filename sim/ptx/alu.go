@@ -116,6 +116,9 @@ func b2u(b bool) uint64 {
 // of .f64 (.rz/.rm/.rp, rare in compiled CUDA) goes through math/big.
 func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 	t := in.Type
+	if in.Half != HalfNone {
+		return evalHalf(in, a, b, c), 0 // alu_half.go
+	}
 	if t == F16 && in.Op != OpSetp && in.Op != OpCvt && in.Op != OpMov && in.Op != OpSelp {
 		return evalF16(in, a, b, c), 0 // alu_f16.go
 	}
@@ -364,6 +367,9 @@ func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 		return b & maskOf(t), 0
 
 	case OpCvt:
+		if in.Pair {
+			return narrow2(in.Narrow, a, b), 0
+		}
 		return cvt(in, a), 0
 	}
 	return 0, 0

@@ -24,6 +24,9 @@ import (
 //     (NaN gives +0).
 func cvt(in *Instr, a uint64) uint64 {
 	if in.Narrow != MatNone {
+		if in.Type == F32 { // cvt.f32.bf16: exact
+			return uint64(uint32(a&0xffff) << 16)
+		}
 		return narrow(in.Narrow, uint32(a))
 	}
 	st, dt := in.SrcType, in.Type

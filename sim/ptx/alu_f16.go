@@ -8,8 +8,8 @@ import "math"
 // cvt between .f16 and the other types. A half's value is exact in a
 // float64, and so are the sum, difference and product of two halves; the
 // result is rounded once to a half (fma: a·b+c is rounded to a float64
-// first, so in rare cases twice). .ftz and .sat on .f16 and the .f16x2
-// pairs are refused.
+// first, so in rare cases twice). .ftz and .sat on .f16 are refused; the
+// .f16x2 pairs and bfloat16 are alu_half.go's.
 
 // halfBitsOf rounds x to binary16 by r (RoundNone, RoundRN: to nearest
 // even; RZ, RM, RP as named), as cvt and the arithmetic do. NaN gives the

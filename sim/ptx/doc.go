@@ -108,8 +108,10 @@
 // and sparse forms (the floating-point ones run: f16, bf16 and tf32 A and B
 // into f32, f16 into f16, in every shape the PTX manual gives wmma and
 // m16n8k16/k8/k4 of mma.sync), ldmatrix beyond m8n8 .b16 from shared
-// memory, cp.async.bulk, .f16x2 and bf16 arithmetic (cvt.rn.bf16.f32 and
-// cvt.rna.tf32.f32 run) (scalar .f16 runs: alu_f16.go), prmt's modes other than the default, approximate
+// memory, cp.async.bulk, the comparisons and .ftz/.sat forms of .f16x2,
+// .bf16 and .bf16x2 (their add, sub, mul, fma, neg, abs, min and max run:
+// alu_half.go; so do cvt.rn.bf16.f32, cvt.rna.tf32.f32 and the packing
+// cvt.rn.f16x2.f32 and cvt.rn.bf16x2.f32) (scalar .f16 runs: alu_f16.go), prmt's modes other than the default, approximate
 // transcendental functions beyond rcp/sqrt/rsqrt/ex2/lg2/sin/cos (tanh), the old vote and shfl forms without
 // .sync, and special registers other than the thread, block, grid, lane
 // and warp ids, the lane masks and the clocks. Parse refuses the module

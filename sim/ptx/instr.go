@@ -120,9 +120,14 @@ scan:
 		kp.k.Instrs = append(kp.k.Instrs, in)
 		return
 	}
+	kp.pre = kp.pre[:0]
 	if msg := kp.operands(&in, ops); msg != "" {
 		p.errorf(first.line, "%s in %q", msg, in.Text)
 		return
+	}
+	for _, pre := range kp.pre {
+		pre.Line, pre.Loc, pre.Caller, pre.Text = in.Line, in.Loc, in.Caller, in.Text
+		kp.k.Instrs = append(kp.k.Instrs, pre)
 	}
 	kp.k.Instrs = append(kp.k.Instrs, in)
 }
@@ -213,7 +218,7 @@ func (kp *kparser) parseRaw(g []token) (rawOpd, string) {
 	case isPunctTok(g[0], "{") && isPunctTok(g[len(g)-1], "}"):
 		r.kind = rkVec
 		for i := 1; i < len(g)-1; i += 2 {
-			if g[i].kind != tIdent || !(isPunctTok(g[i+1], ",") || i+1 == len(g)-1) {
+			if g[i].kind != tIdent && g[i].kind != tNumber || !(isPunctTok(g[i+1], ",") || i+1 == len(g)-1) {
 				return r, bad
 			}
 			r.vec = append(r.vec, g[i].text)
@@ -315,6 +320,9 @@ func signature(in *Instr) (dst, src []spec, minSrc int) {
 	case OpCvta:
 		return one(reg, spec{t: t, allow: aReg | aSym})
 	case OpCvt:
+		if in.Pair {
+			return one(spec{t: t, allow: aReg, relax: true}, spec{t: in.SrcType, allow: aReg | aImm, relax: true}, spec{t: in.SrcType, allow: aReg | aImm, relax: true})
+		}
 		return one(spec{t: t, allow: aReg, relax: true}, spec{t: in.SrcType, allow: aReg | aImm | aSpecial, relax: true})
 	case OpAdd, OpSub, OpMin, OpMax, OpDiv, OpRem, OpAnd, OpOr, OpXor:
 		return one(reg, val, val)
@@ -656,6 +664,30 @@ func (kp *kparser) vector(in *Instr, r rawOpd, s spec, isDst bool) (Operand, str
 				return o, fmt.Sprintf("_ in source vector %q", r.text)
 			}
 			o.Vec = append(o.Vec, -1)
+			continue
+		}
+		if isDigit(name[0]) {
+			// A constant packed by mov (mov.b32 %f1, {0, %rs1}, as
+			// __bfloat162float compiles): a register of its own, set by a
+			// mov inserted before this instruction.
+			if isDst || in.Op != OpMov {
+				return o, fmt.Sprintf("a number in vector %q", r.text)
+			}
+			lit, msg := parseNumber(name, false)
+			if msg != "" {
+				return o, msg
+			}
+			bits, msg := lit.bitsAt(et)
+			if msg != "" {
+				return o, msg
+			}
+			reg := int32(len(kp.k.Regs))
+			kp.k.Regs = append(kp.k.Regs, Reg{Name: fmt.Sprintf("%%imm.%d", reg), Type: et})
+			mov := Instr{Op: OpMov, Type: et, Guard: -1, NDst: 1, NSrc: 1}
+			mov.Dst[0] = Operand{Kind: OpdReg, Reg: reg, Var: -1, Param: -1}
+			mov.Src[0] = Operand{Kind: OpdImm, Imm: bits, Reg: -1, Var: -1, Param: -1}
+			kp.pre = append(kp.pre, mov)
+			o.Vec = append(o.Vec, reg)
 			continue
 		}
 		reg, msg := kp.regOf(name, et, s.relax)

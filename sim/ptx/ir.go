@@ -306,16 +306,24 @@ type Instr struct {
 	Approx  bool // .approx (rcp, sqrt, ex2, lg2, div): result within the PTX manual's stated error
 	Full    bool // div.full.f32
 	// Narrow is, for cvt.rna.tf32.f32 (Type B32) and cvt.rn.bf16.f32 (Type
-	// B16), the tensor-core format the float is rounded to; MatNone for
-	// every other cvt.
+	// B16), the tensor-core format the float is rounded to; for
+	// cvt.f32.bf16 (Type F32, SrcType B16) the format widened; with Pair,
+	// cvt.rn.f16x2.f32 and cvt.rn.bf16x2.f32 d, a, b (Type B32), which pack
+	// a in d's upper half and b in its lower. MatNone for every other cvt.
 	Narrow MatType
-	Mul    MulMode
-	Shfl   ShflMode
-	Vote   VoteMode
-	Atom   AtomOp
-	Uni    bool   // bra.uni: the compiler promises no divergence
-	Sync   bool   // bar.sync / barrier.sync (as opposed to bar.arrive): waits
-	Scope  string // membar/fence/atom scope (.cta, .gl, .sys, .gpu), for display only
+	Pair   bool
+	// Half is the 16-bit float arithmetic of add, sub, mul, fma, neg, abs,
+	// min and max on .f16x2 (Type B32), .bf16 (Type B16) and .bf16x2 (Type
+	// B32) operands (alu_half.go); HalfNone for the rest (scalar .f16 is
+	// Type F16).
+	Half  HalfKind
+	Mul   MulMode
+	Shfl  ShflMode
+	Vote  VoteMode
+	Atom  AtomOp
+	Uni   bool   // bra.uni: the compiler promises no divergence
+	Sync  bool   // bar.sync / barrier.sync (as opposed to bar.arrive): waits
+	Scope string // membar/fence/atom scope (.cta, .gl, .sys, .gpu), for display only
 
 	Guard    int32 // predicate register guarding the instruction, -1 for none
 	GuardNeg bool  // @!%p
@@ -385,6 +393,17 @@ type Wmma struct {
 	C, D    MatType // mma: C's and D's format
 	Trans   bool    // ldmatrix: .trans
 }
+
+// HalfKind is the packing of a 16-bit float instruction.
+type HalfKind uint8
+
+// .f16x2, .bf16 and .bf16x2.
+const (
+	HalfNone HalfKind = iota
+	HalfF16x2
+	HalfBF16
+	HalfBF16x2
+)
 
 // MatType is the format of a tensor-core matrix's elements.
 type MatType uint8

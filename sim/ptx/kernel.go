@@ -19,6 +19,10 @@ type kparser struct {
 	caller Loc              // its outermost inlined_at call site
 	outer  map[Loc]Loc      // each inlined .loc position's outermost call site
 	e0     int              // len(p.errs) when the body began: later errors are the kernel's
+	// pre are instructions to insert before the one being read: the movs
+	// that give a mov's packed immediates ({0, %rs1}) registers of their
+	// own (instr.go's vector).
+	pre []Instr
 }
 
 // fixup is a bra whose target label is resolved once the body is read.

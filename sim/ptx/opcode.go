@@ -114,6 +114,15 @@ func decodeOpcode(in *Instr, text string) string {
 	case "cvt.rn.bf16.f32": // __float2bfloat16
 		in.Op, in.Type, in.SrcType, in.Round, in.Narrow = OpCvt, B16, F32, RoundRN, MatBF16
 		return ""
+	case "cvt.f32.bf16": // __bfloat162float (sm_90)
+		in.Op, in.Type, in.SrcType, in.Narrow = OpCvt, F32, B16, MatBF16
+		return ""
+	case "cvt.rn.f16x2.f32": // __floats2half2_rn
+		in.Op, in.Type, in.SrcType, in.Round, in.Narrow, in.Pair = OpCvt, B32, F32, RoundRN, MatF16, true
+		return ""
+	case "cvt.rn.bf16x2.f32": // __floats2bfloat162_rn
+		in.Op, in.Type, in.SrcType, in.Round, in.Narrow, in.Pair = OpCvt, B32, F32, RoundRN, MatBF16, true
+		return ""
 	}
 	if strings.HasPrefix(text, "cp.async.") {
 		return decodeCpAsync(in, text)
@@ -143,6 +152,11 @@ func decodeOpcode(in *Instr, text string) string {
 			types = append(types, t)
 			continue
 		}
+		if h, ok := halfByName[m]; ok && in.Half == HalfNone {
+			in.Half = h
+			types = append(types, map[HalfKind]Type{HalfF16x2: B32, HalfBF16: B16, HalfBF16x2: B32}[h])
+			continue
+		}
 		if !applyMod(in, m) {
 			bad = m
 			break
@@ -150,6 +164,12 @@ func decodeOpcode(in *Instr, text string) string {
 	}
 	if bad != "" {
 		return fmt.Sprintf("unsupported instruction %q (modifier .%s)", text, bad)
+	}
+	if in.Half != HalfNone {
+		if msg := checkHalf(in, types); msg != "" {
+			return fmt.Sprintf("unsupported instruction %q (%s)", text, msg)
+		}
+		return ""
 	}
 	if msg := checkTypes(in, types); msg != "" {
 		return fmt.Sprintf("%s in %q", msg, text)
@@ -760,6 +780,29 @@ func decodeCpAsync(in *Instr, text string) string {
 		return fmt.Sprintf("unsupported instruction %q (cp.async copies .shared.global)", text)
 	}
 	in.Space = SpaceShared
+	return ""
+}
+
+// halfByName reads the packed and bfloat16 types of the 16-bit float
+// arithmetic (alu_half.go).
+var halfByName = map[string]HalfKind{"f16x2": HalfF16x2, "bf16": HalfBF16, "bf16x2": HalfBF16x2}
+
+// checkHalf accepts the .f16x2, .bf16 and .bf16x2 arithmetic Eval
+// implements: add, sub, mul, fma (round to nearest), neg, abs, min, max,
+// without .ftz, .sat, .relu or .NaN.
+func checkHalf(in *Instr, types []Type) string {
+	if len(types) != 1 {
+		return "one type"
+	}
+	in.Type = types[0]
+	switch in.Op {
+	case OpAdd, OpSub, OpMul, OpFma, OpNeg, OpAbs, OpMin, OpMax:
+	default:
+		return ".f16x2, .bf16 and .bf16x2 are implemented for add, sub, mul, fma, neg, abs, min and max"
+	}
+	if in.Ftz || in.Sat || in.Approx || in.Mul != MulNone || in.Round > RoundRN || in.Op == OpFma && in.Round != RoundRN {
+		return "only round-to-nearest arithmetic without .ftz or .sat"
+	}
 	return ""
 }
 

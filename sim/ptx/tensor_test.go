@@ -53,3 +53,55 @@ func TestFragRegs(t *testing.T) {
 		}
 	}
 }
+
+// TestBF16Bits: bf16BitsOf (from a float64) agrees with cvt.rn.bf16.f32's
+// bit trick (narrow) on floats across the range, subnormals, overflow and
+// ties included; and a value between a tie and the next float rounds up.
+func TestBF16Bits(t *testing.T) {
+	x := uint32(12345)
+	for i := range 200000 {
+		x = x*1664525 + 1013904223
+		f := x
+		if i%4 == 0 {
+			f = x&0x807f0000 | 0x8000 // ties, small exponents
+		}
+		if f&0x7fffffff > 0x7f800000 {
+			continue // NaN payloads: both give the canonical NaN, checked below
+		}
+		want := narrow(MatBF16, f)
+		if got := bf16BitsOf(float64(math.Float32frombits(f))); got != want {
+			t.Fatalf("bf16BitsOf(%#08x) = %#04x, want %#04x", f, got, want)
+		}
+	}
+	if got := bf16BitsOf(math.NaN()); got != 0x7fff {
+		t.Errorf("NaN: %#x", got)
+	}
+	if got := bf16BitsOf(1 + 0x1p-8 + 0x1p-40); got != 0x3f81 {
+		t.Errorf("just above a tie: %#x, want 0x3f81", got)
+	}
+}
+
+// TestEvalHalf: the packed and bfloat16 arithmetic lane by lane.
+func TestEvalHalf(t *testing.T) {
+	h := func(f float64) uint64 { return halfBitsOf(f, RoundRN) }
+	b := func(f float64) uint64 { return bf16BitsOf(f) }
+	pair := func(lo, hi uint64) uint64 { return lo | hi<<16 }
+	cases := []struct {
+		in      Instr
+		a, b, c uint64
+		want    uint64
+	}{
+		{Instr{Op: OpAdd, Half: HalfF16x2}, pair(h(1.5), h(-2)), pair(h(0.25), h(3)), 0, pair(h(1.75), h(1))},
+		{Instr{Op: OpFma, Half: HalfF16x2, Round: RoundRN}, pair(h(2), h(3)), pair(h(4), h(-1)), pair(h(1), h(1)), pair(h(9), h(-2))},
+		{Instr{Op: OpMul, Half: HalfF16x2}, pair(h(1+0x1p-10), 0), pair(h(1+0x1p-10), 0), 0, pair(h(1+0x1p-9), 0)}, // 1+2^-9+2^-20 rounds down
+		{Instr{Op: OpMax, Half: HalfF16x2}, pair(0x7e00, h(-1)), pair(h(2), h(-3)), 0, pair(h(2), h(-1))},          // a NaN gives the other
+		{Instr{Op: OpNeg, Half: HalfBF16x2}, pair(b(1), b(-2)), 0, 0, pair(b(-1), b(2))},
+		{Instr{Op: OpFma, Half: HalfBF16, Round: RoundRN}, b(3), b(1.5), b(-0.5), b(4)},
+		{Instr{Op: OpFma, Half: HalfBF16, Round: RoundRN}, b(1 + 0x1p-7), b(1 + 0x1p-7), 0x8000, b(1 + 0x1p-6)}, // 1+2^-6+2^-14: down
+	}
+	for _, c := range cases {
+		if got := evalHalf(&c.in, c.a, c.b, c.c); got != c.want {
+			t.Errorf("%v %v: %#x, want %#x", c.in.Op, c.in.Half, got, c.want)
+		}
+	}
+}
