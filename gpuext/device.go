@@ -251,6 +251,21 @@ func (d *Device) Close() error {
 	return nil
 }
 
+// checkRecording is check and recording under one lock, for Launch: the
+// recorder of a Record in progress (nil when none), or why d cannot
+// launch. (One call, so that a launch's path visits this file once.)
+func (d *Device) checkRecording(call string) (*recorder, error) {
+	if d == nil {
+		return nil, fmt.Errorf("gpuext: %s on a nil *Device (did Open fail?)", call)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("gpuext: %s: device %s is closed", call, d.name)
+	}
+	return d.rec, nil
+}
+
 // check fails when d is nil or closed.
 func (d *Device) check(call string) error {
 	if d == nil {

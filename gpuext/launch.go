@@ -87,10 +87,10 @@ func (d *Device) Launch(ctx context.Context, k *Kernel, c Config, args ...any) (
 		}
 		return nil, le
 	}
-	if err := d.check("Launch"); err != nil {
+	rec, err := d.checkRecording("Launch")
+	if err != nil {
 		return fail(err)
 	}
-	rec = d.recording()
 	if k == nil {
 		return fail(fmt.Errorf("nil *Kernel (did Module.Kernel fail?)"))
 	}

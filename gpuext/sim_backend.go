@@ -149,6 +149,13 @@ func (k *Kernel) simKernel() (*sim.PTXKernel, error) {
 	return k.simK, k.simKErr
 }
 
+// otherPTX reports whether the simulator runs PTX other than k's module's
+// own: a GPU's (Options.PTXFrom), or, for a module without PTX, its CUDA C
+// compiled.
+func (s *simBackend) otherPTX(m *Module) bool {
+	return s.ptxFrom != nil || m.PTX == ""
+}
+
 // run runs one kernel without counting its time for Time (the caller
 // does: launch per kernel, a graph replay once).
 func (s *simBackend) run(ctx context.Context, k *Kernel, c *launchConfig, args []any) (*Launch, string, error) {

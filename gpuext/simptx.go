@@ -52,13 +52,6 @@ type compiledPTX struct {
 	err               error
 }
 
-// otherPTX reports whether the simulator runs PTX other than k's module's
-// own: a GPU's (Options.PTXFrom), or, for a module without PTX, its CUDA C
-// compiled.
-func (s *simBackend) otherPTX(m *Module) bool {
-	return s.ptxFrom != nil || m.PTX == ""
-}
-
 // modulePTX is the PTX the simulator runs for m when it is not m's own,
 // and where it came from.
 func (s *simBackend) modulePTX(m *Module) (text, origin string, err error) {
