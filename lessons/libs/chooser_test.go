@@ -98,3 +98,39 @@ func TestFit(t *testing.T) {
 		t.Errorf("Loss with the pick unmeasured = %g, want +Inf", l)
 	}
 }
+
+// TestChooseMethodChoices holds the two method choices the fit makes:
+// rule 1's long-row method (split or nonzero tiles, LongTile) and rule 3's
+// spread method (binned, split or tiles, SpreadSplit and SpreadTile, tiles
+// first), and that float4 follows V4MinMean for the tiles as for split.
+func TestChooseMethodChoices(t *testing.T) {
+	long := StatsOf(append(fill(4096, 3), 100_000)) // one row of 100,000 in rows of 3
+	spread := StatsOf([]int{1, 3, 2, 27, 3, 1, 20, 2})
+	base := Rules{LongFactor: 4, SpreadCV: 0.5, LaneWork: 8, V4MinMean: 8}
+	for _, tt := range []struct {
+		name  string
+		edit  func(r *Rules)
+		stats RowStats
+		want  string
+	}{
+		{"long row to split", func(r *Rules) {}, long, SplitMethod(2, false)},
+		{"long row to tiles", func(r *Rules) { r.LongTile = true }, long, MethodTile},
+		{"long row to tiles, float4 from a median of 3", func(r *Rules) { r.LongTile, r.V4MinMean = true, 3 }, long, MethodTileV4},
+		{"spread to binned", func(r *Rules) {}, spread, MethodBinned},
+		{"spread to split", func(r *Rules) { r.SpreadSplit = true }, spread, SplitMethod(2, false)},
+		{"spread to tiles", func(r *Rules) { r.SpreadTile = true }, spread, MethodTile},
+		{"spread to tiles over split", func(r *Rules) { r.SpreadTile, r.SpreadSplit = true, true }, spread, MethodTile},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := base
+			tt.edit(&r)
+			c := ChooseWith(r, tt.stats, 0)
+			if c.Method != tt.want || c.Reason == "" {
+				t.Errorf("%v: %s (%q), want %s", r, c.Method, c.Reason, tt.want)
+			}
+			if p := pickWith(r, tt.stats, 0); p != c.Method {
+				t.Errorf("pickWith %s, ChooseWith %s", p, c.Method)
+			}
+		})
+	}
+}
