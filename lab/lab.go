@@ -19,9 +19,12 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/notebooks/ptxcache"
+	"github.com/warplab/warplab/sparse/spmvref"
 )
 
-// Options are every WARPLAB_* switch, read once.
+// Options are every WARPLAB_* switch, read once. The rest of the tree
+// reads none of them: it takes these values (a lesson's command gets them
+// through lesson.Lesson.Flags, a notebook cell from FromEnv).
 type Options struct {
 	// Device is how devices load code: WARPLAB_PTX_ONLY=1 (PTXOnly),
 	// WARPLAB_NVCC (NVCC), WARPLAB_CUBIN_CACHE (CacheDir); its Compile is
@@ -64,6 +67,11 @@ func FromEnv() Options {
 	}
 	return o
 }
+
+// MatricesDir is where the SuiteSparse matrices are: o.Matrices when set,
+// else the nearest shared/matrices folder at or above the working
+// directory (spmvref.MatricesDir); "" when there is none.
+func (o Options) MatricesDir() string { return spmvref.MatricesDir(o.Matrices) }
 
 // Open opens the device spec names (see gpuext.Open) with o.Device.
 func (o Options) Open(spec string) (*gpuext.Device, error) { return gpuext.OpenWith(spec, o.Device) }

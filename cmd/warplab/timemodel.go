@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/timecheck"
 )
@@ -176,10 +177,10 @@ func runTimeModelCalibrate(args []string, stdout, stderr io.Writer) int {
 }
 
 // defaultMatrices is where the recorded SuiteSparse matrices are looked
-// for: $WARPLAB_MATRICES, else the shared folder of the development
-// machine.
+// for: $WARPLAB_MATRICES (read by lab.FromEnv, the command's edge), else
+// the shared folder of the development machine.
 func defaultMatrices() string {
-	if d := os.Getenv("WARPLAB_MATRICES"); d != "" {
+	if d := lab.FromEnv().Matrices; d != "" {
 		return d
 	}
 	return "/work/shared/matrices"

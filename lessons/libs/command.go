@@ -115,7 +115,7 @@ func (l *cliLesson) Validate() error {
 		rows = joinInts(CorpusRows)
 	}
 	if l.corpus {
-		if dir := spmvref.MatricesDir(); dir != "" {
+		if dir := l.env.MatricesDir(); dir != "" {
 			for _, n := range spmvref.SuiteSparseNames {
 				if p := filepath.Join(dir, n+".mtx"); fileExists(p) {
 					o.Matrices = append(o.Matrices, p)

@@ -59,7 +59,7 @@ func irregular(rows int) Input {
 }
 
 func suiteSparse(t *testing.T) []Input {
-	dir := spmvref.MatricesDir()
+	dir := spmvref.MatricesDir(os.Getenv("WARPLAB_MATRICES"))
 	if dir == "" {
 		t.Log("no shared/matrices folder: SuiteSparse rows skipped")
 		return nil

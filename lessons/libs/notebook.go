@@ -21,10 +21,12 @@ import (
 const NotebookRows = 1 << 17
 
 // NotebookOptions are the notebook's inputs: the seed pair at NotebookRows
-// and the four SuiteSparse matrices when spmvref.MatricesDir finds them.
-func NotebookOptions() Options {
+// and the four SuiteSparse matrices when spmvref.MatricesDir finds them,
+// in matrices (the notebook passes lab.FromEnv().MatricesDir()) or, when
+// it is "", in the default places.
+func NotebookOptions(matrices string) Options {
 	o := Options{SeedRows: []int{NotebookRows}}
-	if dir := spmvref.MatricesDir(); dir != "" {
+	if dir := spmvref.MatricesDir(matrices); dir != "" {
 		for _, n := range spmvref.SuiteSparseNames {
 			p := filepath.Join(dir, n+".mtx")
 			if _, err := os.Stat(p); err == nil {
@@ -170,8 +172,11 @@ func AgainstPeerLine(rec *Recorded) string {
 
 // RecordedOrNote is FindRecorded for a notebook cell: when no run is
 // recorded it writes one line saying so to w and returns nil and no error,
-// so that the cell shows no GPU number rather than failing.
-func RecordedOrNote(w io.Writer) (*Recorded, error) { return orNote(w, RecordedName, FindRecorded) }
+// so that the cell shows no GPU number rather than failing. fallback is
+// FindRecorded's (the notebook passes lab.FromEnv().LibsRecorded).
+func RecordedOrNote(w io.Writer, fallback string) (*Recorded, error) {
+	return orNote(w, RecordedName, func() (*Recorded, error) { return FindRecorded(fallback) })
+}
 
 // ChosenOrNote is RecordedOrNote for the run of the refitted chooser
 // (FindChosen, evidence/ChosenName).

@@ -179,12 +179,13 @@ func (rec *Recorded) readPeerAndREADME(dir string) error {
 
 // FindRecorded looks for evidence/RecordedName in the working directory
 // and the directories above it (a notebook runs in notebooks/); where there
-// is none, the folder the environment variable WARPLAB_LIBS_RECORDED names
-// (a device call's output not yet recorded), if set.
-func FindRecorded() (*Recorded, error) {
+// is none, the folder fallback names (a device call's output not yet
+// recorded: lab.Options.LibsRecorded, WARPLAB_LIBS_RECORDED read at the
+// edge), if set.
+func FindRecorded(fallback string) (*Recorded, error) {
 	rec, err := findRecorded()
-	if dir := os.Getenv("WARPLAB_LIBS_RECORDED"); errors.Is(err, ErrNotRecorded) && dir != "" {
-		return LoadRecorded(dir)
+	if errors.Is(err, ErrNotRecorded) && fallback != "" {
+		return LoadRecorded(fallback)
 	}
 	return rec, err
 }

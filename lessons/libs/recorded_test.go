@@ -14,7 +14,7 @@ import (
 // test is skipped when there is none.
 func recordedForTest(t *testing.T) *Recorded {
 	t.Helper()
-	rec, err := FindRecorded()
+	rec, err := FindRecorded(os.Getenv("WARPLAB_LIBS_RECORDED"))
 	if errors.Is(err, ErrNotRecorded) {
 		t.Skip("no recorded run: evidence/" + RecordedName + " absent and WARPLAB_LIBS_RECORDED unset")
 	}
@@ -66,13 +66,12 @@ func TestRecordedFit(t *testing.T) {
 }
 
 // TestRecordedOrNote: with no evidence folder above the working directory
-// and no WARPLAB_LIBS_RECORDED, a notebook cell gets nil, no error, and the
+// and no fallback folder (WARPLAB_LIBS_RECORDED), a notebook cell gets nil, no error, and the
 // line saying nothing is recorded.
 func TestRecordedOrNote(t *testing.T) {
 	t.Chdir(t.TempDir())
-	t.Setenv("WARPLAB_LIBS_RECORDED", "")
 	var b strings.Builder
-	rec, err := RecordedOrNote(&b)
+	rec, err := RecordedOrNote(&b, "")
 	if rec != nil || err != nil {
 		t.Fatalf("RecordedOrNote = %v, %v; want nil, nil", rec, err)
 	}
@@ -83,8 +82,7 @@ func TestRecordedOrNote(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bad, "libs.json"), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("WARPLAB_LIBS_RECORDED", bad)
-	if _, err := RecordedOrNote(&b); err == nil {
+	if _, err := RecordedOrNote(&b, bad); err == nil {
 		t.Error("malformed libs.json: no error")
 	}
 }

@@ -37,11 +37,6 @@ func KernelLabel(kernel string) string { return kernelLabel(kernel) }
 // kernel it launches and not a copy that could drift from it.
 func KernelSource(name string) (string, error) { return cusrc.Func(cudaSource, name) }
 
-// MatricesDir returns where the SuiteSparse matrices are
-// (spmvref.MatricesDir): $WARPLAB_MATRICES, else the first shared/matrices
-// folder at or above the working directory; "" when there is none.
-func MatricesDir() string { return spmvref.MatricesDir() }
-
 // NCUCount is Nsight Compute's count of one kernel's global loads on one
 // matrix (l1tex__t_{requests,sectors}_pipe_lsu_mem_global_op_ld.sum, per
 // launch), recorded on an H200.

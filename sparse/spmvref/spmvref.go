@@ -213,14 +213,15 @@ func MatrixFlagError(flag string, paths []string, err error) error {
 // records), in the order the notebooks show them.
 var SuiteSparseNames = []string{"bayer10", "bcsstk13", "cryg2500", "rajat01"}
 
-// MatricesDir returns where the SuiteSparse matrices are: $WARPLAB_MATRICES,
-// else the first shared/matrices folder in the working directory or a
-// directory above it (a notebook runs in notebooks/, beside which the
+// MatricesDir returns where the SuiteSparse matrices are: dir when it is
+// set (lab.Options.Matrices: WARPLAB_MATRICES, read at the edge and passed
+// down), else the first shared/matrices folder in the working directory or
+// a directory above it (a notebook runs in notebooks/, beside which the
 // project keeps ../shared). "" when there is none: a notebook then skips
 // those rows and says so.
-func MatricesDir() string {
-	if d := os.Getenv("WARPLAB_MATRICES"); d != "" {
-		return d
+func MatricesDir(dir string) string {
+	if dir != "" {
+		return dir
 	}
 	dir, err := os.Getwd()
 	if err != nil {
