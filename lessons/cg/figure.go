@@ -15,8 +15,8 @@ import (
 	"github.com/warplab/warplab/plots/chart"
 )
 
-// The lesson's two figures, drawn with plots/chart (this package cannot
-// import plots, which imports the lessons through internal/timecheck). Both
+// The lesson's two figures, drawn with plots/chart (the figure toolkit,
+// which imports no lesson). Both
 // take results, never a device, so a recorded GPU run draws the same way as
 // a live one.
 

@@ -10,9 +10,8 @@ import (
 	"github.com/warplab/warplab/plots/chart"
 )
 
-// Figure draws the lesson's figure from its results (with plots/chart:
-// this package cannot import plots, which imports the lessons through
-// internal/timecheck). Panel 1 puts,
+// Figure draws the lesson's figure from its results (with plots/chart,
+// the figure toolkit, which imports no lesson). Panel 1 puts,
 // for each matrix × SpMV kernel, the lane-slot prediction (lane-slots ÷
 // nonzeros: what the warp issues per nonzero it needs, so the probe, which
 // gives every lane-slot a nonzero, is ≈ 1) next to the time relative to the

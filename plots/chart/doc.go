@@ -7,11 +7,11 @@
 // profiler's.
 //
 // It is its own package, importing gonum/plot and of warplab only sim (the
-// device models a roofline is drawn for), so that a lesson package can draw
-// its own figures: package plots imports internal/timecheck, which imports
-// the lessons, so a lesson cannot import plots. A lesson's figure code
-// (lessons/cg/figure.go and the like) lives with the lesson and uses this
-// package; plots keeps the figures of no one lesson (counters against a
-// profiler, strides, access maps, the time model) and the notebook
-// helpers, and needs no edit for a new lesson's figures.
+// device models a roofline is drawn for), so that a lesson package draws
+// its own figures with a toolkit that brings in nothing else. A lesson's
+// figure code (lessons/cg/figure.go and the like) lives with the lesson
+// and uses this package; plots keeps the figures of no one lesson
+// (counters against a profiler, strides, access maps) and the notebook
+// helpers, timefig the time model's, and neither needs an edit for a new
+// lesson's figures.
 package chart
