@@ -92,7 +92,7 @@ func fastClass(in *ptx.Instr) uint8 {
 	t := in.Type
 	is32 := t == ptx.S32 || t == ptx.U32 || t == ptx.B32
 	is64 := t == ptx.S64 || t == ptx.U64 || t == ptx.B64
-	if in.Sat || in.Ftz || in.Half != ptx.HalfNone {
+	if in.Sat || in.Ftz || in.Half != ptx.HalfNone || in.CarryIn || in.CarryOut {
 		return fNone // packed and bfloat16 arithmetic: ptx.Eval only
 	}
 	for i := 0; i < int(in.NSrc); i++ {

@@ -119,6 +119,9 @@ func Eval(in *Instr, a, b, c, d uint64) (d0, d1 uint64) {
 	if in.Half != HalfNone {
 		return evalHalf(in, a, b, c), 0 // alu_half.go
 	}
+	if in.CarryIn || in.CarryOut {
+		return evalCarry(in, a, b, c, d) // alu_carry.go
+	}
 	if t == F16 && in.Op != OpSetp && in.Op != OpCvt && in.Op != OpMov && in.Op != OpSelp {
 		return evalF16(in, a, b, c), 0 // alu_f16.go
 	}

@@ -32,7 +32,7 @@ func (p *parser) funcDecl() {
 	line := p.tok().line
 	p.next()
 	k := &Kernel{Line: line, IsFunc: true}
-	kp := &kparser{p: p, k: k, vars: map[string]int32{}, own: map[string]bool{}, params: map[string]int32{}, labels: map[string]int32{}, outer: map[Loc]Loc{}}
+	kp := &kparser{p: p, k: k, vars: map[string]int32{}, own: map[string]bool{}, params: map[string]int32{}, labels: map[string]int32{}, outer: map[Loc]Loc{}, cc: -1}
 	var rets []Param
 	if p.isPunct("(") {
 		p.next()

@@ -125,6 +125,9 @@ scan:
 		p.errorf(first.line, "%s in %q", msg, in.Text)
 		return
 	}
+	if in.CarryIn || in.CarryOut {
+		kp.carryOperands(&in)
+	}
 	for _, pre := range kp.pre {
 		pre.Line, pre.Loc, pre.Caller, pre.Text = in.Line, in.Loc, in.Caller, in.Text
 		kp.k.Instrs = append(kp.k.Instrs, pre)
@@ -878,4 +881,22 @@ func (kp *kparser) wmmaOperands(in *Instr, toks []token) string {
 		in.NDst, in.NSrc = 1, 3
 	}
 	return ""
+}
+
+// carryOperands adds the carry flag's hidden register to an add, sub or
+// mad that reads it (a last source) or writes it (Dst[1]).
+func (kp *kparser) carryOperands(in *Instr) {
+	if kp.cc < 0 {
+		kp.cc = int32(len(kp.k.Regs))
+		kp.k.Regs = append(kp.k.Regs, Reg{Name: "%cc", Type: B32})
+	}
+	cc := Operand{Kind: OpdReg, Reg: kp.cc, Var: -1, Param: -1}
+	if in.CarryIn {
+		in.Src[in.NSrc] = cc
+		in.NSrc++
+	}
+	if in.CarryOut {
+		in.Dst[1] = cc
+		in.NDst = 2
+	}
 }

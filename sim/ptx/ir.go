@@ -312,6 +312,12 @@ type Instr struct {
 	// a in d's upper half and b in its lower. MatNone for every other cvt.
 	Narrow MatType
 	Pair   bool
+	// CarryIn and CarryOut are the extended-precision integer forms
+	// (alu_carry.go): addc, subc and madc read the carry flag, .cc writes
+	// it. The flag is a hidden .b32 register of the kernel (%cc): a
+	// reader's last source (Src[2] of add and sub, Src[3] of mad), a
+	// writer's Dst[1].
+	CarryIn, CarryOut bool
 	// Half is the 16-bit float arithmetic of add, sub, mul, fma, neg, abs,
 	// min and max on .f16x2 (Type B32), .bf16 (Type B16) and .bf16x2 (Type
 	// B32) operands (alu_half.go); HalfNone for the rest (scalar .f16 is

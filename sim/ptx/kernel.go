@@ -23,6 +23,9 @@ type kparser struct {
 	// that give a mov's packed immediates ({0, %rs1}) registers of their
 	// own (instr.go's vector).
 	pre []Instr
+	// cc is the hidden register of the carry flag (alu_carry.go), made
+	// when the kernel first uses it; -1 before.
+	cc int32
 }
 
 // fixup is a bra whose target label is resolved once the body is read.
@@ -44,7 +47,7 @@ func (p *parser) entry() {
 	}
 	p.next()
 	k := &Kernel{Name: t.text, Line: line}
-	kp := &kparser{p: p, k: k, vars: map[string]int32{}, own: map[string]bool{}, params: map[string]int32{}, labels: map[string]int32{}, outer: map[Loc]Loc{}}
+	kp := &kparser{p: p, k: k, vars: map[string]int32{}, own: map[string]bool{}, params: map[string]int32{}, labels: map[string]int32{}, outer: map[Loc]Loc{}, cc: -1}
 	if p.accept("(") && !p.accept(")") {
 		for !p.full() {
 			if !kp.param() {

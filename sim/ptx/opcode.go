@@ -140,6 +140,11 @@ func decodeOpcode(in *Instr, text string) string {
 		return ""
 	}
 	parts := strings.Split(text, ".")
+	switch parts[0] {
+	case "addc", "subc", "madc": // the carry flag's readers (alu_carry.go)
+		in.CarryIn = true
+		parts[0] = parts[0][:3]
+	}
 	op, ok := opNames[parts[0]]
 	if !ok {
 		return fmt.Sprintf("unsupported instruction %q", text)
@@ -148,6 +153,10 @@ func decodeOpcode(in *Instr, text string) string {
 	var types []Type
 	var bad string
 	for _, m := range parts[1:] {
+		if m == "cc" && (op == OpAdd || op == OpSub || op == OpMad) && !in.CarryOut {
+			in.CarryOut = true
+			continue
+		}
 		if t, ok := typeByName[m]; ok {
 			types = append(types, t)
 			continue
@@ -173,6 +182,9 @@ func decodeOpcode(in *Instr, text string) string {
 	}
 	if msg := checkTypes(in, types); msg != "" {
 		return fmt.Sprintf("%s in %q", msg, text)
+	}
+	if (in.CarryIn || in.CarryOut) && (!typeIn(in.Type, U32, S32, U64, S64) || in.Sat || in.Op == OpMad && in.Mul != MulLo && in.Mul != MulHi) {
+		return fmt.Sprintf("unsupported instruction %q (the carry forms take .u32, .s32, .u64 or .s64; mad .lo or .hi)", text)
 	}
 	switch in.Op {
 	case OpLd, OpSt, OpCvta, OpBra, OpRet, OpExit, OpBar, OpShfl, OpVote, OpAtom, OpRed, OpMembar, OpTrap, OpCall,

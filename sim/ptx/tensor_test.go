@@ -105,3 +105,30 @@ func TestEvalHalf(t *testing.T) {
 		}
 	}
 }
+
+// TestEvalCarry: the carry forms' results and carry (borrow) flags.
+func TestEvalCarry(t *testing.T) {
+	cases := []struct {
+		in         Instr
+		a, b, c, d uint64
+		want, cf   uint64
+	}{
+		{Instr{Op: OpAdd, Type: U32, CarryOut: true}, 0xffffffff, 1, 0, 0, 0, 1},
+		{Instr{Op: OpAdd, Type: U32, CarryIn: true, CarryOut: true}, 0xfffffffe, 1, 1, 0, 0, 1},
+		{Instr{Op: OpAdd, Type: U64, CarryIn: true}, 1 << 63, 1 << 63, 1, 0, 1, 1},
+		{Instr{Op: OpSub, Type: U32, CarryOut: true}, 0, 1, 0, 0, 0xffffffff, 1},
+		{Instr{Op: OpSub, Type: U32, CarryIn: true}, 5, 2, 1, 0, 2, 0},
+		{Instr{Op: OpSub, Type: S64, CarryIn: true, CarryOut: true}, 0, 0, 1, 0, ^uint64(0), 1},
+		{Instr{Op: OpMad, Type: U32, Mul: MulLo, CarryOut: true}, 0x10000, 0x10000, 5, 0, 5, 0},                // 2^32 + 5: low word 5
+		{Instr{Op: OpMad, Type: U32, Mul: MulLo, CarryOut: true}, 0xffffffff, 0xffffffff, 0xffffffff, 0, 0, 1}, // 1 + (2^32-1): a carry
+		{Instr{Op: OpMad, Type: U32, Mul: MulHi, CarryIn: true}, 0xffffffff, 0xffffffff, 1, 1, 0, 1},           // 0xfffffffe + 1 + 1
+		{Instr{Op: OpMad, Type: S32, Mul: MulHi, CarryOut: true}, uint64(0xfffffffe), 3, 0, 0, 0xffffffff, 0},  // -2*3 = -6: high word -1
+		{Instr{Op: OpMad, Type: S64, Mul: MulHi}, ^uint64(1), 3, 0, 0, ^uint64(0), 0},
+	}
+	for i, c := range cases {
+		got, cf := evalCarry(&c.in, c.a, c.b, c.c, c.d)
+		if got != c.want || cf != c.cf {
+			t.Errorf("case %d (%v %v): %#x carry %d, want %#x carry %d", i, c.in.Op, c.in.Type, got, cf, c.want, c.cf)
+		}
+	}
+}
