@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"math"
+
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/sim/ptx"
 )
@@ -80,6 +82,39 @@ func init() {
 						}
 						return yv[j/2]
 					}))
+				}
+			},
+		},
+		corpusCase{
+			name: "halves/halfAtomics", file: "halves", kernel: "halfAtomics", grid: sim.Dim1(2), block: sim.Dim1(32),
+			setup: func(d *sim.Device, _ *ptx.Module) ([]any, func(*sim.Stats) error) {
+				const pairs = 64
+				iv := seq(2*pairs, func(i int) float32 { return float32(i*7%8 - 4) }) // integers: any order of adds is exact
+				x, _ := sim.Upload(d, "x", packPairs(iv, halfBits))
+				acc2, _ := sim.Alloc[uint32](d, "acc2", 4)
+				acc, _ := sim.Alloc[uint32](d, "acc", 2)
+				bacc, _ := sim.Alloc[uint32](d, "bacc", 2)
+				return []any{x, acc2, acc, bacc, int32(pairs)}, func(*sim.Stats) error {
+					lo, hi := make([]float32, 4), make([]float32, 4)
+					for i := range pairs {
+						lo[i%4] += iv[2*i]
+						hi[i%4] += iv[2*i+1]
+					}
+					want2 := make([]float32, 0, 8)
+					for k := range 4 {
+						want2 = append(want2, lo[k], hi[k])
+					}
+					if err := equal("acc2", halves(acc2.Data), want2); err != nil {
+						return err
+					}
+					if err := equal("acc", halves(acc.Data), lo); err != nil {
+						return err
+					}
+					var got []float32
+					for _, w := range bacc.Data {
+						got = append(got, math.Float32frombits(w<<16), math.Float32frombits(w&0xffff0000))
+					}
+					return equal("bacc", got, lo)
 				}
 			},
 		},

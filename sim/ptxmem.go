@@ -664,6 +664,9 @@ func (e *ptxWorker) atomic(x *xin, lane int, wp *pwarp, p unsafe.Pointer) (uint6
 		c = e.src(wp, &x.src[2], 2)[lane]
 	}
 	size := x.size
+	if in.Half != ptx.HalfNone || in.Type == ptx.F16 || size == 2 && in.Atom == ptx.AtomCAS {
+		return atomic16(in, p, b, c, size), true
+	}
 	if size != 4 && size != 8 {
 		return 0, false
 	}
@@ -684,6 +687,44 @@ func (e *ptxWorker) atomic(x *xin, lane int, wp *pwarp, p unsafe.Pointer) (uint6
 			}
 		} else if atomic.CompareAndSwapUint64((*uint64)(p), old, nv) {
 			return old, true
+		}
+	}
+}
+
+// atomic16 is an atomic on 16-bit data: atom.add.noftz on .f16x2 and
+// .bf16x2 (both halves of a word, each rounded as add.rn does) and on .f16
+// and .bf16, and atom.cas.b16 (what atomicAdd on a bfloat16 compiles to
+// before sm_90). A 16-bit location is updated through a compare-and-swap
+// of the aligned word that holds it. It returns the old value.
+func atomic16(in *ptx.Instr, p unsafe.Pointer, b, c uint64, size int) uint64 {
+	add := ptx.Instr{Op: ptx.OpAdd, Type: in.Type, Half: in.Half, Round: ptx.RoundRN}
+	op := func(old uint64) uint64 {
+		if in.Atom == ptx.AtomCAS {
+			if old == b&0xffff {
+				return c & 0xffff
+			}
+			return old
+		}
+		nv, _ := ptx.Eval(&add, old, b, 0, 0)
+		return nv
+	}
+	if size == 4 {
+		for {
+			old := atomic.LoadUint32((*uint32)(p))
+			if atomic.CompareAndSwapUint32((*uint32)(p), old, uint32(op(uint64(old)))) {
+				return uint64(old)
+			}
+		}
+	}
+	off := uintptr(p) & 2 // the half's byte offset in its word
+	shift := 8 * off
+	w := (*uint32)(unsafe.Add(p, -int(off)))
+	for {
+		word := atomic.LoadUint32(w)
+		old := uint64(word>>shift) & 0xffff
+		nv := op(old) & 0xffff
+		if atomic.CompareAndSwapUint32(w, word, word&^(0xffff<<shift)|uint32(nv)<<shift) {
+			return old
 		}
 	}
 }

@@ -112,7 +112,8 @@
 // .bf16 and .bf16x2 (their add, sub, mul, fma, neg, abs, min and max run:
 // alu_half.go; so do cvt.rn.bf16.f32, cvt.rna.tf32.f32 and the packing
 // cvt.rn.f16x2.f32 and cvt.rn.bf16x2.f32; the carry forms add.cc, addc,
-// sub.cc, subc, mad.cc and madc run: alu_carry.go) (scalar .f16 runs: alu_f16.go), prmt's modes other than the default, approximate
+// sub.cc, subc, mad.cc and madc run: alu_carry.go; atom.add.noftz on
+// .f16, .f16x2, .bf16 and .bf16x2 and atom.cas.b16 run) (scalar .f16 runs: alu_f16.go), prmt's modes other than the default, approximate
 // transcendental functions beyond rcp/sqrt/rsqrt/ex2/lg2/sin/cos (tanh), the old vote and shfl forms without
 // .sync, and special registers other than the thread, block, grid, lane
 // and warp ids, the lane masks and the clocks. Parse refuses the module

@@ -251,6 +251,9 @@ func applyMod(in *Instr, m string) bool {
 		if s, ok := spaceByName[m]; ok && (s == SpaceGlobal || s == SpaceShared) {
 			return setOnce(&in.Space, s)
 		}
+		if m == "noftz" { // 16-bit float adds keep subnormals, as the simulator does anyway
+			return true
+		}
 		if a, ok := atomByName[m]; ok {
 			return setOnce(&in.Atom, a)
 		}
@@ -445,6 +448,14 @@ func checkTypes(in *Instr, types []Type) string {
 			}
 			return ""
 		case OpCvt:
+		case OpAtom, OpRed: // atomicAdd on __half (ptxmem.go)
+			if in.Atom != AtomAdd {
+				return "16-bit float atomics are implemented for add"
+			}
+			if in.Space == SpaceNone {
+				in.Space = SpaceGeneric
+			}
+			return ""
 		default:
 			return fmt.Sprintf("type .%s not supported", t)
 		}
@@ -750,7 +761,7 @@ func checkTypes(in *Instr, types []Type) string {
 		case AtomInc, AtomDec:
 			ok = []Type{U32}
 		case AtomCAS:
-			ok = []Type{B32, B64, U32, U64, S32, S64}
+			ok = []Type{B16, B32, B64, U32, U64, S32, S64}
 			if in.Op == OpRed {
 				return "red has no .cas"
 			}
@@ -808,6 +819,14 @@ func checkHalf(in *Instr, types []Type) string {
 	}
 	in.Type = types[0]
 	switch in.Op {
+	case OpAtom, OpRed: // atomicAdd on __half2, __nv_bfloat16(2): ptxmem.go
+		if in.Atom != AtomAdd {
+			return "16-bit float atomics are implemented for add"
+		}
+		if in.Space == SpaceNone {
+			in.Space = SpaceGeneric
+		}
+		return ""
 	case OpAdd, OpSub, OpMul, OpFma, OpNeg, OpAbs, OpMin, OpMax:
 	default:
 		return ".f16x2, .bf16 and .bf16x2 are implemented for add, sub, mul, fma, neg, abs, min and max"

@@ -43,3 +43,16 @@ extern "C" __global__ void pack(const float *x, const float *y, unsigned *bits, 
   bits[i] = *reinterpret_cast<unsigned *>(&h);
   back[i] = __half22float2(h);
 }
+
+// halfAtomics: every thread adds its pair to acc2[i % 4] (atomicAdd on
+// __half2: atom.add.noftz.f16x2), its low half to acc[i % 4] (on __half:
+// atom.add.noftz.f16) and to bacc[i % 4] (on __nv_bfloat16: a CAS loop on
+// compute_80). The inputs are small integers, so every order of the adds
+// gives the same sums.
+extern "C" __global__ void halfAtomics(const __half2 *x, __half2 *acc2, __half *acc, __nv_bfloat16 *bacc, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  atomicAdd(&acc2[i % 4], x[i]);
+  atomicAdd(&acc[i % 4], __low2half(x[i]));
+  atomicAdd(&bacc[i % 4], __float2bfloat16(__low2float(x[i])));
+}
