@@ -45,6 +45,7 @@ func TestErrors(t *testing.T) {
 		{"bar.warp.sync with modifiers", body("\tbar.warp.sync.aligned -1; // ERR"), `unsupported instruction "bar.warp.sync.aligned" (modifier .warp)`},
 		{"bar.arrive", body("\tbar.arrive 1, 64; // ERR"), `modifier .arrive`},
 		{"add.cc on floats", body("\tadd.cc.f32 %f1, %f2, %f3; // ERR"), `unsupported instruction "add.cc.f32" (the carry forms take .u32, .s32, .u64 or .s64; mad .lo or .hi)`},
+		{"grid sync", body("\tmov.u32 %r1, %envreg2; // ERR"), `a grid-wide sync needs a cooperative launch`},
 		{"madc.wide", body("\tmadc.wide.u32 %rd1, %r2, %r3, %rd4; // ERR"), `unsupported instruction "madc.wide.u32"`},
 		{"f16x2 saturation", body("\tadd.sat.f16x2 %r1, %r2, %r3; // ERR"), `unsupported instruction "add.sat.f16x2" (only round-to-nearest arithmetic without .ftz or .sat)`},
 		{"f16x2 comparison", body("\tsetp.lt.f16x2 %p1|%p2, %r2, %r3; // ERR"), `unsupported instruction "setp.lt.f16x2"`},

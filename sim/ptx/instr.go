@@ -383,6 +383,9 @@ func signature(in *Instr) (dst, src []spec, minSrc int) {
 		if in.Sync { // bar.warp.sync membermask
 			return nil, []spec{b32}, 1
 		}
+		if in.Prefetch {
+			return nil, []spec{addr}, 1
+		}
 	case OpShf:
 		return one(reg, val, val, u32)
 	case OpSin, OpCos:
@@ -631,6 +634,11 @@ func (kp *kparser) resolveOpd(in *Instr, r rawOpd, s spec, isDst bool) (Operand,
 func (kp *kparser) regOf(name string, want Type, relax bool) (int32, string) {
 	r, ok := kp.reg(name)
 	if !ok {
+		if strings.HasPrefix(name, "%envreg") {
+			// cooperative_groups::this_grid().sync() reads the grid's
+			// workspace from the driver's environment registers.
+			return -1, fmt.Sprintf("unsupported special register %s (a grid-wide sync needs a cooperative launch, which the simulator does not run)", name)
+		}
 		if unsupportedSpecials[name] || strings.Contains(name, ".") {
 			return -1, fmt.Sprintf("unsupported special register %s", name)
 		}

@@ -318,6 +318,10 @@ type Instr struct {
 	// reader's last source (Src[2] of add and sub, Src[3] of mad), a
 	// writer's Dst[1].
 	CarryIn, CarryOut bool
+	// Prefetch marks prefetch and prefetchu (an OpMembar with the address
+	// as Src[0]): a hint that changes no value, which the simulator runs
+	// as nothing.
+	Prefetch bool
 	// Half is the 16-bit float arithmetic of add, sub, mul, fma, neg, abs,
 	// min and max on .f16x2 (Type B32), .bf16 (Type B16) and .bf16x2 (Type
 	// B32) operands (alu_half.go); HalfNone for the rest (scalar .f16 is

@@ -133,6 +133,12 @@ func decodeOpcode(in *Instr, text string) string {
 	if strings.HasPrefix(text, "mma.") || strings.HasPrefix(text, "ldmatrix.") {
 		return decodeMma(in, text)
 	}
+	if strings.HasPrefix(text, "prefetch.") || strings.HasPrefix(text, "prefetchu.") {
+		// A cache hint: no value changes, so nothing to run (executed as
+		// membar, which without .sync does nothing either).
+		in.Op, in.Prefetch = OpMembar, true
+		return ""
+	}
 	if text == "bar.warp.sync" {
 		// __syncwarp: the lanes of a simulated warp run in step, so it
 		// orders nothing that is not ordered already; executed as membar.

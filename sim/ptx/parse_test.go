@@ -503,6 +503,10 @@ func TestOperands(t *testing.T) {
 		{"cvt.s64.s16 %rd1, %rs1;", func(k *Kernel, in *Instr) bool { return in.SrcType == S16 }},
 		{"cvta.shared.u64 %rd1, %rd2;", func(k *Kernel, in *Instr) bool { return !in.CvtaTo && in.Space == SpaceShared }},
 		{"cvta.to.global.u64 %rd1, %rd2;", func(k *Kernel, in *Instr) bool { return in.CvtaTo && in.Space == SpaceGlobal }},
+		{"prefetch.global.L2 [%rd1];", func(k *Kernel, in *Instr) bool { return in.Op == OpMembar && in.Prefetch && in.Src[0].Kind == OpdAddr }},
+		{"addc.cc.u32 %r1, %r2, %r3;", func(k *Kernel, in *Instr) bool {
+			return in.CarryIn && in.CarryOut && in.NSrc == 3 && in.NDst == 2 && in.Src[2].Reg == in.Dst[1].Reg && k.Regs[in.Dst[1].Reg].Name == "%cc"
+		}},
 		{"mad.wide.s32 %rd1, %r1, 4, %rd2;", func(k *Kernel, in *Instr) bool { return in.Mul == MulWide && in.Type == S32 }},
 		{"mad.lo.s32 %r1, %r2, %r3, %r4;", func(k *Kernel, in *Instr) bool { return in.Mul == MulLo }},
 		{"mul.hi.u32 %r1, %r2, %r3;", func(k *Kernel, in *Instr) bool { return in.Mul == MulHi }},
