@@ -298,7 +298,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestKernelSource(t *testing.T) {
-	for _, name := range []string{"rowPartial", "csrVector", "spmvMergePath", "spmvMergeFixup", "spmvBinBlock"} {
+	for _, name := range []string{"rowPartial", "csrVector", "spmvMergePath", "spmvMergeFixup", "spmvBinBlock", "segStep", "tileSpmv", "tileFinish"} {
 		src, err := KernelSource(name)
 		if err != nil || !strings.Contains(src, name+"(") {
 			t.Errorf("KernelSource(%s) = %q, %v", name, src, err)

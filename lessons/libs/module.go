@@ -33,11 +33,9 @@ const (
 	// nonzeros to warps of SplitChunk nonzeros each.
 	SplitChunk  = 512
 	SplitPasses = 16
-	// TileNZ and TileLaneMax are libs.cu's TILE_NZ and TILE_LANE_MAX:
-	// each warp of spmvTile takes TileNZ consecutive nonzeros, and one
-	// lane sums a row's piece of at most TileLaneMax of them alone.
-	TileNZ      = 256
-	TileLaneMax = 32
+	// TileNZ is libs.cu's TILE_NZ: each warp of spmvTile takes TileNZ
+	// consecutive nonzeros, TileNZ / WarpSize a lane in its segmented sums.
+	TileNZ = 256
 )
 
 // Widths are the sub-warp widths of the CSR-vector kernels.

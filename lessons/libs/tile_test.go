@@ -45,7 +45,8 @@ func tileCases(t *testing.T) []Input {
 		lengthsInput("single-row", []int{1000}),
 		lengthsInput("single-short-row", []int{7}),
 		lengthsInput("odd-nnz", cat(rep(61, 33), []int{29, 1})),
-		lengthsInput("lane-max", cat(rep(7, TileLaneMax), []int{TileLaneMax + 1}, rep(5, TileLaneMax))),
+		lengthsInput("lane-max", cat(rep(7, 32), []int{33}, rep(5, 32))),
+		lengthsInput("lane-runs", cat(rep(9, 8), rep(4, 1), []int{7, 9, 16, 8, 24}, rep(40, 1), []int{0, 0, 250, 0, 6}, rep(30, 2))),
 		lengthsInput("no-nonzeros", rep(70, 0)),
 		irregular(3000),
 	}
