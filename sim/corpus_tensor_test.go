@@ -1,8 +1,10 @@
 package sim_test
 
 import (
+	"context"
 	"fmt"
 	"math"
+	"testing"
 
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/sim/ptx"
@@ -260,5 +262,39 @@ func mmaFormsCase(f int32, name string, raw bool) corpusCase {
 				return checkTensor(st, tiles, int64(16*8*K), f == 2 || f == 3)
 			}
 		},
+	}
+}
+
+// TestTensorTerm: the time model's tensor term for the WMMA GEMM (64
+// mma instructions of 4096 multiply-adds on 4 blocks) is the
+// multiply-adds over the 4 busy SMs at the H200's measured 1207.6 a
+// cycle; the T4, with no measured rate, has none.
+func TestTensorTerm(t *testing.T) {
+	var c corpusCase
+	for _, cc := range corpus {
+		if cc.name == "tensor/wmmaGemm" {
+			c = cc
+		}
+	}
+	for _, key := range []string{"h200", "t4"} {
+		m, _ := sim.ModelByKey(key)
+		mod := corpusModule(t, c.file)
+		k, err := sim.NewPTXKernel(mod, c.kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := sim.NewDevice(m)
+		args, _ := c.setup(d, mod)
+		st, err := d.LaunchPTX(context.Background(), k, c.grid, c.block, c.shared, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0.0
+		if key == "h200" {
+			want = float64(st.Tensor.HalfMACs) / (4 * 1207.6 * m.ClockHz)
+		}
+		if got := st.Time.Terms.Tensor; math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%s: tensor term %g s, want %g", key, got, want)
+		}
 	}
 }

@@ -25,6 +25,7 @@ func (m Model) estimate(s *Stats) {
 		L2Lines: s.l2Lines, L2Share: s.l2Share,
 		LoadSites:   make([]timing.LoadSite, len(s.loadSites)),
 		AtomicLines: s.tm.Atomics,
+		Tensor:      timing.TensorWork{HalfMACs: s.Tensor.HalfMACs, TF32MACs: s.Tensor.TF32MACs},
 	}
 	for i, ls := range s.loadSites {
 		c.LoadSites[i] = timing.LoadSite{Miss: ls.miss, L2HitShare: ls.l2HitShare}

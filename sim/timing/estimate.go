@@ -12,7 +12,7 @@ import (
 // never per kernel. docs/timemodel.md explains it with the check against
 // the H200.
 //
-// The kernel's own time is the slowest of six terms plus the GPU's fixed
+// The kernel's own time is the slowest of its terms plus the GPU's fixed
 // cost of a launch (LaunchOverhead):
 //
 //	dram     DRAM bytes / achievable bandwidth, where the achievable bandwidth
@@ -36,6 +36,9 @@ import (
 //	shared   the shared-memory wavefronts of the SM that received the most
 //	         / (SharedWavesPerCycle × clock): a k-way bank conflict is k
 //	         wavefronts, served at one a cycle (PTX launches)
+//	tensor   the tensor-core multiply-adds / (active SMs × the measured
+//	         multiply-adds per SM cycle for their format × clock); none on
+//	         a GPU without a measurement (tensor.go)
 //	issue    the warp instructions of the SM that received the most /
 //	         (IssuePerSMCycle × clock × efficiency); efficiency is
 //	         IssueEfficiency when an SM holds at least half its warp slots,
@@ -105,6 +108,8 @@ type Counters struct {
 	// AtomicLines are the launch's global atomics by 128-byte line (PTX
 	// launches), for the atomics term.
 	AtomicLines []AtomicLine
+	// Tensor is the launch's tensor-core multiply-adds (tensor.go).
+	Tensor TensorWork
 	// Records is the launch's per-block records (PTX launches); nil for
 	// Go kernels, which have none.
 	Records *Launch
@@ -153,6 +158,7 @@ type Terms struct {
 	L1      float64 `json:"l1"`
 	Shared  float64 `json:"shared,omitempty"`
 	Atomic  float64 `json:"atomic,omitempty"`
+	Tensor  float64 `json:"tensor,omitempty"` // tensor.go
 	Issue   float64 `json:"issue"`
 	Latency float64 `json:"latency"`
 }
@@ -302,12 +308,12 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (f
 		latency = chain / float64(s.Warps) / goMemParallel * waves
 	}
 	t := Terms{DRAM: dram, L2: l2, L1: float64(s.L1Wavefronts) / (active * clock), Shared: shared, Issue: issue, Latency: latency,
-		Atomic: atomicTime(m, s.AtomicLines)}
+		Atomic: atomicTime(m, s.AtomicLines), Tensor: tensorTime(g, s.Tensor, active)}
 	best, name := t.DRAM, "dram"
 	for _, x := range []struct {
 		n string
 		v float64
-	}{{"l2", t.L2}, {"l1", t.L1}, {"shared", t.Shared}, {"issue", t.Issue}, {"latency", t.Latency}, {"atomic", t.Atomic}} {
+	}{{"l2", t.L2}, {"l1", t.L1}, {"shared", t.Shared}, {"issue", t.Issue}, {"latency", t.Latency}, {"atomic", t.Atomic}, {"tensor", t.Tensor}} {
 		if x.v > best {
 			best, name = x.v, x.n
 		}
