@@ -57,10 +57,11 @@
 // groups (a copy done when issued, which is one of the orders CUDA
 // allows), nanosleep (no effect), %clock/%clock64/%globaltimer (the warp's
 // issued instructions so far: deterministic, not cycles), and WMMA tiles
-// (wmma.load/.mma/.store m16n16k16, half A and B, float C and D; the
-// fragment layout, which the PTX manual leaves unspecified, is the
-// simulator's own, ptxwmma.go), mma.sync m16n8k16/k8 and ldmatrix with the
-// layouts the manual fixes.
+// (wmma.load/.mma/.store in the floating-point forms: f16, bf16 and tf32
+// inputs, float or half accumulators; the fragment layout, which the PTX
+// manual leaves unspecified, is the simulator's own, ptxwmma.go), mma.sync
+// (f16, bf16, tf32) and ldmatrix with the layouts the manual fixes, counted
+// in Stats.Tensor and timed by the time model's tensor term.
 //
 // Modules and kernels: ptx.ParseKernels keeps a module whose only problems
 // are inside kernels; NewPTXKernel of such a kernel fails naming the PTX
@@ -346,9 +347,9 @@
 //   - Shuffles have no width argument (width is 32) in Go kernels; PTX
 //     shfl.sync takes the clamp and segment operand as the manual says.
 //   - The PTX path runs what package ptx accepts: no textures or
-//     surfaces; WMMA only in m16n16k16 and mma.sync in
-//     m16n8k16/k8, with half inputs and float accumulators (wmma's and
-//     ldmatrix's memory accesses not counted as requests). Each instruction runs over a warp's
+//     surfaces; no integer, .f64 or sub-byte WMMA and mma.sync (wmma's
+//     and ldmatrix's memory accesses not counted as requests); no device
+//     malloc. Each instruction runs over a warp's
 //     active lanes one by one (a fast whole-warp loop for the common
 //     arithmetic), so a kernel of mostly warp-uniform work, like
 //     warp-per-row SpMV, is still far slower than its plain Go equivalent.

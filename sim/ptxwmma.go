@@ -32,7 +32,9 @@ import (
 // so D can differ from the H200's in the last bits when the sums are not
 // exact (the corpus's inputs make every sum exact). A tf32 operand is read
 // as the float it is stored as with its low 13 bits dropped, which is what
-// cvt.rna.tf32.f32 leaves in any case. The loads and stores are checked
+// cvt.rna.tf32.f32 leaves in any case, and what the H200's tensor core does
+// with floats that are not tf32 values (the corpus's
+// tensor/mmaForms/tf32.m16n8k8.raw, evidence/ptx-corpus-h200-2026-12-04). The loads and stores are checked
 // against their buffers like any access but are not counted as memory
 // requests; each mma is one "tensor" instruction of Stats.InstrMix.
 
