@@ -10,6 +10,9 @@ import (
 // seedSnippets are small PTX texts for the fuzzer to start from, besides the
 // lessons: each directive and operand form.
 var seedSnippets = []string{
+	// The 16-bit float forms, the carry chains, packed constants, prefetch.
+	kernelSrc("", regs+"\tfma.rn.f16x2 %r1, %r2, %r3, %r4;\n\tfma.rn.bf16 %rs1, %rs2, %rs3, %rs4;\n\tcvt.rn.bf16x2.f32 %r5, %f1, %f2;\n\tmov.b32 %f3, {0, %rs1};\n\tatom.global.add.noftz.f16x2 %r6, [%rd1], %r1;\n\tret;"),
+	kernelSrc("", regs+"\tadd.cc.u32 %r1, %r2, %r3;\n\taddc.cc.u32 %r4, %r5, %r6;\n\tmadc.hi.u32 %r7, %r1, %r4, %r2;\n\tsub.cc.u32 %r8, %r1, 1;\n\tsubc.u32 %r9, %r8, %r2;\n\tprefetch.global.L2 [%rd1];\n\tret;"),
 	kernelSrc("", regs+"\tld.global.v4.f32 {%f1, %f2, _, %f4}, [%rd1+16];\n\tret;"),
 	kernelSrc("", regs+"\tsetp.lt.and.s32 %p1|%p2, %r1, %r2, !%p3;\n\t@!%p1 bra $L;\n$L:\n\tret;"),
 	kernelSrc("", regs+"\tshfl.sync.bfly.b32 %r1|%p1, %r2, 16, 31, -1;\n\tvote.sync.ballot.b32 %r1, !%p1, -1;\n\tret;"),
