@@ -34,7 +34,7 @@ const maxSpan = 64
 // the columns it touched: sectors (global) or banks (shared). gapless
 // reports whether the columns are consecutive sectors (or all banks).
 func accessColumns(ev *sim.MemEvent) (labels []string, cols [][]int, gapless bool) {
-	if ev.Space == "shared" {
+	if ev.Space == sim.SpaceShared {
 		for b := range 32 {
 			labels = append(labels, strconv.Itoa(b))
 		}
@@ -171,7 +171,7 @@ func (laneTicks) Ticks(lo, hi float64) []plot.Tick {
 // AccessSummary is the one-line verdict under an access map: lanes, and
 // distinct sectors (global) or wavefronts (shared, the bank rule).
 func AccessSummary(ev sim.MemEvent) string {
-	if ev.Space == "shared" {
+	if ev.Space == sim.SpaceShared {
 		wf := ev.Wavefronts()
 		s := fmt.Sprintf("%d lanes → %d wavefront%s", len(ev.Lanes), wf, plural(wf))
 		if wf > 1 {
@@ -202,7 +202,7 @@ func AccessMap(title string, ev sim.MemEvent) (*plot.Plot, error) {
 	if len(ev.Lanes) == 0 {
 		return nil, fmt.Errorf("plots: AccessMap %q: the instruction had no active lanes", title)
 	}
-	if ev.Space != "global" && ev.Space != "shared" {
+	if ev.Space != sim.SpaceGlobal && ev.Space != sim.SpaceShared {
 		return nil, fmt.Errorf("plots: AccessMap %q: space %q (want global or shared)", title, ev.Space)
 	}
 	labels, cols, gapless := accessColumns(&ev)
@@ -223,7 +223,7 @@ func AccessMap(title string, ev sim.MemEvent) (*plot.Plot, error) {
 	p.Y.Tick.Marker = laneTicks{}
 	p.X.Tick.Marker = columnTicks(labels)
 	switch {
-	case ev.Space == "shared":
+	case ev.Space == sim.SpaceShared:
 		p.X.Label.Text = "shared-memory bank (4-byte word mod 32)"
 	case gapless:
 		p.X.Label.Text = "32-byte sector of " + bufferName(ev) + " (byte offset ÷ 32)"

@@ -158,7 +158,7 @@ func spmvCounters(st *sim.Stats) SpMVCounters {
 	// cg.ptx has none, and its sites keep Array empty.
 	arrays, _ := loadArrays(st.Kernel)
 	for _, s := range st.Sites {
-		if s.Space != "global" || s.Op != "ld" {
+		if s.Space != sim.SpaceGlobal || s.Op != sim.OpLoad {
 			continue
 		}
 		b := siteBytes(s.Label)

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/sim"
 )
 
 // VectorChoice is one row of the table behind stage 9's SpMV: one launch
@@ -106,7 +107,7 @@ func CompareVectorWidths(dev *gpuext.Device, g Grid) ([]VectorChoice, error) {
 		v.SectorsPerRequest = ratio(c.Sectors, c.Requests)
 		var active, slots int64
 		for _, site := range s.Sites {
-			if site.Space == "global" && site.Op == "ld" && arraysOf(kernel)[siteInstr(site.Label)] == "vals" {
+			if site.Space == sim.SpaceGlobal && site.Op == sim.OpLoad && arraysOf(kernel)[siteInstr(site.Label)] == "vals" {
 				active += site.ActiveLanes
 				slots += 32 * site.Requests
 			}

@@ -127,7 +127,7 @@ func recordedResult() (lesson.Result, string, error) {
 // run when one is embedded, labelled with its GPU, driver and date.
 func (r *CLIResult) WriteFigure(path string) error {
 	var recorded *Result
-	if r.Backend == "sim" {
+	if r.Backend == gpuext.Sim {
 		if rec, err := Recorded(); err == nil {
 			recorded = rec
 		}

@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"strings"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/plots/chart"
 )
@@ -92,7 +93,7 @@ func spmvDataOf(res, recorded *Result) (spmvData, error) {
 		modeled = xfloor(res)
 		d.modeledLabel = "modeled time ÷ probe (" + lesson.SimLabel(res.Device.Name) + ")"
 		if recorded != nil {
-			if recorded.Backend != "gpu" {
+			if recorded.Backend != gpuext.GPU {
 				return spmvData{}, fmt.Errorf("spmv: Figure: the recorded run's backend is %q; want a GPU's measured run", recorded.Backend)
 			}
 			measured = xfloor(recorded)

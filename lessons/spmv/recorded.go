@@ -9,6 +9,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/warplab/warplab/gpuext"
 )
 
 // recordedRuns holds copies of the committed GPU runs (evidence/*/spmv.json),
@@ -49,7 +51,7 @@ func Recorded() (*Result, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return nil, fmt.Errorf("spmv: recorded run %s: %w", name, err)
 	}
-	if r.Backend != "gpu" {
+	if r.Backend != gpuext.GPU {
 		return nil, fmt.Errorf("spmv: recorded run %s has backend %q, not a GPU's", name, r.Backend)
 	}
 	return &r, nil

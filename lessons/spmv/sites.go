@@ -94,7 +94,7 @@ func LoadSites(run KernelRun) ([]LoadSite, error) {
 	var out []LoadSite
 	at := map[[2]string]int{}
 	for _, s := range run.Stats.Sites {
-		if s.Space != "global" || s.Op != "ld" || s.Requests == 0 {
+		if s.Space != sim.SpaceGlobal || s.Op != sim.OpLoad || s.Requests == 0 {
 			continue
 		}
 		arr, err := la.array(run.CUDAKernel, s)

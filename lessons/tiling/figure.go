@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/plots/chart"
 	"github.com/warplab/warplab/sim"
 )
@@ -373,7 +374,7 @@ func RooflinesFigure(res *Result, more ...*Result) (*chart.Figure, error) {
 			continue
 		}
 		kind := "modeled"
-		if r.Backend == "gpu" {
+		if r.Backend == gpuext.GPU {
 			kind = "measured"
 		}
 		byModel[r.Device.Model] = append(byModel[r.Device.Model], run{r, kind})
@@ -427,7 +428,7 @@ func RooflinesFigure(res *Result, more ...*Result) (*chart.Figure, error) {
 // measured point is never shown without saying where it came from. It is ""
 // for a simulator run.
 func measuredNote(r *Result, n int) string {
-	if r.Backend != "gpu" {
+	if r.Backend != gpuext.GPU {
 		return ""
 	}
 	label := "measured on " + r.Device.Name

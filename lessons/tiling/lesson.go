@@ -249,7 +249,7 @@ func fillCounters(run *KernelRun, s *sim.Stats) {
 	run.WarpInstructions = p(s.WarpInstructions)
 	var loads int64
 	for _, site := range s.Sites {
-		if site.Space == "global" && site.Op == "ld" {
+		if site.Space == sim.SpaceGlobal && site.Op == sim.OpLoad {
 			loads += site.ActiveLanes
 		}
 	}

@@ -64,7 +64,7 @@ func loadsByParam(s *sim.Stats, kernel string) (lanes, requests, sectors map[int
 	}
 	lanes, requests, sectors = map[int]int64{}, map[int]int64{}, map[int]int64{}
 	for _, site := range s.Sites {
-		if site.Space != "global" || site.Op != "ld" {
+		if site.Space != sim.SpaceGlobal || site.Op != sim.OpLoad {
 			continue
 		}
 		p, err := pl.siteParam(site)

@@ -51,7 +51,7 @@ func Recorded() (*Result, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("tiling: recorded GPU run %s: %w", recordedRunFile, err)
 	}
-	if r.Backend != "gpu" || r.Device.Name != recordedGPU {
+	if r.Backend != gpuext.GPU || r.Device.Name != recordedGPU {
 		return nil, fmt.Errorf("tiling: recorded run %s is backend %q on %q, not a GPU run on the %s", recordedRunFile, r.Backend, r.Device.Name, recordedGPU)
 	}
 	if len(r.Runs) == 0 {

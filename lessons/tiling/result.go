@@ -215,7 +215,7 @@ func bitsWord(ok bool) string {
 }
 
 func timeKinds(r *Result) string {
-	if r.Backend == "gpu" {
+	if r.Backend == gpuext.GPU {
 		s := "measured on " + r.Device.Name
 		if r.Driver != "" {
 			s += ", driver " + r.Driver
