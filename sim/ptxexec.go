@@ -98,6 +98,7 @@ type ptxLaunch struct {
 	params   []byte
 	bufs     []gbuf // device buffers by address
 	vars     []byte // the module's variables on this device (ptxglobals.go)
+	varBuf   bool   // bufs[0] is vars, as a buffer (addVarBuf)
 	shBytes  int    // shared memory per block: static + dynamic
 	maxInstr int64
 	trace    *traceRec  // warps whose memory accesses are recorded; nil: none
@@ -207,6 +208,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, st
 	if err := px.checkArgs(args); err != nil {
 		return nil, fmt.Errorf("sim: launch %s: %w", k.Name, err)
 	}
+	px.addVarBuf() // ptxglobals.go
 	kk := &Kernel{Name: k.Name, Ordered: k.Ordered, sites: k.labels}
 	l := &launch{d: d, k: kk, grid: grid, block: block, sharedBytes: sharedBytes,
 		nThreads: block.Count(), px: px, args: countArgs(args), stride: stride}

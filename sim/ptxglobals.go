@@ -129,3 +129,31 @@ func (e *ptxWorker) countConst(mask uint32, width int) {
 	x.constReq++
 	x.constTx += int64(uniq(e.words[:n]))
 }
+
+// addVarBuf makes the module's variables a buffer of the launch when it
+// has __device__ (.global) ones: their loads, stores and atomics are
+// global memory accesses on a GPU (Nsight Compute counts them with the
+// others: a lookup table, the math library's table of 2/pi's bits), so
+// they are counted as requests and sectors at their sites, under the
+// buffer name "__device__ variables". The buffer spans the module's image
+// at its window (varWin, below every device buffer, so px.bufs stays
+// sorted by address) and takes id 0, which no allocation has. __constant__
+// variables in the same image are served by the constant cache instead
+// (countConst).
+func (px *ptxLaunch) addVarBuf() {
+	writable := false
+	for _, v := range px.pk.varRanges {
+		writable = writable || v.writable
+	}
+	if !writable || len(px.vars) == 0 {
+		return
+	}
+	n := len(px.vars)
+	m := &bufMeta{id: 0, name: "__device__ variables", addr: varWin, esize: 1, n: n}
+	m4, m8 := *m, *m
+	m4.esize, m4.n = 4, (n+3)/4
+	m8.esize, m8.n = 8, (n+7)/8
+	g := gbuf{lo: varWin, hi: varWin + uint64(n), base: unsafe.Pointer(&px.vars[0]), meta: m, m4: &m4, m8: &m8}
+	px.bufs = append([]gbuf{g}, px.bufs...)
+	px.varBuf = true
+}

@@ -214,6 +214,11 @@ func (e *ptxWorker) mem(wp *pwarp, x *xin, mask uint32) *Fault {
 			if !vr.writable {
 				e.laneOff[lane] = off
 				cmask |= 1 << lane
+			} else if e.l.varBuf {
+				// A __device__ variable: a global access (addVarBuf).
+				e.laneBuf[lane] = 0
+				e.laneOff[lane] = off
+				gmask |= 1 << lane
 			}
 			p = unsafe.Pointer(&e.l.vars[off])
 		}
