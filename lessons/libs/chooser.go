@@ -57,15 +57,15 @@ type Rules struct {
 }
 
 // defaultRules are the rules Choose uses: Fit's answer on every matrix of
-// the H200 corpus run (evidence/libs-corpus-h200-2026-12-04, 52 matrices,
-// every method timed, nonzero tiles included): a long row beyond 4× the
-// balanced share to nonzero tiles, spread above CV 0.5 to binning, 8
-// nonzeros a lane, float4 loads from a median row of 4. Their loss there
-// is 0.098 (picks 1.10× our fastest, geometric mean), against 0.126 for
-// the rules fitted on the run before tiles (4, 0.5, binned, 8, 32, long
-// rows to split). TestCorpusRun fails when they are not the fit of the
-// recorded run.
-var defaultRules = Rules{LongFactor: 4, SpreadCV: 0.5, SpreadSplit: false, LaneWork: 8, V4MinMean: 4, LongTile: true}
+// the H200 corpus run (evidence/libs-corpus-h200-2026-12-04, 06:08 UTC, 52
+// matrices, every method timed, nonzero tiles with segmented sums
+// included): a long row beyond 4× the balanced share to split, spread
+// above CV 0.5 to binning, 8 nonzeros a lane, float4 loads from a median
+// row of 32. Their loss there is 0.1049 (picks 1.11× our fastest,
+// geometric mean), against 0.1147 for the rules fitted on the 05:34 run
+// (long rows to the tiles, float4 from a median row of 4). TestCorpusRun
+// fails when they are not the fit of the recorded run.
+var defaultRules = Rules{LongFactor: 4, SpreadCV: 0.5, SpreadSplit: false, LaneWork: 8, V4MinMean: 32, LongTile: false}
 
 // DefaultRules returns the rules Choose uses (a copy: no global state
 // changes through it).

@@ -181,19 +181,19 @@ func TestChoose(t *testing.T) {
 		resident int
 		want     string
 	}{
-		{"even seed: 16 a row", seed, 0, VectorMethod(2, true)},
+		{"even seed: 16 a row", seed, 0, VectorMethod(2, false)},
 		// Median 3: 2 lanes; the 419-long rows are 210 passes of them.
-		{"skewed seed, device size unknown", skew, 0, MethodTile},
-		{"skewed seed 2^19 on an H200", spmvref.SeedRowLengths(1<<19, true), h200, MethodTile},
-		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, MethodTileV4},
-		{"dense row in a small matrix", dense, h200, MethodTile},
-		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, 0, VectorMethod(2, true)},
+		{"skewed seed, device size unknown", skew, 0, SplitMethod(2, false)},
+		{"skewed seed 2^19 on an H200", spmvref.SeedRowLengths(1<<19, true), h200, SplitMethod(2, false)},
+		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, SplitMethod(2, false)},
+		{"dense row in a small matrix", dense, h200, SplitMethod(2, false)},
+		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, 0, VectorMethod(2, false)},
 		{"long even rows", []int{100, 96, 110, 100}, 0, VectorMethod(16, true)},
 		{"spread, no giant", []int{1, 3, 2, 27, 3, 1, 20, 2}, 0, MethodBinned},
 		{"empty", nil, 0, VectorMethod(2, false)},
 		// 1024 rows × 2 lanes = 2048 < 16384 resident: widen until full.
 		{"small even seed", seed, 16384, VectorMethod(16, false)},
-		{"big enough", seed, 2048, VectorMethod(2, true)},
+		{"big enough", seed, 2048, VectorMethod(2, false)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
