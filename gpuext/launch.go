@@ -135,17 +135,27 @@ func (d *Device) launchArgs(k *Kernel, args []any) ([]any, error) {
 			return nil, err
 		}
 	}
-	out := make([]any, len(args))
+	// Check every argument before asking any backend memory for its
+	// launch value, so a launch reads buffer.go once and the backend's
+	// file once, not the two in turn for each buffer.
+	states := make([]*bufState, len(args))
 	for i, a := range args {
 		if b, ok := a.(bufferArg); ok {
 			if err := d.checkBuf(i, b); err != nil {
 				return nil, err
 			}
-			out[i] = b.state().mem.arg()
+			states[i] = b.state()
 			continue
 		}
 		if _, err := scalarBits(i, a); err != nil {
 			return nil, err
+		}
+	}
+	out := make([]any, len(args))
+	for i, a := range args {
+		if st := states[i]; st != nil {
+			out[i] = st.mem.arg()
+			continue
 		}
 		out[i] = a
 	}
