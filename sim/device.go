@@ -41,6 +41,9 @@ type Device struct {
 	// __constant__ variables on this device (ptxglobals.go): they keep
 	// their values from launch to launch, as in a CUDA context.
 	modVars map[*ptx.Module][]byte
+
+	// heap is the device's malloc heap (ptxheap.go).
+	heap deviceHeap
 }
 
 // NewDevice returns a simulated device of model m with no buffers.

@@ -348,8 +348,8 @@
 //     shfl.sync takes the clamp and segment operand as the manual says.
 //   - The PTX path runs what package ptx accepts: no textures or
 //     surfaces; no integer, .f64 or sub-byte WMMA and mma.sync (wmma's
-//     and ldmatrix's memory accesses not counted as requests); no device
-//     malloc. Each instruction runs over a warp's
+//     and ldmatrix's memory accesses not counted as requests); device
+//     malloc never reuses what free returns. Each instruction runs over a warp's
 //     active lanes one by one (a fast whole-warp loop for the common
 //     arithmetic), so a kernel of mostly warp-uniform work, like
 //     warp-per-row SpMV, is still far slower than its plain Go equivalent.

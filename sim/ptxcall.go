@@ -227,7 +227,8 @@ func (e *ptxWorker) frameWord(wp *pwarp, l int, v int32, size int) uint64 {
 	return readMem(unsafe.Pointer(&wp.local[off]), size)
 }
 
-// builtin runs vprintf or __assertfail for the lanes in exec.
+// builtin runs vprintf, __assertfail, malloc or free for the lanes in
+// exec.
 func (e *ptxWorker) builtin(wp *pwarp, x *xin, exec uint32) *Fault {
 	c := x.in.Call
 	switch c.Builtin {
@@ -249,6 +250,11 @@ func (e *ptxWorker) builtin(wp *pwarp, x *xin, exec uint32) *Fault {
 			}
 		}
 		return nil
+	case ptx.BuiltinMalloc:
+		e.mallocCall(wp, x, exec) // ptxheap.go
+		return nil
+	case ptx.BuiltinFree:
+		return nil // the heap is never reused (ptxheap.go)
 	case ptx.BuiltinAssert:
 		l := bits.TrailingZeros32(exec)
 		msg, _ := e.cString(wp, l, e.frameWord(wp, l, c.Args[0], 8))

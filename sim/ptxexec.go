@@ -191,6 +191,11 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, st
 			st, err = nil, fmt.Errorf("sim: launch %s: internal error: %v", k.Name, r)
 		}
 	}()
+	if k.malloc {
+		if err := d.ensureHeap(); err != nil { // ptxheap.go
+			return nil, fmt.Errorf("sim: launch %s: %w", k.Name, err)
+		}
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 

@@ -57,6 +57,7 @@ type PTXKernel struct {
 	laneLocal    int              // bytes of local memory per thread: localBytes, and the call stack when the kernel calls (ptxcall.go)
 	kend         int32            // the kernel's own code is code[:kend]; the device functions it calls follow
 	printf       bool             // the kernel calls vprintf
+	malloc       bool             // it calls malloc: the device needs its heap (ptxheap.go)
 	needExt      bool             // it calls or has bar.red: its warps need a warpExt (ptxcall.go)
 	clockReg     int32            // the first of the three clock registers (ptxwarp.go); 0 when the kernel reads no clock
 	funcFrame    []int            // by function of k.Funcs: bytes of its frame's variables
@@ -935,6 +936,7 @@ func (pk *PTXKernel) decode(i int) error {
 		}
 		pk.needExt = true
 		pk.printf = pk.printf || in.Call.Builtin == ptx.BuiltinVprintf
+		pk.malloc = pk.malloc || in.Call.Builtin == ptx.BuiltinMalloc
 		if in.Call.Callee == ptx.CalleeIndirect {
 			// The target register is a source, so that the register
 			// passes see it read (ptxcall.go reads it from here).

@@ -177,7 +177,7 @@ func (kp *kparser) callOperands(in *Instr, toks []token) string {
 }
 
 // builtins are the runtime functions the simulator provides.
-var builtins = map[string]Builtin{"vprintf": BuiltinVprintf, "__assertfail": BuiltinAssert}
+var builtins = map[string]Builtin{"vprintf": BuiltinVprintf, "__assertfail": BuiltinAssert, "malloc": BuiltinMalloc, "free": BuiltinFree}
 
 // linkCalls resolves each call to a function of the module or a built-in
 // and checks its arguments, once the whole module is read; a call the
@@ -296,7 +296,7 @@ func (p *parser) link(k *Kernel, c *Call) string {
 	b, ok := builtins[c.Func]
 	if !ok {
 		if _, declared := p.externs[c.Func]; declared {
-			return fmt.Sprintf("call of %s, which this module declares but does not define (the simulator provides vprintf and __assertfail, and links no other module)", c.Func)
+			return fmt.Sprintf("call of %s, which this module declares but does not define (the simulator provides vprintf, __assertfail, malloc and free, and links no other module)", c.Func)
 		}
 		return fmt.Sprintf("call of %s, which is not a function of this module", c.Func)
 	}
@@ -310,6 +310,14 @@ func (p *parser) link(k *Kernel, c *Call) string {
 	case BuiltinAssert:
 		if len(args) != 5 {
 			return "__assertfail takes five arguments"
+		}
+	case BuiltinMalloc:
+		if len(args) != 1 || args[0] != 8 || len(c.Rets) != 1 || size(c.Rets)[0] != 8 {
+			return "malloc takes a 64-bit size and returns a 64-bit pointer"
+		}
+	case BuiltinFree:
+		if len(args) != 1 || args[0] != 8 {
+			return "free takes a 64-bit pointer"
 		}
 	}
 	return ""

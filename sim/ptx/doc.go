@@ -103,8 +103,8 @@
 //
 // Everything the executor does not implement is an error with the PTX line
 // (and, with line information, the .cu line, Error.Src): textures and
-// surfaces, calls of functions the module does not define (but vprintf
-// and __assertfail), wmma's and mma.sync's integer, .f64, sub-byte, fp8
+// surfaces, calls of functions the module does not define (but vprintf,
+// __assertfail, malloc and free), wmma's and mma.sync's integer, .f64, sub-byte, fp8
 // and sparse forms (the floating-point ones run: f16, bf16 and tf32 A and B
 // into f32, f16 into f16, in every shape the PTX manual gives wmma and
 // m16n8k16/k8/k4 of mma.sync), ldmatrix beyond m8n8 .b16 from shared

@@ -540,6 +540,8 @@ const (
 	BuiltinNone    Builtin = iota
 	BuiltinVprintf         // vprintf(format, args): printf
 	BuiltinAssert          // __assertfail(message, file, line, function, charSize): a failed assert()
+	BuiltinMalloc          // malloc(size): the device heap (sim/ptxheap.go)
+	BuiltinFree            // free(p)
 )
 
 // Call is a call instruction's target and arguments. Rets and Args are
