@@ -144,11 +144,12 @@ func TestCorpusNcu(t *testing.T) {
 }
 
 // ncuExact are the corpus cases whose global load and store requests and
-// sectors equal ncu's in the recorded run, 43 of 55: the others are the
+// sectors equal ncu's in the recorded run, 43 of 57: the others are the
 // WMMA kernels (wmma.load and wmma.store become LDG/STG that the
 // simulator does not count as requests), printf and calls (vprintf's
 // buffer writes and the calling convention are SASS the PTX does not
-// show), mergePath (73 load requests where the PTX makes 78), halfAtomics
+// show; so are malloc and free, heap/*), mergePath (73 load requests where
+// the PTX makes 78), halfAtomics
 // (a CAS loop's retries depend on the contention) and
 // bfsLevel (one store sector: the frontier's order is the atomics'); the
 // evidence folder's README has the table.
