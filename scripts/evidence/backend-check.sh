@@ -7,7 +7,10 @@
 #   WARPLAB_CORPUS_MANIFEST=$PWD/bin/corpus-manifest.json go test ./sim -run TestCorpusManifest
 # then on the device (carry bin): bash scripts/evidence/backend-check.sh
 # Results: $OUT/backend-check.tar.gz and $OUT/summary.txt.
+# BIN names the folder of the two binaries (default bin); the corpus part
+# runs only where the manifest is there.
 set -u
+BIN="${BIN:-bin}"
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$repo"
 E="$(mktemp -d)/backend-check"
@@ -16,18 +19,20 @@ mkdir -p "$E"
 	date -u
 	nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 } >"$E/env.txt" 2>&1
-timeout 150 bin/warplab-cuda selftest --backend gpu >"$E/selftest.txt" 2>&1
+timeout 150 "$BIN/warplab-cuda" selftest --backend gpu >"$E/selftest.txt" 2>&1
 echo "selftest exit $?" >>"$E/selftest.txt"
-(cd gpuext && timeout 200 ../bin/gpuext.test -test.v -test.timeout 190s) >"$E/gpuext-test.txt" 2>&1
+(cd gpuext && timeout 200 "../$BIN/gpuext.test" -test.v -test.timeout 190s) >"$E/gpuext-test.txt" 2>&1
 echo "gpuext.test exit $?" >>"$E/gpuext-test.txt"
 for l in spmv tiling libs; do
-	timeout 60 bin/warplab-cuda run $l --backend gpu >"$E/run-$l.txt" 2>&1
+	timeout 60 "$BIN/warplab-cuda" run $l --backend gpu >"$E/run-$l.txt" 2>&1
 	echo "exit $?" >>"$E/run-$l.txt"
 done
-timeout 60 bin/warplab-cuda run cg --backend gpu --grid 20 --stage all >"$E/run-cg.txt" 2>&1
+timeout 60 "$BIN/warplab-cuda" run cg --backend gpu --grid 20 --stage all >"$E/run-cg.txt" 2>&1
 echo "exit $?" >>"$E/run-cg.txt"
-timeout 60 bash scripts/evidence/ptx-corpus.sh bin/corpus-manifest.json "$E/ptx-corpus" >/dev/null 2>&1
-echo "ptx-corpus exit $?" >>"$E/env.txt"
+if [[ -f "$BIN/corpus-manifest.json" ]]; then
+	timeout 60 bash scripts/evidence/ptx-corpus.sh "$BIN/corpus-manifest.json" "$E/ptx-corpus" >/dev/null 2>&1
+	echo "ptx-corpus exit $?" >>"$E/env.txt"
+fi
 tar -C "$(dirname "$E")" -czf "$OUT/backend-check.tar.gz" backend-check
 {
 	cat "$E/env.txt"
