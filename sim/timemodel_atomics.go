@@ -8,8 +8,10 @@ import (
 
 // The atomics term's constants (issue 27, milestone 3), derived from the
 // atomics microbenchmark (scripts/evidence/timemodel/atomics.cu, recorded
-// on the H200 as evidence/timemodel-micro-atomics-h200-2026-12-04 and
-// embedded as sim/calibration/<key>-atomics.csv, a byte-for-byte copy
+// on the H200 as evidence/timemodel-micro-atomics-h200-2026-12-04 and,
+// with the atom_g_words rows added, evidence/timemodel-micro-atomics-
+// words-h200-2026-12-04, whose atomics.csv is embedded as
+// sim/calibration/<key>-atomics.csv, a byte-for-byte copy
 // TestAtomicsCalibrationCopy holds to the recorded file). None is set from
 // a sweep or lesson run; the sweep's histograms are not among the rows
 // used (atom_g_bins and the shared rows are recorded, not used).
@@ -24,11 +26,13 @@ func atomicsFile(key string) string { return key + "-atomics" }
 //     lane of every warp on one word: one update at a time);
 //   - AtomicLineSeconds: 32 / atom_g_lines at m = 1 (a word a lane, every
 //     warp on one line: one warp-level operation at a time);
+//   - AtomicSectorSeconds: 1 / atom_g_words at w = 8 (eight lanes of each
+//     warp on the eight words of one sector, every warp the same);
 //   - AtomicUnits: atom_g_lines at each m over its rate at m = 1, and
 //     atom_g_spread (a word a thread: as many lines as the grid has
 //     threads / 32) over the same as the curve's last point.
 func applyAtomics(m Model, rows []MicrobenchRow) Model {
-	var same, line1, spread float64
+	var same, line1, spread, sector float64
 	bestW := -1
 	units := map[int]float64{}
 	for _, r := range rows {
@@ -46,6 +50,10 @@ func applyAtomics(m Model, rows []MicrobenchRow) Model {
 			}
 		case "atom_g_spread":
 			spread = r.Value
+		case "atom_g_words":
+			if w, ok := paramInt(r.Param, "w"); ok && w == 8 && r.Value > 0 {
+				sector = 1 / r.Value
+			}
 		}
 	}
 	if same < 1e6 || same > 1e12 || line1 < same || line1 > 1e13 {
@@ -53,6 +61,9 @@ func applyAtomics(m Model, rows []MicrobenchRow) Model {
 	}
 	m.AtomicWordSeconds = 1 / same
 	m.AtomicLineSeconds = 32 / line1
+	if sector > 0 && sector < m.AtomicLineSeconds {
+		m.AtomicSectorSeconds = sector
+	}
 	var curve []timing.AtomicUnit
 	for k, v := range units {
 		curve = append(curve, timing.AtomicUnit{Lines: float64(k), Units: v / line1})

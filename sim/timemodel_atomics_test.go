@@ -10,7 +10,7 @@ import (
 	"github.com/warplab/warplab/sim/ptx"
 )
 
-const atomicsRecorded = "../evidence/timemodel-micro-atomics-h200-2026-12-04/atomics.csv"
+const atomicsRecorded = "../evidence/timemodel-micro-atomics-words-h200-2026-12-04/atomics.csv"
 
 // TestAtomicsCalibrationCopy: the embedded atomics run is the recorded one.
 func TestAtomicsCalibrationCopy(t *testing.T) {
@@ -28,14 +28,15 @@ func TestAtomicsCalibrationCopy(t *testing.T) {
 }
 
 // TestAtomicsMicrobenchmark: the H200's constants are the rows' (one word:
-// 1/atom_g_same; one line: 32/atom_g_lines m=1), and the simulator's
+// 1/atom_g_same; one line: 32/atom_g_lines m=1; one sector:
+// 1/atom_g_words w=8), and the simulator's
 // atomics term gives back the microbenchmark's own kernels: every lane of
 // 64 warps per SM adding to one word runs at atom_g_same's rate, and
 // every warp's lanes on their own word of one line at atom_g_lines m=1's.
 func TestAtomicsMicrobenchmark(t *testing.T) {
 	m := testModel(t, "h200")
-	if math.Abs(m.AtomicWordSeconds*1.36699e9-1) > 1e-6 || math.Abs(m.AtomicLineSeconds*1.30714e10/32-1) > 1e-6 {
-		t.Fatalf("AtomicWordSeconds %g, AtomicLineSeconds %g: not the recorded rows'", m.AtomicWordSeconds, m.AtomicLineSeconds)
+	if math.Abs(m.AtomicWordSeconds*1.36423e9-1) > 1e-6 || math.Abs(m.AtomicLineSeconds*1.25818e10/32-1) > 1e-6 || math.Abs(m.AtomicSectorSeconds*1.69421e9-1) > 1e-6 {
+		t.Fatalf("AtomicWordSeconds %g, AtomicLineSeconds %g, AtomicSectorSeconds %g: not the recorded rows'", m.AtomicWordSeconds, m.AtomicLineSeconds, m.AtomicSectorSeconds)
 	}
 	if len(m.AtomicUnits) < 2 || m.AtomicUnits[0].Units != 1 {
 		t.Fatalf("AtomicUnits %v: want the atom_g_lines curve from 1 at one line", m.AtomicUnits)
@@ -80,7 +81,7 @@ func TestAtomicsMicrobenchmark(t *testing.T) {
 		name string
 		k    uint32
 		rate float64
-	}{{"one word", 1, 1.36699e9}, {"one line", 32, 1.30714e10}} {
+	}{{"one word", 1, 1.36423e9}, {"one line", 32, 1.25818e10}} {
 		st, err := d.LaunchPTX(context.Background(), k, Dim1(blocks), Dim1(256), 0, p, c.k, uint32(0))
 		if err != nil {
 			t.Fatal(err)

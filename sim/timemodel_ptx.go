@@ -187,8 +187,8 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 
 // tmAtomic records one warp-level global atomic (atom, red) of the lanes
 // in mask for the atomics term (timing.AtomicLine): per 128-byte line it
-// touches, one operation, its lanes, its distinct words, and the most
-// lanes on one word. The L2 serves a line's atomics one operation after
+// touches, one operation, its lanes, its distinct words and sectors, and
+// the most lanes on one word. The L2 serves a line's atomics one operation after
 // another, so a line every warp hits (a one-bin histogram) sets the time
 // (the atomics microbenchmark, docs/timemodel.md). Lines are keyed by
 // buffer and offset: buffers start on 256-byte boundaries, so a buffer's
@@ -216,10 +216,15 @@ func (e *ptxWorker) tmAtomic(mask uint32) {
 		}
 		a.Ops++
 		most := int64(0)
+		sector := ^uint64(0)
 		for i < n && k[i]>>5 == line {
 			j := i
 			for j < n && k[j] == k[i] {
 				j++
+			}
+			if k[i]>>3 != sector { // 8 words a sector
+				sector = k[i] >> 3
+				a.Sectors++
 			}
 			a.Words++
 			a.Lanes += int64(j - i)
@@ -245,6 +250,7 @@ func mergeAtomics(workers []*worker, f float64) []timing.AtomicLine {
 			m.Lanes += a.Lanes
 			m.Words += a.Words
 			m.Dup += a.Dup
+			m.Sectors += a.Sectors
 		}
 	}
 	if len(all) == 0 {
@@ -258,7 +264,8 @@ func mergeAtomics(workers []*worker, f float64) []timing.AtomicLine {
 	out := make([]timing.AtomicLine, len(keys))
 	for i, k := range keys {
 		a := all[k]
-		out[i] = timing.AtomicLine{Ops: scaled(a.Ops, f), Lanes: scaled(a.Lanes, f), Words: scaled(a.Words, f), Dup: scaled(a.Dup, f)}
+		out[i] = timing.AtomicLine{Ops: scaled(a.Ops, f), Lanes: scaled(a.Lanes, f), Words: scaled(a.Words, f),
+			Sectors: scaled(a.Sectors, f), Dup: scaled(a.Dup, f)}
 	}
 	return out
 }

@@ -101,20 +101,23 @@ type Constants struct {
 	// miss latency, as before.
 	DRAMInflight, L2Inflight []InflightRate
 
-	// Global atomics (issue 27, milestone 3; sim's timemodel_mech.go
+	// Global atomics (issue 27, milestone 3; sim's timemodel_atomics.go
 	// derives each from the H200's atomics microbenchmark,
-	// evidence/timemodel-micro-atomics-h200-2026-12-04). The L2 serves one
-	// line's atomic operations one after another: a warp-level operation
-	// on a line takes AtomicLineSeconds whatever its words (atom_g_lines at
-	// one line, a word a lane), and the updates of one word take
-	// AtomicWordSeconds each however many warps ask (atom_g_same: 1.37 G
-	// updates a second at 1 to 64 warps per SM; atom_g_lanes: k words of a
-	// line go k times as fast up to the line's rate). AtomicUnits is how
-	// many lines' operations proceed at once against the distinct lines a
-	// launch hits (atom_g_lines: rate at m lines over the rate at one), in
-	// increasing Lines. 0: no atomics term.
-	AtomicWordSeconds, AtomicLineSeconds float64
-	AtomicUnits                          []AtomicUnit
+	// evidence/timemodel-micro-atomics-words-h200-2026-12-04). The L2
+	// serves one line's atomic operations one after another, a warp's
+	// operation on a line taking the longest of: its most lanes on one
+	// word × AtomicWordSeconds (one word's updates go one at a time:
+	// atom_g_same, 1.36 G a second at 1 to 64 warps per SM), one update
+	// (an operation of one lane takes that long: atom_g_words w = 1..4),
+	// its sectors × AtomicSectorSeconds (atom_g_words w = 8: eight lanes
+	// on one sector), and its lanes × AtomicLineSeconds / 32
+	// (AtomicLineSeconds is a 32-lane operation on 32 words: atom_g_lines
+	// at one line). AtomicUnits is how many lines' operations proceed at
+	// once against the distinct lines a launch hits (atom_g_lines: rate at
+	// m lines over the rate at one), in increasing Lines. 0: no atomics
+	// term.
+	AtomicWordSeconds, AtomicSectorSeconds, AtomicLineSeconds float64
+	AtomicUnits                                               []AtomicUnit
 }
 
 // InflightRate is one point of an achieved-bandwidth curve: with
@@ -198,17 +201,20 @@ func unitsAt(c []AtomicUnit, lines float64) float64 {
 }
 
 // atomicTime is the atomics term: each line's operations one after
-// another (its operations × AtomicLineSeconds, or its updates of one
-// word × AtomicWordSeconds when those take longer), the lines together
-// at the units the curve gives for as many lines, and never less than
-// the hardest-hit line alone.
+// another (Constants' rule, on the line's sums: its most-lanes-on-a-word
+// × AtomicWordSeconds, its operations × AtomicWordSeconds, its sectors ×
+// AtomicSectorSeconds, its lanes × AtomicLineSeconds / 32, whichever is
+// longest; for operations alike the sum of each one's longest), the lines
+// together at the units the curve gives for as many lines, and never less
+// than the hardest-hit line alone.
 func atomicTime(c *Constants, lines []AtomicLine) float64 {
 	if c.AtomicLineSeconds <= 0 || len(lines) == 0 {
 		return 0
 	}
 	var sum, hot float64
 	for _, a := range lines {
-		t := max(float64(a.Dup)*c.AtomicWordSeconds, float64(a.Ops)*c.AtomicLineSeconds)
+		t := max(float64(max(a.Dup, a.Ops))*c.AtomicWordSeconds, float64(a.Sectors)*c.AtomicSectorSeconds,
+			float64(a.Lanes)*c.AtomicLineSeconds/32)
 		sum += t
 		hot = max(hot, t)
 	}

@@ -267,8 +267,8 @@ func (t *RoundState) End() Rounds {
 
 // AtomicLine is what a launch's global atomics did to one 128-byte line:
 // the warp-level operations that touched it, their lanes, their distinct
-// words, and, summed over the operations, the most lanes one word had in
-// each (32 a warp whose lanes all add to one word, 1 with every lane on a
-// word of its own). The atomics term (Estimate) takes the line the launch
-// hit hardest.
-type AtomicLine struct{ Ops, Lanes, Words, Dup int64 }
+// words and 32-byte sectors, and, summed over the operations, the most
+// lanes one word had in each (32 a warp whose lanes all add to one word, 1
+// with every lane on a word of its own). The atomics term (Estimate)
+// takes the line the launch hit hardest.
+type AtomicLine struct{ Ops, Lanes, Words, Sectors, Dup int64 }

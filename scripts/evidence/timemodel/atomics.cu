@@ -16,6 +16,9 @@
 //   atom_g_lines     m = 1..32: every lane to its own word, lines spread over
 //                    m distinct lines the whole grid shares (word = (warp
 //                    mod m)·32 + lane): many addresses, few lines
+//   atom_g_words     w = 1..32: w lanes of each warp (lane < w) on their own
+//                    words of one line, every warp the same line: warp
+//                    operations a second by the operation's words
 //   atom_g_spread    each thread to its own word (p[global thread]): no
 //                    contention; lane updates a second
 //   atom_g_bins      B = 2, 16, 64, 1024, 16384, 2^20: a lane adds to bin
@@ -50,6 +53,15 @@ __global__ void gLanes(unsigned* p, int k, int iters) {
 __global__ void gLines(unsigned* p, int m, int iters) {
     const int warp = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     unsigned* q = p + (warp % m) * 32 + (threadIdx.x & 31);
+    for (int i = 0; i < iters; ++i) atomicAdd(q, 1u);
+}
+
+// gWords: w lanes of each warp (lane < w) add to their own words of one
+// line, every warp the same line: a warp operation of w words.
+__global__ void gWords(unsigned* p, int w, int iters) {
+    const int lane = threadIdx.x & 31;
+    if (lane >= w) return;
+    unsigned* q = p + lane;
     for (int i = 0; i < iters; ++i) atomicAdd(q, 1u);
 }
 
@@ -138,6 +150,13 @@ int main() {
         double ms = eventTime([&] { gLines<<<blocks, threads>>>(p, m, iters); });
         std::snprintf(prm, sizeof prm, "m=%d", m);
         row("atom_g_lines", prm, (double)blocks * threads * iters / (ms * 1e-3), "updates/s", "a word a lane, warps over m shared lines");
+    }
+    // w words a warp operation, one line.
+    for (int w : {1, 2, 4, 8, 16, 32}) {
+        const int blocks = sms * 8, threads = 256, iters = 64;
+        double ms = eventTime([&] { gWords<<<blocks, threads>>>(p, w, iters); });
+        std::snprintf(prm, sizeof prm, "w=%d", w);
+        row("atom_g_words", prm, (double)blocks * (threads / 32) * iters / (ms * 1e-3), "operations/s", "w lanes a warp on their own words of one line, all warps alike");
     }
     {
         const int blocks = sms * 8, threads = 256, iters = 64;
