@@ -39,6 +39,9 @@ func TestCorpusOnSimulator(t *testing.T) {
 		if m.Key != FamilyKey(want, 512) || Family(m.Key) != want {
 			t.Errorf("matrix %d: key %q, family %q; want %q of family %q", i, m.Key, Family(m.Key), FamilyKey(want, 512), want)
 		}
+		if m.XSectors <= 0 || m.XSectors > 1 {
+			t.Errorf("%s: x sectors a nonzero %v, want in (0, 1]", m.Key, m.XSectors)
+		}
 	}
 	// The same seed gives the same matrix; another seed another one.
 	a, _ := FamilyInput("powerlaw20", 4096, 1)

@@ -318,11 +318,15 @@ type KernelRun struct {
 
 // MatrixResult is everything about one matrix.
 type MatrixResult struct {
-	Key      string      `json:"key"`
-	Rows     int         `json:"rows"`
-	Cols     int         `json:"cols"`
-	NNZ      int         `json:"nnz"`
-	Stats    RowStats    `json:"stats"`
+	Key   string   `json:"key"`
+	Rows  int      `json:"rows"`
+	Cols  int      `json:"cols"`
+	NNZ   int      `json:"nnz"`
+	Stats RowStats `json:"stats"`
+	// XSectors is XSectorsPerNonzero of the matrix's columns, recorded so
+	// that a later fit can judge a column-locality rule; 0 in runs made
+	// before it was recorded.
+	XSectors float64     `json:"x_sectors_per_nonzero,omitempty"`
 	Choice   Choice      `json:"choice"`
 	MinBytes int64       `json:"min_bytes"` // rowPtr + colIdx + val + x read once, y written once
 	Bins     []Bin       `json:"bins"`
@@ -514,7 +518,7 @@ func methodsFor(o Options, choice string) []string {
 func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in Input, o Options, r *Result) error {
 	c := in.CSR
 	st := StatsOf(in.Lengths)
-	mr := MatrixResult{Key: in.Key, Rows: c.Rows, Cols: c.Cols, NNZ: c.NNZ(), Stats: st, Choice: Choose(st, ResidentThreads(dev)),
+	mr := MatrixResult{Key: in.Key, Rows: c.Rows, Cols: c.Cols, NNZ: c.NNZ(), Stats: st, XSectors: XSectorsPerNonzero(c.ColIdx), Choice: Choose(st, ResidentThreads(dev)),
 		MinBytes: MinBytes(c.Rows, c.Cols, c.NNZ())}
 	if o.DumpDir != "" {
 		if _, err := WriteCSRFile(o.DumpDir, in); err != nil {
