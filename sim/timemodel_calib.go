@@ -241,7 +241,21 @@ func TimeConstants(m Model) []TimeConstant {
 		{"L2InflightPoints", float64(len(m.L2Inflight)), "points", mech["L2Inflight"]},
 		{"RegistersPerSM", float64(m.RegistersPerSM), "registers", mech["RegistersPerSM"]},
 		{"RegAllocUnit", float64(m.RegAllocUnit), "registers", mech["RegAllocUnit"]},
+		{"AtomicWordSeconds", m.AtomicWordSeconds, "s", atomicSource(m, "measured: 1 / atom_g_same at 64 warps per SM (every lane of every warp on one word)")},
+		{"AtomicSectorSeconds", m.AtomicSectorSeconds, "s", atomicSource(m, "measured: 1 / atom_g_words at w = 8 (eight lanes of each warp on one sector)")},
+		{"AtomicLineSeconds", m.AtomicLineSeconds, "s", atomicSource(m, "measured: 32 / atom_g_lines at m = 1 (a word a lane, every warp on one line); a lane costs a 32nd")},
+		{"AtomicUnitsPoints", float64(len(m.AtomicUnits)), "points", atomicSource(m, "measured: atom_g_lines at m lines over its rate at one, and atom_g_spread")},
 	}
+}
+
+// atomicSource names an atomics constant's rows and the embedded file
+// they come from, or says the model has none.
+func atomicSource(m Model, rows string) string {
+	c := calibrations()[atomicsFile(m.Key)]
+	if c == nil || c.err != nil || m.AtomicLineSeconds <= 0 {
+		return "none: no atomics microbenchmark for this model (no atomics term)"
+	}
+	return fmt.Sprintf("%s (%s; %s)", rows, c.file, c.device)
 }
 
 // CalibrationFile is the embedded microbenchmark copy behind model key's
