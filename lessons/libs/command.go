@@ -25,8 +25,9 @@ const Summary = `How libraries win — CSR-vector, binned and merge-path SpMV, a
 // Lesson returns the lesson's descriptor (see package lesson): --rows,
 // --matrix, --methods, --warmups, --runs, --copy-mib, --dump and --peer
 // bound to an Options. The command line's default size is 2^17 rows, the
-// notebook's, not Options' 2^14. It has no self-test cases yet, and no
-// time-check cases: the time check covers the lessons whose runs it reads.
+// notebook's, not Options' 2^14. Its self-test runs every method on two
+// small generated matrices (selftest.go). It has no time-check cases: the
+// time check covers the lessons whose runs it reads.
 func Lesson() *lesson.Lesson {
 	return &lesson.Lesson{
 		Name: "libs",
@@ -38,6 +39,7 @@ func Lesson() *lesson.Lesson {
 		},
 		Recorded: recordedResult,
 		Module:   Module,
+		SelfTest: selfTest,
 	}
 }
 
