@@ -39,15 +39,7 @@ func (m *Module) LoadParams(kernel string) ([]LoadParam, error) {
 	if err != nil {
 		return nil, err
 	}
-	defs := map[int32][]*Instr{}
-	for i := range k.Instrs {
-		in := &k.Instrs[i]
-		for d := range int(in.NDst) {
-			if in.Dst[d].Kind == OpdReg {
-				defs[in.Dst[d].Reg] = append(defs[in.Dst[d].Reg], in)
-			}
-		}
-	}
+	defs := regDefs(k)
 	var out []LoadParam
 	for i := range k.Instrs {
 		in := &k.Instrs[i]
@@ -155,15 +147,7 @@ func loadText(in *Instr) string {
 // simulator names its memory sites by it ("x[]"), so that two loads on
 // one line (SAXPY's x[i] and y[i]) read apart.
 func AccessParams(k *Kernel) []int {
-	defs := map[int32][]*Instr{}
-	for i := range k.Instrs {
-		in := &k.Instrs[i]
-		for d := range int(in.NDst) {
-			if in.Dst[d].Kind == OpdReg {
-				defs[in.Dst[d].Reg] = append(defs[in.Dst[d].Reg], in)
-			}
-		}
-	}
+	defs := regDefs(k)
 	out := make([]int, len(k.Instrs))
 	for i := range k.Instrs {
 		out[i] = -1
@@ -194,15 +178,7 @@ func AccessParams(k *Kernel) []int {
 // several are found. A value loaded from memory is data, not an address
 // base, so the walk does not go through loads (s[idx[t]] is s's).
 func AccessSharedVars(k *Kernel) []int32 {
-	defs := map[int32][]*Instr{}
-	for i := range k.Instrs {
-		in := &k.Instrs[i]
-		for d := range int(in.NDst) {
-			if in.Dst[d].Kind == OpdReg {
-				defs[in.Dst[d].Reg] = append(defs[in.Dst[d].Reg], in)
-			}
-		}
-	}
+	defs := regDefs(k)
 	shared := func(v int32) bool { return v >= 0 && int(v) < len(k.Vars) && k.Vars[v].Space == SpaceShared }
 	out := make([]int32, len(k.Instrs))
 	for i := range k.Instrs {
@@ -252,4 +228,19 @@ func AccessSharedVars(k *Kernel) []int32 {
 		}
 	}
 	return out
+}
+
+// regDefs is, by register, every instruction of k that writes it: the
+// walks from an address back to its parameter or variable follow these.
+func regDefs(k *Kernel) map[int32][]*Instr {
+	defs := map[int32][]*Instr{}
+	for i := range k.Instrs {
+		in := &k.Instrs[i]
+		for d := range int(in.NDst) {
+			if in.Dst[d].Kind == OpdReg {
+				defs[in.Dst[d].Reg] = append(defs[in.Dst[d].Reg], in)
+			}
+		}
+	}
+	return defs
 }
