@@ -11,15 +11,14 @@ import (
 )
 
 // devMatrix is one matrix in device memory, with the preparations made so
-// far (bins, merge-path partitions and carries), kept for every launch.
+// far (bins, merge-path partitions and carries, split's and the tiles'), kept for every launch.
 type devMatrix struct {
 	rows, cols, nnz int
 	csrRowPtr       []int32
 	rowPtr, colIdx  *gpuext.Buffer[int32]
 	val, x, y       *gpuext.Buffer[float32]
 
-	bins     []Bin
-	binBufs  []*gpuext.Buffer[int32]
+	bins     *binPrep
 	tileRow  *gpuext.Buffer[int32]
 	tileNz   *gpuext.Buffer[int32]
 	carryRow *gpuext.Buffer[int32]
@@ -28,6 +27,38 @@ type devMatrix struct {
 
 	split map[int]*splitPrep // by width
 	tile  *tilePrep
+}
+
+// binPrep is the binned method's preparation, made on the device by
+// spmvBinCount, spmvBinScan and spmvBinScatter: every row listed once in
+// rows, bin after bin, ascending inside a bin (Bins' lists, concatenated),
+// and the non-empty bins' places in it.
+type binPrep struct {
+	bins                []devBin
+	rows, counts, start *gpuext.Buffer[int32]
+}
+
+// devBin is one non-empty bin: Width lanes a row (0: a block), its rows at
+// rows[First : First+Count].
+type devBin struct{ Width, First, Count int }
+
+// recorded is the bins as a result records them: width and rows, no lists.
+func (p *binPrep) recorded() []Bin {
+	out := make([]Bin, len(p.bins))
+	for i, b := range p.bins {
+		out[i] = Bin{Width: b.Width, Count: b.Count}
+	}
+	return out
+}
+
+func (p *binPrep) free() error {
+	var err error
+	for _, b := range []*gpuext.Buffer[int32]{p.rows, p.counts, p.start} {
+		if b != nil {
+			err = errors.Join(err, b.Free())
+		}
+	}
+	return err
 }
 
 // tilePrep is the nonzero tiles' preparation (spmvTilePrep): each tile's
@@ -119,7 +150,7 @@ func padded[T int32 | float32](s []T) []T {
 
 func (d *devMatrix) free() error {
 	var err error
-	for _, b := range append(d.binBufs, d.rowPtr, d.colIdx, d.tileRow, d.tileNz, d.carryRow) {
+	for _, b := range []*gpuext.Buffer[int32]{d.rowPtr, d.colIdx, d.tileRow, d.tileNz, d.carryRow} {
 		if b != nil {
 			err = errors.Join(err, b.Free())
 		}
@@ -135,6 +166,9 @@ func (d *devMatrix) free() error {
 	if d.tile != nil {
 		err = errors.Join(err, d.tile.free())
 	}
+	if d.bins != nil {
+		err = errors.Join(err, d.bins.free())
+	}
 	return err
 }
 
@@ -147,23 +181,7 @@ func (d *devMatrix) prepare(ctx context.Context, dev *gpuext.Device, mod *gpuext
 		if d.bins != nil {
 			return nil, nil
 		}
-		start := time.Now()
-		bins := Bins(d.csrRowPtr)
-		var bytes int64
-		for _, b := range bins {
-			buf, err := gpuext.Upload(dev, "bin", b.Rows)
-			if err != nil {
-				return nil, err
-			}
-			d.binBufs = append(d.binBufs, buf)
-			bytes += int64(len(b.Rows)) * 4
-		}
-		if err := dev.Synchronize(); err != nil {
-			return nil, err
-		}
-		d.bins = bins
-		return &Prep{Method: method, HostMs: ms(time.Since(start)), Bytes: bytes,
-			Note: "row lengths counted and rows listed per bin on the host, lists uploaded"}, nil
+		return d.prepareBins(ctx, dev, mod, o)
 	case MethodMerge:
 		if d.tileRow != nil {
 			return nil, nil
@@ -213,6 +231,64 @@ func (d *devMatrix) prepare(ctx context.Context, dev *gpuext.Device, mod *gpuext
 		return d.prepareSplit(ctx, dev, mod, o, method, w)
 	}
 	return nil, nil
+}
+
+// prepareBins makes the binned method's row lists on the device, a stable
+// counting sort in three launches (spmvBinCount: each block's rows per
+// bin; spmvBinScan: one scan of those counts; spmvBinScatter: each row to
+// its place), timed together like an SpMV (DeviceMs), then reads the
+// bins' 8 boundaries back once to size the launches.
+func (d *devMatrix) prepareBins(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Options) (*Prep, error) {
+	start := time.Now()
+	nBlocks := max(1, (d.rows+BinRows-1)/BinRows)
+	nCounts := len(binOrder) * nBlocks
+	p := &binPrep{}
+	fail := func(err error) (*Prep, error) { p.free(); return nil, err }
+	var err error
+	if p.rows, err = gpuext.Alloc[int32](dev, "binRows", max(1, d.rows)); err != nil {
+		return fail(err)
+	}
+	if p.counts, err = gpuext.Alloc[int32](dev, "binBlockCounts", nCounts); err != nil {
+		return fail(err)
+	}
+	if p.start, err = gpuext.Alloc[int32](dev, "binStart", len(binOrder)+1); err != nil {
+		return fail(err)
+	}
+	cfg := gpuext.Config{Grid: nBlocks, Block: ThreadsPerBlock}
+	run := func() error {
+		if _, err := dev.Launch(ctx, mod.MustKernel(KernelBinCount), cfg, d.rowPtr, int32(d.rows), int32(nBlocks), p.counts); err != nil {
+			return err
+		}
+		if _, err := dev.Launch(ctx, mod.MustKernel(KernelBinScan), gpuext.Config{Grid: 1, Block: ThreadsPerBlock}, p.counts, int32(nCounts), int32(nBlocks), p.start); err != nil {
+			return err
+		}
+		_, err := dev.Launch(ctx, mod.MustKernel(KernelBinScatter), cfg, d.rowPtr, int32(d.rows), int32(nBlocks), p.counts, p.rows)
+		return err
+	}
+	t, err := dev.Time(run, o.Warmups, o.Runs)
+	if err != nil {
+		return fail(fmt.Errorf("binned preparation: %w", err))
+	}
+	bounds := make([]int32, len(binOrder)+1)
+	if err := p.start.Download(bounds); err != nil {
+		return fail(err)
+	}
+	if bounds[0] != 0 || int(bounds[len(binOrder)]) != d.rows {
+		return fail(fmt.Errorf("binned preparation: bins span %d..%d, want 0..%d", bounds[0], bounds[len(binOrder)], d.rows))
+	}
+	for i, w := range binOrder {
+		n := int(bounds[i+1] - bounds[i])
+		if n < 0 {
+			return fail(fmt.Errorf("binned preparation: bin %d has %d rows", i, n))
+		}
+		if n > 0 {
+			p.bins = append(p.bins, devBin{Width: w, First: int(bounds[i]), Count: n})
+		}
+	}
+	d.bins = p
+	return &Prep{Method: MethodBinned, HostMs: ms(time.Since(start)), DeviceMs: t.MeanMs, TimeKind: t.Kind,
+		Bytes: int64(max(1, d.rows)+nCounts+len(binOrder)+1) * 4,
+		Note:  fmt.Sprintf("spmvBinCount, spmvBinScan, spmvBinScatter on the device: %d rows into %d bins, a counting sort over %d blocks of %d rows", d.rows, len(p.bins), nBlocks, BinRows)}, nil
 }
 
 // prepareSplit makes split<w>'s long-row list on the device (one
@@ -358,12 +434,12 @@ func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.
 		if d.bins == nil {
 			return nil, nil, errors.New("binned: not prepared")
 		}
-		for i, b := range d.bins {
+		for _, b := range d.bins.bins {
 			var err error
 			if b.Width == 0 {
-				err = add(KernelBinBlock, b.Count, d.rowPtr, d.colIdx, d.val, d.x, d.y, d.binBufs[i], int32(b.Count))
+				err = add(KernelBinBlock, b.Count, d.rowPtr, d.colIdx, d.val, d.x, d.y, d.bins.rows, int32(b.First), int32(b.Count))
 			} else {
-				err = add(BinKernel(b.Width), blocksFor(b.Count*b.Width), d.rowPtr, d.colIdx, d.val, d.x, d.y, d.binBufs[i], int32(b.Count))
+				err = add(BinKernel(b.Width), blocksFor(b.Count*b.Width), d.rowPtr, d.colIdx, d.val, d.x, d.y, d.bins.rows, int32(b.First), int32(b.Count))
 			}
 			if err != nil {
 				return ls, names, err

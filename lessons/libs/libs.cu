@@ -14,6 +14,9 @@
 //   spmvBinRows<W>       the same over a list of rows (one length bin);
 //                        W = 1 is thread per row for the short rows
 //   spmvBinBlock         one 256-thread block per row, for the longest rows
+//   spmvBinCount         the bins' preparation on the device, a stable
+//   spmvBinScan          counting sort of the rows by bin: counts per
+//   spmvBinScatter       block of rows, one scan of the counts, a scatter
 //   spmvMergePath        merge-path SpMV (Merrill and Garland, SC'16): every
 //   spmvMergeFixup       thread gets the same number of rows-plus-nonzeros,
 //                        however the nonzeros are spread over the rows
@@ -540,8 +543,9 @@ LIBS_VECTOR(32)
     __global__ void spmvBinRows##W(                                            \
         const int* __restrict__ rowPtr, const int* __restrict__ colIdx,        \
         const float* __restrict__ val, const float* __restrict__ x,            \
-        float* __restrict__ y, const int* __restrict__ rows, int nList) {      \
-        csrListed<W>(rowPtr, colIdx, val, x, y, rows, nList);                  \
+        float* __restrict__ y, const int* __restrict__ rows, int first,        \
+        int nList) {                                                           \
+        csrListed<W>(rowPtr, colIdx, val, x, y, rows + first, nList);          \
     }
 
 LIBS_BIN(1)
@@ -560,9 +564,10 @@ __global__ void spmvBinBlock(const int* __restrict__ rowPtr,
                              const float* __restrict__ val,
                              const float* __restrict__ x,
                              float* __restrict__ y,
-                             const int* __restrict__ rows, int nList) {
+                             const int* __restrict__ rows, int firstListed,
+                             int nList) {
     __shared__ float warpSums[LIBS_BLOCK / LIBS_WARP];
-    const int row = rows[blockIdx.x];
+    const int row = rows[firstListed + blockIdx.x];
     const int first = rowPtr[row];
     const int last = rowPtr[row + 1];
     float acc = rowPartial<LIBS_BLOCK, false>(colIdx, val, x, first, last, threadIdx.x);
@@ -842,6 +847,168 @@ __global__ void spmvTilePrep(const int* __restrict__ rowPtr, int nRows,
         }
     }
     tileRow[t] = lo;
+}
+
+// The binned method's preparation on the device: a stable counting sort of
+// the rows into the 7 bins (BIN_CLASSES: 1, 2, 4, 8, 16, 32 lanes, then a
+// block), the list the host's Bins makes, in three launches. Each block
+// of spmvBinCount and spmvBinScatter takes BIN_ROWS consecutive rows, in
+// BIN_ITEMS rounds of 256; within a round a warp ranks its rows of each bin
+// by ballot (the rows before it in the warp with the same bin), and the
+// block adds the counts of the warps before it, so a row's place depends
+// only on the rows before it: ascending row order inside every bin, with
+// no atomics. blockCounts is bin-major (bin k of block b at
+// k * nBlocks + b), so one exclusive scan over it gives every block's first
+// place in every bin, and binStart[k] (the scanned value at k * nBlocks)
+// each bin's first place in binRows; binStart[BIN_CLASSES] = nRows.
+#define BIN_CLASSES 7
+#define BIN_ITEMS 8
+#define BIN_ROWS (LIBS_BLOCK * BIN_ITEMS)
+
+// binClass is BinWidth's rule as a bin index: the narrowest group of
+// 1..32 lanes with at most 4 nonzeros a lane, a warp up to 32 passes,
+// the block bin (6) beyond.
+__device__ __forceinline__ int binClass(int n) {
+    if (n > 32 * LIBS_WARP) {
+        return BIN_CLASSES - 1;
+    }
+    int k = 0;
+    for (int w = 1; w < LIBS_WARP && w * 4 < n; w *= 2) {
+        ++k;
+    }
+    return k;
+}
+
+// binRound ranks one round's rows: row r's bin (-1 past nRows), its rank
+// among the warp's earlier rows of that bin, and each warp's count per bin
+// in warpCnt. Every lane of the block must reach it.
+__device__ __forceinline__ int binRound(const int* __restrict__ rowPtr,
+                                        int nRows, int r, int* rank,
+                                        int (*warpCnt)[BIN_CLASSES]) {
+    const int lane = threadIdx.x % LIBS_WARP;
+    const int warp = threadIdx.x / LIBS_WARP;
+    const int b = r < nRows ? binClass(rowPtr[r + 1] - rowPtr[r]) : -1;
+    const unsigned before = (1u << lane) - 1u;
+#pragma unroll
+    for (int k = 0; k < BIN_CLASSES; ++k) {
+        const unsigned m = __ballot_sync(0xffffffffu, b == k);
+        if (b == k) {
+            *rank = __popc(m & before);
+        }
+        if (lane == 0) {
+            warpCnt[warp][k] = __popc(m);
+        }
+    }
+    return b;
+}
+
+// spmvBinCount: each block's row count per bin. Launch: 256 threads a
+// block, nBlocks = ceil(nRows / BIN_ROWS) blocks.
+__global__ void spmvBinCount(const int* __restrict__ rowPtr, int nRows,
+                             int nBlocks, int* blockCounts) {
+    __shared__ int warpCnt[LIBS_BLOCK / LIBS_WARP][BIN_CLASSES];
+    int total = 0;  // thread k < BIN_CLASSES: bin k's rows so far
+    for (int i = 0; i < BIN_ITEMS; ++i) {
+        const int r = blockIdx.x * BIN_ROWS + i * LIBS_BLOCK + threadIdx.x;
+        int rank = 0;
+        binRound(rowPtr, nRows, r, &rank, warpCnt);
+        __syncthreads();
+        if (threadIdx.x < BIN_CLASSES) {
+            for (int w = 0; w < LIBS_BLOCK / LIBS_WARP; ++w) {
+                total += warpCnt[w][threadIdx.x];
+            }
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x < BIN_CLASSES) {
+        blockCounts[threadIdx.x * nBlocks + blockIdx.x] = total;
+    }
+}
+
+// spmvBinScan: the exclusive scan of blockCounts (n = BIN_CLASSES *
+// nBlocks entries) in place, by one block: each thread sums a contiguous
+// stretch, the 256 sums are scanned by shuffles, and each thread writes
+// its stretch's running offsets; then binStart. Launch: one block of 256.
+__global__ void spmvBinScan(int* blockCounts, int n, int nBlocks,
+                            int* binStart) {
+    __shared__ int warpTotal[LIBS_BLOCK / LIBS_WARP];
+    const int per = (n + LIBS_BLOCK - 1) / LIBS_BLOCK;
+    const int lo = threadIdx.x * per;
+    const int hi = lo + per < n ? lo + per : n;
+    int sum = 0;
+    for (int i = lo; i < hi; ++i) {
+        sum += blockCounts[i];
+    }
+    const int lane = threadIdx.x % LIBS_WARP;
+    const int warp = threadIdx.x / LIBS_WARP;
+    int inc = sum;  // inclusive scan of the stretches' sums in the warp
+    for (int d = 1; d < LIBS_WARP; d *= 2) {
+        const int v = __shfl_up_sync(0xffffffffu, inc, d);
+        if (lane >= d) {
+            inc += v;
+        }
+    }
+    if (lane == LIBS_WARP - 1) {
+        warpTotal[warp] = inc;
+    }
+    __syncthreads();
+    int run = inc - sum;
+    for (int w = 0; w < warp; ++w) {
+        run += warpTotal[w];
+    }
+    for (int i = lo; i < hi; ++i) {
+        const int c = blockCounts[i];
+        blockCounts[i] = run;
+        run += c;
+    }
+    __syncthreads();
+    if (threadIdx.x < BIN_CLASSES) {
+        binStart[threadIdx.x] = blockCounts[threadIdx.x * nBlocks];
+    }
+    if (threadIdx.x == BIN_CLASSES) {
+        int total = 0;
+        for (int w = 0; w < LIBS_BLOCK / LIBS_WARP; ++w) {
+            total += warpTotal[w];
+        }
+        binStart[BIN_CLASSES] = total;
+    }
+}
+
+// spmvBinScatter: each row's place, its block's first place in its bin
+// (the scanned blockCounts) plus the rows of that bin before it in the
+// block, and binRows[place] = row. Launch: as spmvBinCount.
+__global__ void spmvBinScatter(const int* __restrict__ rowPtr, int nRows,
+                               int nBlocks,
+                               const int* __restrict__ blockOffsets,
+                               int* binRows) {
+    __shared__ int warpCnt[LIBS_BLOCK / LIBS_WARP][BIN_CLASSES];
+    __shared__ int base[BIN_CLASSES];
+    if (threadIdx.x < BIN_CLASSES) {
+        base[threadIdx.x] = blockOffsets[threadIdx.x * nBlocks + blockIdx.x];
+    }
+    const int warp = threadIdx.x / LIBS_WARP;
+    for (int i = 0; i < BIN_ITEMS; ++i) {
+        const int r = blockIdx.x * BIN_ROWS + i * LIBS_BLOCK + threadIdx.x;
+        int rank = 0;
+        const int b = binRound(rowPtr, nRows, r, &rank, warpCnt);
+        __syncthreads();
+        if (b >= 0) {
+            int place = base[b] + rank;
+            for (int w = 0; w < warp; ++w) {
+                place += warpCnt[w][b];
+            }
+            binRows[place] = r;
+        }
+        __syncthreads();
+        if (threadIdx.x < BIN_CLASSES) {
+            int add = 0;
+            for (int w = 0; w < LIBS_BLOCK / LIBS_WARP; ++w) {
+                add += warpCnt[w][threadIdx.x];
+            }
+            base[threadIdx.x] += add;
+        }
+        __syncthreads();
+    }
 }
 
 // __launch_bounds__(256, 8): at most 32 registers, so 8 blocks (64 warps,

@@ -36,7 +36,14 @@ const (
 	// TileNZ is libs.cu's TILE_NZ: each warp of spmvTile takes TileNZ
 	// consecutive nonzeros, TileNZ / WarpSize a lane in its segmented sums.
 	TileNZ = 256
+	// BinRows is libs.cu's BIN_ROWS: the rows each block of spmvBinCount
+	// and spmvBinScatter takes (8 rounds of 256).
+	BinRows = 8 * ThreadsPerBlock
 )
+
+// binOrder is the binned method's bins in launch order (libs.cu's
+// binClass index): thread, 2, 4, ..., 32 lanes, block (0).
+var binOrder = [...]int{1, 2, 4, 8, 16, 32, 0}
 
 // Widths are the sub-warp widths of the CSR-vector kernels.
 var Widths = []int{2, 4, 8, 16, 32}
@@ -52,6 +59,9 @@ const (
 	KernelTile        = "spmvTile"
 	KernelTileV4      = "spmvTileV4"
 	KernelTilePrep    = "spmvTilePrep"
+	KernelBinCount    = "spmvBinCount"
+	KernelBinScan     = "spmvBinScan"
+	KernelBinScatter  = "spmvBinScatter"
 	splitKernelFmt    = "spmvSplit%d"
 	splitV4KernelFmt  = "spmvSplit%dV4"
 	vectorKernelFmt   = "spmvVector%d"
@@ -98,7 +108,7 @@ func KernelNames() []string {
 		out = append(out, SplitKernel(w, false), SplitKernel(w, true))
 	}
 	return append(out, KernelBinBlock, KernelMergePath, KernelMergeFixup, KernelSplitPrep, KernelMergePart,
-		KernelTile, KernelTileV4, KernelTilePrep, KernelCopy)
+		KernelTile, KernelTileV4, KernelTilePrep, KernelBinCount, KernelBinScan, KernelBinScatter, KernelCopy)
 }
 
 // Source returns libs.cu and libs.ptx as embedded.

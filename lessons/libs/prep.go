@@ -24,13 +24,16 @@ func BinWidth(n int) int {
 	return w
 }
 
-// Bins sorts the rows of the CSR matrix with row pointers rowPtr into length bins (the binned method's one-time
-// preparation): a counting pass, rows kept in ascending order inside a bin
-// so neighbouring rows still share sectors. Empty bins are left out; the
-// order is thread, 2, 4, ..., 32 lanes, block.
+// Bins sorts the rows of the CSR matrix with row pointers rowPtr into
+// length bins, on the host: a counting pass, rows kept in ascending order
+// inside a bin so neighbouring rows still share sectors. Empty bins are
+// left out; the order is thread, 2, 4, ..., 32 lanes, block. A run makes
+// the same lists on the device (spmvBinCount, spmvBinScan,
+// spmvBinScatter); this is their reference in the tests, and what the
+// notebook's bin table and Predict count.
 func Bins(rowPtr []int32) []Bin {
 	rows := len(rowPtr) - 1
-	order := []int{1, 2, 4, 8, 16, 32, 0}
+	order := binOrder[:]
 	idx := map[int]int{}
 	for i, w := range order {
 		idx[w] = i

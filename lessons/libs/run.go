@@ -546,7 +546,7 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 		} else if p != nil {
 			mr.Prep = append(mr.Prep, *p)
 			if m == MethodBinned {
-				mr.Bins = d.bins
+				mr.Bins = d.bins.recorded()
 			}
 		}
 		// One checked launch: y is filled with NaN first, so a row no

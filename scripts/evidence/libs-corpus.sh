@@ -117,8 +117,9 @@ done
 # nonzero tiles (tile, tile_v4), split2 (the pick of the first corpus run)
 # and cuSPARSE (its first 40 kernels: preparation, default and ALG2), to
 # say where and why we lose (LIBS_NCU_PEER=0: ours only, for a call that
-# repeats cuSPARSE's profile from an earlier one). Before the 2^23 batches, so that their time
-# cannot crowd it out.
+# repeats cuSPARSE's profile from an earlier one; LIBS_NCU=0: no profile
+# at all, for a call that must fit a short allowance). Before the 2^23
+# batches, so that their time cannot crowd it out.
 NCU_CASES="${LIBS_NCU_CASES:-powerlaw15:1048576 powerlaw15c:1048576 powerlaw20:8388608}"
 NCU_METHODS="${LIBS_NCU_METHODS:-tile,tile_v4,split2}"
 NCU_KERNELS="${LIBS_NCU_KERNELS:-regex:^spmv(Tile|TileV4|Split2)\$}"
@@ -128,7 +129,7 @@ done >"$T/worst.txt"
 cat "$T/worst.txt" >>"$E/env.txt"
 MET="gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sector_op_read_hit_rate.pct,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,launch__grid_size,dram__throughput.avg.pct_of_peak_sustained_elapsed,lts__throughput.avg.pct_of_peak_sustained_elapsed"
 noprof() { grep -v '^==PROF==' | grep -v '^==WARNING=='; }
-if command -v ncu >/dev/null && [ "$BACKEND" = gpu ]; then
+if [ "${LIBS_NCU:-1}" = 1 ] && command -v ncu >/dev/null && [ "$BACKEND" = gpu ]; then
 	while read -r fam rows meth kern; do
 		[ -n "$fam" ] || continue
 		if [ "$SECONDS" -ge "$NCU_BUDGET" ]; then
