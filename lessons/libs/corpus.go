@@ -287,22 +287,23 @@ func sizeClass(key string, rows int) int {
 // CorpusPrepTable is the one-time preparation on the matrices of at least
 // 2^20 rows of a corpus run: the pick's (split's long-row list or the
 // tiles' first rows on the device, none for CSR-vector), merge path's
-// partitions (device) and
-// binning's lists (host), each in SpMVs of its own method.
+// partitions and binning's lists, each in SpMVs of its own method. Every
+// preparation runs on the device since binning moved there; a run recorded
+// before that has only binning's host wall clock, marked "(host)".
 func CorpusPrepTable(rec *Recorded, rules Rules) (table.Table, error) {
 	ls, err := CorpusLines(rec, rules)
 	if err != nil {
 		return table.Table{}, err
 	}
 	t := table.Table{Caption: "Preparation against one SpMV of its own method, " + rec.Ours.timeWord() +
-		"; device: the preparation's kernels timed as an SpMV is; host: wall clock",
-		Header: []string{"matrix", "pick", "pick's preparation (ms; binned: host)", "= SpMVs", "merge path partitions (ms, device)", "= SpMVs", "binning (ms, host)", "= SpMVs"}}
+		"; the preparation's kernels on the device timed as an SpMV is ((host): the host's wall clock, in a run made before binning moved to the device)",
+		Header: []string{"matrix", "pick", "pick's preparation (ms)", "= SpMVs", "merge path partitions (ms)", "= SpMVs", "binning (ms)", "= SpMVs"}}
 	for _, l := range ls {
 		if l.Rows < 1<<20*9/10 {
 			continue
 		}
 		m := rec.Ours.Matrix(l.Key)
-		cell := func(method string, host bool) (string, string) {
+		cell := func(method string) (string, string) {
 			run := m.Run(method)
 			for _, p := range m.Prep {
 				// The two tile methods share one preparation, recorded
@@ -311,17 +312,17 @@ func CorpusPrepTable(rec *Recorded, rules Rules) (table.Table, error) {
 				if !same || run.TimeMs <= 0 {
 					continue
 				}
-				v := p.DeviceMs
-				if host {
-					v = p.HostMs
+				v, where := p.DeviceMs, ""
+				if v <= 0 {
+					v, where = p.HostMs, " (host)"
 				}
-				return fmt.Sprintf("%.4f", v), fmt.Sprintf("%.2f", v/run.TimeMs)
+				return fmt.Sprintf("%.4f%s", v, where), fmt.Sprintf("%.2f", v/run.TimeMs)
 			}
 			return "–", "–"
 		}
-		pp, ps := cell(l.Pick.Method, l.Pick.Method == MethodBinned)
-		mp, msp := cell(MethodMerge, false)
-		bp, bs := cell(MethodBinned, true)
+		pp, ps := cell(l.Pick.Method)
+		mp, msp := cell(MethodMerge)
+		bp, bs := cell(MethodBinned)
 		t.Add(l.Key, l.Pick.Method, pp, ps, mp, msp, bp, bs)
 	}
 	return t, nil
