@@ -172,9 +172,10 @@ func (d *devMatrix) free() error {
 	return err
 }
 
-// prepare makes method's one-time preparation, once per matrix, and times
-// it on the host's wall clock (building and uploading); nil for methods
-// that need none.
+// prepare makes method's one-time preparation, once per matrix: its
+// device kernels timed like an SpMV (Prep.DeviceMs) and the whole on the
+// host's wall clock (allocating, the timed runs, reading sizes back); nil
+// for methods that need none.
 func (d *devMatrix) prepare(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, o Options, method string) (*Prep, error) {
 	switch method {
 	case MethodBinned:

@@ -283,7 +283,9 @@ type Prep struct {
 	HostMs float64 `json:"host_ms"`
 	// DeviceMs is the preparation's kernels alone, timed as an SpMV is
 	// (CUDA events, mean; modeled on the simulator), where it runs on the
-	// device (split, merge path); 0 for binning, made on the host.
+	// device: every method's now (binning's since its counting sort moved
+	// there); 0 in runs recorded before that, when binning was made on the
+	// host.
 	DeviceMs float64         `json:"device_ms,omitempty"`
 	TimeKind gpuext.TimeKind `json:"time_kind,omitempty"`
 	Bytes    int64           `json:"bytes"` // device memory the preparation holds
