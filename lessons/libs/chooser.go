@@ -3,6 +3,7 @@ package libs
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // The chooser. Its rules come in a fixed order, set by what each term of an
@@ -29,6 +30,17 @@ import (
 //     CSR-vector at the width that gives a lane LaneWork nonzeros, float4
 //     loads from a median row of V4MinMean.
 //
+// Column locality (LocalTile) is not a fifth rule but a choice inside
+// rules 1 and 3: it moves neither a critical path nor a launch count, only
+// the bytes each nonzero's gather of x costs, a bandwidth term of the
+// same size as rule 4's. Where the columns are local (few sectors of x a
+// warp's 32 consecutive nonzeros, XSectorsPerNonzero at most LocalTile)
+// the gathers are cheap and the matrix's own stream is the bound, which
+// the float4 nonzero tiles read coalesced whatever the rows; where they
+// are scattered the gathers dominate and the rules' own method stands. So
+// it can never outrank a long row or "small", and it never turns an even
+// matrix (rules 2 and 4, CSR-vector) into tiles.
+//
 // The order is not fitted. The thresholds (Rules) are: Fit picks them from
 // measured per-method times, and LeaveOneFamilyOut judges them on families
 // they were not fitted on.
@@ -54,6 +66,10 @@ type Rules struct {
 	// V4MinMean: float4 loads when the median row holds at least this many
 	// nonzeros (+Inf: never).
 	V4MinMean float64 `json:"v4_min_mean"`
+	// LocalTile: where rule 1 or 3 fires and the columns' locality is
+	// known and at most LocalTile x sectors a nonzero, the float4 nonzero
+	// tiles (tile_v4) instead of the rule's method (0: never).
+	LocalTile float64 `json:"local_tile,omitempty"`
 }
 
 // defaultRules are the rules Choose uses: Fit's answer on every matrix of
@@ -90,7 +106,11 @@ func (r Rules) String() string {
 	if r.LongTile {
 		long = "tile"
 	}
-	return fmt.Sprintf("long row > %g× balanced share → %s; spread CV > %s → %s; %g nonzeros a lane; float4 from %s", r.LongFactor, long, cv, spread, r.LaneWork, v4)
+	out := fmt.Sprintf("long row > %g× balanced share → %s; spread CV > %s → %s; %g nonzeros a lane; float4 from %s", r.LongFactor, long, cv, spread, r.LaneWork, v4)
+	if r.LocalTile > 0 {
+		out += fmt.Sprintf("; there, x sectors a nonzero ≤ %g → tile_v4", r.LocalTile)
+	}
+	return out
 }
 
 // Choose picks the method for a matrix from its row statistics and the
@@ -112,8 +132,32 @@ func pickWith(r Rules, s RowStats, residentThreads int) string {
 	return choose(r, s, residentThreads, false).Method
 }
 
-// choose is ChooseWith; with explain false the reasons are left empty.
+// choose is ChooseWith: the four rules, then the locality choice inside
+// rules 1 and 3 (local); with explain false the reasons are left empty.
 func choose(r Rules, s RowStats, residentThreads int, explain bool) Choice {
+	c := chooseRules(r, s, residentThreads, explain)
+	if m := localPick(r.LocalTile, s.XSectors, c.Method); m != c.Method {
+		if explain {
+			c.Reason += fmt.Sprintf(" But the columns are local, %.3f sectors of x a nonzero (≤ %g): the gathers are cheap and the matrix's stream is the bound, so the float4 nonzero tiles, which read it coalesced whatever the rows.", s.XSectors, r.LocalTile)
+		}
+		c.Method = m
+	}
+	return c
+}
+
+// localPick is the locality choice: method, as rules 1 to 4 picked it, or
+// tile_v4 where the pick is a balancing method (rule 1 or 3: anything but
+// CSR-vector) and the locality xs is known and at most localTile. Fit
+// applies it to the rules' picks with LocalTile 0, as choose does.
+func localPick(localTile, xs float64, method string) string {
+	if localTile <= 0 || xs <= 0 || xs > localTile || strings.HasPrefix(method, "vector") {
+		return method
+	}
+	return MethodTileV4
+}
+
+// chooseRules is rules 1 to 4 in their order.
+func chooseRules(r Rules, s RowStats, residentThreads int, explain bool) Choice {
 	sprintf := func(format string, a ...any) string {
 		if !explain {
 			return ""
@@ -176,9 +220,28 @@ func choose(r Rules, s RowStats, residentThreads int, explain bool) Choice {
 	return Choice{VectorMethod(w, v4), why + "."}
 }
 
+// LocalTiles are the locality thresholds Fit tries for each of
+// baseRulesGrid's rules, 0 (off) first so that it wins ties: around the
+// corpus's clustered power-law columns at 2^20 (0.24-0.29) and the
+// dense-rows and stencil families (0.35, 0.52); random columns read 1.
+var LocalTiles = []float64{0, 0.3, 0.4, 0.55}
+
 // RulesGrid is the thresholds Fit tries, in the order it breaks ties by
-// (the first of equal losses wins): every combination of these values.
+// (the first of equal losses wins): every combination of these values,
+// LocalTiles innermost.
 func RulesGrid() []Rules {
+	var out []Rules
+	for _, r := range baseRulesGrid() {
+		for _, lt := range LocalTiles {
+			r.LocalTile = lt
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// baseRulesGrid is RulesGrid without the locality threshold (LocalTile 0).
+func baseRulesGrid() []Rules {
 	var out []Rules
 	inf := math.Inf(1)
 	for _, lf := range []float64{2, 1, 4, 8, 16, 32, 64} {
@@ -205,9 +268,17 @@ func Loss(r Rules, ms []MatrixResult, residentThreads int) float64 {
 	if len(ms) == 0 {
 		return 0
 	}
+	return lossOf(ms, func(i int) string { return pickWith(r, ms[i].ChooserStats(), residentThreads) })
+}
+
+// lossOf is Loss of the picks pick(i) on ms.
+func lossOf(ms []MatrixResult, pickOf func(i int) string) float64 {
+	if len(ms) == 0 {
+		return 0
+	}
 	var sum float64
-	for _, m := range ms {
-		pick := m.Run(pickWith(r, m.Stats, residentThreads))
+	for i, m := range ms {
+		pick := m.Run(pickOf(i))
 		best := m.Best()
 		if pick.TimeMs <= 0 || !pick.Correct || best.TimeMs <= 0 {
 			return math.Inf(1)
@@ -218,12 +289,28 @@ func Loss(r Rules, ms []MatrixResult, residentThreads int) float64 {
 }
 
 // Fit returns the rules of RulesGrid with the least Loss on ms (the first
-// such in the grid's order) and that loss.
+// such in the grid's order) and that loss. The four rules' picks are made
+// once per base rules and the locality choice applied to them per
+// threshold (what choose does), so the thresholds cost no more picks.
 func Fit(ms []MatrixResult, residentThreads int) (Rules, float64) {
 	best, bestLoss := Rules{}, math.Inf(1)
-	for _, r := range RulesGrid() {
-		if l := Loss(r, ms, residentThreads); l < bestLoss {
-			best, bestLoss = r, l
+	picks := make([]string, len(ms))
+	for _, r := range baseRulesGrid() {
+		for i, m := range ms {
+			picks[i] = pickWith(r, m.ChooserStats(), residentThreads)
+		}
+		for _, lt := range LocalTiles {
+			moved := lt == 0
+			for i := range ms {
+				moved = moved || localPick(lt, ms[i].XSectors, picks[i]) != picks[i]
+			}
+			if !moved {
+				continue // the picks and the loss of LocalTile 0, which came first
+			}
+			if l := lossOf(ms, func(i int) string { return localPick(lt, ms[i].XSectors, picks[i]) }); l < bestLoss {
+				r.LocalTile = lt
+				best, bestLoss = r, l
+			}
 		}
 	}
 	return best, bestLoss
@@ -284,7 +371,7 @@ func LeaveOneFamilyOut(r *Result, peer []PeerRun) ([]Heldout, error) {
 			return nil, fmt.Errorf("libs: leaving out %s: no rules in the grid have all their picks measured on the other families", f)
 		}
 		for _, m := range byFam[f] {
-			pick := pickWith(rules, m.Stats, resident)
+			pick := pickWith(rules, m.ChooserStats(), resident)
 			run, best := m.Run(pick), m.Best()
 			if run.TimeMs <= 0 {
 				return nil, fmt.Errorf("libs: %s: the rules fitted without %s pick %s, which was not measured", m.Key, f, pick)

@@ -129,7 +129,7 @@ func CorpusLines(rec *Recorded, rules Rules) ([]CorpusLine, error) {
 	copyGBs := rec.Ours.CopyGBs()
 	var out []CorpusLine
 	for _, m := range rec.Ours.Matrices {
-		pick := ChooseWith(rules, m.Stats, resident).Method
+		pick := ChooseWith(rules, m.ChooserStats(), resident).Method
 		l := CorpusLine{Key: m.Key, Family: Family(m.Key), Rows: m.Rows, NNZ: m.NNZ, Pick: m.Run(pick), Best: m.Best()}
 		if l.Pick.TimeMs <= 0 {
 			return nil, fmt.Errorf("libs: %s: pick %s not measured in %s", m.Key, pick, rec.Dir)
@@ -342,7 +342,7 @@ func CorpusReasonsTable(rec *Recorded, rules Rules, minRows int) (table.Table, e
 		if m.Rows < minRows {
 			continue
 		}
-		c := ChooseWith(rules, m.Stats, resident)
+		c := ChooseWith(rules, m.ChooserStats(), resident)
 		run, best := m.Run(c.Method), m.Best()
 		ratio := "–"
 		if run.TimeMs > 0 && best.TimeMs > 0 {

@@ -59,7 +59,7 @@ func Repicks(rec *Recorded) ([]Repick, error) {
 	}
 	var out []Repick
 	for _, m := range rec.Ours.Matrices {
-		now := Choose(m.Stats, resident)
+		now := Choose(m.ChooserStats(), resident)
 		p := Repick{Key: m.Key, Half: Half(m.Key), Then: m.Run(m.Choice.Method), Now: m.Run(now.Method),
 			NowReason: now.Reason, Fastest: m.Best()}
 		if p.Now.Method == "" {

@@ -21,6 +21,10 @@ type RowStats struct {
 	// LongShare is the share of the nonzeros that sit in rows longer than
 	// 4× the mean: the work a per-row mapping would leave to a few lanes.
 	LongShare float64 `json:"long_share"`
+	// XSectors is the columns' locality, XSectorsPerNonzero, for the
+	// chooser's locality rule: 0 when unknown (a run recorded before it
+	// was measured). Recorded once, as MatrixResult.XSectors, not here.
+	XSectors float64 `json:"-"`
 }
 
 // StatsOf computes RowStats from the row lengths.

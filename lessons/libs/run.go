@@ -336,6 +336,14 @@ type MatrixResult struct {
 	Runs     []KernelRun `json:"runs"`
 }
 
+// ChooserStats is what the chooser reads of a recorded matrix: its row
+// statistics with the column locality (XSectors) it was recorded with.
+func (m MatrixResult) ChooserStats() RowStats {
+	s := m.Stats
+	s.XSectors = m.XSectors
+	return s
+}
+
 // CopyRun is the bandwidth reference: read plus write bytes over time.
 type CopyRun struct {
 	What     string          `json:"what"` // "cuMemcpyDtoD" | "copyFloat4 kernel"
@@ -520,7 +528,8 @@ func methodsFor(o Options, choice string) []string {
 func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in Input, o Options, r *Result) error {
 	c := in.CSR
 	st := StatsOf(in.Lengths)
-	mr := MatrixResult{Key: in.Key, Rows: c.Rows, Cols: c.Cols, NNZ: c.NNZ(), Stats: st, XSectors: XSectorsPerNonzero(c.ColIdx), Choice: Choose(st, ResidentThreads(dev)),
+	st.XSectors = XSectorsPerNonzero(c.ColIdx)
+	mr := MatrixResult{Key: in.Key, Rows: c.Rows, Cols: c.Cols, NNZ: c.NNZ(), Stats: st, XSectors: st.XSectors, Choice: Choose(st, ResidentThreads(dev)),
 		MinBytes: MinBytes(c.Rows, c.Cols, c.NNZ())}
 	if o.DumpDir != "" {
 		if _, err := WriteCSRFile(o.DumpDir, in); err != nil {
