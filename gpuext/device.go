@@ -37,6 +37,16 @@ type Options struct {
 	// simulator Device) uses the module's embedded PTX. Ignored on a GPU.
 	PTXFrom *Device
 
+	// SASSWidths, on the simulator, times shared-memory accesses at the
+	// widths ptxas compiles them to for the modeled GPU: each module's PTX
+	// goes through ptxas -lineinfo and nvdisasm once, and the word accesses
+	// ptxas merged (an unrolled loop's four ld.shared.f32 as one LDS.128)
+	// count as the wide access they are (sim.PtxasSharedWidths,
+	// PTXKernel.SetSharedWidths). Where the machine has no ptxas the PTX's
+	// widths stand, and PTXKernel.AccessWidths says so. Timing only: the
+	// results are the same. Ignored on a GPU.
+	SASSWidths bool
+
 	// Compile is how a module that has CUDA C and no PTX
 	// (Module{Name, CUDA}) is compiled to PTX, by the simulator or for a
 	// GPU loading PTX: which nvcc, which caches. The zero value uses nvcc
@@ -147,7 +157,7 @@ func openSim(key string, opts Options) (*Device, error) {
 		return nil, err
 	}
 	name := "simulated " + m.Name + " (modeled)"
-	be := &simBackend{sd: sim.NewDevice(m), model: m, name: name, compile: opts.Compile}
+	be := &simBackend{sd: sim.NewDevice(m), model: m, name: name, compile: opts.Compile, sassWidths: opts.SASSWidths}
 	if src := opts.PTXFrom; src != nil {
 		if l, ok := src.be.(ptxLoader); ok {
 			be.ptxFrom, be.ptxFromName = l, src.name

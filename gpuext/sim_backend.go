@@ -20,6 +20,8 @@ type simBackend struct {
 	model   sim.Model
 	name    string
 	compile CompileOptions // for modules with CUDA C and no PTX
+	// sassWidths: time shared accesses at ptxas's widths (Options.SASSWidths).
+	sassWidths bool
 
 	// ptxFrom is the GPU backend whose loaded PTX the simulator runs
 	// (Options.PTXFrom); nil runs each module's own PTX.
@@ -153,7 +155,9 @@ func (k *Kernel) simKernel() (*sim.PTXKernel, error) {
 // own: a GPU's (Options.PTXFrom), or, for a module without PTX, its CUDA C
 // compiled.
 func (s *simBackend) otherPTX(m *Module) bool {
-	return s.ptxFrom != nil || m.PTX == ""
+	// With Options.SASSWidths a module's own PTX is parsed and decoded per
+	// device too, since its kernels carry this device's widths.
+	return s.ptxFrom != nil || m.PTX == "" || s.sassWidths
 }
 
 // run runs one kernel without counting its time for Time (the caller
@@ -309,3 +313,18 @@ func (s *simBackend) noteSeconds(ctx context.Context, secs float64) {
 }
 
 var _ backend = (*simBackend)(nil)
+
+// setWidths gives a decoded kernel the shared access widths of its module's
+// SASS when the device was opened with Options.SASSWidths: ptxas and
+// nvdisasm run once per module, for the model's architecture; where they
+// fail (no ptxas on the machine) the PTX's widths stand and the kernel's
+// AccessWidths says so.
+func (s *simBackend) setWidths(pm *ptxMod, pk *sim.PTXKernel) {
+	if !s.sassWidths || pm == nil {
+		return
+	}
+	pm.sassOnce.Do(func() {
+		pm.sass, pm.sassFrom, _ = sim.PtxasSharedWidths(context.Background(), []byte(pm.src), sim.ArchFor(s.model))
+	})
+	pk.SetSharedWidths(pm.sass, pm.sassFrom)
+}

@@ -24,6 +24,12 @@ type ptxMod struct {
 	mod     *ptx.Module
 	err     error
 	kernels map[string]*sim.PTXKernel
+
+	// sass: the SASS's shared access widths (Options.SASSWidths), read
+	// once; nil where ptxas could not give them.
+	sassOnce sync.Once
+	sass     sim.SASSWidths
+	sassFrom string
 }
 
 // kernelNames lists the entries of the PTX, for messages.
@@ -56,6 +62,9 @@ type compiledPTX struct {
 // and where it came from.
 func (s *simBackend) modulePTX(m *Module) (text, origin string, err error) {
 	if s.ptxFrom == nil {
+		if m.PTX != "" {
+			return m.PTX, "", nil // its own, decoded per device (Options.SASSWidths)
+		}
 		return s.compiled(m)
 	}
 	text, li, err := s.ptxFrom.loadedPTX(m)
@@ -142,6 +151,7 @@ func (s *simBackend) kernel(k *Kernel) (*sim.PTXKernel, *ptxMod, error) {
 		return nil, nil, err
 	}
 	pk.SetSource(k.mod.CUDA)
+	s.setWidths(pm, pk)
 	pm.kernels[k.name] = pk
 	return pk, pm, nil
 }

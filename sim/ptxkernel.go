@@ -37,6 +37,13 @@ type PTXKernel struct {
 	srcLines  []string     // the CUDA C the PTX came from, by line (SetSource), for faults
 	nsites    int
 
+	// merged: by site, the shared accesses ptxas merged into wider ones
+	// (nil: the PTX's widths); widthsFrom, mergedGroups: their source and
+	// count (timemodel_widths.go).
+	merged       []mergeSlot
+	widthsFrom   string
+	mergedGroups int
+
 	clearRegs []int32             // registers a path may read before writing (maybeUndefined)
 	initRegs  []int32             // registers whose lanes carry a defined bit (markInitCheck, initcheck.go)
 	initIdx   []int32             // by register: its index in initRegs, -1 untracked; nil when initRegs is empty

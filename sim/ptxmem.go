@@ -903,6 +903,9 @@ func (e *ptxWorker) countGlobal(x *xin, mask uint32, width int) {
 // countShared counts the shared request of one warp-level instruction by
 // the bank rule (wavefronts), through request.
 func (e *ptxWorker) countShared(x *xin, mask uint32, width int) {
+	if e.l.pk.merged != nil && e.countMerged(x, mask) {
+		return // a merged access's widths as compiled (timemodel_widths.go)
+	}
 	op := opLd
 	switch x.op {
 	case ptx.OpSt:

@@ -138,6 +138,7 @@ type sweepFlags struct {
 	jsonPath   string
 	family     string
 	maxWork    float64
+	ptxWidths  bool
 }
 
 func sweepCheckFlags(fs *flag.FlagSet) *sweepFlags {
@@ -147,7 +148,8 @@ func sweepCheckFlags(fs *flag.FlagSet) *sweepFlags {
 	fs.StringVar(&sf.files, "sweep", "", "the sweep's .jsonl files, comma-separated (default: every evidence/timemodel-sweep-*/*.jsonl)")
 	fs.StringVar(&sf.from, "sweep-from", "", "take the sweep's modeled times from this earlier --sweep-json report instead of simulating")
 	fs.StringVar(&sf.jsonPath, "sweep-json", "", "also write the sweep's report as JSON to this file")
-	fs.StringVar(&sf.family, "family", "", "simulate only the sweep's cases of these families (comma-separated); the rest are listed unmodeled")
+	fs.StringVar(&sf.family, "family", "", "simulate only the sweep's cases of these families (comma-separated); the rest are listed unmodeled, or with --sweep-from taken from that report")
+	fs.BoolVar(&sf.ptxWidths, "ptx-widths", false, "time shared accesses at the PTX's widths even where ptxas can give the compiled ones")
 	fs.Float64Var(&sf.maxWork, "sim-work", 0, fmt.Sprintf("the sweep's simulation budget per input, in thread instructions (default %.0e); inputs past it are simulated sampled, one block in every ceil(work/budget), timing only", timecheck.DefaultMaxWork))
 	return sf
 }
@@ -189,6 +191,7 @@ func runSweepCheck(cmd, root, model string, sf *sweepFlags, stdout, stderr io.Wr
 		fmt.Fprintf(stdout, "no recorded sweep under %s/evidence\n", root)
 		return exitOK
 	}
+	widths := ""
 	if sf.from != "" {
 		f, err := os.Open(sf.from)
 		if err != nil {
@@ -200,10 +203,17 @@ func runSweepCheck(cmd, root, model string, sf *sweepFlags, stdout, stderr io.Wr
 			return fail(stderr, cmd, err)
 		}
 		timecheck.TakeSweepModeled(cases, prev.Cases)
-	} else {
+		widths = prev.Widths
+	}
+	if sf.from == "" || sf.family != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		o := timecheck.SweepSimOptions{Model: model, MaxWork: sf.maxWork}
+		o := timecheck.SweepSimOptions{Model: model, MaxWork: sf.maxWork, PTXWidths: sf.ptxWidths}
+		if w := timecheck.SweepWidths(model, sf.ptxWidths); widths == "" || widths == w {
+			widths = w
+		} else {
+			widths = "families " + sf.family + ": " + w + "; the rest from " + sf.from + ": " + widths
+		}
 		if sf.family != "" {
 			want := strings.Split(sf.family, ",")
 			o.Only = func(c timecheck.SweepCase) bool {
@@ -230,6 +240,7 @@ func runSweepCheck(cmd, root, model string, sf *sweepFlags, stdout, stderr io.Wr
 	if err != nil {
 		return fail(stderr, cmd, usageErrorf("%v", err))
 	}
+	rep.Widths = widths
 	if err := rep.WriteTable(stdout); err != nil {
 		return fail(stderr, cmd, err)
 	}

@@ -1,0 +1,361 @@
+package sim
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math/bits"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// Shared access widths as compiled (issue 27, milestone 3). ptxas merges
+// adjacent 32-bit shared accesses of a thread into one wide access where it
+// can prove the alignment: the sweep's gemmSharedConflict reads Bs[tx][k]
+// and As[ty][k] for k = 0..31 with 64 ld.shared.f32 a tile step, and ptxas
+// 11.8 for sm_90 issues 16 LDS.128. The H200 serves a shared access at 128
+// bytes a cycle, so a 128-bit access of a warp takes (at least) four
+// wavefronts, each serving a quarter-warp's 8 threads' 16 bytes (NVIDIA's
+// answer on the developer forum, "Unexpected shared memory bank conflict",
+// forums.developer.nvidia.com/t/77228/2: "The return bandwidth of L1 and
+// shared memory is 128 bytes/cycle ... LDS.128 requires 4 requests per
+// instruction as it returns 4 registers"). A quarter-warp's conflicts are
+// counted by the 32-bit rule among its own lanes' words, and the
+// wavefronts of the quarters add. The PTX's four word loads of a 32-way
+// conflicted column are 4 × 32 wavefronts; the merged load is 4 × 8.
+//
+// Widths are a timing input only: the executor's loads and stores move the
+// same bytes either way; only the shared request counters (requests,
+// wavefronts) of the merged sites change. Where the machine has no ptxas,
+// or no caller asked, the PTX's widths are used and AccessWidths says so.
+
+// mergeSlot marks a PTX shared access that ptxas merged with others of its
+// group into one access of width bytes: j is its index in the group (the
+// member at the group's lowest offset is 0 and carries the merged access's
+// request), elem its own bytes.
+type mergeSlot struct {
+	width, j, elem uint8
+}
+
+// SASSLine counts, for one source line, a kernel's shared loads and stores
+// in the SASS by width in bits (8..128).
+type SASSLine struct {
+	Loads, Stores map[int]int
+}
+
+// SASSWidths is a module's SASS shared accesses by kernel and source line
+// (file base name and line, as nvdisasm -g prints them).
+type SASSWidths map[string]map[SourceLine]SASSLine
+
+// SourceLine is a source position: the file's base name and line.
+type SourceLine struct {
+	File string
+	Line int
+}
+
+// PtxasSharedWidths compiles a PTX module's text with ptxas -lineinfo for
+// the given architecture and reads the SASS's shared loads and stores per
+// source line with nvdisasm -g (the tool beside ptxas). The source string
+// names both tools' version and the architecture. It fails when the machine
+// has no ptxas or nvdisasm, or either refuses the input; the caller then
+// keeps the PTX's widths (AccessWidths says so).
+func PtxasSharedWidths(ctx context.Context, ptxText []byte, arch string) (SASSWidths, string, error) {
+	bin := Ptxas()
+	if bin == "" {
+		return nil, "", fmt.Errorf("sim: no ptxas on this machine (scripts/setup.sh --nvcc installs it)")
+	}
+	dis := filepath.Join(filepath.Dir(bin), "nvdisasm")
+	if !fileExists(dis) {
+		p, err := exec.LookPath("nvdisasm")
+		if err != nil {
+			return nil, "", fmt.Errorf("sim: no nvdisasm beside %s", bin)
+		}
+		dis = p
+	}
+	if !regexp.MustCompile(`^sm_[0-9]+[af]?$`).MatchString(arch) {
+		return nil, "", fmt.Errorf("sim: ptxas architecture %q: want sm_NN", arch)
+	}
+	dir, err := os.MkdirTemp("", "warplab-sass-")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(dir)
+	in, cubin := filepath.Join(dir, "k.ptx"), filepath.Join(dir, "k.cubin")
+	if err := os.WriteFile(in, ptxText, 0o600); err != nil {
+		return nil, "", err
+	}
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, "-arch="+arch, "-lineinfo", "-o", cubin, in)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return nil, "", fmt.Errorf("sim: ptxas -arch=%s -lineinfo: %v: %s", arch, err, strings.TrimSpace(out.String()))
+	}
+	out.Reset()
+	cmd = exec.CommandContext(ctx, dis, "-g", cubin)
+	cmd.Stdout = &out
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, "", fmt.Errorf("sim: nvdisasm -g: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	w, err := ParseSASSWidths(out.Bytes())
+	if err != nil {
+		return nil, "", err
+	}
+	ver := "ptxas"
+	if v, err := exec.CommandContext(ctx, bin, "--version").Output(); err == nil {
+		if m := regexp.MustCompile(`release ([0-9.]+)`).FindSubmatch(v); m != nil {
+			ver = "ptxas " + string(m[1])
+		}
+	}
+	return w, fmt.Sprintf("%s -lineinfo + nvdisasm -g, %s", ver, arch), nil
+}
+
+var (
+	sassFunc = regexp.MustCompile(`^\.text\.([A-Za-z_$][\w$.]*):\s*$`)
+	sassLine = regexp.MustCompile(`//## File "([^"]+)", line ([0-9]+)`)
+	sassLDS  = regexp.MustCompile(`\b(LDS|STS)(\.U8|\.S8|\.U16|\.S16|\.64|\.128)?\s`)
+)
+
+// ParseSASSWidths reads nvdisasm -g's listing: each ".text.NAME:" label
+// starts a kernel, each "//## File "F", line N" comment sets the source
+// line of the instructions after it, and each LDS/STS (with its width
+// suffix: none 32 bits, .64, .128, .U8/.S8, .U16/.S16) counts at that line.
+func ParseSASSWidths(listing []byte) (SASSWidths, error) {
+	out := SASSWidths{}
+	var cur map[SourceLine]SASSLine
+	var at SourceLine
+	sc := bufio.NewScanner(bytes.NewReader(listing))
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := sassFunc.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			cur = map[SourceLine]SASSLine{}
+			out[m[1]] = cur
+			at = SourceLine{}
+			continue
+		}
+		if m := sassLine.FindStringSubmatch(line); m != nil {
+			n, err := strconv.Atoi(m[2])
+			if err != nil {
+				return nil, fmt.Errorf("sim: nvdisasm line info %q", line)
+			}
+			at = SourceLine{File: filepath.Base(m[1]), Line: n}
+			continue
+		}
+		if cur == nil || at.Line == 0 {
+			continue
+		}
+		m := sassLDS.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		bits := map[string]int{"": 32, ".64": 64, ".128": 128, ".U8": 8, ".S8": 8, ".U16": 16, ".S16": 16}[m[2]]
+		sl := cur[at]
+		if sl.Loads == nil {
+			sl = SASSLine{Loads: map[int]int{}, Stores: map[int]int{}}
+		}
+		if m[1] == "LDS" {
+			sl.Loads[bits]++
+		} else {
+			sl.Stores[bits]++
+		}
+		cur[at] = sl
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// SetSharedWidths tells the time model which of the kernel's PTX shared
+// accesses ptxas merged, from the SASS of its module (PtxasSharedWidths)
+// and where that came from. A group is n PTX scalar accesses of e bytes
+// (ld or st, .shared) at one source line, from one base register (or
+// variable) at offsets o, o+e, ..., o+(n-1)e with o a multiple of n·e, no
+// write of the base register between them, where the SASS at that line has
+// accesses of n·e bytes (64 or 128 bits) of the same kind. At run time a
+// group counts merged only when every active lane's address of it is
+// aligned to n·e (as ptxas had proved); otherwise its PTX widths count. It
+// returns the number of merged groups; nil sass forgets them.
+func (pk *PTXKernel) SetSharedWidths(sass SASSWidths, from string) int {
+	pk.merged, pk.widthsFrom = nil, ""
+	lines := sass[pk.Name]
+	if len(lines) == 0 {
+		if sass != nil {
+			pk.widthsFrom = from
+		}
+		return 0
+	}
+	type gkey struct {
+		st           bool
+		reg, v       int32
+		base         uint64
+		width        int
+		file         string
+		line, region int
+	}
+	code := pk.code
+	groups := map[gkey][]int{}
+	// region: a new one starts at every write of the key's base register,
+	// so a group never spans one.
+	writesAt := make(map[int32]int)
+	for i := range code {
+		x := &code[i]
+		in := x.in
+		if in != nil && x.site >= 0 && (in.Op == ptx.OpLd || in.Op == ptx.OpSt) && in.Space == ptx.SpaceShared && in.Vec <= 1 && x.size == 4 {
+			a := in.Src[0]
+			if a.Kind == ptx.OpdAddr && in.Loc.File > 0 && int(in.Loc.File) < len(pk.mod.Files) {
+				sl := SourceLine{File: filepath.Base(pk.mod.Files[in.Loc.File]), Line: int(in.Loc.Line)}
+				if s, ok := lines[sl]; ok {
+					kind := s.Loads
+					if in.Op == ptx.OpSt {
+						kind = s.Stores
+					}
+					for _, wbits := range []int{128, 64} {
+						if kind[wbits] == 0 {
+							continue
+						}
+						wb := uint64(wbits / 8)
+						k := gkey{st: in.Op == ptx.OpSt, reg: a.Reg, v: a.Var, base: a.Imm &^ (wb - 1), width: int(wb),
+							file: sl.File, line: sl.Line, region: writesAt[a.Reg]}
+						groups[k] = append(groups[k], i)
+					}
+				}
+			}
+		}
+		if in != nil {
+			writes(x, func(r int32) { writesAt[r] = i + 1 })
+		}
+	}
+	merged := make([]mergeSlot, pk.nsites)
+	n := 0
+	keys := make([]gkey, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	// Widest first, so a 128-bit group claims its members before a 64-bit one.
+	sort.Slice(keys, func(a, b int) bool {
+		if keys[a].width != keys[b].width {
+			return keys[a].width > keys[b].width
+		}
+		return groups[keys[a]][0] < groups[keys[b]][0]
+	})
+	for _, k := range keys {
+		members := groups[k]
+		if len(members) != k.width/4 {
+			continue
+		}
+		var seen uint32
+		ok := true
+		for _, i := range members {
+			x := &code[i]
+			j := (x.in.Src[0].Imm - k.base) / 4
+			if seen&(1<<j) != 0 || merged[x.site].width != 0 {
+				ok = false
+				break
+			}
+			seen |= 1 << j
+		}
+		if !ok {
+			continue
+		}
+		for _, i := range members {
+			x := &code[i]
+			merged[x.site] = mergeSlot{width: uint8(k.width), j: uint8((x.in.Src[0].Imm - k.base) / 4), elem: 4}
+		}
+		n++
+	}
+	pk.widthsFrom = from
+	if n > 0 {
+		pk.merged = merged
+	}
+	pk.mergedGroups = n
+	return n
+}
+
+// AccessWidths says where the time model's shared access widths come from:
+// the merged groups SetSharedWidths found and its source, or that the PTX's
+// widths are used (no ptxas on the machine, or no caller asked).
+func (pk *PTXKernel) AccessWidths() (groups int, from string) {
+	if pk.widthsFrom == "" {
+		return 0, "PTX widths (no SASS: ptxas not run)"
+	}
+	return pk.mergedGroups, pk.widthsFrom
+}
+
+// countMerged counts a shared access of a merged group (SetSharedWidths):
+// the group's member at offset 0 carries the wide access's request, with
+// its wavefronts by phases (a 128-bit access: 4 quarter-warps of 8 lanes; a
+// 64-bit one: 2 half-warps), each phase's by the 32-bit bank rule among its
+// lanes' words; the other members add nothing. It reports false, leaving
+// the access to the PTX's widths, when the site is not merged or a lane's
+// address is not aligned as the merged access needs.
+func (e *ptxWorker) countMerged(x *xin, mask uint32) bool {
+	s := e.l.pk.merged[x.site]
+	if s.width == 0 {
+		return false
+	}
+	wb := uint64(s.width)
+	shift := uint64(s.j) * uint64(s.elem)
+	for m := mask; m != 0; m &= m - 1 {
+		l := bits.TrailingZeros32(m)
+		if (e.laneOff[l]-shift)%wb != 0 {
+			return false
+		}
+	}
+	if s.j != 0 {
+		return true
+	}
+	op := opLd
+	if x.op == ptx.OpSt {
+		op = opSt
+	}
+	per := 32 * 4 / int(wb) // lanes a phase: 8 for 128 bits, 16 for 64
+	var wf, ideal int64
+	lanes := 0
+	for p := 0; p < 32; p += per {
+		n := 0
+		for l := p; l < p+per; l++ {
+			if mask&(1<<l) == 0 {
+				continue
+			}
+			lanes++
+			for wd := uint32(e.laneOff[l] / 4); wd < uint32((e.laneOff[l]+wb)/4); wd++ {
+				e.words[n] = wd
+				n++
+			}
+		}
+		if n == 0 {
+			continue
+		}
+		n = uniq(e.words[:n])
+		wf += busiestBank(e.words[:n], false)
+		ideal++
+	}
+	w := e.t.w
+	d := w.explicitSite(Site(x.site), &e.shMeta, op*2+1)
+	w.sharedRequest(&w.sites[d], wf, ideal, lanes)
+	return true
+}
+
+// sharedRequest is request's shared branch with the wavefronts given.
+func (w *worker) sharedRequest(agg *siteAgg, wf, ideal int64, lanes int) {
+	agg.requests++
+	agg.laneSlots += 32
+	agg.activeLanes += int64(lanes)
+	agg.hist[min(lanes, 32)]++
+	agg.wavefronts += wf
+	agg.ideal += ideal
+	w.mem.SharedRequests++
+	w.mem.SharedWaves += wf
+	w.mem.SharedIdeal += ideal
+}

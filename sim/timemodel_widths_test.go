@@ -1,0 +1,253 @@
+package sim
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/warplab/warplab/sim/ptx"
+)
+
+// unrolledRows is a small PTX kernel with an unrolled shared loop: each of
+// 32 threads stores and then loads the 8 words of its own 128-byte row
+// (a 32-way conflicted column per word), through one 16-byte-aligned base
+// register at offsets 0..28. ptxas 11.8 for sm_90 makes the 8 scalar
+// stores 2 STS.128 and the 8 loads 2 LDS.128 (source lines 6 and 8).
+const unrolledRows = `.version 7.0
+.target sm_75
+.address_size 64
+
+.file 1 "unroll.cu"
+
+.visible .entry rowSum(
+	.param .u64 rowSum_param_0
+)
+{
+	.reg .b32 %r<8>;
+	.reg .f32 %f<24>;
+	.reg .b64 %rd<4>;
+	.shared .align 16 .b8 s[4096];
+
+	.loc 1 4 1
+	mov.u32 %r1, %tid.x;
+	shl.b32 %r2, %r1, 7;
+	mov.u32 %r3, s;
+	add.s32 %r4, %r3, %r2;
+	cvt.rn.f32.u32 %f1, %r1;
+	.loc 1 6 1
+	st.shared.f32 [%r4], %f1;
+	st.shared.f32 [%r4+4], %f1;
+	st.shared.f32 [%r4+8], %f1;
+	st.shared.f32 [%r4+12], %f1;
+	st.shared.f32 [%r4+16], %f1;
+	st.shared.f32 [%r4+20], %f1;
+	st.shared.f32 [%r4+24], %f1;
+	st.shared.f32 [%r4+28], %f1;
+	.loc 1 7 1
+	bar.sync 0;
+	.loc 1 8 1
+	ld.shared.f32 %f2, [%r4];
+	ld.shared.f32 %f3, [%r4+4];
+	ld.shared.f32 %f4, [%r4+8];
+	ld.shared.f32 %f5, [%r4+12];
+	ld.shared.f32 %f6, [%r4+16];
+	ld.shared.f32 %f7, [%r4+20];
+	ld.shared.f32 %f8, [%r4+24];
+	ld.shared.f32 %f9, [%r4+28];
+	add.f32 %f10, %f2, %f3;
+	add.f32 %f11, %f10, %f4;
+	add.f32 %f12, %f11, %f5;
+	add.f32 %f13, %f12, %f6;
+	add.f32 %f14, %f13, %f7;
+	add.f32 %f15, %f14, %f8;
+	add.f32 %f16, %f15, %f9;
+	.loc 1 9 1
+	ld.param.u64 %rd1, [rowSum_param_0];
+	cvta.to.global.u64 %rd2, %rd1;
+	mul.wide.u32 %rd3, %r1, 4;
+	add.s64 %rd3, %rd2, %rd3;
+	st.global.f32 [%rd3], %f16;
+	ret;
+}
+`
+
+// TestParseSASSWidths reads nvdisasm -g listings: widths by suffix, the
+// source line from the latest line comment, kernels by their .text label.
+func TestParseSASSWidths(t *testing.T) {
+	listing := `.text.rowSum:
+	//## File "/tmp/x/unroll.cu", line 6
+        /*00f0*/                   STS.128 [R0], R12 ;
+        /*0100*/                   STS [R0+0x20], R3 ;
+	//## File "unroll.cu", line 8
+        /*0140*/                   LDS.128 R8, [R0] ;
+        /*0150*/               @P0 LDS.64 R4, [R0+0x10] ;
+        /*0160*/                   LDS.U8 R4, [R0+0x18] ;
+        /*0170*/                   LDSM.16.M88.4 R4, [R0] ;
+.text.other:
+	//## File "unroll.cu", line 8
+        /*0010*/                   LDS R2, [R0] ;
+`
+	w, err := ParseSASSWidths([]byte(listing))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		kernel string
+		line   int
+		loads  map[int]int
+		stores map[int]int
+	}{
+		{"rowSum", 6, map[int]int{}, map[int]int{128: 1, 32: 1}},
+		{"rowSum", 8, map[int]int{128: 1, 64: 1, 8: 1}, map[int]int{}},
+		{"other", 8, map[int]int{32: 1}, map[int]int{}},
+	}
+	for _, tc := range tests {
+		got := w[tc.kernel][SourceLine{File: "unroll.cu", Line: tc.line}]
+		if !sameCounts(got.Loads, tc.loads) || !sameCounts(got.Stores, tc.stores) {
+			t.Errorf("%s line %d: loads %v stores %v, want %v and %v", tc.kernel, tc.line, got.Loads, got.Stores, tc.loads, tc.stores)
+		}
+	}
+}
+
+func sameCounts(a, b map[int]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// rowSumStats runs unrolledRows on one warp, with the SASS widths when
+// sass is not nil, and returns the launch's counters and output.
+func rowSumStats(t *testing.T, sass SASSWidths) (*Stats, []float32, *PTXKernel, int) {
+	t.Helper()
+	mod, err := ptx.Parse("unroll.ptx", unrolledRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewPTXKernel(mod, "rowSum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := k.SetSharedWidths(sass, "test")
+	d := NewDevice(testModel(t, "h200"))
+	out := mustUpload(t, d, "out", make([]float32, 32))
+	st, err := d.LaunchPTX(context.Background(), k, Dim1(1), Dim1(32), 0, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, out.Data, k, groups
+}
+
+// TestSharedWidthsAsCompiled: where ptxas is on the machine, the unrolled
+// loop's 8 word stores and 8 word loads are 2 STS.128 and 2 LDS.128 in the
+// SASS, and the time model's counters take the merged accesses: 2 requests
+// of 4 quarter-warps × 8 wavefronts each (the 32 lanes' rows are 128 bytes
+// apart, so a quarter-warp's 8 lanes hit the same 4 banks), 64 wavefronts,
+// where the PTX's widths give 8 requests of 32 (256). The kernel's results
+// are the same either way. Without ptxas the PTX's widths stand and
+// AccessWidths says so.
+func TestSharedWidthsAsCompiled(t *testing.T) {
+	plain, want, k, _ := rowSumStats(t, nil)
+	if n, from := k.AccessWidths(); n != 0 || !strings.Contains(from, "PTX widths") {
+		t.Errorf("no SASS: AccessWidths %d, %q; want 0 and the PTX's widths", n, from)
+	}
+	for _, b := range []Banked{plain.SharedLoad, plain.SharedStore} {
+		if b.Requests != 8 || b.Wavefronts != 256 {
+			t.Fatalf("PTX widths: %+v, want 8 requests of 32 wavefronts", b)
+		}
+	}
+	if Ptxas() == "" {
+		t.Skip("no ptxas on this machine: the PTX's widths only")
+	}
+	sass, from, err := PtxasSharedWidths(context.Background(), []byte(unrolledRows), "sm_90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := sass["rowSum"][SourceLine{File: "unroll.cu", Line: 8}]
+	if line.Loads[128] != 2 {
+		t.Fatalf("SASS at line 8: %v (%s), want 2 LDS.128", line.Loads, from)
+	}
+	st, got, k, groups := rowSumStats(t, sass)
+	if groups != 4 {
+		t.Errorf("%d merged groups, want 4 (2 of stores, 2 of loads)", groups)
+	}
+	if n, f := k.AccessWidths(); n != 4 || f != "test" {
+		t.Errorf("AccessWidths %d, %q", n, f)
+	}
+	for name, b := range map[string]Banked{"loads": st.SharedLoad, "stores": st.SharedStore} {
+		if b.Requests != 2 || b.Wavefronts != 64 {
+			t.Errorf("%s as compiled: %+v, want 2 requests of 32 wavefronts", name, b)
+		}
+	}
+	for i := range want {
+		if got[i] != want[i] || got[i] != float32(8*i) {
+			t.Fatalf("out[%d] = %v with widths, %v without, want %d", i, got[i], want[i], 8*i)
+		}
+	}
+	if st.WarpInstructions != plain.WarpInstructions {
+		t.Errorf("warp instructions %d with widths, %d without", st.WarpInstructions, plain.WarpInstructions)
+	}
+}
+
+// TestGemmConflictWidths: the sweep's gemmSharedConflict (64 PTX word
+// loads a tile step, 16 LDS.128 in ptxas 11.8's SASS for sm_90) on a
+// 64 × 64 product: the merged loads cost 8 As reads of 4 wavefronts and 8
+// Bs reads of 32 a warp and tile step (288) where the word loads cost 32
+// broadcasts and 32 reads of 32 (1,056).
+func TestGemmConflictWidths(t *testing.T) {
+	if Ptxas() == "" {
+		t.Skip("no ptxas on this machine")
+	}
+	if testing.Short() {
+		t.Skip("ptxas on the sweep's module")
+	}
+	mod := parsePTXFile(t, "../internal/sweep/kernels.ptx")
+	text, err := os.ReadFile("../internal/sweep/kernels.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sass, _, err := PtxasSharedWidths(context.Background(), text, "sm_90")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 64
+	var waves [2]int64
+	var outs [2][]float32
+	for i, s := range []SASSWidths{nil, sass} {
+		k, err := NewPTXKernel(mod, "gemmSharedConflict")
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups := k.SetSharedWidths(s, "test")
+		if s != nil && groups != 16 {
+			t.Errorf("%d merged groups, want 16", groups)
+		}
+		d := NewDevice(testModel(t, "h200"))
+		a := make([]float32, n*n)
+		for j := range a {
+			a[j] = float32(j%7) - 3
+		}
+		A, B := mustUpload(t, d, "a", a), mustUpload(t, d, "b", a)
+		C := mustUpload(t, d, "c", make([]float32, n*n))
+		st, err := d.LaunchPTX(context.Background(), k, Dim2(n/32, n/32), Dim2(32, 32), 0, A, B, C, int32(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		waves[i], outs[i] = st.SharedLoad.Wavefronts, C.Data
+	}
+	warpSteps := int64(n/32*n/32) * 32 * (n / 32)
+	if waves[0] != warpSteps*1056 || waves[1] != warpSteps*288 {
+		t.Errorf("shared load wavefronts %d (PTX) and %d (SASS), want %d and %d", waves[0], waves[1], warpSteps*1056, warpSteps*288)
+	}
+	for j := range outs[0] {
+		if outs[0][j] != outs[1][j] {
+			t.Fatalf("C[%d] = %v with widths, %v without", j, outs[1][j], outs[0][j])
+		}
+	}
+}
