@@ -98,3 +98,57 @@ func TestTimeModelCheckSweepFrom(t *testing.T) {
 		t.Errorf("--sweep-json: %v", err)
 	}
 }
+
+// TestTimeModelCheckSweepFromFamily: --sweep-from with --family simulates
+// that family's cases and keeps the earlier report's modeled times for the
+// rest, and the report says which shared access widths it used.
+func TestTimeModelCheckSweepFromFamily(t *testing.T) {
+	root := filepath.Join("..", "..", "timecheck", "testdata")
+	file := filepath.Join(root, "sweep", "a.jsonl")
+	cases, err := timecheck.SweepFiles(root, []string{file})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		cases[i].Modeled, cases[i].Bound = cases[i].Measured*1.1, "dram"
+	}
+	rep, err := timecheck.NewSweepReport("h200", cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	from, out := filepath.Join(dir, "prev.json"), filepath.Join(dir, "out.json")
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(from, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"timemodel", "check", "--root", root, "--sweep-only", "--sweep", file, "--sweep-from", from, "--family", "stream", "--sweep-json", out}, &stdout, &stderr)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr %s", code, stderr.String())
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, err := timecheck.ReadSweepReport(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got.Widths, "shared access widths") || !strings.Contains(stdout.String(), got.Widths) {
+		t.Errorf("widths %q, not in the table:\n%s", got.Widths, stdout.String())
+	}
+	for _, c := range got.Cases {
+		kept := c.Modeled == c.Measured*1.1
+		if c.Family == "stream" && (kept || c.Modeled <= 0) {
+			t.Errorf("%s: modeled %g, want simulated", c.Key(), c.Modeled)
+		}
+		if c.Family != "stream" && !kept {
+			t.Errorf("%s: modeled %g, want the earlier report's %g", c.Key(), c.Modeled, c.Measured*1.1)
+		}
+	}
+}
