@@ -14,63 +14,17 @@ import (
 // (a 32-way conflicted column per word), through one 16-byte-aligned base
 // register at offsets 0..28. ptxas 11.8 for sm_90 makes the 8 scalar
 // stores 2 STS.128 and the 8 loads 2 LDS.128 (source lines 6 and 8).
-const unrolledRows = `.version 7.0
-.target sm_75
-.address_size 64
-
-.file 1 "unroll.cu"
-
-.visible .entry rowSum(
-	.param .u64 rowSum_param_0
-)
-{
-	.reg .b32 %r<8>;
-	.reg .f32 %f<24>;
-	.reg .b64 %rd<4>;
-	.shared .align 16 .b8 s[4096];
-
-	.loc 1 4 1
-	mov.u32 %r1, %tid.x;
-	shl.b32 %r2, %r1, 7;
-	mov.u32 %r3, s;
-	add.s32 %r4, %r3, %r2;
-	cvt.rn.f32.u32 %f1, %r1;
-	.loc 1 6 1
-	st.shared.f32 [%r4], %f1;
-	st.shared.f32 [%r4+4], %f1;
-	st.shared.f32 [%r4+8], %f1;
-	st.shared.f32 [%r4+12], %f1;
-	st.shared.f32 [%r4+16], %f1;
-	st.shared.f32 [%r4+20], %f1;
-	st.shared.f32 [%r4+24], %f1;
-	st.shared.f32 [%r4+28], %f1;
-	.loc 1 7 1
-	bar.sync 0;
-	.loc 1 8 1
-	ld.shared.f32 %f2, [%r4];
-	ld.shared.f32 %f3, [%r4+4];
-	ld.shared.f32 %f4, [%r4+8];
-	ld.shared.f32 %f5, [%r4+12];
-	ld.shared.f32 %f6, [%r4+16];
-	ld.shared.f32 %f7, [%r4+20];
-	ld.shared.f32 %f8, [%r4+24];
-	ld.shared.f32 %f9, [%r4+28];
-	add.f32 %f10, %f2, %f3;
-	add.f32 %f11, %f10, %f4;
-	add.f32 %f12, %f11, %f5;
-	add.f32 %f13, %f12, %f6;
-	add.f32 %f14, %f13, %f7;
-	add.f32 %f15, %f14, %f8;
-	add.f32 %f16, %f15, %f9;
-	.loc 1 9 1
-	ld.param.u64 %rd1, [rowSum_param_0];
-	cvta.to.global.u64 %rd2, %rd1;
-	mul.wide.u32 %rd3, %r1, 4;
-	add.s64 %rd3, %rd2, %rd3;
-	st.global.f32 [%rd3], %f16;
-	ret;
+//
+// The kernel is testdata/unroll_rows.ptx (gpuext's SASSWidths test reads
+// it too).
+func unrolledRows(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("testdata/unroll_rows.ptx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
-`
 
 // TestParseSASSWidths reads nvdisasm -g listings: widths by suffix, the
 // source line from the latest line comment, kernels by their .text label.
@@ -126,7 +80,7 @@ func sameCounts(a, b map[int]int) bool {
 // sass is not nil, and returns the launch's counters and output.
 func rowSumStats(t *testing.T, sass SASSWidths) (*Stats, []float32, *PTXKernel, int) {
 	t.Helper()
-	mod, err := ptx.Parse("unroll.ptx", unrolledRows)
+	mod, err := ptx.Parse("unroll.ptx", unrolledRows(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +119,7 @@ func TestSharedWidthsAsCompiled(t *testing.T) {
 	if Ptxas() == "" {
 		t.Skip("no ptxas on this machine: the PTX's widths only")
 	}
-	sass, from, err := PtxasSharedWidths(context.Background(), []byte(unrolledRows), "sm_90")
+	sass, from, err := PtxasSharedWidths(context.Background(), []byte(unrolledRows(t)), "sm_90")
 	if err != nil {
 		t.Fatal(err)
 	}
