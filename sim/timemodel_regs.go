@@ -70,47 +70,67 @@ func fileExists(p string) bool {
 // architecture. It fails when the machine has no ptxas or ptxas refuses
 // the text (its message is in the error).
 func PtxasRegisters(ctx context.Context, ptxText []byte, arch string) (map[string]int, string, error) {
+	var regs map[string]int
+	ver, err := runPtxas(ctx, ptxText, arch, []string{"-v"}, func(out []byte, _ string) (err error) {
+		regs, err = parsePtxasVerbose(out)
+		return err
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	return regs, fmt.Sprintf("%s -v, %s", ver, arch), nil
+}
+
+// runPtxas compiles ptxText with ptxas for arch and the given flags into a
+// cubin in a temporary folder, and hands use ptxas's output (stdout and
+// stderr: -v reports there) and the cubin's path while the folder exists.
+// It returns ptxas's version ("ptxas 11.8", or "ptxas" when it does not
+// say). It fails when the machine has no ptxas, arch is not sm_NN, ptxas
+// refuses the text (its message is in the error) or use fails.
+func runPtxas(ctx context.Context, ptxText []byte, arch string, flags []string, use func(out []byte, cubin string) error) (string, error) {
 	bin := Ptxas()
 	if bin == "" {
-		return nil, "", fmt.Errorf("sim: no ptxas on this machine (scripts/setup.sh --nvcc installs it)")
+		return "", fmt.Errorf("sim: no ptxas on this machine (scripts/setup.sh --nvcc installs it)")
 	}
-	if !regexp.MustCompile(`^sm_[0-9]+[af]?$`).MatchString(arch) {
-		return nil, "", fmt.Errorf("sim: ptxas architecture %q: want sm_NN", arch)
+	if !ptxasArch.MatchString(arch) {
+		return "", fmt.Errorf("sim: ptxas architecture %q: want sm_NN", arch)
 	}
 	dir, err := os.MkdirTemp("", "warplab-ptxas-")
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
 	defer os.RemoveAll(dir)
-	in := filepath.Join(dir, "k.ptx")
+	in, cubin := filepath.Join(dir, "k.ptx"), filepath.Join(dir, "k.cubin")
 	if err := os.WriteFile(in, ptxText, 0o600); err != nil {
-		return nil, "", err
+		return "", err
 	}
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "-arch="+arch, "-v", "-o", filepath.Join(dir, "k.cubin"), in)
+	args := append([]string{"-arch=" + arch}, flags...)
+	cmd := exec.CommandContext(ctx, bin, append(args, "-o", cubin, in)...)
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return nil, "", fmt.Errorf("sim: ptxas -arch=%s: %v: %s", arch, err, strings.TrimSpace(out.String()))
+		return "", fmt.Errorf("sim: ptxas %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(out.String()))
 	}
-	regs, err := parsePtxasVerbose(out.Bytes())
-	if err != nil {
-		return nil, "", err
+	if err := use(out.Bytes(), cubin); err != nil {
+		return "", err
 	}
 	ver := "ptxas"
 	if v, err := exec.CommandContext(ctx, bin, "--version").Output(); err == nil {
-		if m := regexp.MustCompile(`release ([0-9.]+)`).FindSubmatch(v); m != nil {
+		if m := ptxasRelease.FindSubmatch(v); m != nil {
 			ver = "ptxas " + string(m[1])
 		}
 	}
-	return regs, fmt.Sprintf("%s -v, %s", ver, arch), nil
+	return ver, nil
 }
 
 // ArchFor is the ptxas architecture of a model's GPU (sm_90 for the H200).
 func ArchFor(m Model) string { return fmt.Sprintf("sm_%d%d", m.CCMajor, m.CCMinor) }
 
 var (
-	ptxasEntry = regexp.MustCompile(`Compiling entry function '([^']+)'`)
-	ptxasUsed  = regexp.MustCompile(`Used ([0-9]+) registers`)
+	ptxasArch    = regexp.MustCompile(`^sm_[0-9]+[af]?$`)
+	ptxasRelease = regexp.MustCompile(`release ([0-9.]+)`)
+	ptxasEntry   = regexp.MustCompile(`Compiling entry function '([^']+)'`)
+	ptxasUsed    = regexp.MustCompile(`Used ([0-9]+) registers`)
 )
 
 // parsePtxasVerbose reads ptxas -v's report: each "Compiling entry

@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -68,55 +67,42 @@ type SourceLine struct {
 // has no ptxas or nvdisasm, or either refuses the input; the caller then
 // keeps the PTX's widths (AccessWidths says so).
 func PtxasSharedWidths(ctx context.Context, ptxText []byte, arch string) (SASSWidths, string, error) {
-	bin := Ptxas()
-	if bin == "" {
-		return nil, "", fmt.Errorf("sim: no ptxas on this machine (scripts/setup.sh --nvcc installs it)")
-	}
-	dis := filepath.Join(filepath.Dir(bin), "nvdisasm")
-	if !fileExists(dis) {
-		p, err := exec.LookPath("nvdisasm")
-		if err != nil {
-			return nil, "", fmt.Errorf("sim: no nvdisasm beside %s", bin)
-		}
-		dis = p
-	}
-	if !regexp.MustCompile(`^sm_[0-9]+[af]?$`).MatchString(arch) {
-		return nil, "", fmt.Errorf("sim: ptxas architecture %q: want sm_NN", arch)
-	}
-	dir, err := os.MkdirTemp("", "warplab-sass-")
+	dis, err := nvdisasm()
 	if err != nil {
 		return nil, "", err
 	}
-	defer os.RemoveAll(dir)
-	in, cubin := filepath.Join(dir, "k.ptx"), filepath.Join(dir, "k.cubin")
-	if err := os.WriteFile(in, ptxText, 0o600); err != nil {
-		return nil, "", err
-	}
-	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, bin, "-arch="+arch, "-lineinfo", "-o", cubin, in)
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		return nil, "", fmt.Errorf("sim: ptxas -arch=%s -lineinfo: %v: %s", arch, err, strings.TrimSpace(out.String()))
-	}
-	out.Reset()
-	cmd = exec.CommandContext(ctx, dis, "-g", cubin)
-	cmd.Stdout = &out
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, "", fmt.Errorf("sim: nvdisasm -g: %v: %s", err, strings.TrimSpace(stderr.String()))
-	}
-	w, err := ParseSASSWidths(out.Bytes())
+	var w SASSWidths
+	ver, err := runPtxas(ctx, ptxText, arch, []string{"-lineinfo"}, func(_ []byte, cubin string) error {
+		var out, stderr bytes.Buffer
+		cmd := exec.CommandContext(ctx, dis, "-g", cubin)
+		cmd.Stdout, cmd.Stderr = &out, &stderr
+		if err := cmd.Run(); err != nil {
+			return fmt.Errorf("sim: nvdisasm -g: %v: %s", err, strings.TrimSpace(stderr.String()))
+		}
+		var perr error
+		w, perr = ParseSASSWidths(out.Bytes())
+		return perr
+	})
 	if err != nil {
 		return nil, "", err
-	}
-	ver := "ptxas"
-	if v, err := exec.CommandContext(ctx, bin, "--version").Output(); err == nil {
-		if m := regexp.MustCompile(`release ([0-9.]+)`).FindSubmatch(v); m != nil {
-			ver = "ptxas " + string(m[1])
-		}
 	}
 	return w, fmt.Sprintf("%s -lineinfo + nvdisasm -g, %s", ver, arch), nil
+}
+
+// nvdisasm is the nvdisasm beside ptxas, else the one on PATH.
+func nvdisasm() (string, error) {
+	bin := Ptxas()
+	if bin == "" {
+		return "", fmt.Errorf("sim: no ptxas on this machine (scripts/setup.sh --nvcc installs it)")
+	}
+	if dis := filepath.Join(filepath.Dir(bin), "nvdisasm"); fileExists(dis) {
+		return dis, nil
+	}
+	p, err := exec.LookPath("nvdisasm")
+	if err != nil {
+		return "", fmt.Errorf("sim: no nvdisasm beside %s", bin)
+	}
+	return p, nil
 }
 
 var (
