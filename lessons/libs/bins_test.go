@@ -90,14 +90,8 @@ func TestBinsOnSimulator(t *testing.T) {
 				}
 				first += w.Count
 			}
-			if err := d.y.Fill(-1); err != nil {
-				t.Fatal(err)
-			}
-			if _, _, err := d.launch(ctx, dev, mod, MethodBinned); err != nil {
-				t.Fatal(err)
-			}
 			y := make([]float32, in.CSR.Rows)
-			if err := d.y.Download(y); err != nil {
+			if _, _, err := d.checkedLaunch(ctx, dev, mod, MethodBinned, y); err != nil {
 				t.Fatal(err)
 			}
 			exact := !strings.HasSuffix(in.Key, "-2^12") && in.Key != irregular(1).Key

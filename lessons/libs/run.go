@@ -560,20 +560,12 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 				mr.Bins = d.bins.recorded()
 			}
 		}
-		// One checked launch: y is filled with NaN first, so a row no
-		// thread writes cannot pass as the previous method's answer.
-		if err := d.y.Fill(float32(math.NaN())); err != nil {
-			return err
-		}
-		ls, names, err := d.launch(ctx, dev, mod, m)
+		ls, names, err := d.checkedLaunch(ctx, dev, mod, m, y)
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				err = cerr // the simulator's "cancelled" fault: say it was ctx
 			}
 			return fmt.Errorf("libs: %s on %s: %w", m, in.Key, err)
-		}
-		if err := d.y.Download(y); err != nil {
-			return err
 		}
 		run := KernelRun{Method: m, Kernels: strings.Join(names, "+"), Launches: len(names)}
 		run.MaxErr, run.Correct = maxRelErr(y, in.Want, in.Scale)
@@ -604,6 +596,20 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 	}
 	r.Matrices = append(r.Matrices, mr)
 	return nil
+}
+
+// checkedLaunch runs one SpMV by method (prepared) into y: y on the device
+// is filled with NaN first, so a row no thread writes cannot pass as the
+// previous method's answer. It returns the launches and their kernels.
+func (d *devMatrix) checkedLaunch(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, method string, y []float32) ([]*gpuext.Launch, []string, error) {
+	if err := d.y.Fill(float32(math.NaN())); err != nil {
+		return nil, nil, err
+	}
+	ls, names, err := d.launch(ctx, dev, mod, method)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ls, names, d.y.Download(y)
 }
 
 // CriticalPasses is the dependent passes the longest row of a matrix with

@@ -3,7 +3,6 @@ package libs
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/lesson"
@@ -89,18 +88,10 @@ func runMethods(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in 
 		if _, err := d.prepare(ctx, dev, mod, o, m); err != nil {
 			return nil, nil, fmt.Errorf("libs: preparing %s on %s: %w", m, in.Key, err)
 		}
-		// NaN first, so a row no thread writes cannot pass as the
-		// previous method's answer.
-		if err := d.y.Fill(float32(math.NaN())); err != nil {
-			return nil, nil, err
-		}
-		_, ks, err := d.launch(ctx, dev, mod, m)
+		y := make([]float32, in.CSR.Rows)
+		_, ks, err := d.checkedLaunch(ctx, dev, mod, m, y)
 		if err != nil {
 			return nil, nil, fmt.Errorf("libs: %s on %s: %w", m, in.Key, err)
-		}
-		y := make([]float32, in.CSR.Rows)
-		if err := d.y.Download(y); err != nil {
-			return nil, nil, err
 		}
 		ys[m], names[m] = y, ks
 	}

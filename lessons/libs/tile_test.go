@@ -108,16 +108,10 @@ func TestTileOnSimulator(t *testing.T) {
 					t.Fatalf("%s: tile rows %v, want %v", m, head(got), head(want))
 				}
 				for rep := range 2 {
-					if err := d.y.Fill(-1); err != nil {
-						t.Fatal(err)
-					}
-					ls, names, err := d.launch(ctx, dev, mod, m)
+					y := make([]float32, in.CSR.Rows)
+					ls, names, err := d.checkedLaunch(ctx, dev, mod, m, y)
 					if err != nil {
 						t.Fatalf("%s: %v", m, err)
-					}
-					y := make([]float32, in.CSR.Rows)
-					if err := d.y.Download(y); err != nil {
-						t.Fatal(err)
 					}
 					e, ok := maxRelErr(y, in.Want, in.Scale)
 					if !ok || (exact && e != 0) {
