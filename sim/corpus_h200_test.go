@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/json"
@@ -197,14 +196,7 @@ func TestCorpusH200(t *testing.T) {
 			if r.Error != "" {
 				t.Fatalf("the GPU run failed: %s", r.Error)
 			}
-			mod := corpusModule(t, c.file)
-			k, err := sim.NewPTXKernel(mod, c.kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := sim.NewDevice(m)
-			args, check := c.setup(d, mod)
-			st, err := d.LaunchPTX(context.Background(), k, c.grid, c.block, c.shared, args...)
+			st, args, check, err := launchCorpus(t, c, m)
 			if err != nil {
 				t.Fatal(err)
 			}

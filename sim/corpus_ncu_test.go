@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -45,14 +44,7 @@ func (r ncuRow) fields() []float64 {
 // simNcuRow runs case c on the simulator and returns its counters.
 func simNcuRow(t *testing.T, c corpusCase) ncuRow {
 	m, _ := sim.ModelByKey("h200")
-	mod := corpusModule(t, c.file)
-	k, err := sim.NewPTXKernel(mod, c.kernel)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := sim.NewDevice(m)
-	args, _ := c.setup(d, mod)
-	st, err := d.LaunchPTX(context.Background(), k, c.grid, c.block, c.shared, args...)
+	st, _, _, err := launchCorpus(t, c, m)
 	if err != nil {
 		t.Fatal(err)
 	}

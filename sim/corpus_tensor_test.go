@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -278,14 +277,7 @@ func TestTensorTerm(t *testing.T) {
 	}
 	for _, key := range []string{"h200", "t4"} {
 		m, _ := sim.ModelByKey(key)
-		mod := corpusModule(t, c.file)
-		k, err := sim.NewPTXKernel(mod, c.kernel)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := sim.NewDevice(m)
-		args, _ := c.setup(d, mod)
-		st, err := d.LaunchPTX(context.Background(), k, c.grid, c.block, c.shared, args...)
+		st, _, _, err := launchCorpus(t, c, m)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -295,20 +295,29 @@ func TestModuleGlobalsPersist(t *testing.T) {
 	}
 }
 
+// launchCorpus runs case c once on a fresh simulated device of model m: the
+// launch's counters and error, its arguments after the launch and the
+// case's check.
+func launchCorpus(t testing.TB, c corpusCase, m sim.Model) (*sim.Stats, []any, func(*sim.Stats) error, error) {
+	t.Helper()
+	mod := corpusModule(t, c.file)
+	k, err := sim.NewPTXKernel(mod, c.kernel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := sim.NewDevice(m)
+	args, check := c.setup(d, mod)
+	st, err := d.LaunchPTX(context.Background(), k, c.grid, c.block, c.shared, args...)
+	return st, args, check, err
+}
+
 // TestCorpus runs every corpus case on the simulator against its CPU
 // reference.
 func TestCorpus(t *testing.T) {
 	m, _ := sim.ModelByKey("h200")
 	for _, c := range corpus {
 		t.Run(c.name, func(t *testing.T) {
-			mod := corpusModule(t, c.file)
-			k, err := sim.NewPTXKernel(mod, c.kernel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := sim.NewDevice(m)
-			args, check := c.setup(d, mod)
-			st, err := d.LaunchPTX(context.Background(), k, c.grid, c.block, c.shared, args...)
+			st, _, check, err := launchCorpus(t, c, m)
 			if c.fault != "" {
 				var f *sim.Fault
 				if !errors.As(err, &f) || f.Kind != c.fault {
