@@ -58,11 +58,14 @@ func TestTimeModelSweepUsage(t *testing.T) {
 	}
 }
 
-// TestTimeModelCheckSweepFrom checks the sweep's report from the fixture
-// with modeled times taken from an earlier report (no simulation).
-func TestTimeModelCheckSweepFrom(t *testing.T) {
-	root := filepath.Join("..", "..", "timecheck", "testdata")
-	file := filepath.Join(root, "sweep", "a.jsonl")
+// sweepFromFixture writes an earlier sweep report of timecheck's fixture
+// (every case modeled at 1.1 times its measured time, DRAM-bound) for
+// --sweep-from: the fixture's root and file, the report's path and a path
+// for --sweep-json.
+func sweepFromFixture(t *testing.T) (root, file, from, out string) {
+	t.Helper()
+	root = filepath.Join("..", "..", "timecheck", "testdata")
+	file = filepath.Join(root, "sweep", "a.jsonl")
 	cases, err := timecheck.SweepFiles(root, []string{file})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +78,7 @@ func TestTimeModelCheckSweepFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	from := filepath.Join(dir, "prev.json")
+	from, out = filepath.Join(dir, "prev.json"), filepath.Join(dir, "out.json")
 	var b bytes.Buffer
 	if err := rep.WriteJSON(&b); err != nil {
 		t.Fatal(err)
@@ -83,7 +86,13 @@ func TestTimeModelCheckSweepFrom(t *testing.T) {
 	if err := os.WriteFile(from, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "out.json")
+	return root, file, from, out
+}
+
+// TestTimeModelCheckSweepFrom checks the sweep's report from the fixture
+// with modeled times taken from an earlier report (no simulation).
+func TestTimeModelCheckSweepFrom(t *testing.T) {
+	root, file, from, out := sweepFromFixture(t)
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"timemodel", "check", "--root", root, "--sweep-only", "--sweep", file, "--sweep-from", from, "--sweep-json", out}, &stdout, &stderr)
 	if code != exitOK {
@@ -103,28 +112,7 @@ func TestTimeModelCheckSweepFrom(t *testing.T) {
 // that family's cases and keeps the earlier report's modeled times for the
 // rest, and the report says which shared access widths it used.
 func TestTimeModelCheckSweepFromFamily(t *testing.T) {
-	root := filepath.Join("..", "..", "timecheck", "testdata")
-	file := filepath.Join(root, "sweep", "a.jsonl")
-	cases, err := timecheck.SweepFiles(root, []string{file})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range cases {
-		cases[i].Modeled, cases[i].Bound = cases[i].Measured*1.1, "dram"
-	}
-	rep, err := timecheck.NewSweepReport("h200", cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	from, out := filepath.Join(dir, "prev.json"), filepath.Join(dir, "out.json")
-	var b bytes.Buffer
-	if err := rep.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(from, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root, file, from, out := sweepFromFixture(t)
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"timemodel", "check", "--root", root, "--sweep-only", "--sweep", file, "--sweep-from", from, "--family", "stream", "--sweep-json", out}, &stdout, &stderr)
 	if code != exitOK {
