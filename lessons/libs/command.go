@@ -48,8 +48,9 @@ func Lesson() *lesson.Lesson {
 type cliLesson struct {
 	rows, matrix, methods, dump, peer string
 	families                          string
-	corpus, noPair                    bool
+	corpus, noPair, unseen            bool
 	seed                              uint64
+	seedSet                           bool // --seed given on the command line
 	warmups, runs, copyMiB, maxPasses int
 	opts                              Options     // set by Validate
 	rowsSet                           bool        // --rows given on the command line
@@ -62,7 +63,17 @@ func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&l.families, "families", "", `generated matrix families (sparse/gen) to run at the --rows sizes, comma-separated, or "all": `+strings.Join(gen.Names(), ", "))
 	fs.BoolVar(&l.corpus, "corpus", false, "the corpus: every family, the seed pair and the shared SuiteSparse matrices (WARPLAB_MATRICES or shared/matrices), at --rows sizes (default 2^14,2^17,2^20,2^23)")
 	fs.BoolVar(&l.noPair, "no-pair", false, "leave out the seed pair (even, skewed)")
-	fs.Uint64Var(&l.seed, "seed", CorpusSeed, "the families' generator seed (another seed: the same shapes, matrices no rule was fitted on)")
+	l.seed = CorpusSeed
+	fs.Func("seed", fmt.Sprintf("the families' generator seed (default %d, the corpus's; another seed: the same shapes, matrices no rule was fitted on, keyed family-s<seed>-2^k)", CorpusSeed),
+		func(v string) error {
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a seed (a whole number)", v)
+			}
+			l.seed, l.seedSet = n, true
+			return nil
+		})
+	fs.BoolVar(&l.unseen, "unseen", false, fmt.Sprintf("the corpus's held-out draws: every family from seed %d (--seed to change) at %s rows (--rows to change), no seed pair, no files; LoadCorpus keeps them out of the chooser's fit", UnseenSeed, joinInts(UnseenRows)))
 	fs.StringVar(&l.matrix, "matrix", "", "Matrix Market files to run after the seed pair and the families, comma-separated")
 	fs.StringVar(&l.methods, "methods", "", "methods to run, comma-separated (default all; the chooser's pick always runs)")
 	fs.IntVar(&l.maxPasses, "max-passes", DefaultMaxPasses, "skip (and record as skipped) a method whose longest row is more than this many dependent passes of its group; -1: no limit")
@@ -101,8 +112,26 @@ func (l *cliLesson) Validate() error {
 	if l.seed == 0 {
 		return fmt.Errorf("--seed 0: want 1 or more (0 is Options' 'the default')")
 	}
+	rows := l.rows
+	if l.unseen {
+		switch {
+		case l.corpus:
+			return fmt.Errorf("--unseen with --corpus: the held-out draws are their own batch (run them apart)")
+		case l.families != "" || l.matrix != "":
+			return fmt.Errorf("--unseen is every family and no files: leave out --families and --matrix")
+		case l.seedSet && l.seed == CorpusSeed:
+			return fmt.Errorf("--unseen --seed %d: that is the corpus's own seed, the matrices the chooser is fitted on", l.seed)
+		}
+		if !l.seedSet {
+			o.Seed = UnseenSeed
+		}
+		if !l.rowsSet {
+			rows = joinInts(UnseenRows)
+		}
+	}
+	noPair := l.noPair || l.unseen
 	switch fams := splitList(l.families); {
-	case l.corpus || (len(fams) == 1 && fams[0] == "all"):
+	case l.corpus || l.unseen || (len(fams) == 1 && fams[0] == "all"):
 		o.Families = gen.Names()
 	default:
 		for _, f := range fams {
@@ -112,7 +141,6 @@ func (l *cliLesson) Validate() error {
 		}
 		o.Families = fams
 	}
-	rows := l.rows
 	if l.corpus && !l.rowsSet {
 		rows = joinInts(CorpusRows)
 	}
@@ -131,7 +159,7 @@ func (l *cliLesson) Validate() error {
 			if err != nil {
 				return fmt.Errorf("--rows %q: %q is not a number", rows, s)
 			}
-			if !l.noPair {
+			if !noPair {
 				if want := seedRowsWant(n); want != "" {
 					return fmt.Errorf("--rows %q: %d: %s (the seed pair's sizes; --no-pair leaves it out)", rows, n, want)
 				}

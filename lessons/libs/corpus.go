@@ -20,11 +20,76 @@ import (
 // call, and Nsight Compute's counters on the two worst cases.
 const CorpusName = "libs-corpus-h200-2026-12-04"
 
+// UnseenSeed and UnseenRows are the corpus's held-out draws (issue 29:
+// "we also run matrices you have not seen"): every sparse/gen family
+// generated from a second seed, at 2^17 and 2^20 rows (`warplab run libs
+// --unseen`). The shapes are the families', the matrices are other draws
+// (other row lengths, other columns, other longest rows). Their keys carry
+// the seed (FamilySeedKey: "powerlaw20-s2-2^20"); LoadCorpus leaves them
+// out of the run the chooser is fitted and judged on, and LoadUnseen reads
+// them alone, so no rule is ever fitted on them.
+const UnseenSeed = 2
+
+// UnseenRows are the held-out draws' sizes: the two sizes where the
+// measurements resolve 1.1× (at 2^14 the launch floor moves more than that
+// between calls), and where a draw takes seconds to generate.
+var UnseenRows = []int{1 << 17, 1 << 20}
+
+// FamilySeedKey names a generated matrix drawn from seed: FamilyKey for the
+// corpus's CorpusSeed ("powerlaw20-2^20", as every recorded run names it),
+// else with the seed between the family and the size ("powerlaw20-s2-2^20"),
+// so that two draws of one family and size never share a key, Family still
+// reads the family and the size stays last.
+func FamilySeedKey(family string, rows int, seed uint64) string {
+	if seed == CorpusSeed || seed == 0 {
+		return FamilyKey(family, rows)
+	}
+	return FamilyKey(fmt.Sprintf("%s-s%d", family, seed), rows)
+}
+
+// KeySeed is the generator seed a matrix key names: the n of "-s<n>-"
+// (FamilySeedKey), CorpusSeed for every other key (the corpus's families,
+// the seed pair, files).
+func KeySeed(key string) uint64 {
+	parts := strings.Split(key, "-")
+	if len(parts) == 3 && strings.HasPrefix(parts[1], "s") && strings.HasPrefix(parts[2], "2^") {
+		if n, err := strconv.ParseUint(parts[1][1:], 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	return CorpusSeed
+}
+
+// Unseen says whether a matrix is one of the held-out draws: a generated
+// matrix from a seed other than CorpusSeed.
+func Unseen(key string) bool { return KeySeed(key) != CorpusSeed }
+
 // LoadCorpus reads a corpus run: every libs-*.json in dir merged into one
 // Result (the batches of 2^14, 2^17, 2^20 rows in that order, then the
 // 2^23 families), and cusparse.jsonl. Device, driver, date and protocol
 // are the first batch's; the copy reference is the batch that measured it.
+// The held-out draws (Unseen keys) are left out: LoadUnseen reads them.
 func LoadCorpus(dir string) (*Recorded, error) {
+	return loadCorpus(dir, func(key string) bool { return !Unseen(key) })
+}
+
+// LoadUnseen reads the held-out draws of a corpus run (Unseen keys) alone,
+// with the same device, copy reference and peer lines as LoadCorpus;
+// ErrNotRecorded when the run has none.
+func LoadUnseen(dir string) (*Recorded, error) {
+	rec, err := loadCorpus(dir, Unseen)
+	if err == nil && len(rec.Ours.Matrices) == 0 {
+		return nil, ErrNotRecorded
+	}
+	return rec, err
+}
+
+// FindUnseen is LoadUnseen on evidence/CorpusName, found as FindCorpus
+// finds it.
+func FindUnseen() (*Recorded, error) { return findEvidence(CorpusName, LoadUnseen) }
+
+// loadCorpus is LoadCorpus keeping the matrices whose key keep accepts.
+func loadCorpus(dir string, keep func(key string) bool) (*Recorded, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "libs-*.json"))
 	if err != nil {
 		return nil, err
@@ -61,7 +126,11 @@ func LoadCorpus(dir string) (*Recorded, error) {
 		if len(one.Copy) > 0 {
 			rec.Ours.Copy = one.Copy
 		}
-		rec.Ours.Matrices = append(rec.Ours.Matrices, one.Matrices...)
+		for _, m := range one.Matrices {
+			if keep(m.Key) {
+				rec.Ours.Matrices = append(rec.Ours.Matrices, m)
+			}
+		}
 		rec.Ours.Failures = append(rec.Ours.Failures, one.Failures...)
 	}
 	if err := rec.readPeerAndREADME(dir); err != nil {

@@ -3,10 +3,16 @@ package libs
 import (
 	"context"
 	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/plots/chart"
 	"github.com/warplab/warplab/sparse/gen"
 )
@@ -181,5 +187,146 @@ func TestCorpusFigure(t *testing.T) {
 	}
 	if _, err := chart.SVG(fig, chart.DefaultWidth, 2*chart.DefaultHeight); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUnseenKeys: the held-out draws' keys carry their seed and the corpus's
+// do not, Family and the size class read both alike, and only another
+// seed's keys are Unseen.
+func TestUnseenKeys(t *testing.T) {
+	for _, tt := range []struct {
+		family string
+		rows   int
+		seed   uint64
+		key    string
+	}{
+		{"powerlaw20", 1 << 20, CorpusSeed, "powerlaw20-2^20"},
+		{"powerlaw20", 1 << 20, 0, "powerlaw20-2^20"},
+		{"powerlaw20c", 1 << 17, UnseenSeed, "powerlaw20c-s2-2^17"},
+		{"stencil27", 1 << 20, 13, "stencil27-s13-2^20"},
+		{"road", 1000, 2, "road-s2-1000"},
+	} {
+		key := FamilySeedKey(tt.family, tt.rows, tt.seed)
+		if key != tt.key {
+			t.Errorf("FamilySeedKey(%s, %d, %d) = %q, want %q", tt.family, tt.rows, tt.seed, key, tt.key)
+		}
+		if Family(key) != tt.family {
+			t.Errorf("Family(%q) = %q, want %q", key, Family(key), tt.family)
+		}
+		wantSeed := tt.seed
+		if wantSeed == 0 {
+			wantSeed = CorpusSeed
+		}
+		if tt.rows == 1000 {
+			wantSeed = CorpusSeed // not a power of two: "road-s2-1000" is not a draw's key
+		}
+		if KeySeed(key) != wantSeed || Unseen(key) != (wantSeed != CorpusSeed) {
+			t.Errorf("%q: seed %d, unseen %v; want seed %d", key, KeySeed(key), Unseen(key), wantSeed)
+		}
+		if tt.rows == 1<<20 && sizeClass(key, tt.rows) != 20 {
+			t.Errorf("%q: size class %d, want 20", key, sizeClass(key, tt.rows))
+		}
+	}
+	for _, key := range []string{"even-2^19", "skewed-2^23", "rajat01", "powerlaw20-sx-2^20", "a-s2-b"} {
+		if Unseen(key) {
+			t.Errorf("Unseen(%q), want a corpus key", key)
+		}
+	}
+	in, err := FamilyInput("road", 256, UnseenSeed)
+	if err != nil || in.Key != "road-s2-2^8" {
+		t.Errorf("FamilyInput(road, 256, %d): key %q, %v", UnseenSeed, in.Key, err)
+	}
+}
+
+// TestLoadUnseen: one folder with a corpus batch and a held-out batch;
+// LoadCorpus reads the corpus's matrices alone (what Fit, DefaultRules and
+// leave one family out see), LoadUnseen the held-out ones alone, both with
+// the copy reference; a folder without held-out draws is ErrNotRecorded.
+func TestLoadUnseen(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, keys ...string) {
+		r := &Result{Lesson: "libs", Backend: "gpu", Device: Device{Name: "NVIDIA H200", Model: "h200"}}
+		if name == "libs-16384.json" {
+			r.Copy = []CopyRun{{What: "copy", GBs: 4000}}
+		}
+		for _, k := range keys {
+			r.Matrices = append(r.Matrices, MatrixResult{Key: k})
+		}
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteJSON(f); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cusparse.jsonl"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write("libs-16384.json", "road-2^14", "rajat01")
+	if _, err := LoadUnseen(dir); !errors.Is(err, ErrNotRecorded) {
+		t.Errorf("LoadUnseen without held-out draws: %v, want ErrNotRecorded", err)
+	}
+	write("libs-unseen.json", "road-s2-2^17", "powerlaw20-s2-2^20")
+	keys := func(rec *Recorded) string {
+		var ks []string
+		for _, m := range rec.Ours.Matrices {
+			ks = append(ks, m.Key)
+		}
+		return strings.Join(ks, ",")
+	}
+	rec, err := LoadCorpus(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	un, err := LoadUnseen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keys(rec) != "road-2^14,rajat01" || keys(un) != "road-s2-2^17,powerlaw20-s2-2^20" {
+		t.Errorf("corpus %q, held out %q", keys(rec), keys(un))
+	}
+	if rec.Ours.CopyGBs() != 4000 || un.Ours.CopyGBs() != 4000 {
+		t.Errorf("copy reference %v and %v, want 4000 both", rec.Ours.CopyGBs(), un.Ours.CopyGBs())
+	}
+}
+
+// TestUnseenFlag: --unseen is every family at UnseenRows from UnseenSeed,
+// no seed pair and no files; --rows and --seed change it, and the
+// corpus's own seed, --corpus, --families or --matrix with it are refused.
+func TestUnseenFlag(t *testing.T) {
+	parse := func(args ...string) (Options, error) {
+		fs := flag.NewFlagSet("libs", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		cmd := Lesson().Flags(fs, lab.Options{})
+		if err := fs.Parse(args); err != nil {
+			return Options{}, err
+		}
+		if err := cmd.Validate(); err != nil {
+			return Options{}, err
+		}
+		return cmd.(*cliLesson).opts, nil
+	}
+	o, err := parse("--unseen")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Seed != UnseenSeed || len(o.SeedRows) != 0 || len(o.Matrices) != 0 || !slices.Equal(o.Families, gen.Names()) || !slices.Equal(o.FamilyRows, UnseenRows) {
+		t.Errorf("--unseen: seed %d, seed rows %v, files %v, families %v at %v", o.Seed, o.SeedRows, o.Matrices, o.Families, o.FamilyRows)
+	}
+	if o, err = parse("--unseen", "--rows", "4096", "--seed", "5"); err != nil || o.Seed != 5 || !slices.Equal(o.FamilyRows, []int{4096}) {
+		t.Errorf("--unseen --rows 4096 --seed 5: %+v, %v", o, err)
+	}
+	if o, err = parse("--families", "road", "--seed", "3", "--no-pair", "--rows", "512"); err != nil || o.Seed != 3 {
+		t.Errorf("--seed 3: seed %d, %v", o.Seed, err)
+	}
+	for _, args := range [][]string{
+		{"--unseen", "--seed", "1"}, {"--unseen", "--corpus"}, {"--unseen", "--families", "road"},
+		{"--unseen", "--matrix", "a.mtx"}, {"--seed", "x"},
+	} {
+		if _, err := parse(args...); err == nil {
+			t.Errorf("%v: no error", args)
+		}
 	}
 }

@@ -190,7 +190,7 @@ func SeedKey(name string, rows int) string {
 func FamilyKey(family string, rows int) string { return SeedKey(family, rows) }
 
 // FamilyInput generates family at rows from seed and wraps it as an input
-// (NewInput) under FamilyKey.
+// (NewInput) under FamilySeedKey (FamilyKey for CorpusSeed).
 func FamilyInput(family string, rows int, seed uint64) (Input, error) {
 	f, err := gen.Lookup(family)
 	if err != nil {
@@ -200,7 +200,7 @@ func FamilyInput(family string, rows int, seed uint64) (Input, error) {
 	if err != nil {
 		return Input{}, fmt.Errorf("libs: %w", err)
 	}
-	return NewInput(FamilyKey(family, rows), c), nil
+	return NewInput(FamilySeedKey(family, rows, seed), c), nil
 }
 
 // Family is the corpus family of a matrix key: the generated family
