@@ -11,6 +11,11 @@ import (
 //
 //	time ≈ launches × launch cost + max(critical path, nonzeros / device rate)
 //
+// and every term is read off statistics the chooser has before anything
+// runs: rows, nonzeros, the longest and the median row, the coefficient of
+// variation, the device's resident threads, and, where it was measured,
+// the columns' locality (XSectorsPerNonzero).
+//
 //  1. The critical path of the longest row has no bound: one group of W lanes
 //     needs len/W dependent passes for it however small the rest is (one
 //     dense row of 46,500 in a matrix of 3 nonzeros a row made CSR-vector
@@ -19,10 +24,16 @@ import (
 //     cuts every row longer than SplitPasses passes into warps, or nonzero
 //     tiles (tile, tile_v4), whose warps each take TileNZ consecutive
 //     nonzeros whatever the rows: neither has a critical path longer than
-//     16 passes, and the fit says which costs less per nonzero.
+//     16 passes, and the fit says which costs less per nonzero (LongTile),
+//     and whether a small matrix's is the tiles (SmallTile, as rule 2).
 //  2. Launches cost a few µs each, which matters only when the SpMV is a few
-//     µs itself: a matrix too small to fill the device once gets one wide
-//     CSR-vector launch.
+//     µs itself: a matrix whose natural launch (rows × the natural width)
+//     fills under SmallFill of the device's resident threads is at the
+//     launch floor, and gets one launch: the nonzero tiles, which start the
+//     fewest warps of any method (nonzeros / TileNZ) with no row longer
+//     than another's (SmallTile), or one wide CSR-vector launch. It comes
+//     after rule 1 because a long row's path is not bounded by the size;
+//     the nonzeros / rate term it neglects is.
 //  3. Rows spread in length idle the lanes of a warp on its shorter rows: at
 //     most the group's width over the typical row, a bounded factor. Binned,
 //     split or nonzero tiles, as measured.
@@ -41,9 +52,9 @@ import (
 // it can never outrank a long row or "small", and it never turns an even
 // matrix (rules 2 and 4, CSR-vector) into tiles.
 //
-// The order is not fitted. The thresholds (Rules) are: Fit picks them from
-// measured per-method times, and LeaveOneFamilyOut judges them on families
-// they were not fitted on.
+// The order is not fitted. The thresholds and the method each rule picks
+// (Rules) are: Fit picks them from measured per-method times, and
+// LeaveOneFamilyOut judges them on families they were not fitted on.
 
 // Rules are the chooser's thresholds.
 type Rules struct {
@@ -70,18 +81,27 @@ type Rules struct {
 	// known and at most LocalTile x sectors a nonzero, the float4 nonzero
 	// tiles (tile_v4) instead of the rule's method (0: never).
 	LocalTile float64 `json:"local_tile,omitempty"`
+	// SmallTile: a small matrix (rule 2's test) gets nonzero tiles, from
+	// rule 2 instead of one wide CSR-vector launch and from rule 1 when it
+	// has a long row too.
+	SmallTile bool `json:"small_tile,omitempty"`
+	// SmallFill: rule 2 fires when rows × the natural width are under
+	// SmallFill × the resident threads (0 means 1).
+	SmallFill float64 `json:"small_fill,omitempty"`
 }
 
 // defaultRules are the rules Choose uses: Fit's answer on every matrix of
 // the H200 corpus run (evidence/libs-corpus-h200-2026-12-04, 06:08 UTC, 52
 // matrices, every method timed, nonzero tiles with segmented sums
-// included): a long row beyond 4× the balanced share to split, spread
-// above CV 0.5 to binning, 8 nonzeros a lane, float4 loads from a median
-// row of 32. Their loss there is 0.1049 (picks 1.11× our fastest,
-// geometric mean), against 0.1147 for the rules fitted on the 05:34 run
-// (long rows to the tiles, float4 from a median row of 4). TestCorpusRun
-// fails when they are not the fit of the recorded run.
-var defaultRules = Rules{LongFactor: 4, SpreadCV: 0.5, SpreadSplit: false, LaneWork: 8, V4MinMean: 32, LongTile: false}
+// included): a long row beyond 4× the balanced share to split (the tiles
+// when the matrix is small too), small (rows × width under half the
+// resident threads) to the nonzero tiles, spread above CV 0.5 to binning,
+// 8 nonzeros a lane, float4 loads from a median row of 32. Their loss there
+// is 0.0446 (picks 1.046× our fastest, geometric mean), against 0.1049 for
+// the same grid without the small rule's method and fill (small → one wide
+// CSR-vector launch, as before). TestCorpusRun fails when they are not the
+// fit of the recorded run.
+var defaultRules = Rules{LongFactor: 4, SmallTile: true, SmallFill: 0.5, SpreadCV: 0.5, SpreadSplit: false, LaneWork: 8, V4MinMean: 32, LongTile: false}
 
 // DefaultRules returns the rules Choose uses (a copy: no global state
 // changes through it).
@@ -106,7 +126,15 @@ func (r Rules) String() string {
 	if r.LongTile {
 		long = "tile"
 	}
-	out := fmt.Sprintf("long row > %g× balanced share → %s; spread CV > %s → %s; %g nonzeros a lane; float4 from %s", r.LongFactor, long, cv, spread, r.LaneWork, v4)
+	small := "one wide CSR-vector launch"
+	if r.SmallTile {
+		small = "tiles"
+	}
+	fill := r.SmallFill
+	if fill <= 0 {
+		fill = 1
+	}
+	out := fmt.Sprintf("long row > %g× balanced share → %s; small (rows × width < %g of resident) → %s; spread CV > %s → %s; %g nonzeros a lane; float4 from %s", r.LongFactor, long, fill, small, cv, spread, r.LaneWork, v4)
 	if r.LocalTile > 0 {
 		out += fmt.Sprintf("; there, x sectors a nonzero ≤ %g → tile_v4", r.LocalTile)
 	}
@@ -173,22 +201,37 @@ func chooseRules(r Rules, s RowStats, residentThreads int, explain bool) Choice 
 	if residentThreads > 0 {
 		share = max(1, BalancedShare(s, residentThreads))
 	}
+	fill := r.SmallFill
+	if fill <= 0 {
+		fill = 1
+	}
+	small := residentThreads > 0 && float64(s.Rows*w) < fill*float64(residentThreads)
 	// 1. A long row: its passes at the natural width against the balanced
 	// share.
 	if passes := float64(s.Max) / float64(w); passes > SplitPasses && passes > r.LongFactor*share {
-		if r.LongTile {
-			return Choice{TileMethod(v4), sprintf(
-				"long row: the longest row (%d) is %.0f passes of a %d-lane group, more than %g× the %.1f nonzeros each of the %d resident threads gets when balanced: "+
-					"it would be the critical path, whatever the size, so nonzero tiles: one launch, every warp %d consecutive nonzeros whatever the rows, a row crossing tiles finished by its last piece.",
-				s.Max, passes, w, r.LongFactor, share, residentThreads, TileNZ)}
+		why := sprintf("long row: the longest row (%d) is %.0f passes of a %d-lane group, more than %g× the %.1f nonzeros each of the %d resident threads gets when balanced: "+
+			"it would be the critical path, whatever the size, so ", s.Max, passes, w, r.LongFactor, share, residentThreads)
+		switch {
+		case small && r.SmallTile:
+			return Choice{TileMethod(v4), why + sprintf(
+				"nonzero tiles, which also serve a small matrix (%d rows × %d lanes under the %d resident threads) best: one launch of the fewest warps (%d nonzeros each, whatever the rows), a row crossing tiles finished by its last piece.",
+				s.Rows, w, residentThreads, TileNZ)}
+		case r.LongTile:
+			return Choice{TileMethod(v4), why + sprintf(
+				"nonzero tiles: one launch, every warp %d consecutive nonzeros whatever the rows, a row crossing tiles finished by its last piece.", TileNZ)}
 		}
-		return Choice{SplitMethod(w, v4), sprintf(
-			"long row: the longest row (%d) is %.0f passes of a %d-lane group, more than %g× the %.1f nonzeros each of the %d resident threads gets when balanced: "+
-				"it would be the critical path, whatever the size, so split%d: one launch, rows up to %d by groups of %d in order, longer rows cut into warps of %d nonzeros.",
-			s.Max, passes, w, r.LongFactor, share, residentThreads, w, SplitLongMin(w), w, SplitChunk)}
+		return Choice{SplitMethod(w, v4), why + sprintf(
+			"split%d: one launch, rows up to %d by groups of %d in order, longer rows cut into warps of %d nonzeros.",
+			w, SplitLongMin(w), w, SplitChunk)}
 	}
 	// 2. Small: one launch.
-	if residentThreads > 0 && s.Rows*w < residentThreads {
+	if small {
+		if r.SmallTile {
+			return Choice{TileMethod(v4), sprintf(
+				"small: %d rows × %d lanes would not fill the device's %d resident threads once, so the SpMV is at the launch floor; "+
+					"one launch of nonzero tiles, the fewest warps of any method (%d, each %d consecutive nonzeros whatever the rows).",
+				s.Rows, w, residentThreads, (s.NNZ+TileNZ-1)/TileNZ, TileNZ)}
+		}
 		wide := w
 		for wide < WarpSize && s.Rows*wide < residentThreads {
 			wide *= 2
@@ -250,7 +293,11 @@ func baseRulesGrid() []Rules {
 				for _, lw := range []float64{4, 2, 8, 1} {
 					for _, v4 := range []float64{8, 4, 16, 32, inf} {
 						for _, lt := range []bool{false, true} {
-							out = append(out, Rules{LongFactor: lf, SpreadCV: cv, SpreadSplit: sp.split, SpreadTile: sp.tile, LaneWork: lw, V4MinMean: v4, LongTile: lt})
+							for _, st := range []bool{false, true} {
+								for _, sf := range []float64{1, 0.5, 0.25} {
+									out = append(out, Rules{LongFactor: lf, SpreadCV: cv, SpreadSplit: sp.split, SpreadTile: sp.tile, LaneWork: lw, V4MinMean: v4, LongTile: lt, SmallTile: st, SmallFill: sf})
+								}
+							}
 						}
 					}
 				}
@@ -288,31 +335,104 @@ func lossOf(ms []MatrixResult, pickOf func(i int) string) float64 {
 	return sum / float64(len(ms))
 }
 
-// Fit returns the rules of RulesGrid with the least Loss on ms (the first
-// such in the grid's order) and that loss. The four rules' picks are made
-// once per base rules and the locality choice applied to them per
-// threshold (what choose does), so the thresholds cost no more picks.
-func Fit(ms []MatrixResult, residentThreads int) (Rules, float64) {
-	best, bestLoss := Rules{}, math.Inf(1)
-	picks := make([]string, len(ms))
+// fitSet is a set of measured matrices grouped by family, ready for Fit's
+// sweep of RulesGrid: each matrix's log(time / fastest) per method, looked
+// up instead of searched for each of the grid's rules.
+type fitSet struct {
+	stats []RowStats
+	xs    []float64
+	fam   []int                // each matrix's family, an index into fams
+	fams  []string             // in order of first appearance
+	n     []int                // matrices per family
+	logs  []map[string]float64 // +Inf where the method was not measured, or wrong
+}
+
+func newFitSet(ms []MatrixResult) *fitSet {
+	f := &fitSet{}
+	idx := map[string]int{}
+	for _, m := range ms {
+		fam := Family(m.Key)
+		i, ok := idx[fam]
+		if !ok {
+			i = len(f.fams)
+			idx[fam] = i
+			f.fams = append(f.fams, fam)
+			f.n = append(f.n, 0)
+		}
+		f.n[i]++
+		f.fam = append(f.fam, i)
+		f.stats = append(f.stats, m.ChooserStats())
+		f.xs = append(f.xs, m.XSectors)
+		best := m.Best()
+		l := map[string]float64{}
+		for _, r := range m.Runs {
+			if r.TimeMs > 0 && r.Correct && best.TimeMs > 0 {
+				l[r.Method] = math.Log(r.TimeMs / best.TimeMs)
+			}
+		}
+		f.logs = append(f.logs, l)
+	}
+	return f
+}
+
+func (f *fitSet) log(i int, method string) float64 {
+	if l, ok := f.logs[i][method]; ok {
+		return l
+	}
+	return math.Inf(1)
+}
+
+// sweep calls visit for each rules of RulesGrid, in its order, with the
+// sum of log(pick / fastest) over each family's matrices (in order of the
+// matrices). The four rules' picks are made once per base rules and the
+// locality choice applied to them per threshold (what choose does); a
+// threshold that moves no pick is skipped (its sums are LocalTile 0's,
+// which came first).
+func (f *fitSet) sweep(residentThreads int, visit func(r Rules, famSums []float64)) {
+	picks := make([]string, len(f.stats))
+	sums := make([]float64, len(f.fams))
 	for _, r := range baseRulesGrid() {
-		for i, m := range ms {
-			picks[i] = pickWith(r, m.ChooserStats(), residentThreads)
+		for i, s := range f.stats {
+			picks[i] = pickWith(r, s, residentThreads)
 		}
 		for _, lt := range LocalTiles {
 			moved := lt == 0
-			for i := range ms {
-				moved = moved || localPick(lt, ms[i].XSectors, picks[i]) != picks[i]
+			for i := range picks {
+				moved = moved || localPick(lt, f.xs[i], picks[i]) != picks[i]
 			}
 			if !moved {
-				continue // the picks and the loss of LocalTile 0, which came first
+				continue
 			}
-			if l := lossOf(ms, func(i int) string { return localPick(lt, ms[i].XSectors, picks[i]) }); l < bestLoss {
-				r.LocalTile = lt
-				best, bestLoss = r, l
+			clear(sums)
+			for i, p := range picks {
+				sums[f.fam[i]] += f.log(i, localPick(lt, f.xs[i], p))
 			}
+			r.LocalTile = lt
+			visit(r, sums)
 		}
 	}
+}
+
+// Fit returns the rules of RulesGrid with the least Loss on ms (the first
+// such in the grid's order) and that loss. The loss is summed family by
+// family (families in order of first appearance), so that
+// LeaveOneFamilyOut, which sums the same family sums without one family,
+// finds exactly Fit's answer on the other families.
+func Fit(ms []MatrixResult, residentThreads int) (Rules, float64) {
+	if len(ms) == 0 {
+		return Rules{}, math.Inf(1)
+	}
+	f := newFitSet(ms)
+	best, bestLoss := Rules{}, math.Inf(1)
+	f.sweep(residentThreads, func(r Rules, sums []float64) {
+		var total float64
+		for _, s := range sums {
+			total += s
+		}
+		if l := total / float64(len(ms)); l < bestLoss {
+			best, bestLoss = r, l
+		}
+	})
 	return best, bestLoss
 }
 
@@ -358,16 +478,41 @@ func LeaveOneFamilyOut(r *Result, peer []PeerRun) ([]Heldout, error) {
 		}
 		byFam[f] = append(byFam[f], m)
 	}
-	var out []Heldout
+	// One sweep of the grid gives every rules' sum per family; leaving
+	// family f out is the same sums without f's, which is Fit on the
+	// other families (Fit sums family by family in the same order).
+	all := make([]MatrixResult, 0, len(r.Matrices))
 	for _, f := range fams {
-		var train []MatrixResult
-		for _, g := range fams {
-			if g != f {
-				train = append(train, byFam[g]...)
+		all = append(all, byFam[f]...)
+	}
+	set := newFitSet(all)
+	type held struct {
+		rules Rules
+		loss  float64
+		n     int
+	}
+	fits := make([]held, len(set.fams))
+	for i := range fits {
+		fits[i].loss = math.Inf(1)
+		fits[i].n = len(all) - set.n[i]
+	}
+	set.sweep(resident, func(rules Rules, sums []float64) {
+		for out := range fits {
+			var total float64
+			for g, s := range sums {
+				if g != out {
+					total += s
+				}
+			}
+			if l := total / float64(fits[out].n); l < fits[out].loss {
+				fits[out].rules, fits[out].loss = rules, l
 			}
 		}
-		rules, loss := Fit(train, resident)
-		if math.IsInf(loss, 1) {
+	})
+	var out []Heldout
+	for fi, f := range set.fams {
+		rules, loss := fits[fi].rules, fits[fi].loss
+		if math.IsInf(loss, 1) || fits[fi].n == 0 {
 			return nil, fmt.Errorf("libs: leaving out %s: no rules in the grid have all their picks measured on the other families", f)
 		}
 		for _, m := range byFam[f] {

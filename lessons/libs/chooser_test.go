@@ -134,3 +134,44 @@ func TestChooseMethodChoices(t *testing.T) {
 		})
 	}
 }
+
+// TestChooseSmall holds rule 2's test and method: a matrix whose natural
+// launch (rows × width) fills under SmallFill of the resident threads is
+// small; SmallTile sends it, and a small one with a long row, to the
+// nonzero tiles; a matrix over the fill goes on to rules 3 and 4; a long
+// row in a matrix that is not small keeps rule 1's own method.
+func TestChooseSmall(t *testing.T) {
+	even := StatsOf(fill(1000, 16))                       // width 2: 2000 threads
+	long := StatsOf(append(fill(999, 3), 50_000))         // a long row in a small matrix
+	bigLong := StatsOf(append(fill(1<<16, 3), 1_000_000)) // 131,074 threads: not small on 2^17
+	base := Rules{LongFactor: 4, SpreadCV: 0.5, LaneWork: 8, V4MinMean: 32}
+	for _, tt := range []struct {
+		name     string
+		edit     func(r *Rules)
+		stats    RowStats
+		resident int
+		want     string
+	}{
+		{"small, wide launch", func(r *Rules) {}, even, 3000, VectorMethod(4, false)},
+		{"small, tiles", func(r *Rules) { r.SmallTile = true }, even, 3000, MethodTile},
+		{"small, tiles, float4 from 16", func(r *Rules) { r.SmallTile, r.V4MinMean = true, 16 }, even, 3000, MethodTileV4},
+		{"fill 0.5: not small at 2000 of 3000", func(r *Rules) { r.SmallTile, r.SmallFill = true, 0.5 }, even, 3000, VectorMethod(2, false)},
+		{"fill 0.5: small at 2000 of 5000", func(r *Rules) { r.SmallTile, r.SmallFill = true, 0.5 }, even, 5000, MethodTile},
+		{"long row, small, tiles", func(r *Rules) { r.SmallTile = true }, long, 1 << 17, MethodTile},
+		{"long row, small, no SmallTile", func(r *Rules) {}, long, 1 << 17, SplitMethod(2, false)},
+		{"long row, not small", func(r *Rules) { r.SmallTile = true }, bigLong, 1 << 17, SplitMethod(2, false)},
+		{"device size unknown: never small", func(r *Rules) { r.SmallTile = true }, even, 0, VectorMethod(2, false)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := base
+			tt.edit(&r)
+			c := ChooseWith(r, tt.stats, tt.resident)
+			if c.Method != tt.want || c.Reason == "" {
+				t.Errorf("%v: %s (%q), want %s", r, c.Method, c.Reason, tt.want)
+			}
+			if p := pickWith(r, tt.stats, tt.resident); p != c.Method {
+				t.Errorf("pickWith %s, ChooseWith %s", p, c.Method)
+			}
+		})
+	}
+}

@@ -278,7 +278,17 @@ func LoadRecordedFile(path string) (*Result, error) {
 // least 2^20 rows (and each loss), picks within 1.1× of our fastest (per
 // size), and the power-law matrices at 2^23 rows as a share of the copy
 // bandwidth by minimum bytes (pick, our fastest, cuSPARSE).
-func GoalLines(rec *Recorded, rules Rules) ([]string, error) {
+func GoalLines(rec *Recorded, rules Rules) ([]string, error) { return goalLines(rec, rules, nil) }
+
+// GoalLinesSpread is GoalLines with the 1.1× line followed by how many of
+// its misses are inside the measured run-to-run spread sp of the same
+// ratio at their size (Spread.Within): the goal stays 1.1×; the figure
+// says which of its misses one call cannot tell from a pick within it.
+func GoalLinesSpread(rec *Recorded, rules Rules, sp Spread) ([]string, error) {
+	return goalLines(rec, rules, &sp)
+}
+
+func goalLines(rec *Recorded, rules Rules, sp *Spread) ([]string, error) {
 	ls, err := CorpusLines(rec, rules)
 	if err != nil {
 		return nil, err
@@ -328,7 +338,11 @@ func GoalLines(rec *Recorded, rules Rules) ([]string, error) {
 		}
 		parts = append(parts, fmt.Sprintf("%s %d of %d", label, c.ok, c.n))
 	}
-	out = append(out, fmt.Sprintf("within 1.1× of our fastest: %d of %d (%s)", ok, total, strings.Join(parts, ", ")))
+	line := fmt.Sprintf("within 1.1× of our fastest: %d of %d (%s)", ok, total, strings.Join(parts, ", "))
+	if sp != nil {
+		line += "; " + sp.MissLine(ls)
+	}
+	out = append(out, line)
 	var pl []string
 	for _, l := range ls {
 		if strings.HasPrefix(l.Family, "powerlaw") && l.Rows == 1<<23 {

@@ -167,8 +167,14 @@ func TestChoose(t *testing.T) {
 		if c := ChooseWith(r, evenS, h200); !strings.HasPrefix(c.Method, "vector") {
 			t.Fatalf("rules %v: even seed 2^19: %s, want CSR-vector", r, c.Method)
 		}
-		if c := ChooseWith(r, seedS, 1<<20); c.Method != VectorMethod(32, false) {
-			t.Fatalf("rules %v: small even seed: %s, want vector32", r, c.Method)
+		// Small: one wide CSR-vector launch, or the nonzero tiles
+		// (SmallTile), float4 as V4MinMean says for the median of 16.
+		wantSmall := VectorMethod(32, false)
+		if r.SmallTile {
+			wantSmall = TileMethod(16 >= r.V4MinMean)
+		}
+		if c := ChooseWith(r, seedS, 1<<20); c.Method != wantSmall {
+			t.Fatalf("rules %v: small even seed: %s, want %s", r, c.Method, wantSmall)
 		}
 		if c := ChooseWith(r, StatsOf(nil), h200); c.Reason == "" {
 			t.Fatalf("rules %v: empty matrix: no reason", r)
@@ -186,14 +192,18 @@ func TestChoose(t *testing.T) {
 		{"skewed seed, device size unknown", skew, 0, SplitMethod(2, false)},
 		{"skewed seed 2^19 on an H200", spmvref.SeedRowLengths(1<<19, true), h200, SplitMethod(2, false)},
 		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, SplitMethod(2, false)},
-		{"dense row in a small matrix", dense, h200, SplitMethod(2, false)},
+		// 46,500 rows × 2 lanes fill under half the H200: small, so the
+		// long row's method is the tiles.
+		{"dense row in a small matrix", dense, h200, MethodTile},
 		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, 0, VectorMethod(2, false)},
 		{"long even rows", []int{100, 96, 110, 100}, 0, VectorMethod(16, true)},
 		{"spread, no giant", []int{1, 3, 2, 27, 3, 1, 20, 2}, 0, MethodBinned},
 		{"empty", nil, 0, VectorMethod(2, false)},
-		// 1024 rows × 2 lanes = 2048 < 16384 resident: widen until full.
-		{"small even seed", seed, 16384, VectorMethod(16, false)},
+		// 1024 rows × 2 lanes = 2048 < half of 16384 resident: small,
+		// the nonzero tiles (median 16: scalar loads).
+		{"small even seed", seed, 16384, MethodTile},
 		{"big enough", seed, 2048, VectorMethod(2, false)},
+		{"not small: over half the device", seed, 4000, VectorMethod(2, false)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
