@@ -62,7 +62,9 @@ func (p *binPrep) free() error {
 }
 
 // tilePrep is the nonzero tiles' preparation (spmvTilePrep): each tile's
-// first row, the tiles' done-counts and the pieces' partial sums.
+// first row, the tiles' done-counts and the pieces' slots (2 a tile, each
+// a 64-bit word: a piece's sum and its written flag, so the kernel needs
+// no fence; held here as 4 float32 a tile).
 type tilePrep struct {
 	nTiles   int
 	tileRow  *gpuext.Buffer[int32]
@@ -363,12 +365,12 @@ func (d *devMatrix) prepareTile(ctx context.Context, dev *gpuext.Device, mod *gp
 	if p.tileDone, err = gpuext.Alloc[int32](dev, "tileDone", p.nTiles); err != nil {
 		return fail(err)
 	}
-	if p.partial, err = gpuext.Alloc[float32](dev, "tilePartial", 2*p.nTiles); err != nil {
+	if p.partial, err = gpuext.Alloc[float32](dev, "tileSlot", 4*p.nTiles); err != nil {
 		return fail(err)
 	}
 	run := func() error {
 		_, err := dev.Launch(ctx, mod.MustKernel(KernelTilePrep), gpuext.Config{Grid: blocksFor(p.nTiles + 1), Block: ThreadsPerBlock},
-			d.rowPtr, int32(d.rows), int32(p.nTiles), p.tileRow, p.tileDone)
+			d.rowPtr, int32(d.rows), int32(p.nTiles), p.tileRow, p.tileDone, p.partial)
 		return err
 	}
 	t, err := dev.Time(run, o.Warmups, o.Runs)
@@ -380,8 +382,8 @@ func (d *devMatrix) prepareTile(ctx context.Context, dev *gpuext.Device, mod *gp
 	}
 	d.tile = p
 	return &Prep{Method: method, HostMs: ms(time.Since(start)), DeviceMs: t.MeanMs, TimeKind: t.Kind,
-		Bytes: int64(p.nTiles+1)*4 + int64(p.nTiles)*12,
-		Note:  fmt.Sprintf("spmvTilePrep on the device: the first row of each of %d tiles of %d nonzeros, done-counts zeroed", p.nTiles, TileNZ)}, nil
+		Bytes: int64(p.nTiles+1)*4 + int64(p.nTiles)*20,
+		Note:  fmt.Sprintf("spmvTilePrep on the device: the first row of each of %d tiles of %d nonzeros, done-counts and piece slots zeroed", p.nTiles, TileNZ)}, nil
 }
 
 func ms(t time.Duration) float64 { return float64(t.Nanoseconds()) / 1e6 }

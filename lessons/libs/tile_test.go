@@ -3,6 +3,7 @@ package libs
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"testing"
@@ -32,8 +33,9 @@ func lengthsInput(key string, lengths []int) Input {
 // tile boundary and one past it, empty rows inside and at the ends of the
 // matrix (and a run of them longer than a warp's 32 rows), one row
 // crossing many tiles, a single row, nnz not a multiple of TileNZ (nor of
-// 4, for the float4 tail), no nonzeros at all; then two corpus families at
-// a small size.
+// 4, for the float4 tail), no nonzeros at all, tiles of more than 32 rows
+// (their y stored 32 rows a pass); then four corpus families at a small
+// size.
 func tileCases(t *testing.T) []Input {
 	t.Helper()
 	rep := func(n, l int) []int { return fill(n, l) }
@@ -48,6 +50,21 @@ func tileCases(t *testing.T) []Input {
 		lengthsInput("lane-max", cat(rep(7, 32), []int{33}, rep(5, 32))),
 		lengthsInput("lane-runs", cat(rep(9, 8), rep(4, 1), []int{7, 9, 16, 8, 24}, rep(40, 1), []int{0, 0, 250, 0, 6}, rep(30, 2))),
 		lengthsInput("no-nonzeros", rep(70, 0)),
+		// Tiles of more than 32 rows: steps 2 and 4 go over their rows 32
+		// at a time (a tile of 256 one-nonzero rows, then ones between
+		// runs of empty rows, a row ending on a tile boundary with empty
+		// rows on both sides of it).
+		lengthsInput("many-rows", cat(rep(600, 1), rep(37, 0), rep(100, 1), []int{0, 2, 0, 0, 1, 0, 3}, rep(200, 1))),
+		lengthsInput("sparse-ones", func() []int {
+			l := make([]int, 3000)
+			for i := range l {
+				if i%3 == 0 || i%7 == 0 {
+					l[i] = 1
+				}
+			}
+			return l
+		}()),
+		lengthsInput("boundary-empties", cat([]int{TileNZ}, rep(40, 0), []int{TileNZ - 1, 1}, rep(5, 0), []int{2*TileNZ + 3}, rep(3, 0))),
 		irregular(3000),
 	}
 	for _, f := range []string{"powerlaw15", "powerlaw25c", "denserows", "road"} {
@@ -75,9 +92,11 @@ func hostTileRows(rowPtr []int32) []int32 {
 
 // TestTileOnSimulator runs both nonzero-tile kernels twice on every edge
 // case: y must be the CPU reference (exactly, on the integer-valued cases),
-// the device's tile rows the host's, and every done-count back at 0 after
-// each SpMV (a count left over would keep the next SpMV's last piece from
-// summing its row). The staging loads read each nonzero once (the active
+// the device's tile rows the host's, and every done-count and piece slot
+// back at 0 after each SpMV (a count left over would keep the next SpMV's
+// last piece from summing its row; a slot left full would let it read the
+// last SpMV's piece where this one's is not yet visible, which the
+// simulator, whose stores are seen at once, would not show otherwise). The staging loads read each nonzero once (the active
 // lanes of the val loads equal nnz), in Predict's lane-slots.
 func TestTileOnSimulator(t *testing.T) {
 	dev, err := gpuext.Open("sim")
@@ -136,6 +155,13 @@ func TestTileOnSimulator(t *testing.T) {
 					}
 					if i := slices.IndexFunc(done, func(v int32) bool { return v != 0 }); i >= 0 {
 						t.Errorf("%s: done-count of tile %d is %d after the SpMV, want 0", m, i, done[i])
+					}
+					slots := make([]float32, 4*d.tile.nTiles)
+					if err := d.tile.partial.Download(slots); err != nil {
+						t.Fatal(err)
+					}
+					if i := slices.IndexFunc(slots, func(v float32) bool { return math.Float32bits(v) != 0 }); i >= 0 {
+						t.Errorf("%s: piece slot %d of tile %d not cleared after the SpMV (word %#x)", m, i/2%2, i/4, math.Float32bits(slots[i]))
 					}
 				}
 			}
