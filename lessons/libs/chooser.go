@@ -388,10 +388,10 @@ func (f *fitSet) log(i int, method string) float64 {
 // locality choice applied to them per threshold (what choose does); a
 // threshold that moves no pick is skipped (its sums are LocalTile 0's,
 // which came first).
-func (f *fitSet) sweep(residentThreads int, visit func(r Rules, famSums []float64)) {
+func (f *fitSet) sweep(residentThreads int, grid []Rules, visit func(r Rules, famSums []float64)) {
 	picks := make([]string, len(f.stats))
 	sums := make([]float64, len(f.fams))
-	for _, r := range baseRulesGrid() {
+	for _, r := range grid {
 		for i, s := range f.stats {
 			picks[i] = pickWith(r, s, residentThreads)
 		}
@@ -424,7 +424,7 @@ func Fit(ms []MatrixResult, residentThreads int) (Rules, float64) {
 	}
 	f := newFitSet(ms)
 	best, bestLoss := Rules{}, math.Inf(1)
-	f.sweep(residentThreads, func(r Rules, sums []float64) {
+	f.sweep(residentThreads, baseRulesGrid(), func(r Rules, sums []float64) {
 		var total float64
 		for _, s := range sums {
 			total += s
@@ -465,6 +465,13 @@ func (h Heldout) OverPeer() float64 {
 // peer has lines, cuSPARSE's best. A family whose fitted rules pick a
 // method r did not measure is an error.
 func LeaveOneFamilyOut(r *Result, peer []PeerRun) ([]Heldout, error) {
+	return leaveOneFamilyOut(r, peer, baseRulesGrid())
+}
+
+// leaveOneFamilyOut is LeaveOneFamilyOut over the base rules grid (each
+// with LocalTiles): a smaller grid gives what the chooser did before a
+// choice was added to it.
+func leaveOneFamilyOut(r *Result, peer []PeerRun, grid []Rules) ([]Heldout, error) {
 	resident, err := ResidentThreadsOf(r)
 	if err != nil {
 		return nil, err
@@ -496,7 +503,7 @@ func LeaveOneFamilyOut(r *Result, peer []PeerRun) ([]Heldout, error) {
 		fits[i].loss = math.Inf(1)
 		fits[i].n = len(all) - set.n[i]
 	}
-	set.sweep(resident, func(rules Rules, sums []float64) {
+	set.sweep(resident, grid, func(rules Rules, sums []float64) {
 		for out := range fits {
 			var total float64
 			for g, s := range sums {

@@ -194,3 +194,31 @@ func FindSpread() (Spread, error) {
 	}
 	return MeasureSpread(recs, SpreadMethods), nil
 }
+
+// HeldoutLine is leave one family out as one goal line: its picks within
+// 1.1× of our fastest, their geometric mean over it, and, with sp, how many
+// of its misses are inside the spread (as MissLine).
+func HeldoutLine(hs []Heldout, sp *Spread) string {
+	var ls []CorpusLine
+	within, logs := 0, 0.0
+	for _, h := range hs {
+		if h.OverBest() <= 1.1 {
+			within++
+		}
+		logs += math.Log(h.OverBest())
+		ls = append(ls, CorpusLine{Key: h.Key, Rows: sizeRows(h.Key), Pick: KernelRun{Method: h.Pick, TimeMs: h.PickMs}, Best: KernelRun{Method: h.Best, TimeMs: h.BestMs}})
+	}
+	s := fmt.Sprintf("leave one family out: within 1.1× of our fastest %d of %d, pick over our fastest %.3f× (geometric mean)", within, len(hs), math.Exp(logs/float64(max(1, len(hs)))))
+	if sp != nil {
+		s += "; " + sp.MissLine(ls)
+	}
+	return s
+}
+
+// sizeRows is the rows a key's size class names (2^k), 0 for a file.
+func sizeRows(key string) int {
+	if k := sizeClass(key, 0); k > 0 {
+		return 1 << k
+	}
+	return 0
+}
