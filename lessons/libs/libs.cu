@@ -428,17 +428,16 @@ __device__ __forceinline__ void segStep(float p, bool start, int here, float& s,
 // tileRows loads rowPtr for the 32 rows base .. base+31 of a tile's rows
 // [.., r1): f = rowPtr[r], the row's first nonzero (for r up to r1, so
 // lane 0 of the first 32 has rowPtr[r0] even when no row starts in the
-// tile), and e its end (the next lane's f; the last lane reads one more),
-// meaningful for r < r1. Every lane of the warp calls it.
+// tile), and e = rowPtr[r + 1] its end, meaningful for r < r1. The two
+// loads are independent, one trip to memory (the end as the next lane's
+// f by a shuffle, with the last lane reading one more, waits for the
+// first load before the second: two trips).
 __device__ __forceinline__ void tileRows(const int* __restrict__ rowPtr,
                                          int base, int r1, int lane, int& f,
                                          int& e) {
     const int r = base + lane;
     f = r <= r1 ? rowPtr[r] : 0;
-    e = __shfl_down_sync(0xffffffffu, f, 1);
-    if (lane == LIBS_WARP - 1 && r < r1) {
-        e = rowPtr[r + 1];
-    }
+    e = r < r1 ? rowPtr[r + 1] : 0;
 }
 
 template <bool V4>
