@@ -88,6 +88,31 @@ func LoadUnseen(dir string) (*Recorded, error) {
 // finds it.
 func FindUnseen() (*Recorded, error) { return findEvidence(CorpusName, LoadUnseen) }
 
+// UnseenOrNote is FindUnseen for a notebook cell: nil and a note on w when
+// the corpus run has no held-out draws (or is not in evidence/).
+func UnseenOrNote(w interface{ Write([]byte) (int, error) }) (*Recorded, error) {
+	rec, err := FindUnseen()
+	if errors.Is(err, ErrNotRecorded) {
+		_, werr := fmt.Fprintf(w, "evidence/%s has no held-out draws (keys family-s%d-2^k, `warplab run libs --unseen`): nothing measured to show.\n", CorpusName, UnseenSeed)
+		return nil, werr
+	}
+	return rec, err
+}
+
+// SpreadOrNote is FindSpread for a notebook cell: nil and a note on w when
+// fewer than two of SpreadRuns are in evidence/.
+func SpreadOrNote(w interface{ Write([]byte) (int, error) }) (*Spread, error) {
+	sp, err := FindSpread()
+	if errors.Is(err, ErrNotRecorded) {
+		_, werr := fmt.Fprintf(w, "fewer than two of %s are in evidence/ here: the run-to-run spread is not measured.\n", strings.Join(SpreadRuns, ", "))
+		return nil, werr
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &sp, nil
+}
+
 // loadCorpus is LoadCorpus keeping the matrices whose key keep accepts.
 func loadCorpus(dir string, keep func(key string) bool) (*Recorded, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "libs-*.json"))
@@ -284,8 +309,9 @@ func GoalLines(rec *Recorded, rules Rules) ([]string, error) { return goalLines(
 // its misses are inside the measured run-to-run spread sp of the same
 // ratio at their size (Spread.Within): the goal stays 1.1×; the figure
 // says which of its misses one call cannot tell from a pick within it.
-func GoalLinesSpread(rec *Recorded, rules Rules, sp Spread) ([]string, error) {
-	return goalLines(rec, rules, &sp)
+// A nil sp gives GoalLines.
+func GoalLinesSpread(rec *Recorded, rules Rules, sp *Spread) ([]string, error) {
+	return goalLines(rec, rules, sp)
 }
 
 func goalLines(rec *Recorded, rules Rules, sp *Spread) ([]string, error) {
