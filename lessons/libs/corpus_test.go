@@ -143,6 +143,9 @@ func TestCorpusRun(t *testing.T) {
 		t.Fatalf("corpus run on %s (%s), want the H200", rec.Ours.Device.Name, rec.Ours.Backend)
 	}
 	for _, m := range rec.Ours.Matrices {
+		if Unseen(m.Key) {
+			t.Errorf("%s: a held-out draw in the run the rules are fitted on", m.Key)
+		}
 		for _, r := range m.Runs {
 			if !r.Correct && r.Skipped == "" {
 				t.Errorf("%s %s: recorded wrong", m.Key, r.Method)
@@ -165,6 +168,28 @@ func TestCorpusRun(t *testing.T) {
 	}
 	if len(hs) != len(rec.Ours.Matrices) {
 		t.Errorf("%d judged, want %d", len(hs), len(rec.Ours.Matrices))
+	}
+	// The held-out draws, when the run has them: every run correct, a
+	// cuSPARSE line each, and DefaultRules' picks measured.
+	un, err := FindUnseen()
+	if errors.Is(err, ErrNotRecorded) {
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range un.Ours.Matrices {
+		for _, r := range m.Runs {
+			if !r.Correct && r.Skipped == "" {
+				t.Errorf("%s %s: recorded wrong", m.Key, r.Method)
+			}
+		}
+		if _, ok := PeerBest(un.Peer, m.Key); !ok {
+			t.Errorf("%s: no correct cuSPARSE line", m.Key)
+		}
+	}
+	if _, err := CorpusLines(un, DefaultRules()); err != nil {
+		t.Error(err)
 	}
 }
 
