@@ -43,8 +43,10 @@ type Options struct {
 	// ptxas merged (an unrolled loop's four ld.shared.f32 as one LDS.128)
 	// count as the wide access they are (sim.PtxasSharedWidths,
 	// PTXKernel.SetSharedWidths). Where the machine has no ptxas the PTX's
-	// widths stand, and PTXKernel.AccessWidths says so. Timing only: the
-	// results are the same. Ignored on a GPU.
+	// widths stand, and PTXKernel.AccessWidths says so. The same listing
+	// gives the global loads' loop passes as compiled (ptxas unrolls a row
+	// loop 4 elements a pass in the PTX to 16: PTXKernel.SetLoadPasses,
+	// LoadPasses). Timing only: the results are the same. Ignored on a GPU.
 	SASSWidths bool
 
 	// Compile is how a module that has CUDA C and no PTX

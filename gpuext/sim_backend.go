@@ -315,7 +315,8 @@ func (s *simBackend) noteSeconds(ctx context.Context, secs float64) {
 var _ backend = (*simBackend)(nil)
 
 // setWidths gives a decoded kernel the shared access widths of its module's
-// SASS when the device was opened with Options.SASSWidths: ptxas and
+// SASS when the device was opened with Options.SASSWidths, and its loads'
+// loop passes as compiled (sim.PTXKernel.SetLoadPasses): ptxas and
 // nvdisasm run once per module, for the model's architecture; where they
 // fail (no ptxas on the machine) the PTX's widths stand and the kernel's
 // AccessWidths says so.
@@ -327,4 +328,5 @@ func (s *simBackend) setWidths(pm *ptxMod, pk *sim.PTXKernel) {
 		pm.sass, pm.sassFrom, _ = sim.PtxasSharedWidths(context.Background(), []byte(pm.src), sim.ArchFor(s.model))
 	})
 	pk.SetSharedWidths(pm.sass, pm.sassFrom)
+	pk.SetLoadPasses(pm.sass, pm.sassFrom)
 }

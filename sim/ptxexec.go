@@ -752,7 +752,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 						// lines the warp's earlier passes touched;
 						// loads of one pass, which the compiled code
 						// issues together, do not age each other's.
-						if x.tmRound>>1 == 1 && wp.tm.Opens(x.tmRound) {
+						if x.tmRound>>1 == 1 && wp.tm.OpensIn(x.tmRound, x.tmPass()) {
 							wp.l1clk += wp.l1pend
 							wp.l1pend = 0
 							w.l1round++
@@ -764,7 +764,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 					}
 					if x.tmRound != tmNoLoad {
 						wp.l1pend += w.l1lines
-						e.tmLoad(wp, x.tmRound, w.tmMiss != miss, w.tmCap != lost)
+						e.tmLoad(wp, x, w.tmMiss != miss, w.tmCap != lost)
 					}
 				}
 			}

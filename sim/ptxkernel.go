@@ -43,6 +43,10 @@ type PTXKernel struct {
 	merged       []mergeSlot
 	widthsFrom   string
 	mergedGroups int
+	// passesFrom, unrolled: where the loads' loop passes came from and how
+	// many loops the SASS unrolls further (SetLoadPasses)
+	passesFrom string
+	unrolled   int
 
 	clearRegs []int32             // registers a path may read before writing (maybeUndefined)
 	initRegs  []int32             // registers whose lanes carry a defined bit (markInitCheck, initcheck.go)
@@ -112,8 +116,12 @@ type xin struct {
 	op    ptx.Opcode
 	fast  uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
 	class uint8 // instruction class for Stats.InstrMix
-	// tmRound marks global loads for the time model (timemodel_ptx.go)
-	tmRound uint8
+	// tmRound marks global loads for the time model (timemodel_ptx.go);
+	// tmLoop and tmUnroll place one in the loops as compiled
+	// (timemodel_passes.go)
+	tmRound  uint8
+	tmUnroll uint8
+	tmLoop   uint16
 
 	cmpFlip, cmpMask uint64 // integer setp (setpTable)
 	cmpTbl           uint8

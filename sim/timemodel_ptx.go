@@ -129,11 +129,11 @@ type warpRec struct {
 // The records carry the executor's instruction classes in its order.
 var _ [timing.NumClasses]int64 = [numClasses]int64{}
 
-// tmLoad notes one executed global load of warp wp: kind is its tmRound,
-// missed whether its request had a sector the block's L1 model lacked,
-// capped whether it lost one to the L1's capacity.
-func (e *ptxWorker) tmLoad(wp *pwarp, kind uint8, missed, capped bool) {
-	wp.tm.Load(kind, missed, capped)
+// tmLoad notes one executed global load x of warp wp (its tmRound and its
+// loop's passes as compiled): missed whether its request had a sector the
+// block's L1 model lacked, capped whether it lost one to the L1's capacity.
+func (e *ptxWorker) tmLoad(wp *pwarp, x *xin, missed, capped bool) {
+	wp.tm.LoadIn(x.tmRound, x.tmPass(), missed, capped)
 }
 
 // recordHook, when set (by a test), sees every record too; it is called

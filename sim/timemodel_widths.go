@@ -45,9 +45,13 @@ type mergeSlot struct {
 }
 
 // SASSLine counts, for one source line, a kernel's shared loads and stores
-// in the SASS by width in bits (8..128).
+// in the SASS by width in bits (8..128), and its global loads (LDG) in
+// each loop of the SASS: LoopLoads has, for every loop (its innermost
+// loop: a backward branch's target up to the branch) with LDGs at this
+// line, in listing order, how many LDGs at this line it holds.
 type SASSLine struct {
 	Loads, Stores map[int]int
+	LoopLoads     []int
 }
 
 // SASSWidths is a module's SASS shared accesses by kernel and source line
@@ -106,27 +110,109 @@ func nvdisasm() (string, error) {
 }
 
 var (
-	sassFunc = regexp.MustCompile(`^\.text\.([A-Za-z_$][\w$.]*):\s*$`)
-	sassLine = regexp.MustCompile(`//## File "([^"]+)", line ([0-9]+)`)
-	sassLDS  = regexp.MustCompile(`\b(LDS|STS)(\.U8|\.S8|\.U16|\.S16|\.64|\.128)?\s`)
+	sassFunc  = regexp.MustCompile(`^\.text\.([A-Za-z_$][\w$.]*):\s*$`)
+	sassLine  = regexp.MustCompile(`//## File "([^"]+)", line ([0-9]+)`)
+	sassLDS   = regexp.MustCompile(`\b(LDS|STS)(\.U8|\.S8|\.U16|\.S16|\.64|\.128)?\s`)
+	sassAddr  = regexp.MustCompile(`^\s*/\*([0-9a-f]+)\*/\s+(.*)$`)
+	sassLabel = regexp.MustCompile(`^(\.L[\w$.]*):\s*$`)
+	sassBra   = regexp.MustCompile(`\bBRA\s+(?:\S+\s+)?` + "`" + `\((\.L[\w$.]*)\)`)
+	sassLDG   = regexp.MustCompile(`\bLDG(\.[A-Z0-9]+)*\s`)
 )
+
+// sassKernel is what ParseSASSWidths keeps of one kernel's listing for its
+// loops: the LDGs (address, source line), the labels' addresses and the
+// branches (address, target label).
+type sassKernel struct {
+	lines  map[SourceLine]SASSLine
+	ldg    []sassAt
+	labels map[string]int
+	bras   []sassBranch
+}
+
+type sassAt struct {
+	addr int
+	at   SourceLine
+}
+
+type sassBranch struct {
+	addr   int
+	target string
+}
+
+// loops adds each loop's LDGs per source line to k.lines (LoopLoads). A
+// loop is a backward branch's target label up to the branch; an LDG counts
+// in the smallest loop that holds it; loops are taken in the order of
+// their first address.
+func (k *sassKernel) loops() {
+	type span struct{ from, to int }
+	var ls []span
+	for _, b := range k.bras {
+		if a, ok := k.labels[b.target]; ok && a <= b.addr {
+			ls = append(ls, span{a, b.addr})
+		}
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].from < ls[j].from || ls[i].from == ls[j].from && ls[i].to < ls[j].to })
+	counts := make([]map[SourceLine]int, len(ls))
+	for _, g := range k.ldg {
+		best := -1
+		for i, l := range ls {
+			if l.from <= g.addr && g.addr <= l.to && (best < 0 || l.to-l.from < ls[best].to-ls[best].from) {
+				best = i
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		if counts[best] == nil {
+			counts[best] = map[SourceLine]int{}
+		}
+		counts[best][g.at]++
+	}
+	for _, c := range counts {
+		ats := make([]SourceLine, 0, len(c))
+		for at := range c {
+			ats = append(ats, at)
+		}
+		sort.Slice(ats, func(i, j int) bool {
+			return ats[i].File < ats[j].File || ats[i].File == ats[j].File && ats[i].Line < ats[j].Line
+		})
+		for _, at := range ats {
+			sl := k.lines[at]
+			if sl.Loads == nil {
+				sl = SASSLine{Loads: map[int]int{}, Stores: map[int]int{}}
+			}
+			sl.LoopLoads = append(sl.LoopLoads, c[at])
+			k.lines[at] = sl
+		}
+	}
+}
 
 // ParseSASSWidths reads nvdisasm -g's listing: each ".text.NAME:" label
 // starts a kernel, each "//## File "F", line N" comment sets the source
 // line of the instructions after it, and each LDS/STS (with its width
 // suffix: none 32 bits, .64, .128, .U8/.S8, .U16/.S16) counts at that line.
+// Each LDG counts at its line in its innermost loop (SASSLine.LoopLoads):
+// the listing's "/*addr*/" offsets, its ".L..." labels and the BRA
+// instructions that jump back to one give the loops.
 func ParseSASSWidths(listing []byte) (SASSWidths, error) {
 	out := SASSWidths{}
-	var cur map[SourceLine]SASSLine
+	var cur *sassKernel
 	var at SourceLine
+	var pending []string // labels waiting for the next instruction's address
+	done := func() {
+		if cur != nil {
+			cur.loops()
+		}
+	}
 	sc := bufio.NewScanner(bytes.NewReader(listing))
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	for sc.Scan() {
 		line := sc.Text()
 		if m := sassFunc.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
-			cur = map[SourceLine]SASSLine{}
-			out[m[1]] = cur
-			at = SourceLine{}
+			done()
+			cur = &sassKernel{lines: map[SourceLine]SASSLine{}, labels: map[string]int{}}
+			out[m[1]] = cur.lines
+			at, pending = SourceLine{}, nil
 			continue
 		}
 		if m := sassLine.FindStringSubmatch(line); m != nil {
@@ -137,15 +223,42 @@ func ParseSASSWidths(listing []byte) (SASSWidths, error) {
 			at = SourceLine{File: filepath.Base(m[1]), Line: n}
 			continue
 		}
-		if cur == nil || at.Line == 0 {
+		if cur == nil {
 			continue
 		}
-		m := sassLDS.FindStringSubmatch(line)
+		if m := sassLabel.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			pending = append(pending, m[1])
+			continue
+		}
+		am := sassAddr.FindStringSubmatch(line)
+		if am == nil {
+			continue
+		}
+		addr64, err := strconv.ParseInt(am[1], 16, 64)
+		if err != nil {
+			return nil, fmt.Errorf("sim: nvdisasm address %q", line)
+		}
+		addr, text := int(addr64), am[2]
+		for _, l := range pending {
+			cur.labels[l] = addr
+		}
+		pending = pending[:0]
+		if b := sassBra.FindStringSubmatch(text); b != nil {
+			cur.bras = append(cur.bras, sassBranch{addr, b[1]})
+		}
+		if at.Line == 0 {
+			continue
+		}
+		if sassLDG.MatchString(text + " ") {
+			cur.ldg = append(cur.ldg, sassAt{addr, at})
+			continue
+		}
+		m := sassLDS.FindStringSubmatch(text + " ")
 		if m == nil {
 			continue
 		}
 		bits := map[string]int{"": 32, ".64": 64, ".128": 128, ".U8": 8, ".S8": 8, ".U16": 16, ".S16": 16}[m[2]]
-		sl := cur[at]
+		sl := cur.lines[at]
 		if sl.Loads == nil {
 			sl = SASSLine{Loads: map[int]int{}, Stores: map[int]int{}}
 		}
@@ -154,11 +267,12 @@ func ParseSASSWidths(listing []byte) (SASSWidths, error) {
 		} else {
 			sl.Stores[bits]++
 		}
-		cur[at] = sl
+		cur.lines[at] = sl
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
 	}
+	done()
 	return out, nil
 }
 

@@ -160,25 +160,27 @@ type SweepSimOptions struct {
 	Only func(SweepCase) bool
 	// Progress, when set, is told each input as it starts.
 	Progress func(what string)
-	// PTXWidths times shared accesses at the PTX's widths even where
-	// ptxas could give the compiled ones (gpuext.Options.SASSWidths).
+	// PTXWidths times shared accesses at the PTX's widths, and loads at
+	// the PTX's loop passes, even where ptxas could give the compiled ones
+	// (gpuext.Options.SASSWidths).
 	PTXWidths bool
 }
 
-// SweepWidths says which shared access widths SimulateSweep times with on
-// this machine: the SASS's (ptxas and nvdisasm for the model's
-// architecture) or, without ptxas or with ptxWidths, the PTX's.
+// SweepWidths says which shared access widths and loads' loop passes
+// SimulateSweep times with on this machine: the SASS's (ptxas and nvdisasm
+// for the model's architecture: sim.PTXKernel.SetSharedWidths,
+// SetLoadPasses) or, without ptxas or with ptxWidths, the PTX's.
 func SweepWidths(model string, ptxWidths bool) string {
 	m, err := sim.ModelByKey(model)
 	switch {
 	case err != nil:
 		return ""
 	case ptxWidths:
-		return "shared access widths: the PTX's (asked)"
+		return "shared access widths and loads' loop passes: the PTX's (asked)"
 	case sim.Ptxas() == "":
-		return "shared access widths: the PTX's (no ptxas on this machine; scripts/setup.sh --nvcc installs it)"
+		return "shared access widths and loads' loop passes: the PTX's (no ptxas on this machine; scripts/setup.sh --nvcc installs it)"
 	}
-	return "shared access widths: as compiled, ptxas -lineinfo + nvdisasm for " + sim.ArchFor(m) + " (the PTX's for a module ptxas refuses)"
+	return "shared access widths and loads' loop passes: as compiled, ptxas -lineinfo + nvdisasm for " + sim.ArchFor(m) + " (the PTX's for a module ptxas refuses)"
 }
 
 // DefaultMaxWork is the default simulation budget per input, in thread

@@ -149,7 +149,7 @@ func sweepCheckFlags(fs *flag.FlagSet) *sweepFlags {
 	fs.StringVar(&sf.from, "sweep-from", "", "take the sweep's modeled times from this earlier --sweep-json report instead of simulating")
 	fs.StringVar(&sf.jsonPath, "sweep-json", "", "also write the sweep's report as JSON to this file")
 	fs.StringVar(&sf.family, "family", "", "simulate only the sweep's cases of these families (comma-separated); the rest are listed unmodeled, or with --sweep-from taken from that report")
-	fs.BoolVar(&sf.ptxWidths, "ptx-widths", false, "time shared accesses at the PTX's widths even where ptxas can give the compiled ones")
+	fs.BoolVar(&sf.ptxWidths, "ptx-widths", false, "time shared accesses at the PTX's widths, and loads at the PTX's loop passes, even where ptxas can give the compiled ones")
 	fs.Float64Var(&sf.maxWork, "sim-work", 0, fmt.Sprintf("the sweep's simulation budget per input, in thread instructions (default %.0e); inputs past it are simulated sampled, one block in every ceil(work/budget), timing only", timecheck.DefaultMaxWork))
 	return sf
 }

@@ -211,10 +211,27 @@ func RoundKind(level int, join bool) uint8 {
 
 // RoundState is one warp's load rounds within a block: per level, whether
 // a round is open and whether one of its loads missed, and the rounds
-// closed so far.
+// closed so far; and per level, the loop whose pass opened the round and
+// how many more of that loop's PTX passes join it (Pass).
 type RoundState struct {
 	done                 Rounds
 	open, missed, capped uint32 // by level: a round is open; one of its loads missed; one lost a sector to the L1's capacity
+	merging              uint32 // by level: later PTX passes of the open round's compiled pass are to come (skip > 0)
+	skip                 [Levels]uint8
+	loop                 [Levels]uint16
+}
+
+// Pass places a global load in the compiled code's loops: Loop names the
+// PTX loop it sits in (0: none), Unroll how many of the PTX's passes over
+// that loop the compiled code makes one pass (ptxas unrolls a loop again
+// below the PTX: spmvCsrThreadPerRow's row loop is 4 elements a pass in
+// nvcc's PTX and 16 in ptxas 11.8's SASS for sm_90). A round the first of
+// such a group of passes opens is joined by the group's other passes: the
+// compiled code issues their loads together. 0 and 1 are the PTX's own
+// passes (sim's SetLoadPasses reads the factor off the SASS).
+type Pass struct {
+	Loop   uint16
+	Unroll uint8
 }
 
 // closeLevel closes the open rounds of the levels in mask. A round with a
@@ -232,21 +249,54 @@ func (t *RoundState) closeLevel(mask uint32) {
 	t.capped &^= mask
 }
 
-// Opens reports whether a global load of round kind starts a new round.
-func (t *RoundState) Opens(kind uint8) bool {
-	bit := uint32(1) << (kind>>1 - 1)
-	return kind&RoundJoin == 0 || t.open&bit == 0
+// Opens reports whether a global load of round kind, in no unrolled loop,
+// starts a new round.
+func (t *RoundState) Opens(kind uint8) bool { return t.OpensIn(kind, Pass{}) }
+
+// OpensIn reports whether a global load of round kind at loop pass p
+// starts a new round: a load that opens its level's round in its basic
+// block does, unless its loop's compiled pass is several of the PTX's and
+// an earlier PTX pass of the same compiled pass opened the round.
+func (t *RoundState) OpensIn(kind uint8, p Pass) bool {
+	lv := kind>>1 - 1
+	bit := uint32(1) << lv
+	if t.open&bit == 0 {
+		return true
+	}
+	if kind&RoundJoin != 0 {
+		return false
+	}
+	return p.Unroll <= 1 || t.merging&bit == 0 || t.loop[lv] != p.Loop
 }
 
-// Load notes one executed global load of round kind: missed whether its
-// request had a sector the block's L1 model lacked, capped whether it
-// lost one to the L1's capacity. A load that starts its level's round in
-// the block closes the level's previous round (the last pass of the loop).
-func (t *RoundState) Load(kind uint8, missed, capped bool) {
-	bit := uint32(1) << (kind>>1 - 1)
-	if t.Opens(kind) {
+// Load notes one executed global load of round kind, in no unrolled loop
+// (LoadIn).
+func (t *RoundState) Load(kind uint8, missed, capped bool) { t.LoadIn(kind, Pass{}, missed, capped) }
+
+// LoadIn notes one executed global load of round kind at loop pass p:
+// missed whether its request had a sector the block's L1 model lacked,
+// capped whether it lost one to the L1's capacity. A load that starts its
+// level's round in the block closes the level's previous round (the last
+// pass of the loop), unless the compiled code makes this PTX pass and the
+// one before it one pass (OpensIn).
+func (t *RoundState) LoadIn(kind uint8, p Pass, missed, capped bool) {
+	lv := kind>>1 - 1
+	bit := uint32(1) << lv
+	if t.OpensIn(kind, p) {
 		t.closeLevel(bit)
 		t.open |= bit
+		// A new compiled pass at this level: the deeper levels' rounds
+		// are its own, never a group's that began before it.
+		t.merging &= bit - 1
+		if p.Unroll > 1 {
+			t.loop[lv], t.skip[lv] = p.Loop, p.Unroll-1
+			t.merging |= bit
+		}
+	} else if kind&RoundJoin == 0 {
+		// a later PTX pass of the same compiled pass
+		if t.skip[lv]--; t.skip[lv] == 0 {
+			t.merging &^= bit
+		}
 	}
 	if missed {
 		t.missed |= bit
@@ -261,7 +311,7 @@ func (t *RoundState) Load(kind uint8, missed, capped bool) {
 func (t *RoundState) End() Rounds {
 	t.closeLevel(^uint32(0))
 	r := t.done
-	*t = RoundState{}
+	t.done, t.open, t.missed, t.capped, t.merging = Rounds{}, 0, 0, 0, 0
 	return r
 }
 

@@ -1,0 +1,155 @@
+package sim
+
+import (
+	"path/filepath"
+	"sort"
+
+	"github.com/warplab/warplab/sim/ptx"
+	"github.com/warplab/warplab/sim/timing"
+)
+
+// Loads in flight as compiled (issue 27, milestone 3). The load rounds
+// (markLoadRounds) are read off the PTX, but the GPU runs ptxas's code, and
+// ptxas unrolls loops again below the PTX: nvcc's PTX for the SpMV
+// lesson's spmvCsrThreadPerRow walks a row 4 elements a pass (12 loads, 2
+// rounds), ptxas 11.8's SASS for sm_90 16 elements a pass (48 LDG), still
+// 2 rounds, so a long row's lane waits a quarter of the latencies the
+// PTX's passes say. Where ptxas is on the machine the module's SASS
+// (PtxasSharedWidths: ptxas -lineinfo, nvdisasm -g) gives each loop's LDGs
+// per source line (SASSLine.LoopLoads); SetLoadPasses ties each PTX loop
+// to its SASS loop by those lines and marks its loads with the factor
+// (timing.Pass): that many PTX passes are one round group. Without ptxas
+// the PTX's passes stand and LoadPasses says so.
+
+// SetLoadPasses marks the kernel's global loads with the passes of the
+// loops they are in as compiled, from its module's SASS (PtxasSharedWidths)
+// and where that came from. A PTX loop is a backward branch's target up to
+// the branch; a load belongs to the smallest loop that holds it. For each
+// source line, the PTX loops with global loads there (in code order) and
+// the SASS loops with LDGs there (in listing order) are paired in order
+// when there are as many of each; a PTX loop's factor is its SASS loop's
+// loads over its own at every one of its lines, the same whole number at
+// all of them, else 1 (the PTX's passes). It returns the loops whose factor
+// is above 1; nil sass forgets the marks.
+func (pk *PTXKernel) SetLoadPasses(sass SASSWidths, from string) int {
+	code := pk.code[:pk.kend]
+	for i := range code {
+		code[i].tmLoop, code[i].tmUnroll = 0, 0
+	}
+	pk.passesFrom, pk.unrolled = "", 0
+	if sass == nil {
+		return 0
+	}
+	pk.passesFrom = from
+	lines := sass[pk.Name]
+	if len(lines) == 0 {
+		return 0
+	}
+	type span struct{ from, to int }
+	var loops []span
+	for i := range code {
+		if in := code[i].in; in != nil && in.Op == ptx.OpBra && int(in.Target) <= i {
+			loops = append(loops, span{int(in.Target), i})
+		}
+	}
+	sort.Slice(loops, func(a, b int) bool {
+		return loops[a].from < loops[b].from || loops[a].from == loops[b].from && loops[a].to < loops[b].to
+	})
+	// Each global load's innermost loop, and each loop's loads per line.
+	inLoop := make([]int, len(code))
+	counts := make([]map[SourceLine]int, len(loops))
+	for i := range code {
+		inLoop[i] = -1
+		x := &code[i]
+		if x.tmRound == tmNoLoad || x.in == nil {
+			continue
+		}
+		best := -1
+		for j, l := range loops {
+			if l.from <= i && i <= l.to && (best < 0 || l.to-l.from < loops[best].to-loops[best].from) {
+				best = j
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		inLoop[i] = best
+		sl, ok := pk.sourceLine(x.in)
+		if !ok {
+			continue
+		}
+		if counts[best] == nil {
+			counts[best] = map[SourceLine]int{}
+		}
+		counts[best][sl]++
+	}
+	// Per line, the PTX loops in code order paired with the SASS's.
+	factor := make([]int, len(loops)) // 0: not yet set; -1: no single factor
+	byLine := map[SourceLine][]int{}
+	for j, c := range counts {
+		for sl := range c {
+			byLine[sl] = append(byLine[sl], j)
+		}
+	}
+	for j, c := range counts {
+		if c == nil {
+			factor[j] = -1
+		}
+	}
+	for sl, js := range byLine {
+		sort.Ints(js)
+		sassLoops := lines[sl].LoopLoads
+		if len(sassLoops) != len(js) {
+			for _, j := range js {
+				factor[j] = -1
+			}
+			continue
+		}
+		for k, j := range js {
+			n, s := counts[j][sl], sassLoops[k]
+			f := -1
+			if s >= n && s%n == 0 {
+				f = s / n
+			}
+			if factor[j] == 0 {
+				factor[j] = f
+			} else if factor[j] != f {
+				factor[j] = -1
+			}
+		}
+	}
+	for i := range code {
+		j := inLoop[i]
+		if j < 0 || factor[j] <= 1 {
+			continue
+		}
+		code[i].tmLoop, code[i].tmUnroll = uint16(min(j+1, 1<<16-1)), uint8(min(factor[j], 255))
+	}
+	for _, f := range factor {
+		if f > 1 {
+			pk.unrolled++
+		}
+	}
+	return pk.unrolled
+}
+
+// sourceLine is in's source position as the SASS's line info names it.
+func (pk *PTXKernel) sourceLine(in *ptx.Instr) (SourceLine, bool) {
+	if in.Loc.File <= 0 || int(in.Loc.File) >= len(pk.mod.Files) {
+		return SourceLine{}, false
+	}
+	return SourceLine{File: filepath.Base(pk.mod.Files[in.Loc.File]), Line: int(in.Loc.Line)}, true
+}
+
+// LoadPasses says where the load rounds' passes come from: the loops
+// SetLoadPasses found unrolled further in the SASS and its source, or that
+// the PTX's passes are used (no ptxas on the machine, or no caller asked).
+func (pk *PTXKernel) LoadPasses() (unrolled int, from string) {
+	if pk.passesFrom == "" {
+		return 0, "PTX passes (no SASS: ptxas not run)"
+	}
+	return pk.unrolled, pk.passesFrom
+}
+
+// tmPass is a global load's place in the loops as compiled (SetLoadPasses).
+func (x *xin) tmPass() timing.Pass { return timing.Pass{Loop: x.tmLoop, Unroll: x.tmUnroll} }

@@ -1,0 +1,59 @@
+package timing
+
+import "testing"
+
+// TestRoundStatePasses: a loop's PTX passes each open their levels'
+// rounds, unless the compiled code makes Unroll of them one pass: then the
+// group's first pass opens and the others join, a loop's last group may be
+// short, another loop (or a load outside loops) opens its own rounds, and
+// a miss anywhere in a group makes the group's round a miss.
+func TestRoundStatePasses(t *testing.T) {
+	lv1, lv1j := RoundKind(1, false), RoundKind(1, true)
+	lv2 := RoundKind(2, false)
+	type load struct {
+		kind uint8
+		p    Pass
+		miss bool
+	}
+	// pass is one SpMV-like pass: two level-1 loads (col, val), one
+	// level-2 load (x[col]).
+	pass := func(p Pass, miss bool) []load {
+		return []load{{lv1, p, miss}, {lv1j, p, false}, {lv2, p, false}}
+	}
+	passes := func(n int, p Pass, missEvery int) []load {
+		var out []load
+		for i := range n {
+			out = append(out, pass(p, missEvery > 0 && i%missEvery == 0)...)
+		}
+		return out
+	}
+	a4, b4, a1 := Pass{Loop: 1, Unroll: 4}, Pass{Loop: 2, Unroll: 4}, Pass{Loop: 1, Unroll: 1}
+	for _, c := range []struct {
+		name  string
+		loads []load
+		want  Rounds
+	}{
+		{"PTX passes", passes(8, Pass{}, 0), Rounds{Hit: 16}},
+		{"unroll 1 is the PTX's", passes(8, a1, 0), Rounds{Hit: 16}},
+		{"8 passes unrolled 4", passes(8, a4, 0), Rounds{Hit: 4}},
+		{"a short last group", passes(6, a4, 0), Rounds{Hit: 4}},
+		{"one miss a group", passes(8, a4, 4), Rounds{Hit: 2, Miss: 2}},
+		{"a miss in the group's last pass", append(passes(3, a4, 0), pass(a4, true)...), Rounds{Miss: 1, Hit: 1}},
+		{"another loop opens its own", append(passes(2, a4, 0), passes(2, b4, 0)...), Rounds{Hit: 4}},
+		{"a load outside loops between groups", append(append(passes(2, a4, 0), load{lv1, Pass{}, false}), passes(2, a4, 0)...),
+			Rounds{Hit: 2 + 1 + 2}},
+	} {
+		var s RoundState
+		for _, l := range c.loads {
+			s.LoadIn(l.kind, l.p, l.miss, false)
+		}
+		if got := s.End(); got != c.want {
+			t.Errorf("%s: rounds %+v, want %+v", c.name, got, c.want)
+		}
+		// End leaves the state ready for the next block.
+		s.LoadIn(lv1, a4, false, false)
+		if got := s.End(); got != (Rounds{Hit: 1}) {
+			t.Errorf("%s: the next block's one load: %+v", c.name, got)
+		}
+	}
+}
