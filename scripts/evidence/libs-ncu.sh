@@ -27,6 +27,8 @@
 #   NCU_KERNELS='regex:^spmvTile(V4)?$' NCU_COUNT=8 NCU_PEER=1
 #   NCU_PEER_KERNELS='regex:csrmv_v3' NCU_PEER_COUNT=4 NCU_EXTRA=1
 #   NCU_METRICS=a,b,c (replaces the list below) LIBS_TAR=FILE (pack OUTDIR)
+#   NCU_ENV=NAME: the log's name in OUTDIR (default env.txt; another name
+#   lets OUTDIR be a corpus run's folder, libs-corpus.sh's env.txt kept).
 #   NCU_DRY=1: print the commands instead of running ncu (a local check,
 #   with LIBS_BACKEND=sim and small rows).
 set -u
@@ -46,6 +48,7 @@ PEER_KERNELS="${NCU_PEER_KERNELS:-regex:csrmv_v3}"
 PEER_COUNT="${NCU_PEER_COUNT:-4}"
 BUDGET="${NCU_BUDGET:-240}"
 DRY="${NCU_DRY:-0}"
+ENVF="${NCU_ENV:-env.txt}"
 BACKEND="${LIBS_BACKEND:-gpu}"
 # The counters of the earlier profiles (libs-corpus.sh), known to this ncu:
 # kept whatever --query-metrics says.
@@ -55,7 +58,9 @@ KNOWN="gpu__time_duration dram__bytes_read dram__bytes_write lts__t_sectors_srcu
 # (read, write, atom, red) and by source (tex: the SMs' L1); the x gather's
 # L2 hit and miss sectors; the L1's global load, store, atomic and
 # reduction requests and sectors; instructions and active warps; the
-# throughputs the earlier profiles showed at their peak.
+# throughputs the earlier profiles showed at their peak; stall reasons;
+# local memory (spills of the driver's JIT compile, which ptxas 11.8's
+# register report for the PTX need not show).
 DEFAULT_MET="gpu__time_duration.sum,launch__grid_size,launch__registers_per_thread,\
 dram__bytes_read.sum,dram__bytes_write.sum,\
 lts__t_sectors_op_read.sum,lts__t_sectors_op_write.sum,lts__t_sectors_op_atom.sum,lts__t_sectors_op_red.sum,\
@@ -79,7 +84,8 @@ lts__t_requests_op_membar.sum,lts__t_sectors_op_write_lookup_hit.sum,lts__t_sect
 smsp__warp_issue_stalled_membar_per_warp_active.pct,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct,\
 smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_stalled_drain_per_warp_active.pct,\
 smsp__warp_issue_stalled_barrier_per_warp_active.pct,smsp__warp_issue_stalled_short_scoreboard_per_warp_active.pct,\
-smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct,smsp__warp_issue_stalled_wait_per_warp_active.pct"
+smsp__warp_issue_stalled_mio_throttle_per_warp_active.pct,smsp__warp_issue_stalled_wait_per_warp_active.pct,\
+l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum"
 MET="${NCU_METRICS:-$DEFAULT_MET}"
 EXTRA_MET="breakdown:lts__throughput.avg.pct_of_peak_sustained_elapsed,breakdown:l1tex__throughput.avg.pct_of_peak_sustained_elapsed,breakdown:gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
 
@@ -89,7 +95,7 @@ EXTRA_MET="breakdown:lts__throughput.avg.pct_of_peak_sustained_elapsed,breakdown
 	nvcc --version 2>&1 | tail -2
 	ncu --version 2>&1 | tail -1
 	echo "cases $CASES; methods $METHODS; kernels $KERNELS (-c $COUNT); peer $PEER_KERNELS (-c $PEER_COUNT); budget ${BUDGET}s"
-} >"$E/env.txt"
+} >"$E/$ENVF"
 
 # Keep the metric names this ncu knows (its base names, --query-metrics),
 # so one unknown name does not cost the call.
@@ -106,20 +112,20 @@ if [ "$DRY" = 0 ] && ncu --query-metrics >"$T/query.txt" 2>&1 && [ -s "$T/query.
 			drop="$drop $m"
 		fi
 	done
-	echo "metrics kept: $(tr -cd , <<<"$keep" | wc -c | awk '{print $1 + 1}'); dropped (unknown to this ncu):${drop:- none}" >>"$E/env.txt"
+	echo "metrics kept: $(tr -cd , <<<"$keep" | wc -c | awk '{print $1 + 1}'); dropped (unknown to this ncu):${drop:- none}" >>"$E/$ENVF"
 	MET="$keep"
 else
-	echo "metrics: not filtered (ncu --query-metrics gave nothing)" >>"$E/env.txt"
+	echo "metrics: not filtered (ncu --query-metrics gave nothing)" >>"$E/$ENVF"
 fi
 
 PEER="$T/cusparse_peer"
 if [ "${NCU_PEER:-1}" = 1 ]; then
 	if nvcc -O3 -std=c++17 -DWARPLAB_PREPROCESS -o "$PEER" "$REPO/scripts/evidence/libs/cusparse_peer.cu" -lcusparse 2>"$T/nvcc.err"; then
-		echo "peer: built with cusparseSpMV_preprocess" >>"$E/env.txt"
+		echo "peer: built with cusparseSpMV_preprocess" >>"$E/$ENVF"
 	elif nvcc -O3 -std=c++17 -o "$PEER" "$REPO/scripts/evidence/libs/cusparse_peer.cu" -lcusparse 2>>"$T/nvcc.err"; then
-		echo "peer: built without cusparseSpMV_preprocess" >>"$E/env.txt"
+		echo "peer: built without cusparseSpMV_preprocess" >>"$E/$ENVF"
 	else
-		echo "peer: not built: $(head -3 "$T/nvcc.err")" >>"$E/env.txt"
+		echo "peer: not built: $(head -3 "$T/nvcc.err")" >>"$E/$ENVF"
 	fi
 fi
 
@@ -130,15 +136,15 @@ prof() {
 	shift 6
 	local t0=$SECONDS
 	if [ "$DRY" = 1 ]; then
-		echo "ncu --clock-control none --metrics ... $flags --csv -k $kern -c $count $*" >>"$E/env.txt"
+		echo "ncu --clock-control none --metrics ... $flags --csv -k $kern -c $count $*" >>"$E/$ENVF"
 		"$@" >"$E/$label.txt" 2>&1
-		echo "$label: dry exit $? in $((SECONDS - t0))s" >>"$E/env.txt"
+		echo "$label: dry exit $? in $((SECONDS - t0))s" >>"$E/$ENVF"
 		return
 	fi
 	# shellcheck disable=SC2086
 	timeout 120 ncu --clock-control none --metrics "$met" $flags --csv -k "$kern" -c "$count" "$@" \
 		2>"$E/$label.err" | noprof >"$E/$label.csv"
-	echo "$label: exit ${PIPESTATUS[0]} in $((SECONDS - t0))s: -k $kern -c $count $flags" >>"$E/env.txt"
+	echo "$label: exit ${PIPESTATUS[0]} in $((SECONDS - t0))s: -k $kern -c $count $flags" >>"$E/$ENVF"
 	[ -s "$E/$label.err" ] || rm -f "$E/$label.err"
 }
 
@@ -146,7 +152,7 @@ for c in $CASES; do
 	fam="${c%%:*}"
 	rows="${c##*:}"
 	if [ "$SECONDS" -ge "$BUDGET" ]; then
-		echo "case $c: skipped, ${SECONDS}s gone" >>"$E/env.txt"
+		echo "case $c: skipped, ${SECONDS}s gone" >>"$E/$ENVF"
 		continue
 	fi
 	key="$fam-$rows"
@@ -166,9 +172,9 @@ for c in $CASES; do
 	fi
 	rm -rf "$T/d"
 done
-echo "total ${SECONDS}s" >>"$E/env.txt"
+echo "total ${SECONDS}s" >>"$E/$ENVF"
 if [ -n "${LIBS_TAR:-}" ]; then
 	tar czf "$LIBS_TAR" -C "$(dirname "$E")" "$(basename "$E")" && echo "packed into $LIBS_TAR" >&2
 fi
-cat "$E/env.txt"
+cat "$E/$ENVF"
 echo "libs-ncu.sh: done, files in $E"
