@@ -472,13 +472,28 @@ func LeaveOneFamilyOut(r *Result, peer []PeerRun) ([]Heldout, error) {
 // with LocalTiles): a smaller grid gives what the chooser did before a
 // choice was added to it.
 func leaveOneFamilyOut(r *Result, peer []PeerRun, grid []Rules) ([]Heldout, error) {
-	resident, err := ResidentThreadsOf(r)
+	return judgeHeldout(r, r, peer, grid)
+}
+
+// UnseenHeldout judges the held-out draws twice held out: each of
+// unseen's matrices by the rules fitted on fit's matrices without its
+// family (as LeaveOneFamilyOut fits them), so neither the draw nor any
+// matrix of its family was in the fit. A family of unseen that fit lacks
+// is an error.
+func UnseenHeldout(fit, unseen *Recorded) ([]Heldout, error) {
+	return judgeHeldout(fit.Ours, unseen.Ours, unseen.Peer, baseRulesGrid())
+}
+
+// judgeHeldout fits the rules without each family of fit's matrices and
+// judges judge's matrices of that family by them.
+func judgeHeldout(fit, judge *Result, peer []PeerRun, grid []Rules) ([]Heldout, error) {
+	resident, err := ResidentThreadsOf(fit)
 	if err != nil {
 		return nil, err
 	}
 	byFam := map[string][]MatrixResult{}
 	var fams []string
-	for _, m := range r.Matrices {
+	for _, m := range fit.Matrices {
 		f := Family(m.Key)
 		if _, ok := byFam[f]; !ok {
 			fams = append(fams, f)
@@ -488,7 +503,7 @@ func leaveOneFamilyOut(r *Result, peer []PeerRun, grid []Rules) ([]Heldout, erro
 	// One sweep of the grid gives every rules' sum per family; leaving
 	// family f out is the same sums without f's, which is Fit on the
 	// other families (Fit sums family by family in the same order).
-	all := make([]MatrixResult, 0, len(r.Matrices))
+	all := make([]MatrixResult, 0, len(fit.Matrices))
 	for _, f := range fams {
 		all = append(all, byFam[f]...)
 	}
@@ -516,13 +531,30 @@ func leaveOneFamilyOut(r *Result, peer []PeerRun, grid []Rules) ([]Heldout, erro
 			}
 		}
 	})
+	famIndex := map[string]int{}
+	for i, f := range set.fams {
+		famIndex[f] = i
+	}
+	judged := map[string][]MatrixResult{}
+	var order []string
+	for _, m := range judge.Matrices {
+		f := Family(m.Key)
+		if _, ok := famIndex[f]; !ok {
+			return nil, fmt.Errorf("libs: %s: family %s is not in the fitted run", m.Key, f)
+		}
+		if _, ok := judged[f]; !ok {
+			order = append(order, f)
+		}
+		judged[f] = append(judged[f], m)
+	}
 	var out []Heldout
-	for fi, f := range set.fams {
+	for _, f := range order {
+		fi := famIndex[f]
 		rules, loss := fits[fi].rules, fits[fi].loss
 		if math.IsInf(loss, 1) || fits[fi].n == 0 {
 			return nil, fmt.Errorf("libs: leaving out %s: no rules in the grid have all their picks measured on the other families", f)
 		}
-		for _, m := range byFam[f] {
+		for _, m := range judged[f] {
 			pick := pickWith(rules, m.ChooserStats(), resident)
 			run, best := m.Run(pick), m.Best()
 			if run.TimeMs <= 0 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/warplab/warplab/gpuext"
@@ -228,5 +229,56 @@ func TestSmallRuleHeldout(t *testing.T) {
 		if nn < no || gn > go_ {
 			t.Errorf("%s: the whole grid judges worse than before: %d of %d (%.3f×) against %d (%.3f×)", dir, nn, len(now), gn, no, go_)
 		}
+	}
+}
+
+// TestUnseenHeldout: each held-out draw is judged by the rules fitted on
+// the corpus without its family (Fit on the others, recomputed here), and
+// a draw whose family the corpus lacks is an error.
+func TestUnseenHeldout(t *testing.T) {
+	mk := func(key string, lengths []int, fast string) MatrixResult {
+		m := MatrixResult{Key: key, Rows: len(lengths), Stats: StatsOf(lengths)}
+		for _, meth := range Methods() {
+			ms := 2.0
+			if meth == fast {
+				ms = 1
+			}
+			m.Runs = append(m.Runs, KernelRun{Method: meth, TimeMs: ms, Correct: true})
+		}
+		return m
+	}
+	dev := Device{Name: "NVIDIA H200", Model: "h200"}
+	long := append(fill(1<<12, 3), 5000)
+	fit := &Recorded{Ours: &Result{Device: dev, Matrices: []MatrixResult{
+		mk("road-2^12", fill(1<<12, 3), VectorMethod(2, false)),
+		mk("denserows-2^12", long, SplitMethod(2, false)),
+		mk("powerlaw20-2^12", long, MethodTile),
+	}}}
+	un := &Recorded{Ours: &Result{Device: dev, Matrices: []MatrixResult{
+		mk("denserows-s2-2^12", long, SplitMethod(2, false)),
+		mk("road-s2-2^12", fill(1<<12, 3), VectorMethod(2, false)),
+	}}}
+	hs, err := UnseenHeldout(fit, un)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) != 2 {
+		t.Fatalf("%d judged, want 2", len(hs))
+	}
+	resident, _ := ResidentThreadsOf(fit.Ours)
+	for _, h := range hs {
+		var train []MatrixResult
+		for _, m := range fit.Ours.Matrices {
+			if Family(m.Key) != h.Family {
+				train = append(train, m)
+			}
+		}
+		if r, _ := Fit(train, resident); r != h.Rules {
+			t.Errorf("%s: judged by %v, Fit without %s gives %v", h.Key, h.Rules, h.Family, r)
+		}
+	}
+	un.Ours.Matrices = append(un.Ours.Matrices, mk("banded-s2-2^12", fill(1<<12, 17), VectorMethod(2, false)))
+	if _, err := UnseenHeldout(fit, un); err == nil || !strings.Contains(err.Error(), "banded") {
+		t.Errorf("a family the corpus lacks: %v, want an error naming it", err)
 	}
 }
