@@ -8,7 +8,9 @@ import (
 
 // Example launches saxpy, y = a*x + y, on a simulated H200 and reads its
 // counters: every warp loads 32 consecutive floats of x and of y (4 sectors
-// each) and stores 32 to y.
+// each) and stores 32 to y. DRAM reads come in 64-byte granules (two
+// sectors), so each 4,000-byte input costs 4,032 bytes: its last sector's
+// pair comes too.
 func Example() {
 	m, err := sim.ModelByKey("h200")
 	if err != nil {
@@ -63,7 +65,7 @@ func Example() {
 	//   x ld   32 requests, 125 sectors, useful share 0.977
 	//   y ld   32 requests, 125 sectors, useful share 0.977
 	//   y st   32 requests, 125 sectors, useful share 0.977
-	// DRAM bytes read: 8000 written: 4000
+	// DRAM bytes read: 8064 written: 4000
 	// time: modeled
 }
 

@@ -259,6 +259,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 			s.missRequests += a.missRequests
 			s.capRequests += a.capRequests
 			s.l2Lines += a.l2Lines
+			s.l2Grans += a.l2Grans
 			m.miss += a.missRequests
 			m.buf = key.buf
 			s.L1Wavefronts += a.lines
@@ -277,6 +278,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		s.ConstLoad.Requests, s.ConstLoad.Transactions = scaled(s.ConstLoad.Requests, f), scaled(s.ConstLoad.Transactions, f)
 		s.capFar, s.missRequests, s.capRequests = scaled(s.capFar, f), scaled(s.missRequests, f), scaled(s.capRequests, f)
 		s.l2Lines, s.L1Wavefronts = scaled(s.l2Lines, f), scaled(s.L1Wavefronts, f)
+		s.l2Grans = scaled(s.l2Grans, f)
 		for _, m := range byKey {
 			m.SiteStats.scale(f)
 			m.ideal, m.miss, m.cap = scaled(m.ideal, f), scaled(m.miss, f), scaled(m.cap, f)
@@ -336,6 +338,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		if key[1] == 0 {
 			uniq[key[0]] = n
 			s.uniqueRead += n * 32
+			s.uniqueGrans += footprintSectors(b.countPairs(), l.sampleScale(), int64(len(b.words))*32)
 		} else {
 			s.DRAMWriteBytes += n * 32
 		}

@@ -105,6 +105,9 @@ type ptxLaunch struct {
 	printf   *printfLog // the launch's printf output (ptxcall.go); nil when the kernel has no printf
 	// l1 is the L1 capacity model's figures (timing.L1Capacity).
 	l1 timing.L1Cap
+	// stalls is, by instruction, the dependent-latency stall cycles it
+	// carries onto its warp's path (timemodel_deps.go); nil: none.
+	stalls []float32
 }
 
 // ptxWorker is one worker's executor state, reused across its blocks.
@@ -219,6 +222,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, st
 		nThreads: block.Count(), px: px, args: countArgs(args), stride: stride}
 	l.nWarps = (l.nThreads + 31) / 32
 	px.l1 = timing.L1Capacity(&d.model.GPU, &d.model.Constants, grid.Count(), l.nWarps, l.nThreads, shBytes, k.regs.n)
+	px.stalls = k.depStalls(&d.model.Constants)
 	st, err = d.runLaunch(ctx, l)
 	if err == nil && px.printf != nil {
 		st.Printf, st.PrintfDropped = px.printf.text()
@@ -726,6 +730,9 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				}
 			case ptx.OpShfl:
 				if exec != 0 {
+					if st := e.l.stalls; st != nil {
+						wp.rec.stall += float64(st[pc])
+					}
 					if f := e.shfl(wp, x, exec); f != nil {
 						return f
 					}
@@ -744,8 +751,11 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 						return f
 					}
 				} else if exec != 0 {
+					if st := e.l.stalls; st != nil {
+						wp.rec.stall += float64(st[pc])
+					}
 					w := e.t.w
-					miss, lost := w.tmMiss, w.tmCap
+					miss, lost, wide := w.tmMiss, w.tmCap, w.tmWide
 					if x.tmRound != tmNoLoad {
 						// A new pass over a block's loads (its
 						// first-level round opens again) ages the
@@ -765,6 +775,9 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 					if x.tmRound != tmNoLoad {
 						wp.l1pend += w.l1lines
 						e.tmLoad(wp, x, w.tmMiss != miss, w.tmCap != lost)
+						if w.tmWide != wide {
+							wp.tm.Wide(x.tmRound)
+						}
 					}
 				}
 			}

@@ -47,6 +47,8 @@ type PTXKernel struct {
 	// many loops the SASS unrolls further (SetLoadPasses)
 	passesFrom string
 	unrolled   int
+	// stalls: the dependent-latency stalls by constants (timemodel_deps.go)
+	stalls depStallCache
 
 	clearRegs []int32             // registers a path may read before writing (maybeUndefined)
 	initRegs  []int32             // registers whose lanes carry a defined bit (markInitCheck, initcheck.go)

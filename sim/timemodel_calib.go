@@ -152,6 +152,9 @@ func calibrate(m Model) Model {
 	if c := calibrations()[atomicsFile(m.Key)]; c != nil && c.err == nil {
 		m = applyAtomics(m, c.rows)
 	}
+	if c := calibrations()[dramFile(m.Key)]; c != nil && c.err == nil {
+		m = applyDRAM(m, c.rows)
+	}
 	return m
 }
 
@@ -235,6 +238,8 @@ func TimeConstants(m Model) []TimeConstant {
 		{"IssueEfficiency", timing.IssueEfficiency, "", "1: the issue term uses the measured (or published) issue rate as it is; a warp's own stalls are in the latency term (docs/timemodel.md)"},
 		{"SharedWavesPerCycle", m.SharedWavesPerCycle, "wavefronts/SM/cycle", mech["SharedWavesPerCycle"]},
 		{"SharedWaveCycles", m.SharedWaveCycles, "cycles", mech["SharedWaveCycles"]},
+		{"SharedLoadCycles", m.SharedLoadCycles, "cycles", mech["SharedLoadCycles"]},
+		{"ShflCycles", m.ShflCycles, "cycles", dramSource(m, "ShflCycles")},
 		{"BarrierCycles", m.BarrierCycles, "cycles", mech["BarrierCycles"]},
 		{"BarrierCyclesPerWarp", m.BarrierCyclesPerWarp, "cycles/warp", mech["BarrierCycles"]},
 		{"DRAMInflightPoints", float64(len(m.DRAMInflight)), "points", mech["DRAMInflight"]},
@@ -245,6 +250,10 @@ func TimeConstants(m Model) []TimeConstant {
 		{"AtomicSectorSeconds", m.AtomicSectorSeconds, "s", atomicSource(m, "measured: 1 / atom_g_words at w = 8 (eight lanes of each warp on one sector)")},
 		{"AtomicLineSeconds", m.AtomicLineSeconds, "s", atomicSource(m, "measured: 32 / atom_g_lines at m = 1 (a word a lane, every warp on one line); a lane costs a 32nd")},
 		{"AtomicUnitsPoints", float64(len(m.AtomicUnits)), "points", atomicSource(m, "measured: atom_g_lines at m lines over its rate at one, and atom_g_spread")},
+		{"DRAMGranuleBytes", m.DRAMGranuleBytes, "B", dramSource(m, "DRAMGranuleBytes")},
+		{"DRAMLoadedPoints", float64(len(m.DRAMLoaded)), "points", dramSource(m, "DRAMLoaded")},
+		{"DRAMScatterLatency", m.DRAMScatterLatency, "s", dramSource(m, "DRAMScatterLatency")},
+		{"L2ScatterLatency", m.L2ScatterLatency, "s", dramSource(m, "L2ScatterLatency")},
 	}
 }
 

@@ -57,6 +57,11 @@ func applyMechanisms(m Model, rows []MicrobenchRow) Model {
 	if slope, _, ok := fitLine(xs, ys); ok && slope > 0 && slope < 64 {
 		m.SharedWaveCycles = slope
 	}
+	// SharedLoadCycles: sh_ld_lat at k = 1, a conflict-free shared load's
+	// latency to a dependent instruction (timemodel_deps.go).
+	if l1, ok := lat[1]; ok && l1 > 1 && l1 < 1000 {
+		m.SharedLoadCycles = l1
+	}
 	// BarrierCycles, BarrierCyclesPerWarp: sh_st_bar's conflict-free
 	// passes (k = 1) at w warps are two barriers, the store's and the
 	// load's w wavefronts each at SharedWavesPerCycle, and the load's
@@ -186,6 +191,7 @@ func mechanismSources(m Model) map[string]string {
 	notUsed := "; measured and not used: with the bytes in flight the PTX's load rounds give, it took the check's 2^23 probes and CG 100³'s subwarp SpMV 8-50% too slow, for reasons not established (docs/timemodel.md, \"Mechanisms\")"
 	return map[string]string{
 		"SharedWavesPerCycle": "measured: the median of sh_ld_rate and sh_st_rate, k-way bank conflicts k = 1..32 at 64 warps per SM (0.995-0.999 wavefronts per SM per cycle for every k: a k-way conflict costs k wavefronts at the same rate) (" + at + ")",
+		"SharedLoadCycles":    "measured: sh_ld_lat at k = 1 (one warp, a dependent chain of conflict-free shared loads: cycles a load); a basic block whose dependences wait on shared loads longer than its instructions at WarpCPI adds the difference to the warp's path (sim's depStalls); red_step (evidence/timemodel-micro-dram-h200-2026-12-04) checks it (" + at + ")",
 		"SharedWaveCycles":    "measured: the slope of sh_ld_lat against k (one warp, a dependent chain of k-way conflicted loads: 28.7 cycles at k = 1, 90.7 at k = 32); sh_st_path, conflicted stores back to back, grows by the same 2 cycles a wavefront (" + at + ")",
 		"BarrierCycles":       fmt.Sprintf("measured: sh_st_bar's conflict-free passes at 1..32 warps a block (store, bar.sync, load, bar.sync), less the two requests' wavefronts and the load's latency (sh_ld_lat k = 1), halved: %.1f + %.2f cycles a warp, a least-squares line; bar_slow: a slow warp's work adds to the pass the same at every block size (the barrier waits for the slowest warp) (%s)", m.BarrierCycles, m.BarrierCyclesPerWarp, at),
 		"DRAMInflight":        "bw_dram at 1..64 warps per SM, one float4 .cg load in flight per thread (u = 2 rows), a fresh 128 MiB a launch; bytes in flight per SM: rate " + curve(dram) + " (" + at + ")" + notUsed,
@@ -205,6 +211,7 @@ func defaultMechSources(key string) map[string]string {
 	return map[string]string{
 		"SharedWavesPerCycle": "published: 32 banks of 4 bytes a cycle, one wavefront a cycle; " + same,
 		"SharedWaveCycles":    same,
+		"SharedLoadCycles":    same,
 		"BarrierCycles":       same,
 		"DRAMInflight":        "none: the bound is bytes in flight over the miss latency (Little's law with the pointer-chase latency)",
 		"L2Inflight":          "none: as DRAMInflight",

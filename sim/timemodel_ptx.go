@@ -121,9 +121,10 @@ type warpTM = timing.RoundState
 // by class, its memory requests (the worker's running totals, taken as
 // the warp runs: ptxWorker.runWarp) and its barriers.
 type warpRec struct {
-	mix  [numClasses]int64
-	mem  timing.Memory
-	bars int32
+	mix   [numClasses]int64
+	mem   timing.Memory
+	bars  int32
+	stall float64 // dependent-latency stall cycles (timemodel_deps.go)
 }
 
 // The records carry the executor's instruction classes in its order.
@@ -152,7 +153,7 @@ func (e *ptxWorker) tmEndBlock(b int) {
 		wp := &e.warps[i]
 		r := &w.warp
 		*r = timing.Warp{Block: int64(b), Warp: int32(i), Instr: wp.instr, Classes: wp.rec.mix,
-			Rounds: wp.tm.End(), Memory: wp.rec.mem, Barriers: wp.rec.bars}
+			Rounds: wp.tm.End(), Memory: wp.rec.mem, Barriers: wp.rec.bars, Stall: wp.rec.stall}
 		w.rec.Warp(r)
 		if recordHook != nil {
 			recordHook(r)

@@ -44,6 +44,7 @@ type siteAgg struct {
 	capFar                 int64 // of those, the ones old enough to have left L2 as well
 	capRequests            int64 // load requests with such a sector and no first touch
 	l2Lines                int64 // line transactions to L2: per request, the lines with a sector it sends there
+	l2Grans                int64 // per load request, the 64-byte granules (sector pairs) with a sector it sends to L2
 	lines                  int64 // L1 data-stage wavefronts (bank rule), summed
 }
 
@@ -119,6 +120,7 @@ type worker struct {
 	// what the executor records for the time model (timemodel_ptx.go)
 	tmMiss int64           // load requests that missed the L1 model, so far
 	tmCap  int64           // load requests that lost a sector to the L1's capacity (and missed nothing else), so far
+	tmWide int64           // of tmMiss, the requests that sent more than four lines to L2, so far
 	mem    timing.Memory   // memory requests, so far: a warp's record takes what it added
 	rec    timing.Recorder // takes a PTX launch's records, block by block (a *timing.BlockLog)
 	warp   timing.Warp     // the record being handed over (one per worker: a record on the stack would escape through rec)
@@ -494,8 +496,8 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	base := uint32(agg.meta.addr >> 5)
 	load := agg.key.op == opLd
 	most := busiestBank(v, wide)
-	sector, line, l2line := uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1)
-	var sectors, misses, lost, far, l2lines int64
+	sector, line, l2line, l2gran := uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1)
+	var sectors, misses, lost, far, l2lines, l2grans int64
 	// Consecutive words (a coalesced request) skip straight to the next
 	// sector's first word; a request of a few words is not worth the test.
 	consecutive := len(v) > 8 && v[len(v)-1]-v[0] == uint32(len(v)-1)
@@ -545,9 +547,16 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 			l2line = ln
 			l2lines++
 		}
+		// And one 64-byte DRAM granule per sector pair a load sends to
+		// L2 (timing.Counters.L2LoadGranules).
+		if toL2 && load && (base+s)>>1 != l2gran {
+			l2gran = (base + s) >> 1
+			l2grans++
+		}
 	}
 	agg.sectors += sectors
 	agg.l2Lines += l2lines
+	agg.l2Grans += l2grans
 	agg.lines += most
 	w.mem.GlobalRequests++
 	w.mem.GlobalSectors += sectors
@@ -560,6 +569,9 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	if misses > 0 && load {
 		agg.missRequests++
 		w.tmMiss++
+		if l2lines > 4 {
+			w.tmWide++ // a gather: timing.Rounds.MissWide
+		}
 	} else if lost > 0 {
 		agg.capRequests++
 		w.tmCap++
@@ -728,6 +740,17 @@ func (b *bitmap) set(i uint32) {
 	if b.words[i>>6].Load()&m == 0 {
 		b.words[i>>6].Or(m)
 	}
+}
+
+// countPairs is the number of bit pairs (2k, 2k+1) with a bit set: the
+// 64-byte granules of a sector bitmap.
+func (b *bitmap) countPairs() int64 {
+	var n int64
+	for i := range b.words {
+		v := b.words[i].Load()
+		n += int64(bits.OnesCount64((v | v>>1) & 0x5555555555555555))
+	}
+	return n
 }
 
 // or returns the union of a (nil: empty) and b, reusing a's words.

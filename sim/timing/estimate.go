@@ -103,6 +103,8 @@ type Counters struct {
 	CapSectors         int64   // sectors of global loads the L1's capacity lost (in L2Sectors)
 	CapFar             int64   // of those, the ones whose re-read came after the L2 had turned over
 	L2Lines            int64   // line transactions global accesses sent to L2
+	L2LoadGranules     int64   // per load request, the 64-byte granules (sector pairs) of the sectors it sent to L2
+	UniqueReadGranules int64   // the distinct 64-byte granules the launch read (UniqueRead's sectors, by pairs)
 	L2Share            float64 // of the footprint, what earlier launches left in L2 (L2History)
 	LoadSites          []LoadSite
 	// AtomicLines are the launch's global atomics by 128-byte line (PTX
@@ -168,6 +170,18 @@ type Terms struct {
 func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	footprint := s.UniqueRead + s.DRAMWriteBytes
 	dramRead = s.UniqueRead
+	// A read that misses L2 moves DRAMGranuleBytes (a sector pair on the
+	// H200): the distinct bytes read are the distinct granules, and a
+	// re-read from DRAM costs what its request's granules do, on average
+	// per sector (1 when requests send whole granules, up to 2 when they
+	// send one sector of each).
+	perSector := 1.0
+	if c.DRAMGranuleBytes > 32 {
+		dramRead = max(s.UniqueRead, int64(float64(s.UniqueReadGranules)*c.DRAMGranuleBytes))
+		if s.L2LoadSectors > 0 && s.L2LoadGranules > 0 {
+			perSector = max(1, float64(s.L2LoadGranules)*c.DRAMGranuleBytes/(32*float64(s.L2LoadSectors)))
+		}
+	}
 	// Re-reads of sectors other blocks fetched may have left L2 when the
 	// footprint overflows it. Sectors the L1's capacity lost are judged by
 	// their age instead: they come from DRAM when, between the two
@@ -176,13 +190,13 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	if footprint > g.L2Bytes {
 		if reread := (s.L2LoadSectors-s.CapSectors)*32 - s.UniqueRead; reread > 0 {
 			overflow := 1 - float64(g.L2Bytes)/float64(footprint)
-			dramRead += int64(float64(reread) * overflow)
+			dramRead += int64(float64(reread) * overflow * perSector)
 		}
-		dramRead += s.CapFar * 32
+		dramRead += int64(float64(s.CapFar*32) * perSector)
 	}
 	// Cold: one launch on data no launch before it touched (Nsight
 	// Compute's setting: it flushes the caches before each replay).
-	cold, coldTerms, coldBound := kernelTime(g, c, s, dramRead, false)
+	cold, coldTerms, coldBound := coldTime(g, c, s, dramRead)
 	t = Modeled{KernelSeconds: cold + c.LaunchOverhead, Kind: TimeModeled}
 	// Warm: the lessons time back-to-back launches after warm-ups on the
 	// same buffers, so a footprint that fits in L2 is found there: L1
@@ -191,7 +205,7 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	// that share is cold (L2History).
 	gpu, terms, bound := cold, coldTerms, coldBound
 	if footprint <= g.L2Bytes/2 && s.L2Share > 0 {
-		warm, warmTerms, warmBound := kernelTime(g, c, s, dramRead, true)
+		warm, warmTerms, warmBound := kernelTime(g, c, s, dramRead, true, c.DRAMLatency)
 		gpu = s.L2Share*warm + (1-s.L2Share)*cold
 		if s.L2Share >= 0.5 {
 			terms, bound = warmTerms, warmBound
@@ -213,9 +227,37 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	return t, dramRead
 }
 
+// coldTime is kernelTime on cold caches, its DRAM misses waiting the
+// loaded latency (Constants.DRAMLoaded) at the DRAM throughput the launch
+// itself reaches: more time means less throughput and a shorter wait, so
+// the latency is the fixed point of L -> LatencyAt(bytes / time(L)),
+// found by one secant step from the idle latency and the latency at the
+// idle time's throughput (the map is decreasing, so the point lies
+// between them). Without a curve, or a launch that reads no DRAM, the
+// idle latency (DRAMLatency).
+func coldTime(g *GPU, c *Constants, s *Counters, dramRead int64) (float64, Terms, string) {
+	l0 := c.DRAMLatency
+	t0, terms, bound := kernelTime(g, c, s, dramRead, false, l0)
+	bytes := float64(dramRead + s.DRAMWriteBytes)
+	if len(c.DRAMLoaded) == 0 || bytes <= 0 || t0 <= 0 {
+		return t0, terms, bound
+	}
+	g0 := LatencyAt(c.DRAMLoaded, l0, bytes/t0)
+	if g0-l0 < 1e-3*l0 {
+		return t0, terms, bound
+	}
+	t1, _, _ := kernelTime(g, c, s, dramRead, false, g0)
+	g1 := LatencyAt(c.DRAMLoaded, l0, bytes/t1)
+	// the line through (l0, g0) and (g0, g1) meets L = g(L) at
+	lat := l0 + (g0-l0)/(1-(g1-g0)/(g0-l0))
+	lat = min(max(lat, l0), g0)
+	return kernelTime(g, c, s, dramRead, false, lat)
+}
+
 // kernelTime is the slowest of the model's terms for s, with its name;
-// warm says the launch's data is in L2 when it starts.
-func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (float64, Terms, string) {
+// warm says the launch's data is in L2 when it starts, dramLat is what a
+// DRAM miss waits.
+func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool, dramLat float64) (float64, Terms, string) {
 	clock := g.ClockHz
 	// A grid of fewer blocks than SMs keeps only that many SMs busy; the
 	// per-SM rates (L1, issue) scale with the SMs that have work.
@@ -245,7 +287,13 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (f
 	if warm {
 		l2Share = 1
 	}
-	missLat := l2Share*m.L2Latency + (1-l2Share)*m.DRAMLatency
+	missLat := l2Share*m.L2Latency + (1-l2Share)*dramLat
+	// A gather's round (a request of more than four lines) waits the
+	// scattered latencies, as loaded as the coalesced one.
+	wideLat := missLat
+	if m.DRAMScatterLatency > 0 && m.L2ScatterLatency > 0 {
+		wideLat = l2Share*max(m.L2ScatterLatency, m.L2Latency) + (1-l2Share)*max(m.DRAMScatterLatency-m.DRAMLatency+dramLat, dramLat)
+	}
 
 	perRound := goMemParallel
 	if s.Records != nil && s.Records.Rounds > 0 {
@@ -289,7 +337,7 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (f
 	if s.Records != nil && len(s.Records.Blocks) > 0 {
 		var smInstr int64
 		var smWaves float64
-		latency, smInstr, smWaves = schedule(g, m, s.Records, missLat)
+		latency, smInstr, smWaves = schedule(g, m, s.Records, missLat, wideLat)
 		issue = float64(smInstr) / issueRate
 		if m.SharedWavesPerCycle > 0 {
 			shared = smWaves / (m.SharedWavesPerCycle * clock)
@@ -302,7 +350,7 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool) (f
 			if warm {
 				share = 1
 			}
-			chain += float64(ls.Miss) * (share*m.L2Latency + (1-share)*m.DRAMLatency)
+			chain += float64(ls.Miss) * (share*m.L2Latency + (1-share)*dramLat)
 		}
 		waves := math.Ceil(float64(s.Warps) / float64(slots))
 		latency = chain / float64(s.Warps) / goMemParallel * waves

@@ -91,6 +91,14 @@ type Constants struct {
 	// (sh_st_bar's conflict-free passes; bar_slow: a barrier waits for the
 	// slowest warp and then costs the same).
 	BarrierCycles, BarrierCyclesPerWarp float64
+	// SharedLoadCycles and ShflCycles are how long after a shared load or
+	// a shuffle issues an instruction that uses its result can issue
+	// (sh_ld_lat at k = 1: a dependent chain of conflict-free shared
+	// loads; shfl_chain: a chain of shfl.down + add, less the add's
+	// WarpCPI). A basic block whose dependences wait on them longer than
+	// its instructions take at WarpCPI adds the difference to the warp's
+	// path (sim's depStalls, Warp.Stall). 0: not priced.
+	SharedLoadCycles, ShflCycles float64
 	// DRAMInflight and L2Inflight are the achieved bandwidth against bytes
 	// in flight per SM (bw_dram, bw_l2: one float4 load in flight per
 	// thread at 1 to 64 warps per SM), in increasing BytesPerSM: Little's
@@ -118,6 +126,57 @@ type Constants struct {
 	// term.
 	AtomicWordSeconds, AtomicSectorSeconds, AtomicLineSeconds float64
 	AtomicUnits                                               []AtomicUnit
+
+	// DRAM (issue 27, milestone 3; sim's timemodel_dram.go derives each
+	// from the H200's DRAM microbenchmark,
+	// evidence/timemodel-micro-dram-h200-2026-12-04).
+	//
+	// DRAMGranuleBytes is what DRAM moves for a read that misses L2: 64
+	// on the H200, a sector pair (dram_stride_read: one float a touched
+	// sector, 32 to 256 bytes apart over 4 GiB, reads 64 bytes of DRAM a
+	// touched sector by Nsight Compute's dram__bytes_read, and takes as
+	// long at 64 bytes apart as at 32). A launch's distinct read bytes are
+	// then its distinct 64-byte granules, and its re-reads from DRAM cost
+	// the granules its load requests sent to L2 (Counters). 0 or 32: a
+	// sector.
+	DRAMGranuleBytes float64
+	// DRAMLoaded is the latency of a coalesced DRAM request against the
+	// DRAM's throughput (dram_chase_v4: warps walking random 512-byte
+	// blocks of 4 GiB, one request in flight a warp, at 16 to 64 warps per
+	// SM), in increasing Rate; below the first point the latency rises
+	// from DRAMLatency (an idle GPU's pointer chase) linearly with the
+	// throughput. A cold launch's DRAM misses wait the latency at the
+	// DRAM throughput the launch itself reaches (Estimate). Empty: always
+	// DRAMLatency.
+	DRAMLoaded []LoadedLatency
+	// DRAMScatterLatency and L2ScatterLatency are what a round waits
+	// whose missing request touched more than four lines (a gather, a
+	// lane a line: a thread-per-row loop's), from DRAM and from L2
+	// (dram_scatter, l2_scatter: every lane walking its own chain of
+	// random lines). 0: as a coalesced request's (DRAMLatency, L2Latency).
+	DRAMScatterLatency, L2ScatterLatency float64
+}
+
+// LoadedLatency is one point of the loaded-latency curve: with the DRAM
+// moving Rate bytes a second, a coalesced request takes Seconds.
+type LoadedLatency struct{ Rate, Seconds float64 }
+
+// LatencyAt is the curve's latency at DRAM throughput rate: linear
+// between points, from idle (the idle latency at rate 0) to the first
+// point, the last point's latency beyond it (a launch that would move
+// more is held by the dram term).
+func LatencyAt(curve []LoadedLatency, idle, rate float64) float64 {
+	if len(curve) == 0 || rate <= 0 {
+		return idle
+	}
+	a := LoadedLatency{0, idle}
+	for _, b := range curve {
+		if rate <= b.Rate {
+			return a.Seconds + (b.Seconds-a.Seconds)*(rate-a.Rate)/(b.Rate-a.Rate)
+		}
+		a = b
+	}
+	return a.Seconds
 }
 
 // InflightRate is one point of an achieved-bandwidth curve: with

@@ -64,7 +64,11 @@ func (m Memory) Sub(o Memory) Memory {
 // with a first touch (L2 or DRAM: the launch's miss latency), or a miss
 // only of sectors the L1 had and lost to its capacity (L2, where they
 // still are).
-type Rounds struct{ Hit, Miss, L2 int32 }
+//
+// MissWide counts the misses (among Miss) whose request touched more
+// than four lines: a gather of a lane a line waits longer than a
+// coalesced request (Constants.DRAMScatterLatency).
+type Rounds struct{ Hit, Miss, L2, MissWide int32 }
 
 // Total is all the rounds.
 func (r Rounds) Total() int64 { return int64(r.Hit) + int64(r.Miss) + int64(r.L2) }
@@ -78,6 +82,10 @@ type Warp struct {
 	Rounds   Rounds
 	Memory   Memory
 	Barriers int32 // bar.sync waits
+	// Stall is the cycles its dependences on shared loads and shuffles
+	// kept it waiting beyond its instructions at WarpCPI (sim's
+	// depStalls; Constants.SharedLoadCycles, ShflCycles).
+	Stall float64
 }
 
 // Recorder takes the records of the blocks one executor worker runs; its
@@ -92,18 +100,19 @@ type Recorder interface {
 
 // Block is what the model keeps of one block: its index, the warp it
 // expects to finish last (its instructions, rounds and the cycles its
-// shared-memory conflicts add to its path), and its warps' instructions,
-// shared wavefronts and barriers in all.
+// shared-memory conflicts and dependent stalls add to its path), and its
+// warps' instructions, shared wavefronts and barriers in all.
 type Block struct {
 	B         int64
 	Instr     int32
 	Hit, Miss int32
 	L2        int32 // rounds that missed only for the L1's capacity
+	MissWide  int32 // of the misses, those of a request of more than four lines
 	Warps     int32
 	Bars      int32   // the most bar.sync waits of any of its warps
 	Sum       int64   // instructions
 	Waves     int64   // shared-memory wavefronts of all its warps
-	Extra     float64 // seconds: the slowest warp's shared conflicts on its own path
+	Extra     float64 // seconds: the slowest warp's shared conflicts and dependent stalls on its own path
 }
 
 // BlockLog is the Recorder the model uses: per block, the slowest warp
@@ -113,28 +122,28 @@ type Block struct {
 // path (Constants.SharedWaveCycles for each wavefront of a request past
 // its first).
 type BlockLog struct {
-	cpi, l1, l2, dram, wave float64
-	cur                     Block
-	best                    float64
-	Blocks                  []Block
-	Rounds                  int64 // load rounds over all warps
+	cpi, l1, l2, dram, dramWide, wave, cyc float64
+	cur                                    Block
+	best                                   float64
+	Blocks                                 []Block
+	Rounds                                 int64 // load rounds over all warps
 }
 
 // NewBlockLog is a BlockLog with room for hint blocks.
 func NewBlockLog(g *GPU, c *Constants, hint int) *BlockLog {
-	return &BlockLog{cpi: c.WarpCPI / g.ClockHz, l1: c.L1Latency, l2: c.L2Latency, dram: c.DRAMLatency,
-		wave: c.SharedWaveCycles / g.ClockHz, best: -1, Blocks: make([]Block, 0, hint)}
+	return &BlockLog{cpi: c.WarpCPI / g.ClockHz, l1: c.L1Latency, l2: c.L2Latency, dram: c.DRAMLatency, dramWide: max(0, c.DRAMScatterLatency-c.DRAMLatency),
+		wave: c.SharedWaveCycles / g.ClockHz, cyc: 1 / g.ClockHz, best: -1, Blocks: make([]Block, 0, hint)}
 }
 
 // Warp keeps w if it is the block's slowest so far.
 func (l *BlockLog) Warp(w *Warp) {
 	r := w.Rounds
-	extra := float64(w.Memory.SharedWaves-w.Memory.SharedRequests) * l.wave
-	cost := float64(w.Instr)*l.cpi + float64(r.Hit)*l.l1 + float64(r.L2)*l.l2 + float64(r.Miss)*l.dram + extra
+	extra := float64(w.Memory.SharedWaves-w.Memory.SharedRequests)*l.wave + w.Stall*l.cyc
+	cost := float64(w.Instr)*l.cpi + float64(r.Hit)*l.l1 + float64(r.L2)*l.l2 + float64(r.Miss)*l.dram + float64(r.MissWide)*l.dramWide + extra
 	if cost > l.best {
 		l.best = cost
 		l.cur.Instr = int32(min(w.Instr, 1<<31-1))
-		l.cur.Hit, l.cur.Miss, l.cur.L2 = r.Hit, r.Miss, r.L2
+		l.cur.Hit, l.cur.Miss, l.cur.L2, l.cur.MissWide = r.Hit, r.Miss, r.L2, r.MissWide
 		l.cur.Extra = extra
 	}
 	l.cur.Sum += w.Instr
@@ -217,6 +226,7 @@ type RoundState struct {
 	done                 Rounds
 	open, missed, capped uint32 // by level: a round is open; one of its loads missed; one lost a sector to the L1's capacity
 	merging              uint32 // by level: later PTX passes of the open round's compiled pass are to come (skip > 0)
+	wide                 uint32 // by level: one of the round's loads missed with a request of more than four lines
 	skip                 [Levels]uint8
 	loop                 [Levels]uint16
 }
@@ -244,9 +254,11 @@ func (t *RoundState) closeLevel(mask uint32) {
 	t.done.Miss += int32(bits.OnesCount32(m))
 	t.done.L2 += int32(bits.OnesCount32(c))
 	t.done.Hit += int32(bits.OnesCount32(o &^ (m | c)))
+	t.done.MissWide += int32(bits.OnesCount32(m & t.wide))
 	t.open &^= mask
 	t.missed &^= mask
 	t.capped &^= mask
+	t.wide &^= mask
 }
 
 // Opens reports whether a global load of round kind, in no unrolled loop,
@@ -306,12 +318,16 @@ func (t *RoundState) LoadIn(kind uint8, p Pass, missed, capped bool) {
 	}
 }
 
+// Wide notes that the global load of round kind just noted (LoadIn)
+// missed with a request of more than four lines.
+func (t *RoundState) Wide(kind uint8) { t.wide |= uint32(1) << (kind>>1 - 1) }
+
 // End closes the warp's open rounds and returns all its rounds, leaving
 // the state ready for the next block.
 func (t *RoundState) End() Rounds {
 	t.closeLevel(^uint32(0))
 	r := t.done
-	t.done, t.open, t.missed, t.capped, t.merging = Rounds{}, 0, 0, 0, 0
+	t.done, t.open, t.missed, t.capped, t.merging, t.wide = Rounds{}, 0, 0, 0, 0, 0
 	return r
 }
 

@@ -116,7 +116,7 @@ func (q *slotQueue) down(i int) {
 // issue and shared terms). Holding a block's slots (this) against freeing
 // a warp's slot when it ends was chosen on the training half
 // (docs/timemodel.md).
-func schedule(g *GPU, m *Constants, t *Launch, missLat float64) (finish float64, maxSMInstr int64, maxSMWaves float64) {
+func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish float64, maxSMInstr int64, maxSMWaves float64) {
 	if len(t.Blocks) == 0 {
 		return 0, 0, 0
 	}
@@ -131,7 +131,7 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat float64) (finish float64,
 	q := newSlotQueue(slots)
 	for i := range t.Blocks {
 		b := &t.Blocks[i]
-		d := blockTime(g, m, b, cpi, missLat, waveSec)
+		d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec)
 		per := float64(b.Sum) / float64(max(1, b.Warps))
 		perW := float64(b.Waves) / float64(max(1, b.Warps))
 		for range max(1, b.Warps) {
@@ -162,13 +162,17 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat float64) (finish float64,
 // 1,143 from this rule and the constants read off the conflict-free
 // passes.) waveSec is the seconds a wavefront takes the SM (0: no shared
 // rate in the constants).
-func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, waveSec float64) float64 {
+func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, wideLat, waveSec float64) float64 {
+	wide := 0.0
+	if b.MissWide > 0 {
+		wide = float64(b.MissWide) * (wideLat - missLat)
+	}
 	if b.Bars == 0 {
 		// The sum in the order the model had before the mechanisms, so a
 		// block without barriers or conflicts keeps its time to the bit.
-		return float64(b.Instr)*cpi + float64(b.Hit)*m.L1Latency + float64(b.L2)*m.L2Latency + float64(b.Miss)*missLat + b.Extra
+		return float64(b.Instr)*cpi + float64(b.Hit)*m.L1Latency + float64(b.L2)*m.L2Latency + float64(b.Miss)*missLat + b.Extra + wide
 	}
-	mem := float64(b.Hit)*m.L1Latency + float64(b.L2)*m.L2Latency + float64(b.Miss)*missLat
+	mem := float64(b.Hit)*m.L1Latency + float64(b.L2)*m.L2Latency + float64(b.Miss)*missLat + wide
 	issue := max(float64(b.Instr)*cpi+b.Extra, float64(b.Waves)*waveSec)
 	return mem + issue + float64(b.Bars)*m.BarrierSeconds(g, int(b.Warps))
 }

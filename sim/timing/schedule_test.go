@@ -27,19 +27,19 @@ func TestCriticalPathSlowWarp(t *testing.T) {
 		}
 		tm.Blocks = append(tm.Blocks, rec)
 	}
-	finish, _, _ := schedule(g, m, tm, m.L2Latency)
+	finish, _, _ := schedule(g, m, tm, m.L2Latency, m.L2Latency)
 	if want := 400 * m.L2Latency; finish < want {
 		t.Errorf("critical path %g s, want at least the slow warp's %g s", finish, want)
 	}
 	// Without the slow warp, 1000 blocks fit in one wave of 132 × 8 slots.
 	tm.Blocks[500].Miss = 2
-	even, _, _ := schedule(g, m, tm, m.L2Latency)
+	even, _, _ := schedule(g, m, tm, m.L2Latency, m.L2Latency)
 	if want := 10*m.WarpCPI/g.ClockHz + 2*m.L2Latency; even < want*0.999 || even > want*1.001 {
 		t.Errorf("one wave: %g s, want one block's %g s", even, want)
 	}
 	// Twice the blocks: two waves.
 	tm.Blocks = append(tm.Blocks, tm.Blocks...)
-	two, _, _ := schedule(g, m, tm, m.L2Latency)
+	two, _, _ := schedule(g, m, tm, m.L2Latency, m.L2Latency)
 	if two < 1.999*even {
 		t.Errorf("two waves: %g s, want twice one wave's %g s", two, even)
 	}
@@ -58,7 +58,7 @@ func TestScheduleMatchesLinearScan(t *testing.T) {
 			tm.Blocks = append(tm.Blocks, Block{B: int64(b), Instr: int32(10 * rng.IntN(4)), Miss: int32(rng.IntN(3)),
 				Warps: int32(tc.warps), Sum: int64(rng.IntN(1000))})
 		}
-		finish, most, _ := schedule(g, m, tm, m.L2Latency)
+		finish, most, _ := schedule(g, m, tm, m.L2Latency, m.L2Latency)
 
 		cpi := m.WarpCPI / g.ClockHz
 		free := make([]float64, g.SMs*tc.perSM*tc.warps)

@@ -1,0 +1,140 @@
+package sim
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"testing"
+)
+
+const dramRecorded = "../evidence/timemodel-micro-dram-scatter-h200-2026-12-04/dram.csv"
+
+// TestDRAMCalibrationCopy: the embedded DRAM run is the recorded one.
+func TestDRAMCalibrationCopy(t *testing.T) {
+	want, err := os.ReadFile(dramRecorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := calibFS.ReadFile("calibration/h200-dram.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("sim/calibration/h200-dram.csv is not %s: copy it", dramRecorded)
+	}
+}
+
+// TestDRAMConstants: the H200's granule is 64 bytes and its loaded-latency
+// curve rises from the pointer chase's 350 ns to about 1 µs at 4.4 TB/s
+// (the rows, not fitted); a model without a DRAM run has neither.
+func TestDRAMConstants(t *testing.T) {
+	m := testModel(t, "h200")
+	if m.DRAMGranuleBytes != 64 {
+		t.Errorf("DRAMGranuleBytes %g, want 64", m.DRAMGranuleBytes)
+	}
+	if len(m.DRAMLoaded) != 3 {
+		t.Fatalf("DRAMLoaded %v, want 3 points", m.DRAMLoaded)
+	}
+	prev := m.DRAMLatency
+	for _, p := range m.DRAMLoaded {
+		if p.Seconds <= prev || p.Rate < 1e12 || p.Rate > 5e12 {
+			t.Errorf("curve point %+v: want rising latencies above %g s at 1-5 TB/s", p, prev)
+		}
+		prev = p.Seconds
+	}
+	if a := testModel(t, "a100"); a.DRAMGranuleBytes != 0 || len(a.DRAMLoaded) != 0 {
+		t.Errorf("a100: granule %g, curve %v: want none", a.DRAMGranuleBytes, a.DRAMLoaded)
+	}
+}
+
+// TestDRAMGranule runs the microbenchmark's strided read on the simulator
+// (8 floats a thread, one a touched sector at s >= 32 bytes apart) over a
+// span larger than the L2: the DRAM bytes a cold launch reads are 64 a
+// touched sector, as Nsight Compute measured on the H200
+// (evidence/timemodel-micro-dram-h200-2026-12-04/ncu-stride.csv:
+// dram__bytes_read is the span at s = 4, 32 and 64, half of it at 128 and
+// a quarter at 256).
+func TestDRAMGranule(t *testing.T) {
+	mod := parsePTXFile(t, "testdata/dram_micro.ptx")
+	const span = 64 << 20
+	m := testModel(t, "h200")
+	d := NewDevice(m)
+	buf, err := Alloc[float32](d, "p", span/4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Alloc[float32](d, "out", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s    uint64
+		want float64 // DRAM bytes read, a share of the span
+	}{{4, 1}, {32, 1}, {64, 1}, {128, 0.5}, {256, 0.25}} {
+		k, err := NewPTXKernel(mod, "strideRead")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n8 := span / c.s / 8
+		st, err := d.LaunchPTX(context.Background(), k, Dim1(int(n8/256)), Dim1(256), 0, buf, out, n8, c.s/4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := float64(st.DRAMReadBytes) / span; math.Abs(got-c.want) > 0.01 {
+			t.Errorf("s = %d B: DRAM read %.3f of the span, want %.2f (the H200's, by ncu)", c.s, got, c.want)
+		}
+	}
+}
+
+// TestDependentLatencies runs two of the microbenchmark's kernels on the
+// simulator and holds the time a step adds to the modeled launch to what
+// the H200 took (evidence/timemodel-micro-dram-h200-2026-12-04, less the
+// launch's share of a step: shfl_chain_1step / 4,096 steps): shflChain,
+// one warp's dependent shfl.down + add steps, 36.4 − 2.2 = 34.2 cycles a
+// step; redStep, one block of 256 threads a step of ld.shared, use,
+// bar.sync, st.shared, bar.sync, 86.0 − 8.7 (the same launch cost over
+// 1,024 steps) = 77.3 cycles. Within 15%. Without the stalls (no shared
+// load or shuffle latency in the constants) redStep is 63.5 cycles, more
+// than 15% below; shflChain is 34.4 either way, since its PTX's eight
+// instructions a step (index arithmetic and movs ptxas folds) at WarpCPI
+// take as long as the SASS's chain: the shuffle's latency shows only in
+// code whose chain outruns its instructions (the reductions' trees).
+func TestDependentLatencies(t *testing.T) {
+	mod := parsePTXFile(t, "testdata/dram_micro.ptx")
+	with := testModel(t, "h200")
+	without := with
+	without.SharedLoadCycles, without.ShflCycles = 0, 0
+	step := func(m Model, kernel string, threads int) float64 {
+		k, err := NewPTXKernel(mod, kernel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewDevice(m)
+		out := mustUpload(t, d, "out", make([]float32, 4))
+		var lat [2]float64
+		for i, steps := range []int32{256, 512} {
+			st, err := d.LaunchPTX(context.Background(), k, Dim1(1), Dim1(threads), 0, out, steps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lat[i] = st.Time.Terms.Latency
+		}
+		return (lat[1] - lat[0]) / 256 * m.ClockHz
+	}
+	for _, c := range []struct {
+		kernel  string
+		threads int
+		h200    float64
+		tells   bool // the model without the stalls is off by more than 15%
+	}{{"shflChain", 32, 34.2, false}, {"redStep", 256, 77.3, true}} {
+		got, before := step(with, c.kernel, c.threads), step(without, c.kernel, c.threads)
+		t.Logf("%s: %.1f cycles a step modeled (%.1f without the stalls), the H200 %.1f", c.kernel, got, before, c.h200)
+		if math.Abs(got-c.h200)/c.h200 > 0.15 {
+			t.Errorf("%s: %.1f cycles a step modeled, the H200 %.1f", c.kernel, got, c.h200)
+		}
+		if c.tells && before > 0.85*c.h200 {
+			t.Errorf("%s: %.1f cycles a step without the stalls: the test cannot tell the mechanism", c.kernel, before)
+		}
+	}
+}

@@ -1,0 +1,70 @@
+package timing
+
+import (
+	"math"
+	"testing"
+)
+
+// The H200's loaded-latency curve as sim derives it from
+// evidence/timemodel-micro-dram-h200-2026-12-04 (dram_chase_v4 at 16, 32
+// and 64 warps per SM).
+var h200Loaded = []LoadedLatency{{2.41e12, 448e-9}, {3.86e12, 560e-9}, {4.39e12, 986e-9}}
+
+func TestLatencyAt(t *testing.T) {
+	const idle = 350e-9
+	for _, c := range []struct{ rate, want float64 }{
+		{0, idle},
+		{-1, idle},
+		{1.205e12, (350e-9 + 448e-9) / 2}, // halfway to the first point
+		{2.41e12, 448e-9},
+		{3.135e12, (448e-9 + 560e-9) / 2},
+		{4.39e12, 986e-9},
+		{9e12, 986e-9}, // beyond the curve: its last latency
+	} {
+		if got := LatencyAt(h200Loaded, idle, c.rate); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("LatencyAt(%g B/s) = %g s, want %g", c.rate, got, c.want)
+		}
+	}
+	if got := LatencyAt(nil, idle, 3e12); got != idle {
+		t.Errorf("no curve: %g, want the idle latency", got)
+	}
+}
+
+// TestColdLoadedLatency: a cold launch of one DRAM round a warp (the
+// reductions' load: 64 warps an SM, 128 bytes a warp, many waves) waits
+// the loaded latency at the throughput it reaches, which lies between
+// the idle latency and the latency at the idle time's throughput, and
+// whose throughput gives it back (the fixed point, within 3%); without a
+// curve, or with no DRAM bytes, the idle latency.
+func TestColdLoadedLatency(t *testing.T) {
+	g, m := h200(t)
+	m.WarpCPI, m.DRAMLatency = 4.17, 350e-9
+	m.DRAMAchievable, m.L2Bandwidth, m.IssuePerSMCycle = 3.92e12, 8e12, 3.87
+	const blocks = 132 * 8 * 40
+	tm := &Launch{BlocksPerSM: 8, WarpsPerBlock: 8}
+	for b := range blocks {
+		tm.Blocks = append(tm.Blocks, Block{B: int64(b), Instr: 60, Miss: 1, Warps: 8, Sum: 480})
+	}
+	bytes := int64(blocks * 8 * 128)
+	s := &Counters{Blocks: blocks, Warps: blocks * 8, GlobalLoadRequests: blocks * 8, MissRequests: blocks * 8,
+		L2Sectors: bytes / 32, L2LoadSectors: bytes / 32, UniqueRead: bytes, Records: tm,
+		LoadSites: []LoadSite{{Miss: blocks * 8}}}
+	idle, _, _ := coldTime(g, m, s, bytes)
+	m.DRAMLoaded = h200Loaded
+	loaded, terms, bound := coldTime(g, m, s, bytes)
+	if bound != "latency" || loaded <= idle {
+		t.Fatalf("with the curve: %g s (%s), idle %g s: want a longer latency-bound time", loaded, bound, idle)
+	}
+	// The latency the launch waited, read back from its time: one round a
+	// block, blocks in waves of 132 × 8.
+	waves := float64(blocks) / (132 * 8)
+	lat := terms.Latency/waves - 60*m.WarpCPI/g.ClockHz
+	want := LatencyAt(h200Loaded, m.DRAMLatency, float64(bytes)/loaded)
+	if math.Abs(lat-want)/want > 0.03 {
+		t.Errorf("waited %g s a round; the curve at the launch's own throughput says %g s", lat, want)
+	}
+	hi := LatencyAt(h200Loaded, m.DRAMLatency, float64(bytes)/idle)
+	if lat < m.DRAMLatency || lat > hi*1.0001 {
+		t.Errorf("latency %g s outside [idle %g, at the idle throughput %g]", lat, m.DRAMLatency, hi)
+	}
+}
