@@ -309,45 +309,54 @@ __device__ __forceinline__ void splitSpmv(const int* __restrict__ rowPtr,
 // ld.global.cs: evict-first in L1 and L2), which leaves L2 to x, the one
 // array read again: on the H200 the first version, with plain loads, read
 // 1885 MB from DRAM on powerlaw20-2^23 where cuSPARSE read 1353 MB for the
-// same L2 sectors (L2 hit rate 50% against 59%).
+// same L2 sectors (L2 hit rate 50% against 59%). The tile's first rows
+// (tileRow, then rowPtr of its first 32 rows) are loaded before the
+// staging, so their latency overlaps its loads.
 // Step 2, row starts: the rows whose first nonzero lies in the tile
 // (tileRow[t] .. tileRow[t+1]-1, from spmvTilePrep; empty rows included, so
-// every row belongs to exactly one tile), 32 at a time, a lane each: an
-// empty row's y is 0; a row with nonzeros writes its index at its first
-// nonzero's place in a second shared array, rowAt (-1 elsewhere).
+// every row belongs to exactly one tile), 32 at a time, a lane each: a row
+// with nonzeros marks its first nonzero's place in a byte array, startAt.
+// Each lane reads rowPtr[r] once; the row's end is the next lane's value
+// (a shuffle; the last lane reads one more).
 // Step 3, segmented sums in registers (CSR5, CUB's thread-level reduce by
 // key): lane l takes the tile's products 8l .. 8l+7 (two float4s from
-// shared memory) and their rowAt entries, and adds them in order; at a row
-// start it closes the segment before it: a row that began in the lane is
-// complete and stored; the first segment (the lane's head) is kept. The
-// lane's running sum at the end is its carry-out, the open row's part.
-// A segmented scan over the lanes by shuffles (5 steps, each lane adding
-// its neighbour's sum only while no row starts between them) gives every
-// lane the sum of the open row's parts in the lanes before it, so a lane
-// whose head ends a row started in an earlier lane stores that row. No
-// lane loops over a row's length, and no lane waits for a longer row: the
-// first version (a lane summed a row of up to TILE_LANE_MAX products from
-// shared memory, a longer one the whole warp) issued 17-31% more
-// instructions than cuSPARSE on the H200 for the same memory traffic.
-// Step 4, pieces: the tile's head (the part of a row that began in an
+// shared memory) and their 8 start flags (one 8-byte load), and adds them
+// in order; at a row start it closes the segment before it: a row that
+// began in the lane is complete and its sum goes back to shared memory, at
+// the place of the row's first product (which no lane reads again); the
+// first segment (the lane's head) is kept. The lane's running sum at the
+// end is its carry-out, the open row's part. A segmented scan over the
+// lanes by shuffles (5 steps, each lane adding its neighbour's sum only
+// while no row starts between them) gives every lane the sum of the open
+// row's parts in the lanes before it, so a lane whose head ends a row
+// started in an earlier lane puts that row's sum at its first place. No
+// lane loops over a row's length, and no lane waits for a longer row.
+// Step 4, y: the lanes store y of the tile's rows, 32 consecutive rows a
+// store instruction (coalesced), each from its first place (0 for an
+// empty row); a row running on into the next tile is left to step 5. The
+// first segmented version stored a row's sum from the lane where it
+// ended: up to 9 store instructions a warp, each a few scattered rows
+// (ncu on the H200: 2.18 M L1 store requests on powerlaw20-2^23 against
+// cuSPARSE's 0.98 M).
+// Step 5, pieces: the tile's head (the part of a row that began in an
 // earlier tile: what the lanes before the first row start hold) and its
-// tail (the last row started here; a piece when it runs on into the next
-// tile) go to tileFinish. A row that crosses tiles t_a..t_z has one piece
-// in each. Each piece's warp publishes its sum with a written flag in one
-// 64-bit store (slot[2t+1] for the start piece, slot[2t] for a head piece)
-// and counts itself in tileDone[t_a]; the warp that counts last reads the
-// pieces (waiting, if it must, for a flag: without a fence a store and the
-// count are not ordered), adds them in tile order (so y does not depend on
-// which finished last), stores y, and clears the slots and the count for
-// the next SpMV: split's last-warp pattern, no second pass, and no fence.
-// The version with a __threadfence a piece paid for each fence with L2
-// requests: ncu on the H200 counted 22.7 M membar requests in the L2 on
-// powerlaw20-2^23 (cuSPARSE's csrmv: 25 K), 16% of all its L2 requests,
-// with the L2's tag lookups the busy unit (95% of peak) and 18-24% of the
-// warps' cycles stalled on the fence (evidence/libs-ncu-l2ops-h200-2026-12-04).
-// Launch: 256 threads a block (8 tiles), ceil(nTiles / 8) blocks;
-// nTiles = nnz / TILE_NZ + 1, slot 2 * nTiles 64-bit words and tileDone
-// nTiles counts, zero before the first SpMV (spmvTilePrep).
+// tail (the last row started here, when it runs on into the next tile) go
+// to tileFinish. A row that crosses tiles t_a..t_z has one piece in each.
+// Each piece's warp publishes its sum with its flag in one 64-bit store
+// (slot[2t+1] for the start piece, slot[2t] for a head piece) and counts
+// itself in tileDone[t_a]; the warp that counts last reads the pieces
+// (waiting, if it must, for a flag: a store and the count are not ordered
+// without a fence), adds them in tile order (so y does not depend on which
+// finished last), stores y, and clears the slots and the count for the next
+// SpMV: split's last-warp pattern, no second pass, and no fence. The
+// version with a __threadfence a piece made each fence an L2 request to
+// every slice: ncu on the H200 counted 22.7 M membar requests in the L2
+// for powerlaw20-2^23 (cuSPARSE's csrmv 25 K), 16% of all its L2 requests,
+// with the L2's tag lookups the busy unit (95%) and 19% of the warps'
+// cycles stalled on the fence. Launch: 256 threads a block (8 tiles),
+// ceil(nTiles / 8) blocks; nTiles = nnz / TILE_NZ + 1, slot 2 * nTiles
+// 64-bit words and tileDone nTiles counts, zero before the first SpMV
+// (spmvTilePrep).
 __device__ __forceinline__ float warpSum(float v) { return groupSum<LIBS_WARP>(v); }
 
 // A piece's slot: its sum's bits in the low word, 1 in the high word once
@@ -356,21 +365,14 @@ __device__ __forceinline__ float warpSum(float v) { return groupSum<LIBS_WARP>(v
 // The most times the last piece reads a slot waiting for its flag.
 #define TILE_SPIN (1 << 16)
 
-// tileFinish: acc (the same in every lane) is the tile's part of row `row`
-// (first nonzero rowFirst, end rowEnd); store it as y when the row lies in
-// the tile [a, b), else hand it to the row's last piece. The whole warp
-// calls it.
-__device__ __forceinline__ void tileFinish(float acc, int a, int b, int t,
-                                           int row, int rowFirst, int rowEnd,
+// tileFinish: acc (the same in every lane) is the tile's piece of row `row`
+// (first nonzero rowFirst, end rowEnd), a row that crosses tiles; hand it
+// to the row's last piece. The whole warp calls it.
+__device__ __forceinline__ void tileFinish(float acc, int t, int row,
+                                           int rowFirst, int rowEnd,
                                            float* __restrict__ y,
                                            unsigned long long* slot,
                                            int* tileDone, int lane) {
-    if (rowFirst >= a && rowEnd <= b) {
-        if (lane == 0) {
-            y[row] = acc;
-        }
-        return;
-    }
     const int ta = rowFirst / TILE_NZ;
     const int n = (rowEnd - 1) / TILE_NZ - ta + 1;
     int ticket = 0;
@@ -407,21 +409,35 @@ __device__ __forceinline__ void tileFinish(float acc, int a, int b, int t,
     }
 }
 
-// segStep adds one product to a lane's run: at a row start (r >= 0) the
-// segment before it closes, stored as y when its row began in this lane
-// (seen), kept as the lane's head otherwise. Written as selects and one
-// predicated store, so the lanes of a warp do not diverge.
-__device__ __forceinline__ void segStep(float p, int r, float& s, float& head,
-                                        int& cur, bool& seen,
-                                        float* __restrict__ y) {
-    const bool start = r >= 0;
+// segStep adds one product to a lane's run: at a row start the segment
+// before it closes, its sum put at its first place (pos) when its row
+// began in this lane (seen), kept as the lane's head otherwise. Written as
+// selects and one predicated store, so the lanes of a warp do not diverge.
+__device__ __forceinline__ void segStep(float p, bool start, int here, float& s,
+                                        float& head, int& pos, bool& seen,
+                                        float* prod) {
     if (start && seen) {
-        y[cur] = s;
+        prod[pos] = s;
     }
     head = start && !seen ? s : head;
     seen = seen || start;
-    cur = start ? r : cur;
+    pos = start ? here : pos;
     s = (start ? 0.0f : s) + p;
+}
+
+// tileRows loads rowPtr for the 32 rows base .. base+31 of a tile's rows
+// [.., r1): f = rowPtr[r], the row's first nonzero (for r up to r1, so
+// lane 0 of the first 32 has rowPtr[r0] even when no row starts in the
+// tile), and e = rowPtr[r + 1] its end, meaningful for r < r1. The two
+// loads are independent, one trip to memory (the end as the next lane's
+// f by a shuffle, with the last lane reading one more, waits for the
+// first load before the second: two trips).
+__device__ __forceinline__ void tileRows(const int* __restrict__ rowPtr,
+                                         int base, int r1, int lane, int& f,
+                                         int& e) {
+    const int r = base + lane;
+    f = r <= r1 ? rowPtr[r] : 0;
+    e = r < r1 ? rowPtr[r + 1] : 0;
 }
 
 template <bool V4>
@@ -435,7 +451,7 @@ __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
                                          unsigned long long* slot,
                                          int* tileDone) {
     __shared__ __align__(16) float prodAll[TILE_WARPS][TILE_NZ];
-    __shared__ __align__(16) int rowAtAll[TILE_WARPS][TILE_NZ];
+    __shared__ __align__(16) unsigned char startAll[TILE_WARPS][TILE_NZ];
     const int warp = threadIdx.x / LIBS_WARP;
     const int lane = threadIdx.x % LIBS_WARP;
     const int t = blockIdx.x * TILE_WARPS + warp;
@@ -443,12 +459,12 @@ __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
         return;  // whole warps: the shuffles below see all 32 lanes
     }
     float* prod = prodAll[warp];
-    int* rowAt = rowAtAll[warp];
+    unsigned char* startAt = startAll[warp];
     const int a = t * TILE_NZ;
     const int b = min(a + TILE_NZ, nnz);
     const int mine = TILE_NZ / LIBS_WARP * lane;  // this lane's 8 places
-    reinterpret_cast<int4*>(rowAt + mine)[0] = make_int4(-1, -1, -1, -1);
-    reinterpret_cast<int4*>(rowAt + mine)[1] = make_int4(-1, -1, -1, -1);
+    const int r0 = tileRow[t], r1 = tileRow[t + 1];
+    reinterpret_cast<uint2*>(startAt + mine)[0] = make_uint2(0u, 0u);
     // Step 1: the tile's products, coalesced; the last tile's places past
     // nnz are 0.
     if (V4) {
@@ -478,28 +494,34 @@ __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
     }
     __syncwarp();
     // Step 2: the tile's rows mark their starts.
-    const int r0 = tileRow[t], r1 = tileRow[t + 1];
-    for (int r = r0 + lane; r < r1; r += LIBS_WARP) {
-        const int first = rowPtr[r];
-        if (rowPtr[r + 1] == first) {
-            y[r] = 0.0f;
-        } else {
-            rowAt[first - a] = r;
+    int f0, e0;  // the first 32 rows' spans, kept for step 4
+    tileRows(rowPtr, r0, r1, lane, f0, e0);
+    for (int base = r0; base < r1; base += LIBS_WARP) {
+        int f = f0, e = e0;
+        if (base != r0) {
+            tileRows(rowPtr, base, r1, lane, f, e);
+        }
+        if (base + lane < r1 && e > f) {
+            startAt[f - a] = 1;
         }
     }
     __syncwarp();
     // Step 3: each lane's run of 8, then the segmented scan over lanes.
     float s = 0.0f, head = 0.0f;
-    int cur = -1;
+    int pos = 0;
     bool seen = false;
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const float4 p = reinterpret_cast<const float4*>(prod + mine)[h];
-        const int4 r = reinterpret_cast<const int4*>(rowAt + mine)[h];
-        segStep(p.x, r.x, s, head, cur, seen, y);
-        segStep(p.y, r.y, s, head, cur, seen, y);
-        segStep(p.z, r.z, s, head, cur, seen, y);
-        segStep(p.w, r.w, s, head, cur, seen, y);
+    {
+        const float4 p0 = reinterpret_cast<const float4*>(prod + mine)[0];
+        const float4 p1 = reinterpret_cast<const float4*>(prod + mine)[1];
+        const uint2 st = reinterpret_cast<const uint2*>(startAt + mine)[0];
+        segStep(p0.x, st.x & 0xffu, mine, s, head, pos, seen, prod);
+        segStep(p0.y, st.x & 0xff00u, mine + 1, s, head, pos, seen, prod);
+        segStep(p0.z, st.x & 0xff0000u, mine + 2, s, head, pos, seen, prod);
+        segStep(p0.w, st.x & 0xff000000u, mine + 3, s, head, pos, seen, prod);
+        segStep(p1.x, st.y & 0xffu, mine + 4, s, head, pos, seen, prod);
+        segStep(p1.y, st.y & 0xff00u, mine + 5, s, head, pos, seen, prod);
+        segStep(p1.z, st.y & 0xff0000u, mine + 6, s, head, pos, seen, prod);
+        segStep(p1.w, st.y & 0xff000000u, mine + 7, s, head, pos, seen, prod);
     }
     const unsigned starts = __ballot_sync(0xffffffffu, seen);
     // The lanes this lane's open row spans: from the last lane at or
@@ -517,27 +539,47 @@ __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
     // in: the open row's parts in the lanes before this one.
     float in = __shfl_up_sync(0xffffffffu, v, 1);
     const unsigned before = starts & ((1u << lane) - 1u);
-    const int prevLane = before ? 31 - __clz(before) : 0;
-    const int prevRow = __shfl_sync(0xffffffffu, cur, prevLane);
+    const int prevPos = __shfl_sync(0xffffffffu, pos, before ? 31 - __clz(before) : 0);
     if (lane == 0) {
         in = 0.0f;
     }
     if (seen && before != 0) {
-        y[prevRow] = in + head;  // a row from lane prevLane ends here
+        prod[prevPos] = in + head;  // a row from an earlier lane ends here
     }
-    // Step 4: the head piece and the tail row.
+    // The tail row (the last started here) ends in this tile or runs on;
+    // its sum so far is the warp's total either way.
     const float total = __shfl_sync(0xffffffffu, v, LIBS_WARP - 1);
+    const int tailPos = __shfl_sync(0xffffffffu, pos, starts ? 31 - __clz(starts) : 0);
+    if (starts != 0 && lane == 0) {
+        prod[tailPos] = total;
+    }
+    __syncwarp();
+    // Step 4: y of the rows that start and end in the tile, coalesced.
+    int tf = 0, te = 0;  // the last row's span
+    for (int base = r0; base < r1; base += LIBS_WARP) {
+        int f = f0, e = e0;
+        if (base != r0) {
+            tileRows(rowPtr, base, r1, lane, f, e);
+        }
+        if (base + lane < r1 && e <= b) {
+            y[base + lane] = e > f ? prod[f - a] : 0.0f;
+        }
+        if (base + LIBS_WARP >= r1) {
+            tf = __shfl_sync(0xffffffffu, f, r1 - 1 - base);
+            te = __shfl_sync(0xffffffffu, e, r1 - 1 - base);
+        }
+    }
+    // Step 5: the head piece and the tail row's piece, when it runs on.
     if (t > 0) {
-        const int headEnd = rowPtr[r0];
+        const int headEnd = __shfl_sync(0xffffffffu, f0, 0);  // rowPtr[r0]
         if (headEnd > a) {
             const int firstLane = starts ? __ffs(starts) - 1 : LIBS_WARP - 1;
             const float h = __shfl_sync(0xffffffffu, starts ? in + head : total, firstLane);
-            tileFinish(h, a, b, t, r0 - 1, rowPtr[r0 - 1], headEnd, y, slot, tileDone, lane);
+            tileFinish(h, t, r0 - 1, rowPtr[r0 - 1], headEnd, y, slot, tileDone, lane);
         }
     }
-    if (starts != 0) {
-        const int tail = __shfl_sync(0xffffffffu, cur, 31 - __clz(starts));
-        tileFinish(total, a, b, t, tail, rowPtr[tail], rowPtr[tail + 1], y, slot, tileDone, lane);
+    if (r1 > r0 && te > b) {
+        tileFinish(total, t, r1 - 1, tf, te, y, slot, tileDone, lane);
     }
 }
 
