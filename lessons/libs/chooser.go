@@ -42,15 +42,17 @@ import (
 //     loads from a median row of V4MinMean.
 //
 // Column locality (LocalTile) is not a fifth rule but a choice inside
-// rules 1 and 3: it moves neither a critical path nor a launch count, only
-// the bytes each nonzero's gather of x costs, a bandwidth term of the
+// rules 1 and 3, and rule 2 where it picked the tiles (wherever the pick
+// is not CSR-vector): it moves neither a critical path nor a launch count,
+// only the bytes each nonzero's gather of x costs, a bandwidth term of the
 // same size as rule 4's. Where the columns are local (few sectors of x a
 // warp's 32 consecutive nonzeros, XSectorsPerNonzero at most LocalTile)
 // the gathers are cheap and the matrix's own stream is the bound, which
 // the float4 nonzero tiles read coalesced whatever the rows; where they
 // are scattered the gathers dominate and the rules' own method stands. So
-// it can never outrank a long row or "small", and it never turns an even
-// matrix (rules 2 and 4, CSR-vector) into tiles.
+// it can never outrank a long row or "small", and it never turns a
+// CSR-vector pick (an even matrix, or a small one without SmallTile) into
+// tiles.
 //
 // The order is not fitted. The thresholds and the method each rule picks
 // (Rules) are: Fit picks them from measured per-method times, and
@@ -91,17 +93,19 @@ type Rules struct {
 }
 
 // defaultRules are the rules Choose uses: Fit's answer on every matrix of
-// the H200 corpus run (evidence/libs-corpus-h200-2026-12-04, 06:08 UTC, 52
-// matrices, every method timed, nonzero tiles with segmented sums
-// included): a long row beyond 4× the balanced share to split (the tiles
-// when the matrix is small too), small (rows × width under half the
-// resident threads) to the nonzero tiles, spread above CV 0.5 to binning,
-// 8 nonzeros a lane, float4 loads from a median row of 32. Their loss there
-// is 0.0446 (picks 1.046× our fastest, geometric mean), against 0.1049 for
-// the same grid without the small rule's method and fill (small → one wide
-// CSR-vector launch, as before). TestCorpusRun fails when they are not the
-// fit of the recorded run.
-var defaultRules = Rules{LongFactor: 4, SmallTile: true, SmallFill: 0.5, SpreadCV: 0.5, SpreadSplit: false, LaneWork: 8, V4MinMean: 32, LongTile: false}
+// the H200 corpus run (evidence/libs-corpus-h200-2026-12-04, 08:46 UTC, 52
+// matrices, every method timed, each matrix's column locality recorded;
+// its held-out seed-2 draws are not in the fit): a long row beyond 64× the
+// balanced share to split (the tiles when the matrix is small too), small
+// (rows × width under half the resident threads) to the nonzero tiles,
+// spread above CV 0.5 to the tiles, 8 nonzeros a lane, no float4 loads,
+// and where the columns are local (at most 0.4 sectors of x a nonzero) the
+// float4 tiles instead of any method but CSR-vector. Their loss there is
+// 0.0530 (picks 1.054× our fastest, geometric mean), against 0.0761 for
+// the rules fitted on the 06:08 run (long rows over 4× to split, spread to
+// binning, float4 from 32, no locality). TestCorpusRun fails when they are
+// not the fit of the recorded run.
+var defaultRules = Rules{LongFactor: 64, SmallTile: true, SmallFill: 0.5, SpreadCV: 0.5, SpreadTile: true, LaneWork: 8, V4MinMean: math.Inf(1), LocalTile: 0.4}
 
 // DefaultRules returns the rules Choose uses (a copy: no global state
 // changes through it).
@@ -174,8 +178,9 @@ func choose(r Rules, s RowStats, residentThreads int, explain bool) Choice {
 }
 
 // localPick is the locality choice: method, as rules 1 to 4 picked it, or
-// tile_v4 where the pick is a balancing method (rule 1 or 3: anything but
-// CSR-vector) and the locality xs is known and at most localTile. Fit
+// tile_v4 where the pick is anything but CSR-vector (a balancing method of
+// rule 1 or 3, or rule 2's tiles) and the locality xs is known and at most
+// localTile. Fit
 // applies it to the rules' picks with LocalTile 0, as choose does.
 func localPick(localTile, xs float64, method string) string {
 	if localTile <= 0 || xs <= 0 || xs > localTile || strings.HasPrefix(method, "vector") {
@@ -255,9 +260,12 @@ func chooseRules(r Rules, s RowStats, residentThreads int, explain bool) Choice 
 	// 4. Even.
 	why := sprintf("even: rows %d to %d (median %d, CV %.2f); %d lanes a row gives each lane about %.0f nonzeros",
 		s.Min, s.Max, s.Median, s.CV, w, float64(s.Median)/float64(w))
-	if v4 {
+	switch {
+	case v4:
 		why += sprintf(", and rows of %d hold aligned quads, so float4/int4 loads", s.Median)
-	} else {
+	case math.IsInf(r.V4MinMean, 1):
+		why += ", scalar loads (the fitted rules never use float4)"
+	default:
 		why += ", rows too short for float4 loads to pay"
 	}
 	return Choice{VectorMethod(w, v4), why + "."}
