@@ -128,7 +128,7 @@ func dramSource(m Model, constant string) string {
 		if m.DRAMScatterLatency <= 0 {
 			return "none: a gather's round waits as a coalesced one (" + at + ")"
 		}
-		return fmt.Sprintf("measured: dram_scatter and l2_scatter at one warp per SM (every lane walking its own chain of random 128-byte lines, a request of 32 lines; 4 GiB with fresh lines each launch, and 16 MiB in L2), less the launch's share of a step (dram_chase_1step / 64): %.0f and %.0f ns, against the coalesced walk's %.0f and %.0f; a round whose missing request sent more than four lines to L2 waits these (the DRAM one less DRAMLatency on top of the loaded latency) (%s)",
+		return fmt.Sprintf("measured: dram_scatter and l2_scatter at one warp per SM (every lane walking its own chain of random 128-byte lines, a request of 32 lines; 4 GiB with fresh lines each launch, and 16 MiB in L2), less the launch's share of a step (dram_chase_1step / 64): %.0f and %.0f ns, against the coalesced walk's %.0f and %.0f; a round whose missing request was a gather (more than four lines to L2, spread over more than twice as many: random lines, not a short-row walk's adjacent ones) waits these (the DRAM one less DRAMLatency on top of the loaded latency) (%s)",
 			m.DRAMScatterLatency*1e9, m.L2ScatterLatency*1e9, m.DRAMLatency*1e9, m.L2Latency*1e9, at)
 	case "ShflCycles":
 		if m.ShflCycles <= 0 {

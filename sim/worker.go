@@ -120,7 +120,7 @@ type worker struct {
 	// what the executor records for the time model (timemodel_ptx.go)
 	tmMiss int64           // load requests that missed the L1 model, so far
 	tmCap  int64           // load requests that lost a sector to the L1's capacity (and missed nothing else), so far
-	tmWide int64           // of tmMiss, the requests that sent more than four lines to L2, so far
+	tmWide int64           // of tmMiss, the gathers (more than four lines to L2, spread over twice as many), so far
 	mem    timing.Memory   // memory requests, so far: a warp's record takes what it added
 	rec    timing.Recorder // takes a PTX launch's records, block by block (a *timing.BlockLog)
 	warp   timing.Warp     // the record being handed over (one per worker: a record on the stack would escape through rec)
@@ -496,7 +496,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	base := uint32(agg.meta.addr >> 5)
 	load := agg.key.op == opLd
 	most := busiestBank(v, wide)
-	sector, line, l2line, l2gran := uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1)
+	sector, line, l2line, l2gran, l2first := uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1)
 	var sectors, misses, lost, far, l2lines, l2grans int64
 	// Consecutive words (a coalesced request) skip straight to the next
 	// sector's first word; a request of a few words is not worth the test.
@@ -545,6 +545,9 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		// L2: sectors come sorted, so a line's sectors are adjacent.
 		if toL2 && ln != l2line {
 			l2line = ln
+			if l2first == 1<<32-1 {
+				l2first = ln
+			}
 			l2lines++
 		}
 		// And one 64-byte DRAM granule per sector pair a load sends to
@@ -569,8 +572,12 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	if misses > 0 && load {
 		agg.missRequests++
 		w.tmMiss++
-		if l2lines > 4 {
-			w.tmWide++ // a gather: timing.Rounds.MissWide
+		// A gather (timing.Rounds.MissWide): more than four lines, spread
+		// over more than twice as many as it touches (dram_scatter's
+		// random lines; a request of adjacent lines, a short-row CSR
+		// walk's, is its DRAM pages' as a coalesced one's is).
+		if l2lines > 4 && int64(l2line-l2first)+1 > 2*l2lines {
+			w.tmWide++
 		}
 	} else if lost > 0 {
 		agg.capRequests++

@@ -288,7 +288,7 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool, dr
 		l2Share = 1
 	}
 	missLat := l2Share*m.L2Latency + (1-l2Share)*dramLat
-	// A gather's round (a request of more than four lines) waits the
+	// A gather's round (more than four lines, spread over twice as many) waits the
 	// scattered latencies, as loaded as the coalesced one.
 	wideLat := missLat
 	if m.DRAMScatterLatency > 0 && m.L2ScatterLatency > 0 {

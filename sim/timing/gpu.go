@@ -150,10 +150,11 @@ type Constants struct {
 	// DRAMLatency.
 	DRAMLoaded []LoadedLatency
 	// DRAMScatterLatency and L2ScatterLatency are what a round waits
-	// whose missing request touched more than four lines (a gather, a
-	// lane a line: a thread-per-row loop's), from DRAM and from L2
-	// (dram_scatter, l2_scatter: every lane walking its own chain of
-	// random lines). 0: as a coalesced request's (DRAMLatency, L2Latency).
+	// whose missing request was a gather (more than four lines, spread
+	// over more than twice as many: a lane a random line, an SpMV's x
+	// gather), from DRAM and from L2 (dram_scatter, l2_scatter: every
+	// lane walking its own chain of random lines). 0: as a coalesced
+	// request's (DRAMLatency, L2Latency).
 	DRAMScatterLatency, L2ScatterLatency float64
 }
 

@@ -65,9 +65,10 @@ func (m Memory) Sub(o Memory) Memory {
 // only of sectors the L1 had and lost to its capacity (L2, where they
 // still are).
 //
-// MissWide counts the misses (among Miss) whose request touched more
-// than four lines: a gather of a lane a line waits longer than a
-// coalesced request (Constants.DRAMScatterLatency).
+// MissWide counts the misses (among Miss) whose request was a gather:
+// more than four lines, spread over more than twice as many (sim's
+// worker.request); it waits longer than a coalesced request
+// (Constants.DRAMScatterLatency).
 type Rounds struct{ Hit, Miss, L2, MissWide int32 }
 
 // Total is all the rounds.
@@ -107,7 +108,7 @@ type Block struct {
 	Instr     int32
 	Hit, Miss int32
 	L2        int32 // rounds that missed only for the L1's capacity
-	MissWide  int32 // of the misses, those of a request of more than four lines
+	MissWide  int32 // of the misses, the gathers
 	Warps     int32
 	Bars      int32   // the most bar.sync waits of any of its warps
 	Sum       int64   // instructions
@@ -226,7 +227,7 @@ type RoundState struct {
 	done                 Rounds
 	open, missed, capped uint32 // by level: a round is open; one of its loads missed; one lost a sector to the L1's capacity
 	merging              uint32 // by level: later PTX passes of the open round's compiled pass are to come (skip > 0)
-	wide                 uint32 // by level: one of the round's loads missed with a request of more than four lines
+	wide                 uint32 // by level: one of the round's loads missed with a gather
 	skip                 [Levels]uint8
 	loop                 [Levels]uint16
 }
@@ -319,7 +320,7 @@ func (t *RoundState) LoadIn(kind uint8, p Pass, missed, capped bool) {
 }
 
 // Wide notes that the global load of round kind just noted (LoadIn)
-// missed with a request of more than four lines.
+// missed with a gather (Rounds.MissWide).
 func (t *RoundState) Wide(kind uint8) { t.wide |= uint32(1) << (kind>>1 - 1) }
 
 // End closes the warp's open rounds and returns all its rounds, leaving

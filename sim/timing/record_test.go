@@ -57,3 +57,36 @@ func TestRoundStatePasses(t *testing.T) {
 		}
 	}
 }
+
+// TestRoundStateGathers: a missed round one of whose loads was a gather
+// counts among the MissWide rounds; a gather that hit (no miss) does not,
+// nor does a miss without one; End clears the marks.
+func TestRoundStateGathers(t *testing.T) {
+	lv1, lv2 := RoundKind(1, false), RoundKind(2, false)
+	for _, c := range []struct {
+		name   string
+		miss   [2]bool // level 1, level 2
+		gather [2]bool
+		want   Rounds
+	}{
+		{"a gather that missed", [2]bool{false, true}, [2]bool{false, true}, Rounds{Hit: 1, Miss: 1, MissWide: 1}},
+		{"a gather that hit", [2]bool{false, false}, [2]bool{true, true}, Rounds{Hit: 2}},
+		{"misses, no gather", [2]bool{true, true}, [2]bool{}, Rounds{Miss: 2}},
+		{"both", [2]bool{true, true}, [2]bool{true, true}, Rounds{Miss: 2, MissWide: 2}},
+	} {
+		var s RoundState
+		for i, k := range []uint8{lv1, lv2} {
+			s.LoadIn(k, Pass{}, c.miss[i], false)
+			if c.gather[i] {
+				s.Wide(k)
+			}
+		}
+		if got := s.End(); got != c.want {
+			t.Errorf("%s: %+v, want %+v", c.name, got, c.want)
+		}
+		s.LoadIn(lv1, Pass{}, true, false)
+		if got := s.End(); got != (Rounds{Miss: 1}) {
+			t.Errorf("%s: the next block: %+v, want one plain miss", c.name, got)
+		}
+	}
+}
