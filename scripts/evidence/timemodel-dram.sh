@@ -12,7 +12,8 @@
 # row measures), compiled on the GPU host by its nvcc for the GPU there. It
 # writes under $1: env.txt, dram.csv and dram-r2.csv (two runs;
 # name,param,value,unit,note), ncu-stride.csv (Nsight Compute's DRAM and L2
-# byte counters for each strided kernel, launched once), sass.txt (the
+# byte counters for each strided kernel, launched once; ncu's ==PROF== lines,
+# with this machine's process ids and paths, stripped), sass.txt (the
 # kernels' loads, stores and shuffles as compiled) and nvcc.err / dram.err /
 # ncu.err when not empty.
 set -u
@@ -35,7 +36,7 @@ if nvcc -O3 -arch=native -std=c++17 -I "$R/scripts/evidence/timemodel" -o "$T/dr
 	timeout 150 "$T/dram" >"$E/dram-r2.csv" 2>>"$E/dram.err"
 	echo "dram r2 exit $?"
 	timeout 150 ncu --csv --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_write.sum,gpu__time_duration.sum \
-		--kernel-name regex:stride "$T/dram" once >"$E/ncu-stride.csv" 2>"$E/ncu.err"
+		--kernel-name regex:stride "$T/dram" once 2>"$E/ncu.err" | sed '/^==PROF==/d' >"$E/ncu-stride.csv"
 	echo "ncu exit $?"
 else
 	echo "nvcc failed:"
