@@ -3,8 +3,10 @@ package libs
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -112,17 +114,19 @@ func (sp Spread) Within(size int, ratio float64) bool {
 
 // String is the spread per size class as percentages.
 func (sp Spread) String() string {
-	var sizes []int
-	for s := range sp.Median {
-		sizes = append(sizes, s)
-	}
-	sort.Ints(sizes)
 	var parts []string
-	for _, s := range sizes {
+	for _, s := range sp.sizes() {
 		parts = append(parts, fmt.Sprintf("%s %.1f%% (90th percentile %.1f%%, %d ratios)", sizeLabel(s),
 			100*(math.Exp(sp.Median[s])-1), 100*(math.Exp(sp.P90[s])-1), sp.Pairs[s]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// sizes is the size classes the spread has, smallest first.
+func (sp Spread) sizes() []int {
+	sizes := slices.Collect(maps.Keys(sp.Median))
+	slices.Sort(sizes)
+	return sizes
 }
 
 func sizeLabel(size int) string {
@@ -163,13 +167,8 @@ func (sp Spread) MissLine(ls []CorpusLine) string {
 
 // Short is the median spread per size class, in percent.
 func (sp Spread) Short() string {
-	var sizes []int
-	for s := range sp.Median {
-		sizes = append(sizes, s)
-	}
-	sort.Ints(sizes)
 	var parts []string
-	for _, s := range sizes {
+	for _, s := range sp.sizes() {
 		parts = append(parts, fmt.Sprintf("%s %.1f%%", sizeLabel(s), 100*(math.Exp(sp.Median[s])-1)))
 	}
 	return strings.Join(parts, ", ")
