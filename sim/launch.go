@@ -210,6 +210,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		ideal int64
 		miss  int64
 		cap   int64 // of L2Sectors, those the L1's capacity lost
+		grans int64 // per request, the 64-byte granules of its L2Sectors (loads)
 		buf   int
 	}
 	byKey := map[siteKey]*merged{}
@@ -260,6 +261,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 			s.capRequests += a.capRequests
 			s.l2Lines += a.l2Lines
 			s.l2Grans += a.l2Grans
+			m.grans += a.l2Grans
 			m.miss += a.missRequests
 			m.buf = key.buf
 			s.L1Wavefronts += a.lines
@@ -281,7 +283,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		s.l2Grans = scaled(s.l2Grans, f)
 		for _, m := range byKey {
 			m.SiteStats.scale(f)
-			m.ideal, m.miss, m.cap = scaled(m.ideal, f), scaled(m.miss, f), scaled(m.cap, f)
+			m.ideal, m.miss, m.cap, m.grans = scaled(m.ideal, f), scaled(m.miss, f), scaled(m.cap, f), scaled(m.grans, f)
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -309,7 +311,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		case k.shared:
 			s.SharedStore.add(m.Requests, m.Wavefronts, m.ideal)
 		case k.op == opLd:
-			s.loadSites = append(s.loadSites, loadSite{requests: m.Requests, miss: m.miss, l2: m.L2Sectors - m.cap, buf: m.buf})
+			s.loadSites = append(s.loadSites, loadSite{requests: m.Requests, miss: m.miss, l2: m.L2Sectors - m.cap, l2All: m.L2Sectors, grans: m.grans, buf: m.buf})
 			s.GlobalLoad.Requests += m.Requests
 			s.GlobalLoad.Sectors += m.Sectors
 			s.L2Sectors += m.L2Sectors
@@ -356,6 +358,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 			ls.l2HitShare = max(0, 1-float64(uniq[ls.buf])/float64(t))
 		}
 	}
+	s.rereadGrans, s.rereadSectors = rereadGranules(s.loadSites, uniq)
 	s.tmCollect(l, workers)
 	l.d.model.estimate(s)
 	return s

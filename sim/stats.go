@@ -140,15 +140,54 @@ type Stats struct {
 	l2Lines      int64   // line transactions global accesses sent to L2 (per request, the lines of its L2 sectors)
 	l2Grans      int64   // per load request, the 64-byte granules of the sectors it sent to L2
 	uniqueGrans  int64   // the distinct 64-byte granules the launch read (uniqueRead's sectors by pairs)
-	loadSites    []loadSite
-	tm           timing.Launch // per-block records of a PTX launch (timemodel_ptx.go)
+	// rereadGrans over rereadSectors is what a re-read sector costs in
+	// 64-byte granules (rereadGranules)
+	rereadGrans, rereadSectors float64
+	loadSites                  []loadSite
+	tm                         timing.Launch // per-block records of a PTX launch (timemodel_ptx.go)
 }
 
 // loadSite is what the latency term needs of one global load site.
 type loadSite struct {
 	requests, miss, l2 int64
+	l2All, grans       int64 // its L2 sectors with the ones the L1's capacity lost, and their granules per request
 	buf                int
 	l2HitShare         float64
+}
+
+// rereadGranules weighs the 64-byte granules a load request's L2 sectors
+// take, per sector, by the re-reads of the buffer it reads: a buffer's
+// re-reads are its load sites' L2 sectors less its distinct sectors
+// (uniq), and each costs its own requests' granules per sector, 1 when they
+// send whole sector pairs, 2 when one sector of each. The DRAM granule
+// rule (timing.Counters.RereadGranules) prices re-reads with it: a stream
+// read once (a CSR walk's values, a sector of each pair a request) is no
+// re-read, so its requests' granules do not price the gathers of another
+// buffer that are. It returns the weighted granules and the re-read
+// sectors (0, 0 when the launch re-reads nothing).
+func rereadGranules(sites []loadSite, uniq map[int]int64) (grans, sectors float64) {
+	type buf struct{ l2, l2All, grans int64 }
+	per := map[int]*buf{}
+	for _, ls := range sites {
+		b := per[ls.buf]
+		if b == nil {
+			b = &buf{}
+			per[ls.buf] = b
+		}
+		b.l2 += ls.l2
+		b.l2All += ls.l2All
+		b.grans += ls.grans
+	}
+	for id, b := range per {
+		re := b.l2 - uniq[id]
+		if re <= 0 || b.l2All <= 0 {
+			continue
+		}
+		perSector := max(0.5, float64(b.grans)/float64(b.l2All))
+		sectors += float64(re)
+		grans += float64(re) * perSector
+	}
+	return grans, sectors
 }
 
 // Site returns the counters of the site with this label.

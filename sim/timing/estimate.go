@@ -96,17 +96,22 @@ type Counters struct {
 	L2Sectors          int64 // all global accesses' sectors sent to L2
 	L2LoadSectors      int64 // of those, the global loads'
 	GlobalLoadRequests int64
-	UniqueRead         int64   // bytes: the distinct sectors the launch read
-	DRAMWriteBytes     int64   // bytes: the distinct sectors it wrote
-	MissRequests       int64   // global load requests with a first touch of a sector (per-block L1 model)
-	CapRequests        int64   // global load requests that missed only sectors the L1's capacity lost
-	CapSectors         int64   // sectors of global loads the L1's capacity lost (in L2Sectors)
-	CapFar             int64   // of those, the ones whose re-read came after the L2 had turned over
-	L2Lines            int64   // line transactions global accesses sent to L2
-	L2LoadGranules     int64   // per load request, the 64-byte granules (sector pairs) of the sectors it sent to L2
-	UniqueReadGranules int64   // the distinct 64-byte granules the launch read (UniqueRead's sectors, by pairs)
-	L2Share            float64 // of the footprint, what earlier launches left in L2 (L2History)
-	LoadSites          []LoadSite
+	UniqueRead         int64 // bytes: the distinct sectors the launch read
+	DRAMWriteBytes     int64 // bytes: the distinct sectors it wrote
+	MissRequests       int64 // global load requests with a first touch of a sector (per-block L1 model)
+	CapRequests        int64 // global load requests that missed only sectors the L1's capacity lost
+	CapSectors         int64 // sectors of global loads the L1's capacity lost (in L2Sectors)
+	CapFar             int64 // of those, the ones whose re-read came after the L2 had turned over
+	L2Lines            int64 // line transactions global accesses sent to L2
+	L2LoadGranules     int64 // per load request, the 64-byte granules (sector pairs) of the sectors it sent to L2
+	UniqueReadGranules int64 // the distinct 64-byte granules the launch read (UniqueRead's sectors, by pairs)
+	// RereadGranules over RereadSectors is the granules a re-read sector
+	// costs: per buffer, its load requests' granules per sector, weighted
+	// by the buffer's re-reads (sim's rereadGranules). RereadSectors 0:
+	// L2LoadGranules over L2LoadSectors, every load request alike.
+	RereadGranules, RereadSectors float64
+	L2Share                       float64 // of the footprint, what earlier launches left in L2 (L2History)
+	LoadSites                     []LoadSite
 	// AtomicLines are the launch's global atomics by 128-byte line (PTX
 	// launches), for the atomics term.
 	AtomicLines []AtomicLine
@@ -172,13 +177,17 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	dramRead = s.UniqueRead
 	// A read that misses L2 moves DRAMGranuleBytes (a sector pair on the
 	// H200): the distinct bytes read are the distinct granules, and a
-	// re-read from DRAM costs what its request's granules do, on average
-	// per sector (1 when requests send whole granules, up to 2 when they
-	// send one sector of each).
+	// re-read from DRAM costs what the re-reading requests' granules do,
+	// on average per sector (1 when they send whole granules, up to 2 when
+	// they send one sector of each): per buffer (RereadGranules), since a
+	// stream read once re-reads nothing whatever its requests' granules.
 	perSector := 1.0
 	if c.DRAMGranuleBytes > 32 {
 		dramRead = max(s.UniqueRead, int64(float64(s.UniqueReadGranules)*c.DRAMGranuleBytes))
-		if s.L2LoadSectors > 0 && s.L2LoadGranules > 0 {
+		switch {
+		case s.RereadSectors > 0:
+			perSector = max(1, s.RereadGranules*c.DRAMGranuleBytes/(32*s.RereadSectors))
+		case s.L2LoadSectors > 0 && s.L2LoadGranules > 0:
 			perSector = max(1, float64(s.L2LoadGranules)*c.DRAMGranuleBytes/(32*float64(s.L2LoadSectors)))
 		}
 	}
