@@ -1,12 +1,9 @@
 package libs
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/warplab/warplab/gpuext"
 )
 
 // binCases are the binning's edge cases: every bin's boundary lengths (4,
@@ -32,14 +29,7 @@ func binCases(t *testing.T) []Input {
 		lengthsInput("mixed", mixed),
 		irregular(3000),
 	}
-	for _, f := range []string{"powerlaw15", "powerlaw25c", "denserows", "road", "blockdiag", "stencil27"} {
-		in, err := FamilyInput(f, 4096, CorpusSeed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ins = append(ins, in)
-	}
-	return ins
+	return append(ins, familyInputs(t, 4096, "powerlaw15", "powerlaw25c", "denserows", "road", "blockdiag", "stencil27")...)
 }
 
 // TestBinsOnSimulator makes the binned method's preparation on the
@@ -48,56 +38,42 @@ func binCases(t *testing.T) []Input {
 // and rows in the same order), and the binned SpMV over them correct
 // (exact on the integer-valued cases).
 func TestBinsOnSimulator(t *testing.T) {
-	dev, err := gpuext.Open("sim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	mod := Module()
-	ctx := context.Background()
-	o, _ := Options{}.normalize()
-	for _, in := range binCases(t) {
-		t.Run(in.Key, func(t *testing.T) {
-			d, err := upload(dev, in)
-			if err != nil {
-				t.Fatal(err)
+	onSimulator(t, binCases(t), func(t *testing.T, c simCase) {
+		in, d := c.in, c.d
+		p, err := d.prepare(c.ctx, c.dev, c.mod, c.o, MethodBinned)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == nil || p.DeviceMs <= 0 {
+			t.Fatalf("preparation %+v: want a device time", p)
+		}
+		want := Bins(in.CSR.RowPtr)
+		got := d.bins.bins
+		if len(got) != len(want) {
+			t.Fatalf("%d bins %+v, want %d", len(got), got, len(want))
+		}
+		all := make([]int32, max(1, in.CSR.Rows))
+		if err := d.bins.rows.Download(all); err != nil {
+			t.Fatal(err)
+		}
+		first := 0
+		for i, w := range want {
+			g := got[i]
+			if g.Width != w.Width || g.Count != w.Count || g.First != first {
+				t.Fatalf("bin %d: width %d, %d rows from %d; want width %d, %d rows from %d", i, g.Width, g.Count, g.First, w.Width, w.Count, first)
 			}
-			defer d.free()
-			p, err := d.prepare(ctx, dev, mod, o, MethodBinned)
-			if err != nil {
-				t.Fatal(err)
+			if rows := all[g.First : g.First+g.Count]; !slices.Equal(rows, w.Rows) {
+				t.Fatalf("bin %d (width %d): rows %v, want %v", i, w.Width, head(rows), head(w.Rows))
 			}
-			if p == nil || p.DeviceMs <= 0 {
-				t.Fatalf("preparation %+v: want a device time", p)
-			}
-			want := Bins(in.CSR.RowPtr)
-			got := d.bins.bins
-			if len(got) != len(want) {
-				t.Fatalf("%d bins %+v, want %d", len(got), got, len(want))
-			}
-			all := make([]int32, max(1, in.CSR.Rows))
-			if err := d.bins.rows.Download(all); err != nil {
-				t.Fatal(err)
-			}
-			first := 0
-			for i, w := range want {
-				g := got[i]
-				if g.Width != w.Width || g.Count != w.Count || g.First != first {
-					t.Fatalf("bin %d: width %d, %d rows from %d; want width %d, %d rows from %d", i, g.Width, g.Count, g.First, w.Width, w.Count, first)
-				}
-				if rows := all[g.First : g.First+g.Count]; !slices.Equal(rows, w.Rows) {
-					t.Fatalf("bin %d (width %d): rows %v, want %v", i, w.Width, head(rows), head(w.Rows))
-				}
-				first += w.Count
-			}
-			y := make([]float32, in.CSR.Rows)
-			if _, _, err := d.checkedLaunch(ctx, dev, mod, MethodBinned, y); err != nil {
-				t.Fatal(err)
-			}
-			exact := !strings.HasSuffix(in.Key, "-2^12") && in.Key != irregular(1).Key
-			if e, ok := maxRelErr(y, in.Want, in.Scale); !ok || (exact && e != 0) {
-				t.Errorf("binned SpMV: max relative error %.3g (first bad row %d)", e, firstBad(y, in.Want))
-			}
-		})
-	}
+			first += w.Count
+		}
+		y := make([]float32, in.CSR.Rows)
+		if _, _, err := d.checkedLaunch(c.ctx, c.dev, c.mod, MethodBinned, y); err != nil {
+			t.Fatal(err)
+		}
+		exact := !strings.HasSuffix(in.Key, "-2^12") && in.Key != irregular(1).Key
+		if e, ok := maxRelErr(y, in.Want, in.Scale); !ok || (exact && e != 0) {
+			t.Errorf("binned SpMV: max relative error %.3g (first bad row %d)", e, firstBad(y, in.Want))
+		}
+	})
 }

@@ -1,11 +1,8 @@
 package libs
 
 import (
-	"context"
 	"slices"
 	"testing"
-
-	"github.com/warplab/warplab/gpuext"
 )
 
 // TestSplitOnSimulator runs every split<W> twice on matrices whose long
@@ -17,31 +14,13 @@ import (
 // path's partitions made on the device (spmvMergePartition) equal the
 // host's MergePartitions.
 func TestSplitOnSimulator(t *testing.T) {
-	dev, err := gpuext.Open("sim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	mod := Module()
-	ctx := context.Background()
-	ins := []Input{irregular(3000)}
-	for _, f := range []string{"denserows", "powerlaw15"} {
-		in, err := FamilyInput(f, 4096, CorpusSeed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ins = append(ins, in)
-	}
-	o, _ := Options{}.normalize()
-	for _, in := range ins {
-		d, err := upload(dev, in)
-		if err != nil {
-			t.Fatal(err)
-		}
+	ins := append([]Input{irregular(3000)}, familyInputs(t, 4096, "denserows", "powerlaw15")...)
+	onSimulator(t, ins, func(t *testing.T, c simCase) {
+		in, d := c.in, c.d
 		for _, w := range Widths {
 			for _, v4 := range []bool{false, true} {
 				m := SplitMethod(w, v4)
-				if _, err := d.prepare(ctx, dev, mod, o, m); err != nil {
+				if _, err := d.prepare(c.ctx, c.dev, c.mod, c.o, m); err != nil {
 					t.Fatalf("%s %s: %v", in.Key, m, err)
 				}
 				p := d.split[w]
@@ -57,23 +36,17 @@ func TestSplitOnSimulator(t *testing.T) {
 				}
 				for rep := 0; rep < 2; rep++ {
 					y := make([]float32, in.CSR.Rows)
-					if _, _, err := d.checkedLaunch(ctx, dev, mod, m, y); err != nil {
+					if _, _, err := d.checkedLaunch(c.ctx, c.dev, c.mod, m, y); err != nil {
 						t.Fatalf("%s %s: %v", in.Key, m, err)
 					}
 					if e, ok := maxRelErr(y, in.Want, in.Scale); !ok {
 						t.Errorf("%s %s, SpMV %d: max relative error %.3g", in.Key, m, rep+1, e)
 					}
 				}
-				done := make([]int32, p.longDone.Len())
-				if err := p.longDone.Download(done); err != nil {
-					t.Fatal(err)
-				}
-				if i := slices.IndexFunc(done[:p.nLong], func(v int32) bool { return v != 0 }); i >= 0 {
-					t.Errorf("%s %s: done-count of long row %d is %d after the SpMV, want 0", in.Key, m, i, done[i])
-				}
+				allZero(t, in.Key+" "+m+": done-count of long row", p.longDone, p.nLong)
 			}
 		}
-		if _, err := d.prepare(ctx, dev, mod, o, MethodMerge); err != nil {
+		if _, err := d.prepare(c.ctx, c.dev, c.mod, c.o, MethodMerge); err != nil {
 			t.Fatal(err)
 		}
 		tr, tz := MergePartitions(in.CSR.RowPtr)
@@ -87,6 +60,5 @@ func TestSplitOnSimulator(t *testing.T) {
 		if !slices.Equal(tr, gr) || !slices.Equal(tz, gz) {
 			t.Errorf("%s: device partitions differ from MergePartitions", in.Key)
 		}
-		d.free()
-	}
+	})
 }

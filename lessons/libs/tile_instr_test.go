@@ -1,11 +1,8 @@
 package libs
 
 import (
-	"context"
 	"os"
 	"testing"
-
-	"github.com/warplab/warplab/gpuext"
 )
 
 // TestTileInstructions logs the simulator's issued warp instructions
@@ -18,28 +15,14 @@ func TestTileInstructions(t *testing.T) {
 	if os.Getenv("WARPLAB_LIBS_INSTR") == "" {
 		t.Skip("WARPLAB_LIBS_INSTR=1 runs it")
 	}
-	dev, err := gpuext.Open("sim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	mod := Module()
-	ctx := context.Background()
-	o, _ := Options{}.normalize()
-	for _, f := range []string{"powerlaw15", "powerlaw20", "powerlaw25c", "uniform", "road", "denserows"} {
-		in, err := FamilyInput(f, 1<<14, CorpusSeed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := upload(dev, in)
-		if err != nil {
-			t.Fatal(err)
-		}
+	ins := familyInputs(t, 1<<14, "powerlaw15", "powerlaw20", "powerlaw25c", "uniform", "road", "denserows")
+	onSimulator(t, ins, func(t *testing.T, c simCase) {
+		in, d := c.in, c.d
 		for _, m := range []string{MethodTile, MethodTileV4} {
-			if _, err := d.prepare(ctx, dev, mod, o, m); err != nil {
+			if _, err := d.prepare(c.ctx, c.dev, c.mod, c.o, m); err != nil {
 				t.Fatal(err)
 			}
-			ls, _, err := d.launch(ctx, dev, mod, m)
+			ls, _, err := d.launch(c.ctx, c.dev, c.mod, m)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -47,6 +30,5 @@ func TestTileInstructions(t *testing.T) {
 			nnz := float64(in.CSR.NNZ())
 			t.Logf("%-16s %-8s nnz %8d warp instructions %9d (%.3f a nonzero) mix %v", in.Key, m, in.CSR.NNZ(), st.WarpInstructions, float64(st.WarpInstructions)/nnz, st.InstrMix)
 		}
-		d.free()
-	}
+	})
 }

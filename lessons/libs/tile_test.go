@@ -1,14 +1,12 @@
 package libs
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"testing"
 
-	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/sparse"
 )
 
@@ -67,14 +65,7 @@ func tileCases(t *testing.T) []Input {
 		lengthsInput("boundary-empties", cat([]int{TileNZ}, rep(40, 0), []int{TileNZ - 1, 1}, rep(5, 0), []int{2*TileNZ + 3}, rep(3, 0))),
 		irregular(3000),
 	}
-	for _, f := range []string{"powerlaw15", "powerlaw25c", "denserows", "road"} {
-		in, err := FamilyInput(f, 4096, CorpusSeed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ins = append(ins, in)
-	}
-	return ins
+	return append(ins, familyInputs(t, 4096, "powerlaw15", "powerlaw25c", "denserows", "road")...)
 }
 
 // hostTileRows is spmvTilePrep's answer computed on the host: the first row
@@ -99,74 +90,54 @@ func hostTileRows(rowPtr []int32) []int32 {
 // simulator, whose stores are seen at once, would not show otherwise). The staging loads read each nonzero once (the active
 // lanes of the val loads equal nnz), in Predict's lane-slots.
 func TestTileOnSimulator(t *testing.T) {
-	dev, err := gpuext.Open("sim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer dev.Close()
-	mod := Module()
-	ctx := context.Background()
-	o, _ := Options{}.normalize()
-	for _, in := range tileCases(t) {
-		t.Run(in.Key, func(t *testing.T) {
-			d, err := upload(dev, in)
-			if err != nil {
+	onSimulator(t, tileCases(t), func(t *testing.T, c simCase) {
+		in, d := c.in, c.d
+		exact := in.Key != "powerlaw15-2^12" && in.Key != "powerlaw25c-2^12" && in.Key != "denserows-2^12" && in.Key != "road-2^12"
+		for _, m := range []string{MethodTile, MethodTileV4} {
+			if _, err := d.prepare(c.ctx, c.dev, c.mod, c.o, m); err != nil {
+				t.Fatalf("%s: %v", m, err)
+			}
+			got := make([]int32, d.tile.nTiles+1)
+			if err := d.tile.tileRow.Download(got); err != nil {
 				t.Fatal(err)
 			}
-			defer d.free()
-			exact := in.Key != "powerlaw15-2^12" && in.Key != "powerlaw25c-2^12" && in.Key != "denserows-2^12" && in.Key != "road-2^12"
-			for _, m := range []string{MethodTile, MethodTileV4} {
-				if _, err := d.prepare(ctx, dev, mod, o, m); err != nil {
+			if want := hostTileRows(in.CSR.RowPtr); !slices.Equal(got, want) {
+				t.Fatalf("%s: tile rows %v, want %v", m, head(got), head(want))
+			}
+			for rep := range 2 {
+				y := make([]float32, in.CSR.Rows)
+				ls, names, err := d.checkedLaunch(c.ctx, c.dev, c.mod, m, y)
+				if err != nil {
 					t.Fatalf("%s: %v", m, err)
 				}
-				got := make([]int32, d.tile.nTiles+1)
-				if err := d.tile.tileRow.Download(got); err != nil {
+				e, ok := maxRelErr(y, in.Want, in.Scale)
+				if !ok || (exact && e != 0) {
+					t.Errorf("%s, SpMV %d: max relative error %.3g (first bad row %d)", m, rep+1, e, firstBad(y, in.Want))
+				}
+				var run KernelRun
+				simCounters(&run, ls, names)
+				if run.SimNonzero == nil || *run.SimNonzero != int64(in.CSR.NNZ()) {
+					t.Errorf("%s: active lanes at the val loads %v, want nnz %d", m, run.SimNonzero, in.CSR.NNZ())
+				}
+				// nvcc unrolls the scalar staging loop by 4, remainder
+				// first (DESIGN.md), so where the last tile's lanes run
+				// unequal trips it pairs passes Predict does not: exact
+				// only when every tile is whole quads of warp passes.
+				unrolled := m == MethodTile && in.CSR.NNZ()%(4*WarpSize) != 0
+				if p, _ := Predict(in.CSR, m); run.SimSlots == nil || (!unrolled && *run.SimSlots != p) {
+					t.Errorf("%s: staging lane-slots %d, Predict %d", m, *run.SimSlots, p)
+				}
+				allZero(t, m+": done-count of tile", d.tile.tileDone, d.tile.nTiles)
+				slots := make([]float32, 4*d.tile.nTiles)
+				if err := d.tile.partial.Download(slots); err != nil {
 					t.Fatal(err)
 				}
-				if want := hostTileRows(in.CSR.RowPtr); !slices.Equal(got, want) {
-					t.Fatalf("%s: tile rows %v, want %v", m, head(got), head(want))
-				}
-				for rep := range 2 {
-					y := make([]float32, in.CSR.Rows)
-					ls, names, err := d.checkedLaunch(ctx, dev, mod, m, y)
-					if err != nil {
-						t.Fatalf("%s: %v", m, err)
-					}
-					e, ok := maxRelErr(y, in.Want, in.Scale)
-					if !ok || (exact && e != 0) {
-						t.Errorf("%s, SpMV %d: max relative error %.3g (first bad row %d)", m, rep+1, e, firstBad(y, in.Want))
-					}
-					var run KernelRun
-					simCounters(&run, ls, names)
-					if run.SimNonzero == nil || *run.SimNonzero != int64(in.CSR.NNZ()) {
-						t.Errorf("%s: active lanes at the val loads %v, want nnz %d", m, run.SimNonzero, in.CSR.NNZ())
-					}
-					// nvcc unrolls the scalar staging loop by 4, remainder
-					// first (DESIGN.md), so where the last tile's lanes run
-					// unequal trips it pairs passes Predict does not: exact
-					// only when every tile is whole quads of warp passes.
-					unrolled := m == MethodTile && in.CSR.NNZ()%(4*WarpSize) != 0
-					if p, _ := Predict(in.CSR, m); run.SimSlots == nil || (!unrolled && *run.SimSlots != p) {
-						t.Errorf("%s: staging lane-slots %d, Predict %d", m, *run.SimSlots, p)
-					}
-					done := make([]int32, d.tile.nTiles)
-					if err := d.tile.tileDone.Download(done); err != nil {
-						t.Fatal(err)
-					}
-					if i := slices.IndexFunc(done, func(v int32) bool { return v != 0 }); i >= 0 {
-						t.Errorf("%s: done-count of tile %d is %d after the SpMV, want 0", m, i, done[i])
-					}
-					slots := make([]float32, 4*d.tile.nTiles)
-					if err := d.tile.partial.Download(slots); err != nil {
-						t.Fatal(err)
-					}
-					if i := slices.IndexFunc(slots, func(v float32) bool { return math.Float32bits(v) != 0 }); i >= 0 {
-						t.Errorf("%s: piece slot %d of tile %d not cleared after the SpMV (word %#x)", m, i/2%2, i/4, math.Float32bits(slots[i]))
-					}
+				if i := slices.IndexFunc(slots, func(v float32) bool { return math.Float32bits(v) != 0 }); i >= 0 {
+					t.Errorf("%s: piece slot %d of tile %d not cleared after the SpMV (word %#x)", m, i/2%2, i/4, math.Float32bits(slots[i]))
 				}
 			}
-		})
-	}
+		}
+	})
 }
 
 func head(s []int32) string {
