@@ -155,6 +155,9 @@ func calibrate(m Model) Model {
 	if c := calibrations()[dramFile(m.Key)]; c != nil && c.err == nil {
 		m = applyDRAM(m, c.rows)
 	}
+	if c := calibrations()[dispatchFile(m.Key)]; c != nil && c.err == nil {
+		m = applyDispatch(m, c.rows)
+	}
 	return m
 }
 
@@ -226,7 +229,8 @@ func TimeConstants(m Model) []TimeConstant {
 		{"IssuePerSMCycle", m.IssuePerSMCycle, "warp instr/SM/cycle", src("IssuePerSMCycle")},
 		{"DRAMAchievable", m.DRAMAchievable, "B/s", src("DRAMAchievable")},
 		{"L2Bandwidth", m.L2Bandwidth, "B/s", src("L2Bandwidth")},
-		{"LaunchOverhead", m.LaunchOverhead, "s", src("LaunchOverhead")},
+		{"LaunchOverhead", m.LaunchOverhead, "s", dispatchSource(m, "LaunchOverhead", src("LaunchOverhead"))},
+		{"BlockDispatch", m.BlockDispatch, "s", dispatchSource(m, "BlockDispatch", "")},
 		{"TimedLaunch", m.TimedLaunch, "s", src("TimedLaunch")},
 		{"TimedLaunchPerBuffer", m.TimedLaunchPerBuffer, "s", src("TimedLaunchPerBuffer")},
 		{"TimedLaunchPerScalar", m.TimedLaunchPerScalar, "s", src("TimedLaunchPerScalar")},
@@ -292,10 +296,10 @@ var defaultSources = map[string]map[string]string{
 		"IssuePerSMCycle":      "published: 4 schedulers per SM, one warp instruction each per cycle",
 		"DRAMAchievable":       "measured: CG's copy kernel, 3,587-3,591 GB/s (evidence/cg-50-h200-2026-11-30, bandwidth.copy_gbps); replaced by dram_copy once recorded",
 		"L2Bandwidth":          "estimate of the 2026-11-29 time model (10 TB/s); replaced by l2_read once recorded",
-		"LaunchOverhead":       "estimate of the 2026-11-29 time model (2 µs of GPU time per kernel); replaced by launch_gpu_grid once recorded",
-		"TimedLaunch":          "measured: the median interval of 20,000 back-to-back launches of an empty kernel from Go through gpuext (warplab bench launch) over the 16 records of 2026-12-01 (4.06-5.98 µs from four device leases; evidence/timemodel-launch-h200-2026-12-01, evidence/timemodel-microbench-h200-2026-12-01 and evidence/timemodel-launchargs-*-h200-2026-12-01), 5.385 µs; internal/timecheck holds it to the newest records. Until 2026-12-01 it was fitted on the training half of the check (5.27 µs), a fit that moved from 6.5 to 4.9 µs with the rule once repeats were recorded",
-		"TimedLaunchPerBuffer": "measured: warplab bench launch times a kernel of six arguments (five buffers and a count) and one of six scalars with the lessons' protocol, each a median of 101 timings; (six arguments − six scalars) / 5 per record, 0.217 µs, the median of 2026-12-01's ten records (evidence/timemodel-launchargs-*-h200-2026-12-01); internal/timecheck holds it to them",
-		"TimedLaunchPerScalar": "measured: as TimedLaunchPerBuffer, (six scalars − the empty kernel) / 6 per record, 0.053 µs, the median of the same ten records",
+		"LaunchOverhead":       "estimate of the 2026-11-29 time model (2 µs of GPU time per kernel); replaced by launch_gpu_grid once recorded, and by the dispatch run's intercept once that was",
+		"TimedLaunch":          "measured: the median interval of 20,000 back-to-back launches of an empty kernel from Go through gpuext (warplab bench launch) over the newest day's records, the five of 2026-12-04 (4.89-5.62 µs; evidence/timemodel-launchcurve-h200-2026-12-04), 5.17 µs; internal/timecheck holds it to the newest records. 2026-12-01's 16 records gave 5.385 µs (4.06-5.98 from four device leases); until 2026-12-01 it was fitted on the training half of the check (5.27 µs), a fit that moved from 6.5 to 4.9 µs with the rule once repeats were recorded",
+		"TimedLaunchPerBuffer": "measured: warplab bench launch times a kernel of six arguments (five buffers and a count) and one of six scalars with the lessons' protocol, each a median of 101 timings; (six arguments − six scalars) / 5 per record, 0.282 µs, the median of the newest day's five records (evidence/timemodel-launchcurve-h200-2026-12-04; 2026-12-01's ten gave 0.217 µs); internal/timecheck holds it to them",
+		"TimedLaunchPerScalar": "measured: as TimedLaunchPerBuffer, (six scalars − the empty kernel) / 6 per record, 0.102 µs, the median of the same five records (2026-12-01's ten gave 0.053 µs)",
 	},
 	"h100": {
 		"L1Bytes":              "published: 256 KB of combined L1 and shared memory per SM (NVIDIA H100 whitepaper)",

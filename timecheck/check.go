@@ -171,7 +171,15 @@ func NewReport(model string, runs []Run) (*Report, error) {
 			c.Name, c.Model = "TimedLaunchPerScalar", m.TimedLaunchPerScalar
 			c.Rule = "the median over the newest day's records of (six scalars − no arguments) / 6, each a median of 101 timings with the lessons' protocol (warplab bench launch)"
 		default:
-			continue
+			var ns int
+			if _, err := fmt.Sscanf(x.Kernel, LaunchSpin+"%d ns", &ns); err != nil {
+				continue
+			}
+			// The spin kernel's GPU time is its spin and the GPU's fixed
+			// cost of a launch; it takes one scalar argument.
+			c.Name = fmt.Sprintf("spin curve at %d ns", ns)
+			c.Model, _ = m.TimedCall(float64(ns)*1e-9+m.LaunchOverhead, m.LaunchFloor(sim.LaunchArgs{Scalars: 1}))
+			c.Rule = "sets nothing: a one-thread kernel spinning that long, the lessons' protocol (warplab bench launch), against the model's host interval or GPU time, whichever is longer"
 		}
 		r.Calibrated = append(r.Calibrated, c)
 	}

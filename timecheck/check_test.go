@@ -311,7 +311,15 @@ func TestEmbeddedPromise(t *testing.T) {
 		t.Errorf("lecture 4 at N=512: %d of %d within 25%%, want at least 7 of 11", tilingIn, tiling)
 	}
 	want := map[string]bool{"TimedLaunch": false, "TimedLaunchPerBuffer": false, "TimedLaunchPerScalar": false}
+	spins := 0
 	for _, c := range rep.Calibrated {
+		if strings.HasPrefix(c.Name, "spin curve at ") { // sets nothing: the model's time per call against it
+			spins++
+			if math.Abs(c.Model/c.Value-1) > Within {
+				t.Errorf("%s: the model's time per call %.2f µs, the launch records (%v) %.2f µs: outside 25%%", c.Name, c.Model*1e6, c.Sources, c.Value*1e6)
+			}
+			continue
+		}
 		seen, ok := want[c.Name]
 		if !ok || seen {
 			t.Errorf("calibration %s: unexpected or repeated", c.Name)
@@ -326,6 +334,9 @@ func TestEmbeddedPromise(t *testing.T) {
 		if !seen {
 			t.Errorf("no %s calibration in the report", name)
 		}
+	}
+	if spins < 10 {
+		t.Errorf("%d points of the spin curve in the report, want the records' 15", spins)
 	}
 }
 
@@ -426,6 +437,76 @@ func TestLaunchRunsNewest(t *testing.T) {
 			}
 			if !okS || math.Abs(sc.Measured-tc.perScalar*1e-6) > 1e-12 {
 				t.Errorf("per scalar %+v; want %.3f µs", sc, tc.perScalar)
+			}
+		})
+	}
+}
+
+// TestLaunchRunsSpin: the records that time the spin kernel give one run
+// per spin time, the median over the records of its time per call.
+func TestLaunchRunsSpin(t *testing.T) {
+	rec := func(spin ...float64) string {
+		r := launchbench.Result{Launches: 20000, AsyncMicros: 5, RoundTripMicros: 10, ArgsAsyncMicros: 7,
+			WideAsyncMicros: 7, ScalarsAsyncMicros: 6, Repeats: 101, TimedEmptyMicros: 5, TimedArgsMicros: 6,
+			TimedWideMicros: 6, TimedScalarsMicros: 5.3}
+		for i, us := range spin {
+			r.Spin = append(r.Spin, launchbench.SpinPoint{Nanos: []int{0, 2000, 8000}[i], Micros: us})
+		}
+		var b strings.Builder
+		if err := r.WriteText(&b, "NVIDIA H200", false); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name    string
+		records []string
+		want    map[string]float64 // kernel -> µs
+		wantErr bool
+	}{
+		{"three records", []string{rec(5, 6, 10), rec(6, 7.5, 11), rec(5.5, 7, 10.5)},
+			map[string]float64{"spin 0 ns": 5.5, "spin 2000 ns": 7, "spin 8000 ns": 10.5}, false},
+		{"no records with a spin curve", []string{rec()}, map[string]float64{}, false},
+		{"a bad number", []string{strings.Replace(rec(5, 6, 10), "10.00 us per call", "1e.00 us per call", 1)}, nil, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			d := filepath.Join(root, "evidence", "timemodel-launch-h200-2026-12-04")
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for i, r := range tc.records {
+				if err := os.WriteFile(filepath.Join(d, fmt.Sprintf("launch-go-r%d.txt", i+1)), []byte(r), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			runs, err := launchRuns(root)
+			if tc.wantErr {
+				if err == nil {
+					t.Fatalf("no error for %+v", runs)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]float64{}
+			for _, r := range runs {
+				if strings.HasPrefix(r.Kernel, LaunchSpin) {
+					got[r.Kernel] = r.Measured * 1e6
+					if len(r.Sources) != len(tc.records) {
+						t.Errorf("%s: %d sources, want %d", r.Kernel, len(r.Sources), len(tc.records))
+					}
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Errorf("spin runs %v, want %v", got, tc.want)
+			}
+			for k, w := range tc.want {
+				if g, ok := got[k]; !ok || math.Abs(g-w) > 1e-9 {
+					t.Errorf("%s: %.3f µs, want %.3f", k, g, w)
+				}
 			}
 		})
 	}

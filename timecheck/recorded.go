@@ -318,6 +318,8 @@ var (
 	timedEmptyLine   = regexp.MustCompile(`(?m)^\s*empty kernel, one block:\s*([0-9.]+) us per call`)
 	timedArgsLine    = regexp.MustCompile(`(?m)^\s*six arguments, one block:\s*([0-9.]+) us per call`)
 	timedScalarsLine = regexp.MustCompile(`(?m)^\s*six scalar arguments, one block:\s*([0-9.]+) us per call`)
+	spinLine         = regexp.MustCompile(`(?m)^\s*spin kernel,\s*([0-9]+) ns on the GPU:\s*([0-9.]+) us per call$`)
+	anySpinLine      = regexp.MustCompile(`(?m)^\s*spin kernel,.*$`)
 )
 
 // Kernel names of the launch calibration runs, one per model constant
@@ -326,6 +328,9 @@ const (
 	LaunchEmpty     = "emptyKernel"
 	LaunchPerBuffer = "per buffer argument"
 	LaunchPerScalar = "per scalar argument"
+	// LaunchSpin prefixes the spin curve's runs: "spin 4000 ns" is the
+	// time per call of a kernel that holds one thread 4 µs.
+	LaunchSpin = "spin "
 )
 
 // launchRuns reads the newest records of Go's launch microbenchmark
@@ -346,7 +351,13 @@ const (
 //     scalar (gpuext checks every buffer before it launches), and (six
 //     scalars − empty) / 6 what a scalar adds; the model's
 //     TimedLaunchPerBuffer and TimedLaunchPerScalar are their medians,
-//     taken as 0 when a median is negative (a cost below the scatter).
+//     taken as 0 when a median is negative (a cost below the scatter);
+//   - LaunchSpin, one per spin time, from the records that also time the
+//     spin kernel (launchbench's spin curve): its time per call, the
+//     median over the records. They set nothing: the check sets each
+//     beside the model's time per call for a kernel of that time
+//     (Constants.TimedCall), a test of how the model joins the host's
+//     launch interval and the GPU's time.
 func launchRuns(root string) ([]Run, error) {
 	a, _ := filepath.Glob(filepath.Join(root, "evidence", "launch-overhead-*", "launch-overhead.txt"))
 	b, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go*.txt"))
@@ -377,7 +388,8 @@ func launchRuns(root string) ([]Run, error) {
 		return v, true, nil
 	}
 	var us, perBuf, perScalar []float64
-	var srcs, argSrcs []string
+	var srcs, argSrcs, spinSrcs []string
+	spin := map[int][]float64{} // spin ns -> µs per call, one a record
 	for _, f := range files {
 		if date(f) != newest {
 			continue
@@ -409,6 +421,21 @@ func launchRuns(root string) ([]Run, error) {
 		case ok1 || ok2 || ok3:
 			return nil, fmt.Errorf("timecheck: %s: the lessons' protocol block lacks a line (empty kernel, six arguments and six scalar arguments, one block each)", rel(root, f))
 		}
+		ms := spinLine.FindAllSubmatch(data, -1)
+		if all := anySpinLine.FindAll(data, -1); len(all) != len(ms) {
+			return nil, fmt.Errorf("timecheck: %s: %d spin kernel lines, %d of them as warplab bench launch prints them (\"spin kernel, N ns on the GPU: T us per call\")", rel(root, f), len(all), len(ms))
+		}
+		if len(ms) > 0 {
+			for _, m := range ms {
+				ns, err1 := strconv.Atoi(string(m[1]))
+				v, err2 := strconv.ParseFloat(string(m[2]), 64)
+				if err := errors.Join(err1, err2); err != nil {
+					return nil, fmt.Errorf("timecheck: %s: spin line %q: %v", rel(root, f), m[0], err)
+				}
+				spin[ns] = append(spin[ns], v)
+			}
+			spinSrcs = append(spinSrcs, rel(root, f))
+		}
 	}
 	calib := func(kernel, config string, us float64, srcs []string) Run {
 		return Run{Lesson: "launch", Input: "empty kernel", Kernel: kernel, Config: config,
@@ -419,6 +446,14 @@ func launchRuns(root string) ([]Run, error) {
 		out = append(out,
 			calib(LaunchPerBuffer, "lessons' protocol, six buffers' cost over six scalars' / 5", max(0, median(perBuf)), argSrcs),
 			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", max(0, median(perScalar)), argSrcs))
+	}
+	nss := make([]int, 0, len(spin))
+	for ns := range spin {
+		nss = append(nss, ns)
+	}
+	sort.Ints(nss)
+	for _, ns := range nss {
+		out = append(out, calib(fmt.Sprintf("%s%d ns", LaunchSpin, ns), "lessons' protocol, one thread spinning that long on the GPU's timer", median(spin[ns]), spinSrcs))
 	}
 	return out, nil
 }

@@ -19,3 +19,17 @@ extern "C" __global__ void argsKernel(const int *rowPtr, const int *colIdx, cons
 
 extern "C" __global__ void scalarsKernel(unsigned long long a, unsigned long long b, unsigned long long c,
                                          unsigned long long d, unsigned long long e, unsigned long long f) {}
+
+// spinKernel holds its one thread for ns nanoseconds of the GPU's global
+// timer and does nothing else: a kernel whose own GPU time is known, to
+// measure how the lessons' time per call grows with a kernel's time near
+// the host's launch interval (launchbench's spin curve). Its PTX reads
+// %globaltimer, which the simulator runs too; launchbench launches it on a
+// GPU only.
+extern "C" __global__ void spinKernel(unsigned long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (t - t0 < ns);
+}

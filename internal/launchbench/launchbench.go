@@ -62,8 +62,28 @@ type Result struct {
 	TimedArgsMicros    float64 `json:"timed_args_us_per_call,omitempty"`
 	TimedWideMicros    float64 `json:"timed_wide_us_per_call,omitempty"`
 	TimedScalarsMicros float64 `json:"timed_scalars_us_per_call,omitempty"`
+	// Spin is spinKernel's time per call with the lessons' protocol at
+	// each of SpinNanos (GPU only, like the Timed figures): how the time
+	// per call grows with a kernel's own GPU time near the host's launch
+	// interval, which the time model takes as its launch curve.
+	Spin []SpinPoint `json:"spin,omitempty"`
 
 	Kind gpuext.TimeKind `json:"kind"` // Measured (host clock and, on a GPU, CUDA events)
+}
+
+// SpinPoint is one point of the spin curve: spinKernel held its thread
+// Nanos nanoseconds of the GPU's timer, and the lessons' protocol took
+// Micros microseconds per call (the median of TimedRepeats timings).
+type SpinPoint struct {
+	Nanos  int     `json:"ns"`
+	Micros float64 `json:"us_per_call"`
+}
+
+// SpinNanos returns the kernel times the spin curve measures: from none
+// through the host's launch interval (about 5 µs on the H200's host) to
+// well past it, where the GPU sets the time per call.
+func SpinNanos() []int {
+	return []int{0, 500, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000, 16000, 24000, 32000}
 }
 
 // TimedRepeats is how many times Measure times each kernel with the
@@ -171,6 +191,17 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 			return Result{}, err
 		}
 	}
+	for _, ns := range SpinNanos() {
+		spin := func() error {
+			_, err := dev.Launch(context.Background(), m.MustKernel("spinKernel"), gpuext.Config{Grid: 1, Block: 1}, uint64(ns))
+			return err
+		}
+		us, err := timed(spin)
+		if err != nil {
+			return Result{}, err
+		}
+		r.Spin = append(r.Spin, SpinPoint{Nanos: ns, Micros: us})
+	}
 	return r, nil
 }
 
@@ -193,6 +224,9 @@ func (r Result) WriteText(w io.Writer, device string, sim bool) error {
 		fmt.Fprintf(&b, "  six arguments, one block:          %8.2f us per call\n", r.TimedArgsMicros)
 		fmt.Fprintf(&b, "  six arguments, %d blocks:        %8.2f us per call\n", WideBlocks, r.TimedWideMicros)
 		fmt.Fprintf(&b, "  six scalar arguments, one block:   %8.2f us per call\n", r.TimedScalarsMicros)
+	}
+	for _, p := range r.Spin {
+		fmt.Fprintf(&b, "  spin kernel, %6d ns on the GPU: %8.2f us per call\n", p.Nanos, p.Micros)
 	}
 	if sim {
 		fmt.Fprintln(&b, "  (on the simulator these are the simulator's own costs, not a GPU's)")

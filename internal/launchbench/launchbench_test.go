@@ -1,10 +1,12 @@
 package launchbench
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ptxcheck"
@@ -53,5 +55,21 @@ func TestWriteTextAsRecorded(t *testing.T) {
 	}
 	if b.String() != string(want) {
 		t.Errorf("WriteText printed\n%s\nthe record holds\n%s", b.String(), want)
+	}
+}
+
+// TestSpinOnSimulator: the spin kernel ends on the simulator too, whose
+// %globaltimer advances with the modeled clock, so a launch of it there
+// cannot hang.
+func TestSpinOnSimulator(t *testing.T) {
+	dev, err := gpuext.Open("sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := dev.Launch(ctx, Module().MustKernel("spinKernel"), gpuext.Config{Grid: 1, Block: 1}, uint64(2000)); err != nil {
+		t.Fatal(err)
 	}
 }

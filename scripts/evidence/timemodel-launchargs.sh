@@ -10,7 +10,9 @@
 # lessons' six arguments (five buffers and a count) in one block and in
 # 1,056 blocks of 256 threads, and one with six scalars; each back to back
 # by the host clock and, with the lessons' own protocol (3 warm-ups, CUDA
-# events around 10 runs), as the median of 101 timings. env.txt and
+# events around 10 runs), as the median of 101 timings; since 2026-12-04
+# also the spin curve (a one-thread kernel spinning 0 to 32 µs on the
+# GPU's timer, the lessons' protocol at each). env.txt and
 # timeline.txt record the GPU, driver, clocks and what ran when.
 set -u
 B="$(cd "${1:-.cache/device}" && pwd)"

@@ -52,7 +52,9 @@ import (
 //	         DRAMLatency for the rest), then instructions × WarpCPI cycles
 //	         and its bank conflicts' extra wavefronts × SharedWaveCycles; a
 //	         block with barriers waits for all its warps' wavefronts when
-//	         they take longer than that, and for its barriers (blockTime).
+//	         they take longer than that, and for its barriers (blockTime);
+//	         no block starts sooner than BlockDispatch after the block
+//	         before it (the GPU's block dispatch rate).
 //	         The slowest warp, not the average one: a few long rows hold a
 //	         launch up
 //
@@ -230,8 +232,8 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 		}
 	}
 	t.Seconds, t.Bound, t.Terms = t.GPUSeconds, bound, terms
-	if floor := c.LaunchFloor(s.Buffers, s.Scalars); floor > t.Seconds {
-		t.Seconds, t.Bound = floor, "launch"
+	if call, host := c.TimedCall(t.GPUSeconds, c.LaunchFloor(s.Buffers, s.Scalars)); host {
+		t.Seconds, t.Bound = call, "launch"
 	}
 	return t, dramRead
 }
@@ -363,6 +365,7 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool, dr
 		}
 		waves := math.Ceil(float64(s.Warps) / float64(slots))
 		latency = chain / float64(s.Warps) / goMemParallel * waves
+		latency = max(latency, float64(s.Blocks)*m.BlockDispatch) // the block dispatch rate, as schedule holds PTX launches to it
 	}
 	t := Terms{DRAM: dram, L2: l2, L1: float64(s.L1Wavefronts) / (active * clock), Shared: shared, Issue: issue, Latency: latency,
 		Atomic: atomicTime(m, s.AtomicLines), Tensor: tensorTime(g, s.Tensor, active)}

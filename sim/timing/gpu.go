@@ -43,6 +43,11 @@ type Constants struct {
 	L2Bandwidth     float64 // bytes/s the L2 serves (l2_read)
 	IssuePerSMCycle float64 // warp instructions issued per SM per cycle (4 schedulers)
 	LaunchOverhead  float64 // seconds: the GPU's own fixed cost of a kernel, added to every launch
+	// BlockDispatch is how often the GPU hands a block to an SM, seconds
+	// a block over the whole GPU (dispatch.cu: 0.6 ns on the H200, for
+	// empty blocks of any size): a grid of many short blocks takes at
+	// least its blocks × BlockDispatch. 0: blocks start as slots free.
+	BlockDispatch float64
 	L1Latency       float64 // seconds: a dependent load that hits L1
 	L2Latency       float64 // seconds: a dependent load that misses L1 and hits L2
 	DRAMLatency     float64 // seconds: a dependent load that misses L2
@@ -215,6 +220,22 @@ func (c *Constants) BarrierSeconds(g *GPU, warps int) float64 {
 // the cost of each argument (warplab bench launch measures all three).
 func (c *Constants) LaunchFloor(buffers, scalars int) float64 {
 	return c.TimedLaunch + float64(buffers)*c.TimedLaunchPerBuffer + float64(scalars)*c.TimedLaunchPerScalar
+}
+
+// TimedCall is the lessons' time per call of a launch whose GPU time is
+// gpu (LaunchOverhead included) and whose host launch interval is floor
+// (LaunchFloor): whichever is longer, and whether the host's side set it.
+// Launches back to back overlap the GPU's work with the host's next
+// launch wholly: warplab bench launch's spin curve (a one-thread kernel
+// held 0 to 32 µs, timed with the lessons' protocol) takes the host's
+// interval up to a kernel time of about 3 µs and the kernel's time plus
+// 1.85 µs from 5 µs on, with nothing added where the two meet
+// (evidence/timemodel-launchcurve-h200-2026-12-04).
+func (c *Constants) TimedCall(gpu, floor float64) (float64, bool) {
+	if floor > gpu {
+		return floor, true
+	}
+	return gpu, false
 }
 
 // BlocksPerSM is the occupancy: how many blocks of the given shape an SM

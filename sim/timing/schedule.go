@@ -110,7 +110,10 @@ func (q *slotQueue) down(i int) {
 // wavefronts, which the SM's shared memory serves one after another
 // (SharedWavesPerCycle), and pays each barrier's cost (BarrierSeconds):
 // the mechanisms microbenchmark's sh_st_bar and bar_slow (blockTime). Blocks thus reach the SMs in
-// waves, and the slowest warp, not the average one, sets the end. It
+// waves, and the slowest warp, not the average one, sets the end. No block
+// starts sooner than BlockDispatch after the one before it (the GPU's
+// block dispatch rate, dispatch.cu): a grid of many short blocks is held
+// by it. It
 // returns when the last block finishes (the critical path), and the most
 // warp instructions and shared wavefronts any one SM received (for the
 // issue and shared terms). Holding a block's slots (this) against freeing
@@ -129,14 +132,21 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 		waveSec = 1 / (m.SharedWavesPerCycle * g.ClockHz)
 	}
 	q := newSlotQueue(slots)
+	// The GPU hands out one block per BlockDispatch: a block starts when
+	// a slot is free and not sooner than that after the block before it.
+	start := -m.BlockDispatch
 	for i := range t.Blocks {
 		b := &t.Blocks[i]
 		d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec)
 		per := float64(b.Sum) / float64(max(1, b.Warps))
 		perW := float64(b.Waves) / float64(max(1, b.Warps))
-		for range max(1, b.Warps) {
+		start += m.BlockDispatch
+		for w := range max(1, b.Warps) {
 			x := q.pop()
-			x.free += d
+			if w == 0 {
+				start = max(start, x.free) // the slot that frees first
+			}
+			x.free = max(x.free, start) + d
 			finish = max(finish, x.free)
 			perSM[x.k%g.SMs] += per
 			wavesSM[x.k%g.SMs] += perW

@@ -129,3 +129,33 @@ func TestSlotQueueOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockDispatch: with a dispatch rate, a grid of short blocks takes at
+// least its blocks × BlockDispatch (dispatch.cu's empty grids: one wave or
+// 64, the GPU hands out a block each 0.6 ns), and one of long blocks
+// what its waves take, the dispatch hidden under them.
+func TestBlockDispatch(t *testing.T) {
+	g, m := h200(t)
+	m.BlockDispatch = 0.6e-9
+	for _, tc := range []struct {
+		name   string
+		blocks int
+		instr  int32
+		want   float64
+	}{
+		{"one wave of short blocks", 1056, 1, 1056 * 0.6e-9},
+		{"64 waves of short blocks", 64 * 1056, 1, 64 * 1056 * 0.6e-9},
+		{"two waves of long blocks", 2 * 1056, 10000, 2 * 10000 * 4 / 1.98e9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tm := &Launch{BlocksPerSM: 8, WarpsPerBlock: 8}
+			for b := range tc.blocks {
+				tm.Blocks = append(tm.Blocks, Block{B: int64(b), Instr: tc.instr, Warps: 8, Sum: 8 * int64(tc.instr)})
+			}
+			finish, _, _ := schedule(g, m, tm, m.L2Latency, m.L2Latency)
+			if finish < tc.want || finish > 1.05*tc.want+1e-8 {
+				t.Errorf("finish %.3g s, want %.3g s (within 5%% above)", finish, tc.want)
+			}
+		})
+	}
+}
