@@ -47,13 +47,13 @@ type Constants struct {
 	// a block over the whole GPU (dispatch.cu: 0.6 ns on the H200, for
 	// empty blocks of any size): a grid of many short blocks takes at
 	// least its blocks × BlockDispatch. 0: blocks start as slots free.
-	BlockDispatch float64
-	L1Latency       float64 // seconds: a dependent load that hits L1
-	L2Latency       float64 // seconds: a dependent load that misses L1 and hits L2
-	DRAMLatency     float64 // seconds: a dependent load that misses L2
-	WarpCPI         float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
-	DRAMAchievable  float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
-	TimedLaunch     float64 // seconds: least time per launch between CUDA events when launches come back to back from Go (the host's launch rate), for a kernel without arguments
+	BlockDispatch  float64
+	L1Latency      float64 // seconds: a dependent load that hits L1
+	L2Latency      float64 // seconds: a dependent load that misses L1 and hits L2
+	DRAMLatency    float64 // seconds: a dependent load that misses L2
+	WarpCPI        float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
+	DRAMAchievable float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
+	TimedLaunch    float64 // seconds: least time per launch between CUDA events when launches come back to back from Go (the host's launch rate), for a kernel without arguments
 	// TimedLaunchPerBuffer and TimedLaunchPerScalar are what each buffer
 	// and each scalar argument adds to TimedLaunch: gpuext checks every
 	// buffer before it launches, and the driver copies every argument.
