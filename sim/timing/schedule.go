@@ -131,26 +131,53 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 	if m.SharedWavesPerCycle > 0 {
 		waveSec = 1 / (m.SharedWavesPerCycle * g.ClockHz)
 	}
-	q := newSlotQueue(slots)
 	// The GPU hands out one block per BlockDispatch: a block starts when
 	// a slot is free and not sooner than that after the block before it.
 	start := -m.BlockDispatch
-	for i := range t.Blocks {
-		b := &t.Blocks[i]
-		d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec)
-		per := float64(b.Sum) / float64(max(1, b.Warps))
-		perW := float64(b.Waves) / float64(max(1, b.Warps))
-		start += m.BlockDispatch
-		for w := range max(1, b.Warps) {
+	if w := max(1, t.WarpsPerBlock); uniformWarps(t.Blocks, w) {
+		// Every block has the launch's warps, so its warps always take one
+		// whole group of w slots, g·w to g·w+w−1, that freed together (the
+		// groups start free at 0 in slot order and each goes back as one,
+		// and slots that free together go in slot number order): the
+		// schedule below in one queue entry a block, not w, with the same
+		// order, times and per-SM sums (TestScheduleMatchesLinearScan
+		// holds it to the rule warp by warp). A slot's SM is its number
+		// mod the SMs, as there.
+		q := newSlotQueue(slots / w)
+		for i := range t.Blocks {
+			b := &t.Blocks[i]
+			d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec)
+			per := float64(b.Sum) / float64(w)
+			perW := float64(b.Waves) / float64(w)
 			x := q.pop()
-			if w == 0 {
-				start = max(start, x.free) // the slot that frees first
-			}
-			x.free = max(x.free, start) + d
+			start = max(start+m.BlockDispatch, x.free)
+			x.free = start + d
 			finish = max(finish, x.free)
-			perSM[x.k%g.SMs] += per
-			wavesSM[x.k%g.SMs] += perW
+			for k := x.k * w; k < x.k*w+w; k++ {
+				perSM[k%g.SMs] += per
+				wavesSM[k%g.SMs] += perW
+			}
 			q.push(x)
+		}
+	} else {
+		q := newSlotQueue(slots)
+		for i := range t.Blocks {
+			b := &t.Blocks[i]
+			d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec)
+			per := float64(b.Sum) / float64(max(1, b.Warps))
+			perW := float64(b.Waves) / float64(max(1, b.Warps))
+			start += m.BlockDispatch
+			for w := range max(1, b.Warps) {
+				x := q.pop()
+				if w == 0 {
+					start = max(start, x.free) // the slot that frees first
+				}
+				x.free = max(x.free, start) + d
+				finish = max(finish, x.free)
+				perSM[x.k%g.SMs] += per
+				wavesSM[x.k%g.SMs] += perW
+				q.push(x)
+			}
 		}
 	}
 	for i, n := range perSM {
@@ -158,6 +185,17 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 		maxSMWaves = max(maxSMWaves, wavesSM[i])
 	}
 	return finish, maxSMInstr, maxSMWaves
+}
+
+// uniformWarps reports whether every block has w warps (a block with
+// none counts as one, as schedule takes it).
+func uniformWarps(blocks []Block, w int) bool {
+	for i := range blocks {
+		if max(1, int(blocks[i].Warps)) != w {
+			return false
+		}
+	}
+	return true
 }
 
 // blockTime is how long block b holds its slots: its slowest warp's

@@ -51,12 +51,24 @@ func TestCriticalPathSlowWarp(t *testing.T) {
 func TestScheduleMatchesLinearScan(t *testing.T) {
 	g, m := h200(t)
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, tc := range []struct{ blocks, perSM, warps int }{{10, 1, 1}, {3000, 2, 8}, {5000, 8, 4}, {700, 3, 7}} {
+	// ragged: one block has a warp fewer than the launch's, which takes
+	// the schedule's warp-at-a-time path.
+	for _, tc := range []struct {
+		blocks, perSM, warps int
+		ragged               bool
+	}{{10, 1, 1, false}, {3000, 2, 8, false}, {5000, 8, 4, false}, {700, 3, 7, false}, {3000, 2, 8, true}, {700, 3, 7, true}} {
 		tm := &Launch{BlocksPerSM: tc.perSM, WarpsPerBlock: tc.warps}
 		for b := range tc.blocks {
-			// Few distinct lengths, so that ties are common.
-			tm.Blocks = append(tm.Blocks, Block{B: int64(b), Instr: int32(10 * rng.IntN(4)), Miss: int32(rng.IntN(3)),
+			// Few distinct lengths, so that ties are common. Every block
+			// takes time (a kernel's block executes at least one
+			// instruction): a block of none would put all its warps back
+			// on the one slot that frees first, where the schedule's
+			// block-at-a-time path spreads them over its group.
+			tm.Blocks = append(tm.Blocks, Block{B: int64(b), Instr: int32(10 * (1 + rng.IntN(4))), Miss: int32(rng.IntN(3)),
 				Warps: int32(tc.warps), Sum: int64(rng.IntN(1000))})
+		}
+		if tc.ragged {
+			tm.Blocks[tc.blocks/2].Warps--
 		}
 		finish, most, _ := schedule(g, m, tm, m.L2Latency, m.L2Latency)
 
