@@ -6,7 +6,8 @@
 // `name,param,value,unit,note` files; eventTime times a launch sequence as
 // the lessons do (gpuext.Device.Time's first pass): warm-ups, a
 // synchronize, then CUDA events around runs launches back to back, and
-// returns milliseconds per launch.
+// returns milliseconds per launch; queuedTime times the GPU's own cost per
+// launch, the host's rate left out.
 #pragma once
 #include <cstdio>
 #include <cstdlib>
@@ -41,4 +42,28 @@ static double eventTime(F launch, int warm = 3, int runs = 10) {
     cudaEventDestroy(a);
     cudaEventDestroy(b);
     return ms / runs;
+}
+
+// queuedTime launches 3 warm-ups, then spin (a kernel that holds the GPU a
+// few milliseconds), then n launches behind it: the host has queued them
+// all before the spin ends, so the events around them (the first recorded
+// when the spin ends) time the GPU's own cost per launch, free of the
+// host's launch rate. Returns µs per launch.
+template <class F, class S>
+static double queuedTime(F launch, int n, S spin) {
+    cudaEvent_t a, b;
+    check(cudaEventCreate(&a), "event");
+    check(cudaEventCreate(&b), "event");
+    for (int i = 0; i < 3; ++i) launch();
+    spin();
+    check(cudaEventRecord(a), "record");
+    for (int i = 0; i < n; ++i) launch();
+    check(cudaEventRecord(b), "record");
+    check(cudaEventSynchronize(b), "sync");
+    float ms;
+    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
+    check(cudaGetLastError(), "launch");
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+    return 1e3 * ms / n;
 }

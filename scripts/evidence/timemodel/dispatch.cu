@@ -44,24 +44,11 @@ __global__ void syncBlocks(float* out) {
     out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
 }
 
-// onGPU queues a ~3 ms spin, then n launches behind it; µs per launch.
+// onGPU is bench.cuh's queuedTime behind a spin of 6 M cycles (about
+// 3 ms): µs per launch.
 template <class F>
 static double onGPU(F launch, int n) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "event");
-    check(cudaEventCreate(&b), "event");
-    for (int i = 0; i < 3; ++i) launch();
-    spinFor<<<1, 1>>>(6000000ULL);
-    check(cudaEventRecord(a), "record");
-    for (int i = 0; i < n; ++i) launch();
-    check(cudaEventRecord(b), "record");
-    check(cudaEventSynchronize(b), "sync");
-    float ms;
-    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    check(cudaGetLastError(), "launch");
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return 1e3 * ms / n;
+    return queuedTime(launch, n, [] { spinFor<<<1, 1>>>(6000000ULL); });
 }
 
 int main() {

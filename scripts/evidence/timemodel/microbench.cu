@@ -167,27 +167,11 @@ static double eventEach(F launch, int runs = 10) {
     return (ms[runs / 2 - 1] + ms[runs / 2]) / 2;
 }
 
-// gpuInterval queues a spin kernel of about 3 ms, then n launches behind
-// it: the host has queued them all before the spin ends, so the events
-// around them (the first recorded when the spin ends) time the GPU's own
-// cost per launch, free of the host's launch rate. Returns µs per launch.
+// gpuInterval is bench.cuh's queuedTime behind a spin of about 3 ms:
+// the GPU's own cost per launch. Returns µs per launch.
 template <class F>
 static double gpuInterval(F launch, int n, unsigned long long* scratch) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "event");
-    check(cudaEventCreate(&b), "event");
-    for (int i = 0; i < 3; ++i) launch();
-    spinClock<<<1, 1>>>(3000000, scratch);
-    check(cudaEventRecord(a), "record");
-    for (int i = 0; i < n; ++i) launch();
-    check(cudaEventRecord(b), "record");
-    check(cudaEventSynchronize(b), "sync");
-    float ms;
-    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    check(cudaGetLastError(), "launch");
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return 1e3 * ms / n;
+    return queuedTime(launch, n, [&] { spinClock<<<1, 1>>>(3000000, scratch); });
 }
 
 // ---- issue rate --------------------------------------------------------
