@@ -158,6 +158,9 @@ func calibrate(m Model) Model {
 	if c := calibrations()[dispatchFile(m.Key)]; c != nil && c.err == nil {
 		m = applyDispatch(m, c.rows)
 	}
+	if c := calibrations()[contentionFile(m.Key)]; c != nil && c.err == nil {
+		m = applyContention(m, c.rows)
+	}
 	return m
 }
 
@@ -246,6 +249,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"ShflCycles", m.ShflCycles, "cycles", dramSource(m, "ShflCycles")},
 		{"BarrierCycles", m.BarrierCycles, "cycles", mech["BarrierCycles"]},
 		{"BarrierCyclesPerWarp", m.BarrierCyclesPerWarp, "cycles/warp", mech["BarrierCycles"]},
+		{"BarrierWarpCycles", m.BarrierWarpCycles, "cycles/warp", contentionSource(m)},
 		{"DRAMInflightPoints", float64(len(m.DRAMInflight)), "points", mech["DRAMInflight"]},
 		{"L2InflightPoints", float64(len(m.L2Inflight)), "points", mech["L2Inflight"]},
 		{"RegistersPerSM", float64(m.RegistersPerSM), "registers", mech["RegistersPerSM"]},

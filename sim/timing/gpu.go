@@ -96,6 +96,12 @@ type Constants struct {
 	// (sh_st_bar's conflict-free passes; bar_slow: a barrier waits for the
 	// slowest warp and then costs the same).
 	BarrierCycles, BarrierCyclesPerWarp float64
+	// BarrierWarpCycles is what a warp's bar.sync takes of its SM, the SM's
+	// warps one after another (contention.cu's cont_bar at 64 warps an
+	// SM: 2.1 cycles): blocks that meet at barriers in step share it, as
+	// they share the SM's issue and shared memory (blockTime). 0: barriers
+	// cost only their blocks' paths.
+	BarrierWarpCycles float64
 	// SharedLoadCycles and ShflCycles are how long after a shared load or
 	// a shuffle issues an instruction that uses its result can issue
 	// (sh_ld_lat at k = 1: a dependent chain of conflict-free shared

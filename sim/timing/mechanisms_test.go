@@ -48,7 +48,7 @@ func TestBlockTimeBarrier(t *testing.T) {
 		// and the load's latency (28.7 cycles), instructions aside.
 		extra := (float64(c.k-1)*m.SharedWaveCycles + 28.7) * cyc
 		b := Block{Warps: int32(c.w), Bars: 2, Waves: int64(c.w * (c.k + 1)), Extra: extra}
-		got := blockTime(g, m, &b, 0, 0, 0, waveSec) / cyc
+		got := blockTime(g, m, &b, 0, 0, 0, waveSec, 0) / cyc
 		if math.Abs(got-c.h200)/c.h200 > 0.10 {
 			t.Errorf("%d warps, %d-way stores and two barriers: %.0f cycles a pass, the H200 %.0f", c.w, c.k, got, c.h200)
 		}
@@ -56,17 +56,17 @@ func TestBlockTimeBarrier(t *testing.T) {
 	extra := 90 * cyc
 	b := Block{Warps: 32, Waves: 32 * 33, Extra: extra, Miss: 1}
 	// Without barriers the other warps' wavefronts are not on the path.
-	if got := blockTime(g, m, &b, 0, 350e-9, 350e-9, waveSec); math.Abs(got-extra-350e-9) > 1e-15 {
+	if got := blockTime(g, m, &b, 0, 350e-9, 350e-9, waveSec, 0); math.Abs(got-extra-350e-9) > 1e-15 {
 		t.Errorf("no barrier: %g s, want the slowest warp's %g s", got, extra+350e-9)
 	}
 	// With barriers, the load's latency comes before the wavefronts.
 	b.Bars = 1
 	want := 350e-9 + float64(b.Waves)*waveSec + m.BarrierSeconds(g, 32)
-	if got := blockTime(g, m, &b, 0, 350e-9, 350e-9, waveSec); math.Abs(got-want) > 1e-15 {
+	if got := blockTime(g, m, &b, 0, 350e-9, 350e-9, waveSec, 0); math.Abs(got-want) > 1e-15 {
 		t.Errorf("barrier after a load: %g s, want %g s", got, want)
 	}
 	// Constants without a shared rate or barrier cost leave them out.
-	if got := blockTime(g, &Constants{}, &b, 0, 0, 0, 0); math.Abs(got-extra) > 1e-15 {
+	if got := blockTime(g, &Constants{}, &b, 0, 0, 0, 0, 0); math.Abs(got-extra) > 1e-15 {
 		t.Errorf("no shared constants: %g s, want %g s", got, extra)
 	}
 }

@@ -131,6 +131,12 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 	if m.SharedWavesPerCycle > 0 {
 		waveSec = 1 / (m.SharedWavesPerCycle * g.ClockHz)
 	}
+	// The blocks an SM holds at once, which share its rates when they meet
+	// at barriers (blockTime); 0 turns the sharing off.
+	inStep := 0.0
+	if m.BarrierWarpCycles > 0 {
+		inStep = float64(min(max(1, t.BlocksPerSM), (len(t.Blocks)+g.SMs-1)/g.SMs))
+	}
 	// The GPU hands out one block per BlockDispatch: a block starts when
 	// a slot is free and not sooner than that after the block before it.
 	start := -m.BlockDispatch
@@ -146,7 +152,7 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 		q := newSlotQueue(slots / w)
 		for i := range t.Blocks {
 			b := &t.Blocks[i]
-			d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec)
+			d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec, inStep)
 			per := float64(b.Sum) / float64(w)
 			perW := float64(b.Waves) / float64(w)
 			x := q.pop()
@@ -163,7 +169,7 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 		q := newSlotQueue(slots)
 		for i := range t.Blocks {
 			b := &t.Blocks[i]
-			d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec)
+			d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec, inStep)
 			per := float64(b.Sum) / float64(max(1, b.Warps))
 			perW := float64(b.Waves) / float64(max(1, b.Warps))
 			start += m.BlockDispatch
@@ -210,7 +216,7 @@ func uniformWarps(blocks []Block, w int) bool {
 // 1,143 from this rule and the constants read off the conflict-free
 // passes.) waveSec is the seconds a wavefront takes the SM (0: no shared
 // rate in the constants).
-func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, wideLat, waveSec float64) float64 {
+func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, wideLat, waveSec, inStep float64) float64 {
 	wide := 0.0
 	if b.MissWide > 0 {
 		wide = float64(b.MissWide) * (wideLat - missLat)
@@ -222,5 +228,18 @@ func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, wideLat, waveSec fl
 	}
 	mem := float64(b.Hit)*m.L1Latency + float64(b.L2)*m.L2Latency + float64(b.Miss)*missLat + wide
 	issue := max(float64(b.Instr)*cpi+b.Extra, float64(b.Waves)*waveSec)
-	return mem + issue + float64(b.Bars)*m.BarrierSeconds(g, int(b.Warps))
+	path := issue + float64(b.Bars)*m.BarrierSeconds(g, int(b.Warps))
+	if inStep <= 0 || m.IssuePerSMCycle <= 0 {
+		return mem + path
+	}
+	// The blocks an SM holds meet their barriers in step (they start
+	// together and wait for memory together: phase.cu), so between two
+	// waits each has a share of the SM's rates: its warps' instructions at
+	// the SM's issue rate, its wavefronts at the shared memory's, its
+	// warps' barriers at BarrierWarpCycles each, times the blocks in step
+	// (contention.cu: a reduction step at 64 warps is twice the barriers
+	// alone, however the warps are grouped into blocks).
+	rates := max(float64(b.Sum)/(m.IssuePerSMCycle*g.ClockHz), float64(b.Waves)*waveSec,
+		float64(b.Bars)*float64(b.Warps)*m.BarrierWarpCycles/g.ClockHz)
+	return mem + max(path, inStep*rates)
 }

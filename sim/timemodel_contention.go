@@ -1,0 +1,71 @@
+package sim
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+)
+
+// The barrier's SM-wide rate (issue 27, milestone 3), from the contention
+// microbenchmark (scripts/evidence/timemodel/contention.cu, recorded on
+// the H200 as evidence/timemodel-contention-h200-2026-12-04, whose
+// contention.csv is embedded as sim/calibration/<key>-contention.csv, a
+// byte-for-byte copy TestContentionCalibrationCopy holds to the recorded
+// file). None is set from a sweep or lesson run.
+
+// contentionFile is the embedded copy of model key's contention run.
+func contentionFile(key string) string { return key + "-contention" }
+
+var contentionParam = regexp.MustCompile(`^T=(\d+) b=(\d+)$`)
+
+// contentionWarps is the warps an SM at which the barrier's rate is read:
+// an SM full, where cont_bar is the barriers' rate and not their latency
+// (the rows at 8 and 16 warps take 30–34 cycles a step whatever the
+// warps).
+const contentionWarps = 64
+
+// applyContention sets BarrierWarpCycles: the median over the cont_bar
+// rows at 64 warps an SM (256 threads × 8 blocks, 64 × 32, 1,024 × 2) of
+// the step's cycles over 64, the warps' bar.sync one after another. No
+// such row, or an implausible value, leaves it as it was.
+func applyContention(m Model, rows []MicrobenchRow) Model {
+	var per []float64
+	for _, r := range rows {
+		if r.Name != "cont_bar" || r.Unit != "cycles" {
+			continue
+		}
+		p := contentionParam.FindStringSubmatch(r.Param)
+		if p == nil {
+			continue
+		}
+		threads, _ := strconv.Atoi(p[1])
+		blocks, _ := strconv.Atoi(p[2])
+		if threads%32 != 0 || threads/32*blocks != contentionWarps {
+			continue
+		}
+		per = append(per, r.Value/contentionWarps)
+	}
+	if len(per) == 0 {
+		return m
+	}
+	sort.Float64s(per)
+	v := per[len(per)/2]
+	if len(per)%2 == 0 {
+		v = (per[len(per)/2-1] + per[len(per)/2]) / 2
+	}
+	if v > 0 && v < 100 {
+		m.BarrierWarpCycles = v
+	}
+	return m
+}
+
+// contentionSource names BarrierWarpCycles' rows and the embedded file
+// they come from, or says the model has none.
+func contentionSource(m Model) string {
+	c := calibrations()[contentionFile(m.Key)]
+	if c == nil || c.err != nil || m.BarrierWarpCycles <= 0 {
+		return "none: no contention microbenchmark for this model (barriers cost only their blocks' paths)"
+	}
+	return fmt.Sprintf("measured: the median of cont_bar's three rows at 64 warps an SM (blocks of 256, 64 and 1,024 threads; barriers alone, 134.9–135.1 cycles a step) over 64: %.2f cycles a warp's bar.sync of its SM; blocks that meet at barriers in step share it, as they share the SM's issue and shared memory (%s; %s)", m.BarrierWarpCycles, c.file, c.device)
+}
