@@ -1,31 +1,14 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/warplab/warplab/sim/ptx"
 )
 
 const atomicsRecorded = "../evidence/timemodel-micro-atomics-words-h200-2026-12-04/atomics.csv"
-
-// TestAtomicsCalibrationCopy: the embedded atomics run is the recorded one.
-func TestAtomicsCalibrationCopy(t *testing.T) {
-	want, err := os.ReadFile(atomicsRecorded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := calibFS.ReadFile("calibration/h200-atomics.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("sim/calibration/h200-atomics.csv is not %s: copy it", atomicsRecorded)
-	}
-}
 
 // TestAtomicsMicrobenchmark: the H200's constants are the rows' (one word:
 // 1/atom_g_same; one line: 32/atom_g_lines m=1; one sector:

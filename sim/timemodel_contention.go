@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strconv"
 )
 
@@ -49,11 +48,7 @@ func applyContention(m Model, rows []MicrobenchRow) Model {
 	if len(per) == 0 {
 		return m
 	}
-	sort.Float64s(per)
-	v := per[len(per)/2]
-	if len(per)%2 == 0 {
-		v = (per[len(per)/2-1] + per[len(per)/2]) / 2
-	}
+	v := median(per)
 	if v > 0 && v < 100 {
 		m.BarrierWarpCycles = v
 	}

@@ -1,30 +1,12 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"math"
-	"os"
 	"testing"
 )
 
 const contentionRecorded = "../evidence/timemodel-contention-h200-2026-12-04/contention.csv"
-
-// TestContentionCalibrationCopy: the embedded contention run is the
-// recorded one.
-func TestContentionCalibrationCopy(t *testing.T) {
-	want, err := os.ReadFile(contentionRecorded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := calibFS.ReadFile("calibration/h200-contention.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("sim/calibration/h200-contention.csv is not %s: copy it", contentionRecorded)
-	}
-}
 
 // TestContentionConstants: a warp's bar.sync takes about 2.1 cycles of
 // its SM on the H200; rows the rule cannot use leave it; a model without

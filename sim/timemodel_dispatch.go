@@ -58,7 +58,9 @@ func applyDispatch(m Model, rows []MicrobenchRow) Model {
 }
 
 // leastSquares fits y = slope·x + icept; ok is false without two distinct
-// x.
+// x. It is fitLine's (timemodel_mech.go) line by the centred sums: the
+// recorded reports were modeled with this arithmetic, and fitLine's
+// rounding moves a launch's tie-breaks in the schedule.
 func leastSquares(xs, ys []float64) (slope, icept float64, ok bool) {
 	n := float64(len(xs))
 	if len(xs) < 2 || len(xs) != len(ys) {
@@ -95,7 +97,7 @@ func dispatchSource(m Model, constant, base string) string {
 	}
 	at := fmt.Sprintf("%s; %s", c.file, c.device)
 	if constant == "BlockDispatch" {
-		return fmt.Sprintf("measured: the slope of the least-squares line through dispatch_empty's 21 rows (grids of empty blocks of 64, 256 and 1,024 threads, 1 to 64 waves, the GPU's own time per launch, 50 launches queued behind a spin): %.3f ns a block; the schedule starts no block sooner than that after the one before it (%s)", m.BlockDispatch*1e9, at)
+		return fmt.Sprintf("measured: the slope of the least-squares line through dispatch_empty's rows (grids of empty blocks of 64, 256 and 1,024 threads, 1 to 64 waves, the GPU's own time per launch, 50 launches queued behind a spin): %.3f ns a block; the schedule starts no block sooner than that after the one before it (%s)", m.BlockDispatch*1e9, at)
 	}
 	return fmt.Sprintf("measured: the intercept of the same line (BlockDispatch), %.2f µs: a launch's own cost before its blocks' (%s)", m.LaunchOverhead*1e6, at)
 }

@@ -1,27 +1,10 @@
 package sim
 
 import (
-	"bytes"
-	"os"
 	"testing"
 )
 
 const dispatchRecorded = "../evidence/timemodel-dispatch-h200-2026-12-04/dispatch.csv"
-
-// TestDispatchCalibrationCopy: the embedded dispatch run is the recorded one.
-func TestDispatchCalibrationCopy(t *testing.T) {
-	want, err := os.ReadFile(dispatchRecorded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := calibFS.ReadFile("calibration/h200-dispatch.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("sim/calibration/h200-dispatch.csv is not %s: copy it", dispatchRecorded)
-	}
-}
 
 // TestDispatchConstants: the H200 hands out a block each 0.60 ns and a
 // launch's own cost is about 1.5 µs (the line through the empty grids,

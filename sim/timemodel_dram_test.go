@@ -1,29 +1,12 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"math"
-	"os"
 	"testing"
 )
 
 const dramRecorded = "../evidence/timemodel-micro-dram-scatter-h200-2026-12-04/dram.csv"
-
-// TestDRAMCalibrationCopy: the embedded DRAM run is the recorded one.
-func TestDRAMCalibrationCopy(t *testing.T) {
-	want, err := os.ReadFile(dramRecorded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := calibFS.ReadFile("calibration/h200-dram.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("sim/calibration/h200-dram.csv is not %s: copy it", dramRecorded)
-	}
-}
 
 // TestDRAMConstants: the H200's granule is 64 bytes and its loaded-latency
 // curve rises from the pointer chase's 350 ns to about 1 µs at 4.4 TB/s

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"os"
@@ -11,22 +10,6 @@ import (
 
 // mechanismsRecorded is the H200 run the mechanisms' constants come from.
 const mechanismsRecorded = "../evidence/timemodel-micro-mechanisms-h200-2026-12-04/mechanisms.csv"
-
-// TestMechanismsCalibrationCopy holds the embedded copy to the recorded
-// run: the constants are the recorded run's, never an edited file's.
-func TestMechanismsCalibrationCopy(t *testing.T) {
-	want, err := os.ReadFile(mechanismsRecorded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := calibFS.ReadFile("calibration/h200-mechanisms.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("sim/calibration/h200-mechanisms.csv is not %s: copy it", mechanismsRecorded)
-	}
-}
 
 func recordedMechanisms(t *testing.T) []MicrobenchRow {
 	t.Helper()

@@ -25,15 +25,15 @@ static void row(const char* name, const char* param, double value, const char* u
     std::fflush(stdout);
 }
 
+// eventsAround records a CUDA event, calls launches, records another and
+// returns the milliseconds between them, a launch error named.
 template <class F>
-static double eventTime(F launch, int warm = 3, int runs = 10) {
+static double eventsAround(F launches) {
     cudaEvent_t a, b;
     check(cudaEventCreate(&a), "event");
     check(cudaEventCreate(&b), "event");
-    for (int i = 0; i < warm; ++i) launch();
-    check(cudaDeviceSynchronize(), "warm-up");
     check(cudaEventRecord(a), "record");
-    for (int i = 0; i < runs; ++i) launch();
+    launches();
     check(cudaEventRecord(b), "record");
     check(cudaEventSynchronize(b), "sync");
     float ms;
@@ -41,7 +41,17 @@ static double eventTime(F launch, int warm = 3, int runs = 10) {
     check(cudaGetLastError(), "launch");
     cudaEventDestroy(a);
     cudaEventDestroy(b);
-    return ms / runs;
+    return ms;
+}
+
+template <class F>
+static double eventTime(F launch, int warm = 3, int runs = 10) {
+    for (int i = 0; i < warm; ++i) launch();
+    check(cudaDeviceSynchronize(), "warm-up");
+    return eventsAround([&] {
+               for (int i = 0; i < runs; ++i) launch();
+           }) /
+           runs;
 }
 
 // queuedTime launches 3 warm-ups, then spin (a kernel that holds the GPU a
@@ -51,19 +61,11 @@ static double eventTime(F launch, int warm = 3, int runs = 10) {
 // host's launch rate. Returns µs per launch.
 template <class F, class S>
 static double queuedTime(F launch, int n, S spin) {
-    cudaEvent_t a, b;
-    check(cudaEventCreate(&a), "event");
-    check(cudaEventCreate(&b), "event");
     for (int i = 0; i < 3; ++i) launch();
     spin();
-    check(cudaEventRecord(a), "record");
-    for (int i = 0; i < n; ++i) launch();
-    check(cudaEventRecord(b), "record");
-    check(cudaEventSynchronize(b), "sync");
-    float ms;
-    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    check(cudaGetLastError(), "launch");
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-    return 1e3 * ms / n;
+    return 1e3 *
+           eventsAround([&] {
+               for (int i = 0; i < n; ++i) launch();
+           }) /
+           n;
 }

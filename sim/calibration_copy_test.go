@@ -1,0 +1,34 @@
+package sim
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// TestCalibrationCopies holds each embedded microbenchmark copy to its
+// recorded run: the constants are the recorded runs', never an edited
+// file's.
+func TestCalibrationCopies(t *testing.T) {
+	for _, c := range []struct{ embedded, recorded string }{
+		{"h200-atomics.csv", atomicsRecorded},
+		{"h200-dram.csv", dramRecorded},
+		{"h200-mechanisms.csv", mechanismsRecorded},
+		{"h200-dispatch.csv", dispatchRecorded},
+		{"h200-contention.csv", contentionRecorded},
+	} {
+		t.Run(c.embedded, func(t *testing.T) {
+			want, err := os.ReadFile(c.recorded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := calibFS.ReadFile("calibration/" + c.embedded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("sim/calibration/%s is not %s: copy it", c.embedded, c.recorded)
+			}
+		})
+	}
+}
