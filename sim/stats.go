@@ -1,6 +1,10 @@
 package sim
 
-import "github.com/warplab/warplab/sim/timing"
+import (
+	"slices"
+
+	"github.com/warplab/warplab/sim/timing"
+)
 
 // Traffic counts global-memory requests and 32-byte sectors, with Nsight
 // Compute's meaning: a request is one warp-level instruction with at least
@@ -143,6 +147,7 @@ type Stats struct {
 	// rereadGrans over rereadSectors is what a re-read sector costs in
 	// 64-byte granules (rereadGranules)
 	rereadGrans, rereadSectors float64
+	reads                      []timing.BufferReads // per buffer read, in buffer order (bufferReads)
 	loadSites                  []loadSite
 	tm                         timing.Launch // per-block records of a PTX launch (timemodel_ptx.go)
 }
@@ -188,6 +193,27 @@ func rereadGranules(sites []loadSite, uniq map[int]int64) (grans, sectors float6
 		grans += float64(re) * perSector
 	}
 	return grans, sectors
+}
+
+// bufferReads is each buffer's loads for the L2's reuse rule
+// (timing.RereadMissShare): its distinct bytes read (uniq, in sectors) and
+// its load sites' L2 sectors, the L1's capacity misses left out, in
+// buffer order so that the model's sums do not depend on a map's.
+func bufferReads(sites []loadSite, uniq map[int]int64) []timing.BufferReads {
+	l2 := map[int]int64{}
+	for _, ls := range sites {
+		l2[ls.buf] += ls.l2
+	}
+	ids := make([]int, 0, len(uniq))
+	for id := range uniq {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]timing.BufferReads, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, timing.BufferReads{Unique: uniq[id] * 32, L2Sectors: max(l2[id], uniq[id])})
+	}
+	return out
 }
 
 // Site returns the counters of the site with this label.

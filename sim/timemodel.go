@@ -23,7 +23,7 @@ func (m Model) estimate(s *Stats) {
 		UniqueRead: s.uniqueRead, DRAMWriteBytes: s.DRAMWriteBytes,
 		MissRequests: s.missRequests, CapRequests: s.capRequests, CapSectors: s.capSectors, CapFar: s.capFar,
 		L2Lines: s.l2Lines, L2LoadGranules: s.l2Grans, UniqueReadGranules: s.uniqueGrans, L2Share: s.l2Share,
-		RereadGranules: s.rereadGrans, RereadSectors: s.rereadSectors,
+		RereadGranules: s.rereadGrans, RereadSectors: s.rereadSectors, Reads: s.reads,
 		LoadSites:   make([]timing.LoadSite, len(s.loadSites)),
 		AtomicLines: s.tm.Atomics,
 		Tensor:      timing.TensorWork{HalfMACs: s.Tensor.HalfMACs, TF32MACs: s.Tensor.TF32MACs},

@@ -161,6 +161,9 @@ func calibrate(m Model) Model {
 	if c := calibrations()[contentionFile(m.Key)]; c != nil && c.err == nil {
 		m = applyContention(m, c.rows)
 	}
+	if c := calibrations()[l2reuseFile(m.Key)]; c != nil && c.err == nil {
+		m = applyL2Reuse(m, c.rows)
+	}
 	return m
 }
 
@@ -259,6 +262,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"AtomicLineSeconds", m.AtomicLineSeconds, "s", atomicSource(m, "measured: 32 / atom_g_lines at m = 1 (a word a lane, every warp on one line); a lane costs a 32nd")},
 		{"AtomicUnitsPoints", float64(len(m.AtomicUnits)), "points", atomicSource(m, "measured: atom_g_lines at m lines over its rate at one, and atom_g_spread")},
 		{"DRAMGranuleBytes", m.DRAMGranuleBytes, "B", dramSource(m, "DRAMGranuleBytes")},
+		{"L2ReuseBytes", m.L2ReuseBytes, "B", l2reuseSource(m)},
 		{"DRAMLoadedPoints", float64(len(m.DRAMLoaded)), "points", dramSource(m, "DRAMLoaded")},
 		{"DRAMScatterLatency", m.DRAMScatterLatency, "s", dramSource(m, "DRAMScatterLatency")},
 		{"L2ScatterLatency", m.L2ScatterLatency, "s", dramSource(m, "L2ScatterLatency")},
@@ -301,8 +305,8 @@ var defaultSources = map[string]map[string]string{
 		"DRAMAchievable":       "measured: CG's copy kernel, 3,587-3,591 GB/s (evidence/cg-50-h200-2026-11-30, bandwidth.copy_gbps); replaced by dram_copy once recorded",
 		"L2Bandwidth":          "estimate of the 2026-11-29 time model (10 TB/s); replaced by l2_read once recorded",
 		"LaunchOverhead":       "estimate of the 2026-11-29 time model (2 µs of GPU time per kernel); replaced by launch_gpu_grid once recorded, and by the dispatch run's intercept once that was",
-		"TimedLaunch":          "measured: the median interval of 20,000 back-to-back launches of an empty kernel from Go through gpuext (warplab bench launch) over the newest day's records, the five of 2026-12-04 (4.89-5.62 µs; evidence/timemodel-launchcurve-h200-2026-12-04), 5.17 µs; internal/timecheck holds it to the newest records. 2026-12-01's 16 records gave 5.385 µs (4.06-5.98 from four device leases); until 2026-12-01 it was fitted on the training half of the check (5.27 µs), a fit that moved from 6.5 to 4.9 µs with the rule once repeats were recorded",
-		"TimedLaunchPerBuffer": "measured: warplab bench launch times a kernel of six arguments (five buffers and a count) and one of six scalars with the lessons' protocol, each a median of 101 timings; (six arguments − six scalars) / 5 per record, 0.282 µs, the median of the newest day's five records (evidence/timemodel-launchcurve-h200-2026-12-04; 2026-12-01's ten gave 0.217 µs); internal/timecheck holds it to them",
+		"TimedLaunch":          "measured: the median time per call of an empty kernel launched from Go through gpuext with the lessons' protocol (3 warm-ups, CUDA events around 10 runs; warplab bench launch, each a median of 101 timings) over the newest day's records, the five of 2026-12-04 (4.62-6.36 µs; evidence/timemodel-launchcurve-h200-2026-12-04), 5.45 µs; internal/timecheck holds it to the newest records. Until 2026-12-04 15:00 UTC it was the host loop's back-to-back interval (5.17 µs from the same records), which the protocol exceeds; 2026-12-01's 16 records gave 5.385 µs that way (4.06-5.98 from four device leases); until 2026-12-01 it was fitted on the training half of the check (5.27 µs), a fit that moved from 6.5 to 4.9 µs with the rule once repeats were recorded",
+		"TimedLaunchPerBuffer": "measured: warplab bench launch times a kernel of six arguments (five buffers and a count) and one of six scalars with the lessons' protocol, each a median of 101 timings; per record (six arguments − empty − a scalar's cost) / 5, 0.384 µs, the median of the newest day's five records (evidence/timemodel-launchcurve-h200-2026-12-04), so that the floor of a kernel of five buffers and a count is that kernel's own timing. Until 2026-12-04 15:00 UTC it was (six arguments − six scalars) / 5, 0.282 µs: a buffer's cost over a scalar's, taken as its whole cost",
 		"TimedLaunchPerScalar": "measured: as TimedLaunchPerBuffer, (six scalars − the empty kernel) / 6 per record, 0.102 µs, the median of the same five records (2026-12-01's ten gave 0.053 µs)",
 	},
 	"h100": {

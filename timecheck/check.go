@@ -163,10 +163,10 @@ func NewReport(model string, runs []Run) (*Report, error) {
 		switch x.Kernel {
 		case LaunchEmpty:
 			c.Name, c.Model = "TimedLaunch", m.TimedLaunch
-			c.Rule = "the median interval of back-to-back launches of an empty kernel from Go (warplab bench launch) over the newest day's records"
+			c.Rule = "the median time per call of an empty kernel with the lessons' protocol (warplab bench launch; back-to-back launches by the host clock in records without the protocol) over the newest day's records"
 		case LaunchPerBuffer:
 			c.Name, c.Model = "TimedLaunchPerBuffer", m.TimedLaunchPerBuffer
-			c.Rule = "the median over the newest day's records of (six buffer-and-count arguments − six scalars) / 5, each a median of 101 timings with the lessons' protocol (warplab bench launch)"
+			c.Rule = "the median over the newest day's records of (six buffer-and-count arguments − empty − a scalar's cost) / 5, each a median of 101 timings with the lessons' protocol (warplab bench launch)"
 		case LaunchPerScalar:
 			c.Name, c.Model = "TimedLaunchPerScalar", m.TimedLaunchPerScalar
 			c.Rule = "the median over the newest day's records of (six scalars − no arguments) / 6, each a median of 101 timings with the lessons' protocol (warplab bench launch)"

@@ -343,9 +343,10 @@ func TestEmbeddedPromise(t *testing.T) {
 // TestLaunchRunsNewest: the launch records of the newest day (a timemodel
 // run's launch-go*.txt, dated later) replace the launch-overhead run as the
 // calibration run, with their median; the records that also time the
-// argument kernels with the lessons' protocol give the costs per buffer
-// and per scalar, by their medians, a negative one taken as 0; a protocol
-// block with a line missing is an error.
+// argument kernels with the lessons' protocol give the empty kernel's
+// time per call (the protocol's, not the host loop's) and the costs per
+// buffer and per scalar, by their medians, a negative one taken as 0; a
+// protocol block with a line missing is an error.
 func TestLaunchRunsNewest(t *testing.T) {
 	// Records as warplab bench launch prints them (launchbench's
 	// WriteText): the empty kernel's back-to-back figure, and with the
@@ -395,7 +396,7 @@ func TestLaunchRunsNewest(t *testing.T) {
 			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", rec(4.20, 4.00, 5.50, 4.30)},
 			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r2.txt", rec(4.40, 4.20, 5.00, 4.00)},
 			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r3.txt", rec(4.60, 4.30, 5.40, 4.10)},
-		), empty: 4.35, perBuf: 0.24, perScalar: 0, sources: 6},
+		), empty: 4.20, perBuf: 0.68 / 3, perScalar: 0, sources: 3}, // the protocol's empty median; buffers (5.50−4.00−0.05)/5, (5.00−4.20+0.033)/5, (5.40−4.30+0.033)/5
 		{name: "a line missing", files: append(append([]file(nil), base...),
 			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", strings.Replace(rec(4.20, 4.00, 5.50, 4.30), "six scalar arguments, one block", "six scalars, one block", 1)},
 		), wantErr: true},

@@ -341,17 +341,27 @@ const (
 // call and from machine to machine (4.06 to 5.98 µs over 2026-12-01's
 // records), so one record would not do.
 //
-// It returns up to three calibration runs, left out of the summaries:
-//   - LaunchEmpty: back-to-back launches of the empty kernel by the host
-//     clock, the model's TimedLaunch;
-//   - LaunchPerBuffer and LaunchPerScalar, from the records that also time
-//     with the lessons' protocol a kernel of six arguments (five buffers
-//     and a count) and one of six scalars: per record, (six arguments −
-//     six scalars) / 5 is what a buffer argument adds to a launch over a
-//     scalar (gpuext checks every buffer before it launches), and (six
-//     scalars − empty) / 6 what a scalar adds; the model's
-//     TimedLaunchPerBuffer and TimedLaunchPerScalar are their medians,
-//     taken as 0 when a median is negative (a cost below the scatter);
+// It returns up to three calibration runs, left out of the summaries. The
+// model predicts the lessons' protocol (3 warm-ups, CUDA events around 10
+// runs), so where the newest records time with that protocol the floor is
+// theirs:
+//   - LaunchEmpty, the model's TimedLaunch: the median of the protocol's
+//     empty-kernel timings where the records have them, else (records
+//     before 2026-12-01, 20:39 UTC) the median of back-to-back launches by
+//     the host clock. The protocol costs more than the host's loop (6.36
+//     against 5.36 µs in one record): it is what the lessons time.
+//   - LaunchPerBuffer and LaunchPerScalar, from the records that time with
+//     the protocol a kernel of six arguments (five buffers and a count)
+//     and one of six scalars: per record, a scalar's cost s = (six scalars
+//     − empty) / 6 and a buffer's (six arguments − empty − s) / 5, so that
+//     TimedLaunch + 5 buffers + 1 scalar gives the six-argument kernel's
+//     own time (gpuext checks every buffer before it launches, and the
+//     driver copies every argument); the model's TimedLaunchPerBuffer and
+//     TimedLaunchPerScalar are their medians, taken as 0 when a median is
+//     negative (a cost below the scatter). Before 2026-12-04, 15:00 UTC a buffer's
+//     cost was (six arguments − six scalars) / 5, a buffer's cost over a
+//     scalar's, which the floor then used as the whole cost: a
+//     six-argument kernel's floor came out 1.3 µs under its own timing.
 //   - LaunchSpin, one per spin time, from the records that also time the
 //     spin kernel (launchbench's spin curve): its time per call, the
 //     median over the records. They set nothing: the check sets each
@@ -387,7 +397,7 @@ func launchRuns(root string) ([]Run, error) {
 		}
 		return v, true, nil
 	}
-	var us, perBuf, perScalar []float64
+	var us, timedEmpty, perBuf, perScalar []float64
 	var srcs, argSrcs, spinSrcs []string
 	spin := map[int][]float64{} // spin ns -> µs per call, one a record
 	for _, f := range files {
@@ -415,8 +425,10 @@ func launchRuns(root string) ([]Run, error) {
 		}
 		switch {
 		case ok1 && ok2 && ok3:
-			perBuf = append(perBuf, (args-scalars)/5)
-			perScalar = append(perScalar, (scalars-empty)/6)
+			scalar := (scalars - empty) / 6
+			timedEmpty = append(timedEmpty, empty)
+			perScalar = append(perScalar, scalar)
+			perBuf = append(perBuf, (args-empty-scalar)/5)
 			argSrcs = append(argSrcs, rel(root, f))
 		case ok1 || ok2 || ok3:
 			return nil, fmt.Errorf("timecheck: %s: the lessons' protocol block lacks a line (empty kernel, six arguments and six scalar arguments, one block each)", rel(root, f))
@@ -443,8 +455,9 @@ func launchRuns(root string) ([]Run, error) {
 	}
 	out := []Run{calib(LaunchEmpty, "Go, back to back (host clock)", median(us), srcs)}
 	if len(perBuf) > 0 {
+		out[0] = calib(LaunchEmpty, "lessons' protocol, one block", median(timedEmpty), argSrcs)
 		out = append(out,
-			calib(LaunchPerBuffer, "lessons' protocol, six buffers' cost over six scalars' / 5", max(0, median(perBuf)), argSrcs),
+			calib(LaunchPerBuffer, "lessons' protocol, (six arguments − empty − a scalar) / 5", max(0, median(perBuf)), argSrcs),
 			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", max(0, median(perScalar)), argSrcs))
 	}
 	nss := make([]int, 0, len(spin))

@@ -70,9 +70,10 @@ import (
 // weighted by that share.
 //
 // DRAM bytes come from the L2 model: each distinct sector a launch reads or
-// writes is fetched once; when the footprint exceeds the model's L2, the
-// re-reads the per-block L1 model sent to L2 are refetched in proportion to
-// how far the footprint overflows it.
+// writes is fetched once; the re-reads the per-block L1 model sent to L2
+// are refetched by their buffer's reuse distance against the L2's measured
+// reuse capacity (RereadMissShare), or, without one, when the footprint
+// exceeds the model's L2, in proportion to how far it overflows it.
 //
 // Go kernels (sim.Kernel) have no per-warp record: their latency term is
 // the 2026-11-29 model's average chain (all warps' load requests × latency
@@ -112,8 +113,11 @@ type Counters struct {
 	// by the buffer's re-reads (sim's rereadGranules). RereadSectors 0:
 	// L2LoadGranules over L2LoadSectors, every load request alike.
 	RereadGranules, RereadSectors float64
-	L2Share                       float64 // of the footprint, what earlier launches left in L2 (L2History)
-	LoadSites                     []LoadSite
+	// Reads are the launch's loads by buffer (PTX and Go launches alike),
+	// for the L2's reuse rule (RereadMissShare); nil: the overflow rule.
+	Reads     []BufferReads
+	L2Share   float64 // of the footprint, what earlier launches left in L2 (L2History)
+	LoadSites []LoadSite
 	// AtomicLines are the launch's global atomics by 128-byte line (PTX
 	// launches), for the atomics term.
 	AtomicLines []AtomicLine
@@ -193,16 +197,23 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 			perSector = max(1, float64(s.L2LoadGranules)*c.DRAMGranuleBytes/(32*float64(s.L2LoadSectors)))
 		}
 	}
-	// Re-reads of sectors other blocks fetched may have left L2 when the
-	// footprint overflows it. Sectors the L1's capacity lost are judged by
-	// their age instead: they come from DRAM when, between the two
-	// touches, the SMs together touched more lines than the L2 holds
+	// Re-reads of sectors other blocks fetched may have left L2 while the
+	// launch's other data passed through it: with a measured reuse
+	// capacity, each buffer's re-reads miss by their reuse distance
+	// (RereadMissShare); without one, in proportion to how far the
+	// footprint overflows the L2. Sectors the L1's capacity lost are
+	// judged by their age instead: they come from DRAM when, between the
+	// two touches, the SMs together touched more lines than the L2 holds
 	// (CapFar), else from L2.
-	if footprint > g.L2Bytes {
+	if c.L2ReuseBytes > 0 && s.Reads != nil {
+		dramRead += int64(rereadMisses(s.Reads, s.DRAMWriteBytes, c.L2ReuseBytes) * 32 * perSector)
+	} else if footprint > g.L2Bytes {
 		if reread := (s.L2LoadSectors-s.CapSectors)*32 - s.UniqueRead; reread > 0 {
 			overflow := 1 - float64(g.L2Bytes)/float64(footprint)
 			dramRead += int64(float64(reread) * overflow * perSector)
 		}
+	}
+	if footprint > g.L2Bytes {
 		dramRead += int64(float64(s.CapFar*32) * perSector)
 	}
 	// Cold: one launch on data no launch before it touched (Nsight

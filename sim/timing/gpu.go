@@ -53,7 +53,7 @@ type Constants struct {
 	DRAMLatency    float64 // seconds: a dependent load that misses L2
 	WarpCPI        float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
 	DRAMAchievable float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
-	TimedLaunch    float64 // seconds: least time per launch between CUDA events when launches come back to back from Go (the host's launch rate), for a kernel without arguments
+	TimedLaunch    float64 // seconds: time per call between CUDA events when launches come back to back from Go with the lessons' protocol (the host's launch rate), for a kernel without arguments
 	// TimedLaunchPerBuffer and TimedLaunchPerScalar are what each buffer
 	// and each scalar argument adds to TimedLaunch: gpuext checks every
 	// buffer before it launches, and the driver copies every argument.
@@ -151,6 +151,14 @@ type Constants struct {
 	// the granules its load requests sent to L2 (Counters). 0 or 32: a
 	// sector.
 	DRAMGranuleBytes float64
+	// L2ReuseBytes is how much of the L2 a re-read finds its sector in
+	// while other data streams through: the capacity of the LRU that
+	// Counters.Reads' reuse distances are set against (RereadMissShare).
+	// Fitted, one number, to the l2reuse microbenchmark (sim's
+	// timemodel_l2reuse.go; an 8-byte stream of 512 MB with gathers from
+	// 1 to 256 MB, Nsight Compute's DRAM bytes). 0: the overflow rule, a
+	// re-read missing with probability 1 − L2Bytes / footprint.
+	L2ReuseBytes float64
 	// DRAMLoaded is the latency of a coalesced DRAM request against the
 	// DRAM's throughput (dram_chase_v4: warps walking random 512-byte
 	// blocks of 4 GiB, one request in flight a warp, at 16 to 64 warps per

@@ -1,0 +1,109 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/warplab/warplab/sim/timing"
+)
+
+// The L2's reuse capacity (issue 27, milestone 3), from the l2reuse
+// microbenchmark (scripts/evidence/timemodel/l2reuse.cu, recorded on the
+// H200 as evidence/timemodel-l2reuse-h200-2026-12-04, whose l2reuse.csv
+// is embedded as sim/calibration/<key>-l2reuse.csv, a byte-for-byte copy
+// TestCalibrationCopies holds to the recorded file). None is set from a
+// sweep or lesson run.
+
+// l2reuseFile is the embedded copy of model key's l2reuse run.
+func l2reuseFile(key string) string { return key + "-l2reuse" }
+
+// What l2reuse.cu launches: n gathers, each beside 8 streamed bytes (a
+// float and an index), by 8 blocks of 256 threads an SM, each thread
+// writing one float.
+const (
+	l2reuseN            = 1 << 26
+	l2reuseStreamPerElt = 8
+	l2reuseThreadsPerSM = 8 * 256
+)
+
+// applyL2Reuse sets L2ReuseBytes: the capacity at which the reuse rule
+// (timing.RereadMissShare) best gives the l2reuse_dram rows' misses. Row
+// X (MB) is one launch that streams 512 MB and gathers 2^26 times from X
+// MB at random; its DRAM bytes less the stream-only launch's (row 0) and
+// less X itself are the gathers' re-reads that missed, each a DRAM
+// granule (DRAMGranuleBytes: a gather sends one sector). The capacity is
+// the least-squares fit of the rule's miss share to those rows', searched
+// over 1 MiB to twice the L2 by MiB and then by golden section. Fewer than
+// three rows with gathers, or no stream row, leave it as it was.
+func applyL2Reuse(m Model, rows []MicrobenchRow) Model {
+	var stream float64
+	var xs, shares []float64
+	gran := max(32, m.DRAMGranuleBytes)
+	for _, r := range rows {
+		if r.Name != "l2reuse_dram" || r.Unit != "B" {
+			continue
+		}
+		mb, err := strconv.ParseFloat(r.Param, 64)
+		if err != nil || mb < 0 {
+			continue
+		}
+		if mb == 0 {
+			stream = r.Value
+			continue
+		}
+		x := mb * (1 << 20)
+		rereads := float64(l2reuseN) - x/32
+		xs = append(xs, x)
+		shares = append(shares, r.Value/(rereads*gran)) // less the stream and x: below
+	}
+	if stream <= 0 || len(xs) < 3 {
+		return m
+	}
+	for i, x := range xs {
+		rereads := float64(l2reuseN) - x/32
+		shares[i] -= (stream + x) / (rereads * gran)
+	}
+	written := int64(m.SMs * l2reuseThreadsPerSM * 4)
+	loss := func(capacity float64) float64 {
+		var e float64
+		for i, x := range xs {
+			reads := []timing.BufferReads{
+				{Unique: l2reuseN * l2reuseStreamPerElt, L2Sectors: l2reuseN * l2reuseStreamPerElt / 32},
+				{Unique: int64(x), L2Sectors: l2reuseN},
+			}
+			d := timing.RereadMissShare(reads, written, 1, capacity) - shares[i]
+			e += d * d
+		}
+		return e
+	}
+	best, bestLoss := 0.0, 0.0
+	for c := float64(1 << 20); c <= 2*float64(m.L2Bytes); c += 1 << 20 {
+		if l := loss(c); best == 0 || l < bestLoss {
+			best, bestLoss = c, l
+		}
+	}
+	lo, hi := max(1<<20, best-(1<<20)), best+(1<<20)
+	const phi = 0.6180339887498949
+	for range 40 {
+		a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+		if loss(a) < loss(b) {
+			hi = b
+		} else {
+			lo = a
+		}
+	}
+	if c := (lo + hi) / 2; c > 0 && c <= 2*float64(m.L2Bytes) {
+		m.L2ReuseBytes = c
+	}
+	return m
+}
+
+// l2reuseSource names L2ReuseBytes' rows and the embedded file they come
+// from, or says the model has none.
+func l2reuseSource(m Model) string {
+	c := calibrations()[l2reuseFile(m.Key)]
+	if c == nil || c.err != nil || m.L2ReuseBytes <= 0 {
+		return "none: no l2reuse microbenchmark for this model (a re-read misses with probability 1 − L2Bytes / footprint when the footprint overflows the L2)"
+	}
+	return fmt.Sprintf("measured: the capacity at which the reuse rule best gives l2reuse_dram's misses (a 512 MB stream beside 2^26 random gathers from 1 to 256 MB, Nsight Compute's DRAM bytes of one launch each), least squares: %.1f MiB of the %d MiB L2 (%s; %s)", m.L2ReuseBytes/(1<<20), m.L2Bytes>>20, c.file, c.device)
+}

@@ -1,0 +1,79 @@
+package timing
+
+import "math"
+
+// BufferReads is one buffer's loads in a launch, what the L2's reuse rule
+// needs: the distinct bytes they read and the sectors they sent to L2
+// (first touches and re-reads; the L1's capacity misses, which
+// Counters.CapFar judges by age, left out).
+type BufferReads struct {
+	Unique    int64 // bytes
+	L2Sectors int64
+}
+
+// touches is how many times the buffer's loads touched each of its
+// sectors in L2, on average (at least 1).
+func (b BufferReads) touches() float64 {
+	if b.Unique <= 0 {
+		return 1
+	}
+	return max(1, float64(b.L2Sectors)*32/float64(b.Unique))
+}
+
+// rereads is the buffer's L2 sectors past the first touch of each.
+func (b BufferReads) rereads() float64 {
+	return max(0, float64(b.L2Sectors)-float64(b.Unique)/32)
+}
+
+// RereadMissShare is the share of buffer b's re-reads that miss an L2 of
+// capacity bytes (LRU) while the launch's other reads and its writes
+// (written bytes, each once) pass through it.
+//
+// A sector touched k times at moments spread evenly at random over the
+// launch is re-read a gap g (a share of the launch) after its last touch
+// with P(gap > g) = (1 − g)^k; in a window of g the launch touches
+// D(g) = Σ_c U_c·(1 − (1 − g)^k_c) + written·g distinct bytes (U_c the
+// buffer's distinct bytes, k_c its touches a sector). LRU keeps the
+// sector while D(gap) ≤ capacity, so the share that misses is
+// (1 − g*)^k_b with D(g*) = capacity, and 0 when the whole launch fits.
+// A small buffer gathered often (an SpMV's x beside its streamed matrix)
+// is re-read soon and stays; a buffer re-read once, late, does not. The
+// even spread is the rule's assumption: a stencil's neighbours, re-read
+// within a row, stay longer than it says.
+func RereadMissShare(reads []BufferReads, written int64, b int, capacity float64) float64 {
+	if b < 0 || b >= len(reads) || capacity <= 0 {
+		return 0
+	}
+	distinct := func(g float64) float64 {
+		d := float64(written) * g
+		for _, c := range reads {
+			d += float64(c.Unique) * (1 - math.Pow(1-g, c.touches()))
+		}
+		return d
+	}
+	if distinct(1) <= capacity {
+		return 0
+	}
+	lo, hi := 0.0, 1.0 // distinct(lo) <= capacity < distinct(hi)
+	for range 60 {
+		mid := (lo + hi) / 2
+		if distinct(mid) <= capacity {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Pow(1-lo, reads[b].touches())
+}
+
+// rereadMisses is the launch's re-read sectors that miss L2 by the reuse
+// rule (RereadMissShare), summed over its buffers.
+func rereadMisses(reads []BufferReads, written int64, capacity float64) float64 {
+	var n float64
+	for i, b := range reads {
+		if re := b.rereads(); re > 0 {
+			n += re * RereadMissShare(reads, written, i, capacity)
+		}
+	}
+	return n
+}
