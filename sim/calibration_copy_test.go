@@ -17,6 +17,7 @@ func TestCalibrationCopies(t *testing.T) {
 		{"h200-dispatch.csv", dispatchRecorded},
 		{"h200-contention.csv", contentionRecorded},
 		{"h200-l2reuse.csv", "../evidence/timemodel-l2reuse-h200-2026-12-04/l2reuse.csv"},
+		{"h200-l2store.csv", "../evidence/timemodel-l2store-h200-2026-12-04/l2store.csv"},
 	} {
 		t.Run(c.embedded, func(t *testing.T) {
 			want, err := os.ReadFile(c.recorded)

@@ -260,6 +260,9 @@ func (l *launch) stats(workers []*worker) *Stats {
 			s.missRequests += a.missRequests
 			s.capRequests += a.capRequests
 			s.l2Lines += a.l2Lines
+			if key.op == opSt && !key.shared {
+				s.storeLines += a.l2Lines
+			}
 			s.l2Grans += a.l2Grans
 			m.grans += a.l2Grans
 			m.miss += a.missRequests
@@ -280,6 +283,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		s.ConstLoad.Requests, s.ConstLoad.Transactions = scaled(s.ConstLoad.Requests, f), scaled(s.ConstLoad.Transactions, f)
 		s.capFar, s.missRequests, s.capRequests = scaled(s.capFar, f), scaled(s.missRequests, f), scaled(s.capRequests, f)
 		s.l2Lines, s.L1Wavefronts = scaled(s.l2Lines, f), scaled(s.L1Wavefronts, f)
+		s.storeLines = scaled(s.storeLines, f)
 		s.l2Grans = scaled(s.l2Grans, f)
 		for _, m := range byKey {
 			m.SiteStats.scale(f)

@@ -142,6 +142,7 @@ type Stats struct {
 	capSectors   int64   // sectors of global loads the L1's capacity lost (in L2Sectors)
 	capFar       int64   // of those, the ones whose re-read came after the L2 had turned over
 	l2Lines      int64   // line transactions global accesses sent to L2 (per request, the lines of its L2 sectors)
+	storeLines   int64   // of those, the global stores'
 	l2Grans      int64   // per load request, the 64-byte granules of the sectors it sent to L2
 	uniqueGrans  int64   // the distinct 64-byte granules the launch read (uniqueRead's sectors by pairs)
 	// rereadGrans over rereadSectors is what a re-read sector costs in

@@ -22,7 +22,7 @@ func (m Model) estimate(s *Stats) {
 		L2Sectors: s.L2Sectors, L2LoadSectors: l2LoadSectors, GlobalLoadRequests: s.GlobalLoad.Requests,
 		UniqueRead: s.uniqueRead, DRAMWriteBytes: s.DRAMWriteBytes,
 		MissRequests: s.missRequests, CapRequests: s.capRequests, CapSectors: s.capSectors, CapFar: s.capFar,
-		L2Lines: s.l2Lines, L2LoadGranules: s.l2Grans, UniqueReadGranules: s.uniqueGrans, L2Share: s.l2Share,
+		L2Lines: s.l2Lines, L2StoreLines: s.storeLines, L2LoadGranules: s.l2Grans, UniqueReadGranules: s.uniqueGrans, L2Share: s.l2Share,
 		RereadGranules: s.rereadGrans, RereadSectors: s.rereadSectors, Reads: s.reads,
 		LoadSites:   make([]timing.LoadSite, len(s.loadSites)),
 		AtomicLines: s.tm.Atomics,

@@ -164,6 +164,9 @@ func calibrate(m Model) Model {
 	if c := calibrations()[l2reuseFile(m.Key)]; c != nil && c.err == nil {
 		m = applyL2Reuse(m, c.rows)
 	}
+	if c := calibrations()[l2storeFile(m.Key)]; c != nil && c.err == nil {
+		m = applyL2Store(m, c.rows)
+	}
 	return m
 }
 
@@ -263,6 +266,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"AtomicUnitsPoints", float64(len(m.AtomicUnits)), "points", atomicSource(m, "measured: atom_g_lines at m lines over its rate at one, and atom_g_spread")},
 		{"DRAMGranuleBytes", m.DRAMGranuleBytes, "B", dramSource(m, "DRAMGranuleBytes")},
 		{"L2ReuseBytes", m.L2ReuseBytes, "B", l2reuseSource(m)},
+		{"L2StoreLineSeconds", m.L2StoreLineSeconds, "s", l2storeSource(m)},
 		{"DRAMLoadedPoints", float64(len(m.DRAMLoaded)), "points", dramSource(m, "DRAMLoaded")},
 		{"DRAMScatterLatency", m.DRAMScatterLatency, "s", dramSource(m, "DRAMScatterLatency")},
 		{"L2ScatterLatency", m.L2ScatterLatency, "s", dramSource(m, "L2ScatterLatency")},

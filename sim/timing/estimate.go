@@ -106,6 +106,7 @@ type Counters struct {
 	CapSectors         int64 // sectors of global loads the L1's capacity lost (in L2Sectors)
 	CapFar             int64 // of those, the ones whose re-read came after the L2 had turned over
 	L2Lines            int64 // line transactions global accesses sent to L2
+	L2StoreLines       int64 // of those, the global stores' (Constants.L2StoreLineSeconds)
 	L2LoadGranules     int64 // per load request, the 64-byte granules (sector pairs) of the sectors it sent to L2
 	UniqueReadGranules int64 // the distinct 64-byte granules the launch read (UniqueRead's sectors, by pairs)
 	// RereadGranules over RereadSectors is the granules a re-read sector
@@ -347,8 +348,15 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool, dr
 	}
 	if m.L2LineShare > 0 {
 		// The L2 serves line transactions at a rate of its own: requests
-		// that use one sector a line reach it before the bytes do.
-		l2 = max(l2, float64(s.L2Lines)/(m.L2LineShare*m.L2Bandwidth/32))
+		// that use one sector a line reach it before the bytes do. A
+		// store's line transaction is a write request of its own, served
+		// at the stores' measured rate (L2StoreLineSeconds), one after
+		// another with the loads'.
+		lines := float64(s.L2Lines) / (m.L2LineShare * m.L2Bandwidth / 32)
+		if m.L2StoreLineSeconds > 0 {
+			lines = float64(s.L2Lines-s.L2StoreLines)/(m.L2LineShare*m.L2Bandwidth/32) + float64(s.L2StoreLines)*m.L2StoreLineSeconds
+		}
+		l2 = max(l2, lines)
 	}
 	if !warm {
 		dram = float64(dramRead+s.DRAMWriteBytes) / min(m.DRAMAchievable, inflightDRAM)

@@ -159,6 +159,13 @@ type Constants struct {
 	// 1 to 256 MB, Nsight Compute's DRAM bytes). 0: the overflow rule, a
 	// re-read missing with probability 1 − L2Bytes / footprint.
 	L2ReuseBytes float64
+	// L2StoreLineSeconds is what a store's line transaction takes of the
+	// L2's time: a warp's store of one word in each of 32 lines is 32
+	// write requests (Nsight Compute's lts__t_requests_srcunit_tex_op_write),
+	// served at about half the rate of loads' line transactions (sim's
+	// timemodel_l2store.go: the slope of the l2store microbenchmark's
+	// column stores). 0: stores' lines at the loads' rate (L2LineShare).
+	L2StoreLineSeconds float64
 	// DRAMLoaded is the latency of a coalesced DRAM request against the
 	// DRAM's throughput (dram_chase_v4: warps walking random 512-byte
 	// blocks of 4 GiB, one request in flight a warp, at 16 to 64 warps per
