@@ -170,6 +170,18 @@ func calibrate(m Model) Model {
 	return m
 }
 
+// microbenchSource is a constant's source from its own microbenchmark's
+// embedded run (file, the calibration's key): none when the model has no
+// such run or the run set nothing (set false), else measured with the
+// run's file and device line.
+func microbenchSource(file string, set bool, none string, measured func(file, device string) string) string {
+	c := calibrations()[file]
+	if c == nil || c.err != nil || !set {
+		return none
+	}
+	return measured(c.file, c.device)
+}
+
 // applyCalibration sets each constant a rule names from the first row that
 // matches it; a value outside the rule's plausible range leaves the
 // constant as it was.

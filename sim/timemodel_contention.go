@@ -58,9 +58,9 @@ func applyContention(m Model, rows []MicrobenchRow) Model {
 // contentionSource names BarrierWarpCycles' rows and the embedded file
 // they come from, or says the model has none.
 func contentionSource(m Model) string {
-	c := calibrations()[contentionFile(m.Key)]
-	if c == nil || c.err != nil || m.BarrierWarpCycles <= 0 {
-		return "none: no contention microbenchmark for this model (barriers cost only their blocks' paths)"
-	}
-	return fmt.Sprintf("measured: the median of cont_bar's three rows at 64 warps an SM (blocks of 256, 64 and 1,024 threads; barriers alone, 134.9–135.1 cycles a step) over 64: %.2f cycles a warp's bar.sync of its SM; blocks that meet at barriers in step share it, as they share the SM's issue and shared memory (%s; %s)", m.BarrierWarpCycles, c.file, c.device)
+	return microbenchSource(contentionFile(m.Key), m.BarrierWarpCycles > 0,
+		"none: no contention microbenchmark for this model (barriers cost only their blocks' paths)",
+		func(file, device string) string {
+			return fmt.Sprintf("measured: the median of cont_bar's three rows at 64 warps an SM (blocks of 256, 64 and 1,024 threads; barriers alone, 134.9–135.1 cycles a step) over 64: %.2f cycles a warp's bar.sync of its SM; blocks that meet at barriers in step share it, as they share the SM's issue and shared memory (%s; %s)", m.BarrierWarpCycles, file, device)
+		})
 }

@@ -101,9 +101,9 @@ func applyL2Reuse(m Model, rows []MicrobenchRow) Model {
 // l2reuseSource names L2ReuseBytes' rows and the embedded file they come
 // from, or says the model has none.
 func l2reuseSource(m Model) string {
-	c := calibrations()[l2reuseFile(m.Key)]
-	if c == nil || c.err != nil || m.L2ReuseBytes <= 0 {
-		return "none: no l2reuse microbenchmark for this model (a re-read misses with probability 1 − L2Bytes / footprint when the footprint overflows the L2)"
-	}
-	return fmt.Sprintf("measured: the capacity at which the reuse rule best gives l2reuse_dram's misses (a 512 MB stream beside 2^26 random gathers from 1 to 256 MB, Nsight Compute's DRAM bytes of one launch each), least squares: %.1f MiB of the %d MiB L2 (%s; %s)", m.L2ReuseBytes/(1<<20), m.L2Bytes>>20, c.file, c.device)
+	return microbenchSource(l2reuseFile(m.Key), m.L2ReuseBytes > 0,
+		"none: no l2reuse microbenchmark for this model (a re-read misses with probability 1 − L2Bytes / footprint when the footprint overflows the L2)",
+		func(file, device string) string {
+			return fmt.Sprintf("measured: the capacity at which the reuse rule best gives l2reuse_dram's misses (a 512 MB stream beside 2^26 random gathers from 1 to 256 MB, Nsight Compute's DRAM bytes of one launch each), least squares: %.1f MiB of the %d MiB L2 (%s; %s)", m.L2ReuseBytes/(1<<20), m.L2Bytes>>20, file, device)
+		})
 }

@@ -45,9 +45,9 @@ func applyL2Store(m Model, rows []MicrobenchRow) Model {
 // l2storeSource names L2StoreLineSeconds' rows and the embedded file they
 // come from, or says the model has none.
 func l2storeSource(m Model) string {
-	c := calibrations()[l2storeFile(m.Key)]
-	if c == nil || c.err != nil || m.L2StoreLineSeconds <= 0 {
-		return "none: no l2store microbenchmark for this model (a store's line transaction at the loads' rate, L2LineShare)"
-	}
-	return fmt.Sprintf("measured: the slope of the least-squares line through col_store's rows (an N×N matrix, N = 1,024 to 8,192, each thread storing one word of its own line, 32 line transactions a warp's request; the lessons' protocol): %.1f ps a store's line transaction, %.3g a second, against the loads' %.3g (%s; %s)", m.L2StoreLineSeconds*1e12, 1/m.L2StoreLineSeconds, m.L2LineShare*m.L2Bandwidth/32, c.file, c.device)
+	return microbenchSource(l2storeFile(m.Key), m.L2StoreLineSeconds > 0,
+		"none: no l2store microbenchmark for this model (a store's line transaction at the loads' rate, L2LineShare)",
+		func(file, device string) string {
+			return fmt.Sprintf("measured: the slope of the least-squares line through col_store's rows (an N×N matrix, N = 1,024 to 8,192, each thread storing one word of its own line, 32 line transactions a warp's request; the lessons' protocol): %.1f ps a store's line transaction, %.3g a second, against the loads' %.3g (%s; %s)", m.L2StoreLineSeconds*1e12, 1/m.L2StoreLineSeconds, m.L2LineShare*m.L2Bandwidth/32, file, device)
+		})
 }
