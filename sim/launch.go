@@ -363,7 +363,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		}
 	}
 	s.rereadGrans, s.rereadSectors = rereadGranules(s.loadSites, uniq)
-	s.reads = bufferReads(s.loadSites, uniq)
+	s.reads = bufferReads(l2, uniq)
 	s.tmCollect(l, workers)
 	l.d.model.estimate(s)
 	return s

@@ -198,13 +198,9 @@ func rereadGranules(sites []loadSite, uniq map[int]int64) (grans, sectors float6
 
 // bufferReads is each buffer's loads for the L2's reuse rule
 // (timing.RereadMissShare): its distinct bytes read (uniq, in sectors) and
-// its load sites' L2 sectors, the L1's capacity misses left out, in
+// its load sites' L2 sectors by buffer (l2: the L1's capacity misses left out), in
 // buffer order so that the model's sums do not depend on a map's.
-func bufferReads(sites []loadSite, uniq map[int]int64) []timing.BufferReads {
-	l2 := map[int]int64{}
-	for _, ls := range sites {
-		l2[ls.buf] += ls.l2
-	}
+func bufferReads(l2, uniq map[int]int64) []timing.BufferReads {
 	ids := make([]int, 0, len(uniq))
 	for id := range uniq {
 		ids = append(ids, id)

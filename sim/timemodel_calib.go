@@ -141,31 +141,30 @@ var calibrations = sync.OnceValue(func() map[string]*calibration {
 	return out
 })
 
-// calibrate returns m with the constants its recorded microbenchmark sets.
+// microbenchRuns are the recorded microbenchmarks a model's constants
+// come from, in the order they apply (a later run may read what an
+// earlier set: applyL2Reuse reads DRAMGranuleBytes): each run's embedded
+// file by model key and what sets the constants from its rows.
+var microbenchRuns = []struct {
+	file  func(key string) string
+	apply func(Model, []MicrobenchRow) Model
+}{
+	{func(key string) string { return key }, applyCalibration},
+	{mechanismsFile, applyMechanisms},
+	{atomicsFile, applyAtomics},
+	{dramFile, applyDRAM},
+	{dispatchFile, applyDispatch},
+	{contentionFile, applyContention},
+	{l2reuseFile, applyL2Reuse},
+	{l2storeFile, applyL2Store},
+}
+
+// calibrate returns m with the constants its recorded microbenchmarks set.
 func calibrate(m Model) Model {
-	if c := calibrations()[m.Key]; c != nil && c.err == nil {
-		m = applyCalibration(m, c.rows)
-	}
-	if c := calibrations()[mechanismsFile(m.Key)]; c != nil && c.err == nil {
-		m = applyMechanisms(m, c.rows)
-	}
-	if c := calibrations()[atomicsFile(m.Key)]; c != nil && c.err == nil {
-		m = applyAtomics(m, c.rows)
-	}
-	if c := calibrations()[dramFile(m.Key)]; c != nil && c.err == nil {
-		m = applyDRAM(m, c.rows)
-	}
-	if c := calibrations()[dispatchFile(m.Key)]; c != nil && c.err == nil {
-		m = applyDispatch(m, c.rows)
-	}
-	if c := calibrations()[contentionFile(m.Key)]; c != nil && c.err == nil {
-		m = applyContention(m, c.rows)
-	}
-	if c := calibrations()[l2reuseFile(m.Key)]; c != nil && c.err == nil {
-		m = applyL2Reuse(m, c.rows)
-	}
-	if c := calibrations()[l2storeFile(m.Key)]; c != nil && c.err == nil {
-		m = applyL2Store(m, c.rows)
+	for _, r := range microbenchRuns {
+		if c := calibrations()[r.file(m.Key)]; c != nil && c.err == nil {
+			m = r.apply(m, c.rows)
+		}
 	}
 	return m
 }

@@ -88,16 +88,15 @@ func leastSquares(xs, ys []float64) (slope, icept float64, ok bool) {
 // they come from, or says the model has none; base is the constant's
 // source without the dispatch run.
 func dispatchSource(m Model, constant, base string) string {
-	c := calibrations()[dispatchFile(m.Key)]
-	if c == nil || c.err != nil || m.BlockDispatch <= 0 {
-		if constant == "BlockDispatch" {
-			return "none: no dispatch microbenchmark for this model (blocks reach the SMs as slots free)"
-		}
-		return base
-	}
-	at := fmt.Sprintf("%s; %s", c.file, c.device)
+	none := base
 	if constant == "BlockDispatch" {
-		return fmt.Sprintf("measured: the slope of the least-squares line through dispatch_empty's rows (grids of empty blocks of 64, 256 and 1,024 threads, 1 to 64 waves, the GPU's own time per launch, 50 launches queued behind a spin): %.3f ns a block; the schedule starts no block sooner than that after the one before it (%s)", m.BlockDispatch*1e9, at)
+		none = "none: no dispatch microbenchmark for this model (blocks reach the SMs as slots free)"
 	}
-	return fmt.Sprintf("measured: the intercept of the same line (BlockDispatch), %.2f µs: a launch's own cost before its blocks' (%s)", m.LaunchOverhead*1e6, at)
+	return microbenchSource(dispatchFile(m.Key), m.BlockDispatch > 0, none, func(file, device string) string {
+		at := fmt.Sprintf("%s; %s", file, device)
+		if constant == "BlockDispatch" {
+			return fmt.Sprintf("measured: the slope of the least-squares line through dispatch_empty's rows (grids of empty blocks of 64, 256 and 1,024 threads, 1 to 64 waves, the GPU's own time per launch, 50 launches queued behind a spin): %.3f ns a block; the schedule starts no block sooner than that after the one before it (%s)", m.BlockDispatch*1e9, at)
+		}
+		return fmt.Sprintf("measured: the intercept of the same line (BlockDispatch), %.2f µs: a launch's own cost before its blocks' (%s)", m.LaunchOverhead*1e6, at)
+	})
 }

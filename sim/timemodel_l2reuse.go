@@ -36,42 +36,14 @@ const (
 // over 1 MiB to twice the L2 by MiB and then by golden section. Fewer than
 // three rows with gathers, or no stream row, leave it as it was.
 func applyL2Reuse(m Model, rows []MicrobenchRow) Model {
-	var stream float64
-	var xs, shares []float64
-	gran := max(32, m.DRAMGranuleBytes)
-	for _, r := range rows {
-		if r.Name != "l2reuse_dram" || r.Unit != "B" {
-			continue
-		}
-		mb, err := strconv.ParseFloat(r.Param, 64)
-		if err != nil || mb < 0 {
-			continue
-		}
-		if mb == 0 {
-			stream = r.Value
-			continue
-		}
-		x := mb * (1 << 20)
-		rereads := float64(l2reuseN) - x/32
-		xs = append(xs, x)
-		shares = append(shares, r.Value/(rereads*gran)) // less the stream and x: below
-	}
-	if stream <= 0 || len(xs) < 3 {
+	points := l2reusePoints(m, rows)
+	if len(points) < 3 {
 		return m
 	}
-	for i, x := range xs {
-		rereads := float64(l2reuseN) - x/32
-		shares[i] -= (stream + x) / (rereads * gran)
-	}
-	written := int64(m.SMs * l2reuseThreadsPerSM * 4)
 	loss := func(capacity float64) float64 {
 		var e float64
-		for i, x := range xs {
-			reads := []timing.BufferReads{
-				{Unique: l2reuseN * l2reuseStreamPerElt, L2Sectors: l2reuseN * l2reuseStreamPerElt / 32},
-				{Unique: int64(x), L2Sectors: l2reuseN},
-			}
-			d := timing.RereadMissShare(reads, written, 1, capacity) - shares[i]
+		for _, p := range points {
+			d := l2reuseModeled(m, p.x, capacity) - p.measured
 			e += d * d
 		}
 		return e
@@ -106,4 +78,50 @@ func l2reuseSource(m Model) string {
 		func(file, device string) string {
 			return fmt.Sprintf("measured: the capacity at which the reuse rule best gives l2reuse_dram's misses (a 512 MB stream beside 2^26 random gathers from 1 to 256 MB, Nsight Compute's DRAM bytes of one launch each), least squares: %.1f MiB of the %d MiB L2 (%s; %s)", m.L2ReuseBytes/(1<<20), m.L2Bytes>>20, file, device)
 		})
+}
+
+// l2reusePoint is one gather row of the l2reuse run: x's bytes and the
+// share of the gathers' re-reads that missed L2.
+type l2reusePoint struct{ x, measured float64 }
+
+// l2reusePoints reads the l2reuse_dram rows: each row X (MB) less the
+// stream-only row (X 0) and less X itself is its re-reads that missed, a
+// DRAM granule each (DRAMGranuleBytes: a gather sends one sector), over
+// its re-reads (the gathers less x's sectors). No stream row: none.
+func l2reusePoints(m Model, rows []MicrobenchRow) []l2reusePoint {
+	stream, ok := 0.0, false
+	var points []l2reusePoint
+	for _, r := range rows {
+		if r.Name != "l2reuse_dram" || r.Unit != "B" {
+			continue
+		}
+		mb, err := strconv.ParseFloat(r.Param, 64)
+		switch {
+		case err != nil || mb < 0:
+		case mb == 0:
+			stream, ok = r.Value, r.Value > 0
+		default:
+			points = append(points, l2reusePoint{x: mb * (1 << 20), measured: r.Value})
+		}
+	}
+	if !ok {
+		return nil
+	}
+	gran := max(32, m.DRAMGranuleBytes)
+	for i, p := range points {
+		rereads := float64(l2reuseN) - p.x/32
+		points[i].measured = (p.measured - stream - p.x) / (rereads * gran)
+	}
+	return points
+}
+
+// l2reuseModeled is the reuse rule's miss share for l2reuse.cu's gathers
+// from x bytes at the given capacity: the 512 MB stream read once, x
+// gathered 2^26 times, a float written by each of the run's threads.
+func l2reuseModeled(m Model, x, capacity float64) float64 {
+	reads := []timing.BufferReads{
+		{Unique: l2reuseN * l2reuseStreamPerElt, L2Sectors: l2reuseN * l2reuseStreamPerElt / 32},
+		{Unique: int64(x), L2Sectors: l2reuseN},
+	}
+	return timing.RereadMissShare(reads, int64(m.SMs*l2reuseThreadsPerSM*4), 1, capacity)
 }

@@ -2,10 +2,7 @@ package sim
 
 import (
 	"math"
-	"strconv"
 	"testing"
-
-	"github.com/warplab/warplab/sim/timing"
 )
 
 // TestL2ReuseConstant: the H200's reuse capacity, fitted to the l2reuse
@@ -22,29 +19,13 @@ func TestL2ReuseConstant(t *testing.T) {
 	if c == nil || c.err != nil {
 		t.Fatalf("no h200 l2reuse calibration: %+v", c)
 	}
-	var stream float64
 	checked := 0
-	for _, r := range c.rows {
-		if r.Name == "l2reuse_dram" && r.Param == "0" {
-			stream = r.Value
-		}
-	}
-	for _, r := range c.rows {
-		mb, err := strconv.ParseFloat(r.Param, 64)
-		if r.Name != "l2reuse_dram" || err != nil || mb == 0 {
-			continue
-		}
-		x := mb * (1 << 20)
-		rereads := float64(l2reuseN) - x/32
-		measured := (r.Value - stream - x) / (rereads * m.DRAMGranuleBytes)
-		reads := []timing.BufferReads{
-			{Unique: l2reuseN * l2reuseStreamPerElt, L2Sectors: l2reuseN * l2reuseStreamPerElt / 32},
-			{Unique: int64(x), L2Sectors: l2reuseN},
-		}
-		modeled := timing.RereadMissShare(reads, int64(m.SMs*l2reuseThreadsPerSM*4), 1, m.L2ReuseBytes)
-		t.Logf("x %4.0f MB: misses %.3f measured, %.3f modeled", mb, measured, modeled)
-		if math.Abs(modeled-measured) > 0.15 || (mb <= 16 && modeled > 0.02) {
-			t.Errorf("x %.0f MB: modeled miss share %.3f, measured %.3f", mb, modeled, measured)
+	for _, p := range l2reusePoints(m, c.rows) {
+		mb := p.x / (1 << 20)
+		modeled := l2reuseModeled(m, p.x, m.L2ReuseBytes)
+		t.Logf("x %4.0f MB: misses %.3f measured, %.3f modeled", mb, p.measured, modeled)
+		if math.Abs(modeled-p.measured) > 0.15 || (mb <= 16 && modeled > 0.02) {
+			t.Errorf("x %.0f MB: modeled miss share %.3f, measured %.3f", mb, modeled, p.measured)
 		}
 		checked++
 	}

@@ -41,9 +41,16 @@ func (b BufferReads) rereads() float64 {
 // even spread is the rule's assumption: a stencil's neighbours, re-read
 // within a row, stay longer than it says.
 func RereadMissShare(reads []BufferReads, written int64, b int, capacity float64) float64 {
-	if b < 0 || b >= len(reads) || capacity <= 0 {
+	if b < 0 || b >= len(reads) {
 		return 0
 	}
+	return missShare(reads[b], reuseWindow(reads, written, capacity))
+}
+
+// reuseWindow is g*, the share of the launch whose distinct bytes fill
+// capacity (RereadMissShare), or 1 when the whole launch fits (or there is
+// no capacity to fill): one window for every buffer of the launch.
+func reuseWindow(reads []BufferReads, written int64, capacity float64) float64 {
 	distinct := func(g float64) float64 {
 		d := float64(written) * g
 		for _, c := range reads {
@@ -51,8 +58,8 @@ func RereadMissShare(reads []BufferReads, written int64, b int, capacity float64
 		}
 		return d
 	}
-	if distinct(1) <= capacity {
-		return 0
+	if capacity <= 0 || distinct(1) <= capacity {
+		return 1
 	}
 	lo, hi := 0.0, 1.0 // distinct(lo) <= capacity < distinct(hi)
 	for range 60 {
@@ -63,17 +70,25 @@ func RereadMissShare(reads []BufferReads, written int64, b int, capacity float64
 			hi = mid
 		}
 	}
-	return math.Pow(1-lo, reads[b].touches())
+	return lo
+}
+
+// missShare is the share of buffer b's re-reads whose gap exceeds the
+// window g: (1 − g)^k, 0 when the window is the whole launch.
+func missShare(b BufferReads, g float64) float64 {
+	if g >= 1 {
+		return 0
+	}
+	return math.Pow(1-g, b.touches())
 }
 
 // rereadMisses is the launch's re-read sectors that miss L2 by the reuse
 // rule (RereadMissShare), summed over its buffers.
 func rereadMisses(reads []BufferReads, written int64, capacity float64) float64 {
+	g := reuseWindow(reads, written, capacity)
 	var n float64
-	for i, b := range reads {
-		if re := b.rereads(); re > 0 {
-			n += re * RereadMissShare(reads, written, i, capacity)
-		}
+	for _, b := range reads {
+		n += b.rereads() * missShare(b, g)
 	}
 	return n
 }
