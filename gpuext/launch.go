@@ -251,6 +251,11 @@ type Config struct {
 	// are partial. The time model's sweep uses it for grids too large to
 	// simulate whole; a GPU ignores it.
 	SampleStride int
+	// SampleKeep, with SampleStride, names blocks that also run and stand
+	// for themselves in the modeled schedule (sim.PTXOptions.SampleKeep):
+	// the blocks the caller knows to be heavy, such as an SpMV's longest
+	// rows'. Ignored on a GPU.
+	SampleKeep []int
 }
 
 // launchConfig is a Config with its dimensions resolved.
@@ -291,5 +296,5 @@ func (c Config) resolve() (*launchConfig, error) {
 		return nil, err
 	}
 	return &launchConfig{grid: g, block: b, shared: c.Shared,
-		opts: sim.PTXOptions{MaxInstructions: c.MaxInstructions, Trace: c.Trace, TraceEvents: c.TraceEvents, SampleStride: c.SampleStride}}, nil
+		opts: sim.PTXOptions{MaxInstructions: c.MaxInstructions, Trace: c.Trace, TraceEvents: c.TraceEvents, SampleStride: c.SampleStride, SampleKeep: c.SampleKeep}}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"sync/atomic"
+
+	"github.com/warplab/warplab/sim/timing"
 )
 
 // launch is the state one Launch shares between its workers.
@@ -31,6 +33,13 @@ type launch struct {
 	// workers run one block in every stride, and stats scales the counters
 	// and the time model's records to the whole grid (sample.go).
 	stride int
+	// keep are the blocks a sampled launch also runs for the time model
+	// (PTXOptions.SampleKeep), sorted; kept their records (runKept).
+	keep []int
+	kept []timing.Block
+	// list, when set, is the blocks the workers run, in order, in place
+	// of the grid or its sample (the kept blocks' pass, runKept).
+	list []int
 }
 
 // bitmapFor returns this worker's DRAM-footprint bitmap of buffer m for

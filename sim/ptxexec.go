@@ -159,12 +159,12 @@ type siteMemo struct {
 // faults follow the rules of Launch, including its determinism (see
 // PTXKernel.Ordered).
 func (d *Device) LaunchPTX(ctx context.Context, k *PTXKernel, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
-	return d.launchPTX(ctx, k, 0, 0, nil, grid, block, sharedBytes, args...)
+	return d.launchPTX(ctx, k, 0, 0, nil, nil, grid, block, sharedBytes, args...)
 }
 
 // launchPTX is LaunchPTX with LaunchPTXWith's instruction limit (0: the
 // kernel's), sample stride (0: the whole grid) and trace (nil: none).
-func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, stride int, tr *traceRec, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
+func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, stride int, keep []int, tr *traceRec, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
 	if k == nil || k.k == nil {
 		return nil, fmt.Errorf("sim: LaunchPTX of a nil kernel (use NewPTXKernel)")
 	}
@@ -220,6 +220,11 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, st
 	kk := &Kernel{Name: k.Name, Ordered: k.Ordered, sites: k.labels}
 	l := &launch{d: d, k: kk, grid: grid, block: block, sharedBytes: sharedBytes,
 		nThreads: block.Count(), px: px, args: countArgs(args), stride: stride}
+	if stride > 1 {
+		if l.keep, err = sampleKeep(keep, grid.Count()); err != nil {
+			return nil, fmt.Errorf("sim: launch %s: %w", k.Name, err)
+		}
+	}
 	l.nWarps = (l.nThreads + 31) / 32
 	px.l1 = timing.L1Capacity(&d.model.GPU, &d.model.Constants, grid.Count(), l.nWarps, l.nThreads, shBytes, k.regs.n)
 	px.stalls = k.depStalls(&d.model.Constants)
@@ -298,6 +303,21 @@ func (px *ptxLaunch) checkArgs(args []any) error {
 // runLaunch runs l's blocks on the workers and merges their counters; it
 // is shared by Launch (Go kernels) and LaunchPTX. The caller holds d.mu.
 func (d *Device) runLaunch(ctx context.Context, l *launch) (*Stats, error) {
+	workers, err := d.runWorkers(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	if len(l.keep) > 0 && l.stride > 1 && l.px != nil {
+		if l.kept, err = d.runKept(ctx, l); err != nil {
+			return nil, err
+		}
+	}
+	return l.stats(workers), nil
+}
+
+// runWorkers runs l's blocks on the workers and returns them, or the
+// fault of the lowest faulting block.
+func (d *Device) runWorkers(ctx context.Context, l *launch) ([]*worker, error) {
 	k := l.k
 	nBlocks := l.blocksToRun() // the grid, or its sample (sample.go)
 	l.stopAt.Store(int64(nBlocks))
@@ -351,7 +371,7 @@ func (d *Device) runLaunch(ctx context.Context, l *launch) (*Stats, error) {
 	if fault != nil {
 		return nil, fault
 	}
-	return l.stats(workers), nil
+	return workers, nil
 }
 
 // runBlockPTX runs block b of a PTX launch to completion or to its first

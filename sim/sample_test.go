@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -29,17 +31,18 @@ func TestSampledTime(t *testing.T) {
 	// 0.4 (docs/timemodel.md, "Block sampling").
 	const bound = 0.02
 	const tailLow = 0.4
+	// With the blocks of its eight longest rows kept (SampleKeep), a
+	// power-law launch's sampled time is the whole's: 1.000 and 1.009 of
+	// it here (thread and warp per row), held to 5%.
+	const keptBound = 0.05
 	type launchFn func(d *Device, o PTXOptions) (*Stats, error)
-	var cases []struct {
+	type sampleCase struct {
 		name string
 		run  launchFn
+		keep []int // the blocks of the longest rows (SampleKeep), power-law only
 	}
-	add := func(name string, run launchFn) {
-		cases = append(cases, struct {
-			name string
-			run  launchFn
-		}{name, run})
-	}
+	var cases []sampleCase
+	add := func(name string, run launchFn) { cases = append(cases, sampleCase{name: name, run: run}) }
 	spmv := parsePTXFile(t, "../lessons/spmv/spmv.ptx")
 	const rows = 1 << 16
 	for _, shape := range []string{"even", "skewed", "power-law"} {
@@ -65,6 +68,14 @@ func TestSampledTime(t *testing.T) {
 					mustUpload(t, d, "x", seedX(rows)), mustUpload(t, d, "y", make([]float32, rows)), uint64(rows))
 				return st, err
 			})
+			if shape == "power-law" {
+				rowsPerBlock := 256
+				if name == "spmvCsrWarpPerRow" {
+					rowsPerBlock = 256 / 32
+				}
+				rp, _, _ := powerLawCSR(rows)
+				cases[len(cases)-1].keep = longRowBlocks(rp, 8, rowsPerBlock)
+			}
 		}
 	}
 	tiling := parsePTXFile(t, "../lessons/tiling/tiling.ptx")
@@ -129,6 +140,21 @@ func TestSampledTime(t *testing.T) {
 				t.Errorf("%s: sampled time %.3g s is %.3f of the whole launch's %.3g s, want %.2f to %.2f",
 					c.name, smp.Time.GPUSeconds, r, full.Time.GPUSeconds, tailLow, 1+bound)
 			}
+			// With the blocks of its eight longest rows kept, the sample
+			// sees the rows that set the end.
+			kept, err := c.run(NewDevice(m), PTXOptions{SampleStride: stride, SampleKeep: c.keep})
+			if err != nil {
+				t.Fatalf("%s sampled, kept: %v", c.name, err)
+			}
+			rk := kept.Time.GPUSeconds / full.Time.GPUSeconds
+			t.Logf("%-26s sampled 1/%d with blocks %v kept: %8.2f µs, ratio %.3f", c.name, stride, c.keep, kept.Time.GPUSeconds*1e6, rk)
+			if math.Abs(rk-1) > keptBound {
+				t.Errorf("%s: sampled time with the long rows' blocks kept is %.3f of the whole launch's, outside ±%.0f%%", c.name, rk, keptBound*100)
+			}
+			if kept.SampledBlocks != smp.SampledBlocks || kept.WarpInstructions != smp.WarpInstructions {
+				t.Errorf("%s: keeping blocks changed the counters (%d blocks, %d instructions; without: %d, %d)",
+					c.name, kept.SampledBlocks, kept.WarpInstructions, smp.SampledBlocks, smp.WarpInstructions)
+			}
 		} else if math.Abs(r-1) > bound {
 			t.Errorf("%s: sampled time %.3g s is %.3f of the whole launch's %.3g s, outside ±%.0f%%",
 				c.name, smp.Time.GPUSeconds, r, full.Time.GPUSeconds, bound*100)
@@ -154,8 +180,25 @@ func powerLawCSR(rows int) (rowPtr, col []int32, val []float32) {
 	return rowPtr, col, val
 }
 
+// longRowBlocks is the blocks (of rowsPerBlock rows each) that hold the n
+// longest rows of rowPtr: what a sampled SpMV keeps (PTXOptions.SampleKeep).
+func longRowBlocks(rowPtr []int32, n, rowsPerBlock int) []int {
+	rows := make([]int, len(rowPtr)-1)
+	for i := range rows {
+		rows[i] = i
+	}
+	slices.SortStableFunc(rows, func(a, b int) int {
+		return cmp.Compare(rowPtr[b+1]-rowPtr[b], rowPtr[a+1]-rowPtr[a])
+	})
+	var out []int
+	for _, r := range rows[:min(n, len(rows))] {
+		out = append(out, r/rowsPerBlock)
+	}
+	return out
+}
+
 // TestSampleRefused: a sampled launch cannot trace, and a negative stride
-// is an error, not a panic.
+// or a kept block outside the grid is an error, not a panic.
 func TestSampleRefused(t *testing.T) {
 	d := NewDevice(testModel(t, "h200"))
 	k, err := NewPTXKernel(parsePTXFile(t, "../lessons/tiling/tiling.ptx"), "transposeNaive")
@@ -164,7 +207,7 @@ func TestSampleRefused(t *testing.T) {
 	}
 	a := mustUpload(t, d, "a", make([]float32, 64*64))
 	c := mustUpload(t, d, "c", make([]float32, 64*64))
-	for _, o := range []PTXOptions{{SampleStride: -1}, {SampleStride: 4, Trace: []WarpRef{{}}}} {
+	for _, o := range []PTXOptions{{SampleStride: -1}, {SampleStride: 4, Trace: []WarpRef{{}}}, {SampleStride: 2, SampleKeep: []int{4}}, {SampleStride: 2, SampleKeep: []int{-1}}} {
 		if _, _, err := d.LaunchPTXWith(context.Background(), k, o, Dim2(2, 2), Dim2(32, 32), 0, a, c, int32(64)); err == nil {
 			t.Errorf("%+v: launched, want an error", o)
 		}

@@ -55,6 +55,14 @@ type PTXOptions struct {
 	// Stats.SampledBlocks says how many blocks ran. It cannot be combined
 	// with Trace or printf. 0 or 1 runs every block.
 	SampleStride int
+	// SampleKeep, in a sampled launch, are blocks that also run and stand
+	// for themselves in the time model's schedule, in place of their
+	// run's sampled block: the blocks the caller knows to be unlike their
+	// neighbours (an SpMV's longest rows), which a sample would otherwise
+	// leave out or let stand for a whole run. The counters stay the
+	// sample's. A block outside the grid is an error; ignored unless
+	// SampleStride is above 1.
+	SampleKeep []int
 }
 
 // LaneAccess is one active lane's part of a warp-level memory instruction.
@@ -277,7 +285,7 @@ func (d *Device) LaunchPTXWith(ctx context.Context, k *PTXKernel, o PTXOptions, 
 	if o.SampleStride > 1 && (tr != nil || k.printf) {
 		return nil, nil, fmt.Errorf("sim: launch %s: a sampled launch (SampleStride %d) is timing only: it cannot trace warps or print", k.Name, o.SampleStride)
 	}
-	st, err := d.launchPTX(ctx, k, o.MaxInstructions, o.SampleStride, tr, grid, block, sharedBytes, args...)
+	st, err := d.launchPTX(ctx, k, o.MaxInstructions, o.SampleStride, o.SampleKeep, tr, grid, block, sharedBytes, args...)
 	if err != nil || tr == nil {
 		return st, nil, err
 	}

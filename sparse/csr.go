@@ -54,6 +54,18 @@ func (c *CSROf[T]) NNZ() int { return len(c.Val) }
 // slice index.
 func (c *CSROf[T]) RowLen(r int) int { return int(c.RowPtr[r+1] - c.RowPtr[r]) }
 
+// LongestRows returns the n longest rows (all of them when there are fewer),
+// longest first, ties in row order: where a heavy-tailed matrix's work
+// sits, for a sampled simulation that must not leave it out.
+func (c *CSROf[T]) LongestRows(n int) []int {
+	rows := make([]int, c.Rows)
+	for i := range rows {
+		rows[i] = i
+	}
+	sort.SliceStable(rows, func(a, b int) bool { return c.RowLen(rows[a]) > c.RowLen(rows[b]) })
+	return rows[:min(n, len(rows))]
+}
+
 // RowLengths returns every row's length, for histograms and lane-slot
 // arithmetic.
 func (c *CSROf[T]) RowLengths() []int {

@@ -234,6 +234,22 @@ func TestStatsAndRowLengths(t *testing.T) {
 	}
 }
 
+func TestLongestRows(t *testing.T) {
+	// Row lengths 3, 0, 1, 5, 3: ties keep row order.
+	c := &CSR{Rows: 5, Cols: 5, RowPtr: []int32{0, 3, 3, 4, 9, 12}, ColIdx: make([]int32, 12), Val: make([]float32, 12)}
+	for _, tc := range []struct {
+		n    int
+		want []int
+	}{{0, []int{}}, {1, []int{3}}, {3, []int{3, 0, 4}}, {5, []int{3, 0, 4, 2, 1}}, {9, []int{3, 0, 4, 2, 1}}} {
+		if got := c.LongestRows(tc.n); !slices.Equal(got, tc.want) {
+			t.Errorf("LongestRows(%d) = %v, want %v", tc.n, got, tc.want)
+		}
+	}
+	if got := (&CSR{RowPtr: []int32{0}}).LongestRows(4); len(got) != 0 {
+		t.Errorf("LongestRows of an empty matrix = %v, want none", got)
+	}
+}
+
 func TestMulVec64(t *testing.T) {
 	// [1 0 2]   [1]   [ 7]
 	// [0 0 0] x [2] = [ 0]

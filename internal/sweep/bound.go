@@ -11,7 +11,7 @@ import (
 func newBound(desc string) *bound {
 	return &bound{desc: desc, config: map[string]string{}, kernels: map[string]*gpuext.Kernel{},
 		launch: map[string]func(context.Context) (*gpuext.Launch, error){},
-		verify: map[string]func() (string, error){}, reset: map[string]func() error{}}
+		verify: map[string]func() (string, error){}, reset: map[string]func() error{}, keep: map[string][]int{}}
 }
 
 // add registers kernel's launch and its check.
@@ -64,5 +64,5 @@ func (b *bound) launchOn(ctx context.Context, dev *gpuext.Device, m *gpuext.Modu
 		}
 		b.kernels[m.Name+"."+name] = k
 	}
-	return dev.Launch(ctx, k, gpuext.Config{Grid: grid, Block: block, Shared: shared, SampleStride: b.stride}, args...)
+	return dev.Launch(ctx, k, gpuext.Config{Grid: grid, Block: block, Shared: shared, SampleStride: b.stride, SampleKeep: b.keep[name]}, args...)
 }

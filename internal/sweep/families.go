@@ -65,6 +65,9 @@ type bound struct {
 	// stride, above 1, samples the simulated launches' grids
 	// (gpuext.Config.SampleStride): timing only, outputs not checked.
 	stride int
+	// keep, by kernel, are the blocks a sampled launch also runs as
+	// themselves (gpuext.Config.SampleKeep): an SpMV's longest rows'.
+	keep map[string][]int
 }
 
 func (b *bound) release() {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/ptxcheck"
+	"github.com/warplab/warplab/lessons/spmv"
+	"github.com/warplab/warplab/sparse/gen"
 )
 
 // TestPTXFresh holds kernels.ptx to kernels.cu (scripts/cuda/gen-ptx.sh).
@@ -235,6 +237,53 @@ func TestCloseToSum(t *testing.T) {
 	} {
 		if got := closeToSum(tt.got, tt.want, tt.scale, tt.n); got != tt.ok {
 			t.Errorf("closeToSum(%g, %g, %g, %d) = %v, want %v", tt.got, tt.want, tt.scale, tt.n, got, tt.ok)
+		}
+	}
+}
+
+// TestSpMVKeepsLongRows: a sampled SpMV launch keeps the blocks of the
+// matrix's longest rows (bound.keep, gpuext.Config.SampleKeep): for
+// denserows, its four full rows, by each kernel's rows a block.
+func TestSpMVKeepsLongRows(t *testing.T) {
+	const rows = 1 << 12
+	f, err := gen.Lookup("denserows")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Generate(rows, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, err := gpuext.Open("sim:h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	b, err := bindSpMV(dev, "denserows", spmvData{m, randFloats(m.Cols, 4, 0.5, 1.5)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.release()
+	for _, c := range []struct {
+		kernel       string
+		rowsPerBlock int
+	}{{spmv.KernelThreadPerRow, spmv.ThreadsPerBlock}, {spmv.KernelWarpPerRow, spmv.ThreadsPerBlock / spmv.WarpSize}} {
+		keep := b.keep[c.kernel]
+		if len(keep) != keptRows {
+			t.Errorf("%s: %d blocks kept, want %d", c.kernel, len(keep), keptRows)
+		}
+		dense := 0
+		for r := range m.Rows {
+			if m.RowLen(r) != m.Cols {
+				continue
+			}
+			dense++
+			if !slices.Contains(keep, r/c.rowsPerBlock) {
+				t.Errorf("%s: full row %d's block %d not kept (%v)", c.kernel, r, r/c.rowsPerBlock, keep)
+			}
+		}
+		if dense == 0 {
+			t.Fatalf("denserows at %d rows has no full row", rows)
 		}
 	}
 }
