@@ -34,7 +34,7 @@ type launch struct {
 	// and the time model's records to the whole grid (sample.go).
 	stride int
 	// keep are the blocks a sampled launch also runs for the time model
-	// (PTXOptions.SampleKeep), sorted; kept their records (runKept).
+	// (PTXOptions.SampleKeep), sorted; kept are their records (runKept).
 	keep []int
 	kept []timing.Block
 	// list, when set, is the blocks the workers run, in order, in place

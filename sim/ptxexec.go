@@ -163,7 +163,8 @@ func (d *Device) LaunchPTX(ctx context.Context, k *PTXKernel, grid, block Dim3, 
 }
 
 // launchPTX is LaunchPTX with LaunchPTXWith's instruction limit (0: the
-// kernel's), sample stride (0: the whole grid) and trace (nil: none).
+// kernel's), sample stride (0: the whole grid), kept blocks (with a
+// stride; nil: none) and trace (nil: none).
 func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, stride int, keep []int, tr *traceRec, grid, block Dim3, sharedBytes int, args ...any) (st *Stats, err error) {
 	if k == nil || k.k == nil {
 		return nil, fmt.Errorf("sim: LaunchPTX of a nil kernel (use NewPTXKernel)")
