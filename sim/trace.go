@@ -47,8 +47,8 @@ type PTXOptions struct {
 	// (DefaultTraceEvents when 0); the rest are counted in Trace.Dropped.
 	TraceEvents int
 	// SampleStride, above 1, makes the launch timing only: it runs one
-	// block in every SampleStride (the middle block of each run of
-	// SampleStride, sample.go) and scales the counters and the time
+	// block in every SampleStride (a block of each run of SampleStride
+	// picked by a fixed hash of the run, sample.go) and scales the counters and the time
 	// model's per-block records to the whole grid, for grids too large to
 	// simulate whole (the time model's sweep). The blocks not run write
 	// nothing, so the launch's outputs are partial: never check them.
