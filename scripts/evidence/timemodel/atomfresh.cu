@@ -13,9 +13,6 @@
 //                                   random operation, every operation)
 // 2^24 threads of 256, one atomicAdd each. Rows: atom_g_fresh and
 // atom_g_fixed, "B=b", updates a second (eventTime: 3 warm-ups, 10 runs).
-#include <cstdint>
-#include <vector>
-
 #include "bench.cuh"
 
 __global__ void bins(const unsigned* __restrict__ r, unsigned* p, unsigned mask, int n, int fixed) {
@@ -35,16 +32,7 @@ int main() {
     unsigned *r, *p;
     check(cudaMalloc(&r, sizeof(unsigned) * (size_t)N), "malloc r");
     check(cudaMalloc(&p, sizeof(unsigned) * (size_t)(1 << 20)), "malloc p");
-    {
-        // atomics.cu's values: the same LCG, seed 27.
-        std::vector<unsigned> h(N);
-        uint64_t x = 27;
-        for (auto& v : h) {
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
-            v = (unsigned)(x >> 33);
-        }
-        check(cudaMemcpy(r, h.data(), sizeof(unsigned) * (size_t)N, cudaMemcpyHostToDevice), "copy");
-    }
+    uploadRandom(r, N, 27); // atomics.cu's and atomfresh.cu's values
     char prm[32];
     for (int lg : {1, 4, 6, 8, 10, 14, 20}) {
         for (int fixed = 0; fixed < 2; ++fixed) {

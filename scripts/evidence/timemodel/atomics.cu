@@ -118,15 +118,7 @@ int main() {
     check(cudaMalloc(&p, sizeof(unsigned) * (size_t)(sms * 8 * 256 + (1 << 20))), "malloc");
     check(cudaMalloc(&r, sizeof(unsigned) * (size_t)N), "malloc");
     check(cudaMalloc(&out, 64), "malloc");
-    {
-        std::vector<unsigned> h(N);
-        uint64_t x = 27;
-        for (auto& v : h) {
-            x = x * 6364136223846793005ull + 1442695040888963407ull;
-            v = (unsigned)(x >> 33);
-        }
-        check(cudaMemcpy(r, h.data(), sizeof(unsigned) * (size_t)N, cudaMemcpyHostToDevice), "copy");
-    }
+    uploadRandom(r, N, 27);
     char prm[48];
 
     // One global address, by warps per SM (blocks of 32..256 threads).

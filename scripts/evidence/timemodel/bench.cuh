@@ -7,10 +7,14 @@
 // the lessons do (gpuext.Device.Time's first pass): warm-ups, a
 // synchronize, then CUDA events around runs launches back to back, and
 // returns milliseconds per launch; queuedTime times the GPU's own cost per
-// launch, the host's rate left out.
+// launch, the host's rate left out; uploadRandom fills a device array with
+// the atomics runs' random values.
 #pragma once
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
+
 #include <cuda_runtime.h>
 
 static void check(cudaError_t e, const char* what) {
@@ -68,4 +72,17 @@ static double queuedTime(F launch, int n, S spin) {
                for (int i = 0; i < n; ++i) launch();
            }) /
            n;
+}
+
+// uploadRandom copies n values of a 64-bit LCG (Knuth's MMIX constants,
+// the top 31 bits) from seed to the device array r: atomics.cu's and
+// atomfresh.cu's random bins, the same values in both.
+static void uploadRandom(unsigned* r, int n, uint64_t seed) {
+    std::vector<unsigned> h(n);
+    uint64_t x = seed;
+    for (auto& v : h) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        v = (unsigned)(x >> 33);
+    }
+    check(cudaMemcpy(r, h.data(), sizeof(unsigned) * (size_t)n, cudaMemcpyHostToDevice), "copy");
 }
