@@ -308,7 +308,7 @@ func (d *Device) runLaunch(ctx context.Context, l *launch) (*Stats, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(l.keep) > 0 && l.stride > 1 && l.px != nil {
+	if len(l.keep) > 0 { // a sampled PTX launch's (launchPTX)
 		if l.kept, err = d.runKept(ctx, l); err != nil {
 			return nil, err
 		}

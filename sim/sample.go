@@ -168,13 +168,7 @@ func (d *Device) runKept(ctx context.Context, l *launch) ([]timing.Block, error)
 	if err != nil {
 		return nil, err
 	}
-	logs := make([]*timing.BlockLog, 0, len(workers))
-	for _, w := range workers {
-		if bl, ok := w.rec.(*timing.BlockLog); ok {
-			logs = append(logs, bl)
-		}
-	}
-	return timing.Merge(logs, 1, l.nWarps).Blocks, nil
+	return timing.Merge(blockLogs(workers), 1, l.nWarps).Blocks, nil
 }
 
 // sampleKeep checks a sampled launch's kept blocks (PTXOptions.SampleKeep)

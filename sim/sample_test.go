@@ -1,13 +1,13 @@
 package sim
 
 import (
-	"cmp"
 	"context"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/sparse"
 )
 
 // TestSampledTime states block sampling's error (sample.go): launches
@@ -181,17 +181,11 @@ func powerLawCSR(rows int) (rowPtr, col []int32, val []float32) {
 }
 
 // longRowBlocks is the blocks (of rowsPerBlock rows each) that hold the n
-// longest rows of rowPtr: what a sampled SpMV keeps (PTXOptions.SampleKeep).
+// longest rows of rowPtr (sparse.CSR.LongestRows): what a sampled SpMV
+// keeps (PTXOptions.SampleKeep).
 func longRowBlocks(rowPtr []int32, n, rowsPerBlock int) []int {
-	rows := make([]int, len(rowPtr)-1)
-	for i := range rows {
-		rows[i] = i
-	}
-	slices.SortStableFunc(rows, func(a, b int) int {
-		return cmp.Compare(rowPtr[b+1]-rowPtr[b], rowPtr[a+1]-rowPtr[a])
-	})
 	var out []int
-	for _, r := range rows[:min(n, len(rows))] {
+	for _, r := range (&sparse.CSR{Rows: len(rowPtr) - 1, RowPtr: rowPtr}).LongestRows(n) {
 		out = append(out, r/rowsPerBlock)
 	}
 	return out

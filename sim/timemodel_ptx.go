@@ -173,17 +173,22 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	if l.px == nil {
 		return
 	}
+	regs := l.px.pk.regs
+	s.tm = timing.Merge(blockLogs(workers), l.d.model.BlocksPerSM(l.nWarps, l.nThreads, l.px.shBytes, regs.n), l.nWarps)
+	l.expandSampled(&s.tm)
+	s.tm.Atomics = mergeAtomics(workers, l.sampleScale())
+	s.tm.Registers, s.tm.RegistersFrom = regs.n, regs.from
+}
+
+// blockLogs are the workers' time model records (their BlockLogs).
+func blockLogs(workers []*worker) []*timing.BlockLog {
 	logs := make([]*timing.BlockLog, 0, len(workers))
 	for _, w := range workers {
 		if bl, ok := w.rec.(*timing.BlockLog); ok {
 			logs = append(logs, bl)
 		}
 	}
-	regs := l.px.pk.regs
-	s.tm = timing.Merge(logs, l.d.model.BlocksPerSM(l.nWarps, l.nThreads, l.px.shBytes, regs.n), l.nWarps)
-	l.expandSampled(&s.tm)
-	s.tm.Atomics = mergeAtomics(workers, l.sampleScale())
-	s.tm.Registers, s.tm.RegistersFrom = regs.n, regs.from
+	return logs
 }
 
 // tmAtomic records one warp-level global atomic (atom, red) of the lanes

@@ -195,16 +195,16 @@ func bindSpMV(dev *gpuext.Device, matrix string, d spmvData) (*bound, error) {
 		return nil, err
 	}
 	mod := spmv.Module()
+	// A sampled launch also runs the blocks of the longest rows: one of
+	// them sets a skewed matrix's end (sim.PTXOptions.SampleKeep).
+	longest := m.LongestRows(keptRows)
 	for _, k := range []string{spmv.KernelThreadPerRow, spmv.KernelWarpPerRow} {
-		threads := m.Rows
+		threads, rowsPerBlock := m.Rows, spmv.ThreadsPerBlock
 		if k == spmv.KernelWarpPerRow {
-			threads *= spmv.WarpSize
+			threads, rowsPerBlock = m.Rows*spmv.WarpSize, spmv.ThreadsPerBlock/spmv.WarpSize
 		}
 		grid, block := sim.Dim1(max(1, (threads+spmv.ThreadsPerBlock-1)/spmv.ThreadsPerBlock)), sim.Dim1(spmv.ThreadsPerBlock)
-		// A sampled launch also runs the blocks of the longest rows: one
-		// of them sets a skewed matrix's end (sim.PTXOptions.SampleKeep).
-		rowsPerBlock := spmv.ThreadsPerBlock * m.Rows / threads
-		for _, r := range m.LongestRows(keptRows) {
+		for _, r := range longest {
 			b.keep[k] = append(b.keep[k], r/rowsPerBlock)
 		}
 		b.add(k, launchConfig(grid, block, 0), func(ctx context.Context) (*gpuext.Launch, error) {
