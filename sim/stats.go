@@ -253,8 +253,9 @@ type TimeTerms = timing.Terms
 
 // LoadRounds is the launch's load rounds over all warps, counted from the
 // executed PTX (0 for Go kernels): groups of global loads a warp has in
-// flight together, those of one basic block whose addresses do not wait on
-// each other's results (timemodel_ptx.go). GlobalLoad.Requests /
+// flight together, those of one basic block (or of blocks ptxas makes one:
+// guardedJoins) whose addresses do not wait on each other's results
+// (timemodel_ptx.go). GlobalLoad.Requests /
 // LoadRounds is the loads a warp keeps in flight.
 func (s *Stats) LoadRounds() int64 { return s.tm.Rounds }
 

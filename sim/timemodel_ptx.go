@@ -15,7 +15,8 @@ import (
 // is a group of global loads a warp has in flight together: the warp
 // waits one memory latency per round. Which loads form a round is read off
 // the compiled loop once per kernel (markLoadRounds), from data
-// dependences within a basic block: loads whose addresses are ready go out
+// dependences within a basic block (or a branch around one load, which
+// ptxas predicates: guardedJoins): loads whose addresses are ready go out
 // together, whatever order the PTX writes them in (ptxas schedules them
 // so), and a load whose address needs another load's result waits for it.
 // An unrolled SpMV body (four col and val loads, then four x[col]) is two
@@ -38,16 +39,22 @@ const (
 // are one round: ptxas schedules loads whose addresses are ready ahead of
 // the arithmetic that uses earlier results, so an unrolled body's col and
 // val loads go out together, and its x[col] loads together after them,
-// whatever order the PTX writes them in. A round never spans a basic block
-// boundary. Levels past tmLevels share the last one.
+// whatever order the PTX writes them in. A round spans basic blocks only
+// where ptxas makes them one: a load guarded by a branch around it
+// (guardedJoins). Levels past tmLevels share the last one.
 func (pk *PTXKernel) markLoadRounds() {
 	level := make(map[int32]int)
 	var seen [tmLevels]bool
-	for _, b := range pk.k.Blocks() {
-		clear(level)
-		seen = [tmLevels]bool{}
-		base, deepest := 0, 0
-		for i := b.Start; i <= b.End && i < len(pk.code); i++ {
+	blocks := pk.k.Blocks()
+	joins := guardedJoins(pk.k.Instrs, blocks)
+	base, deepest := 0, 0
+	for bi, b := range blocks {
+		if !joins[bi] {
+			clear(level)
+			seen = [tmLevels]bool{}
+			base, deepest = 0, 0
+		}
+		for i := b.Start; i < b.End && i < len(pk.code); i++ {
 			x := &pk.code[i]
 			in := 0
 			read := func(r int32) {
@@ -111,6 +118,58 @@ func (pk *PTXKernel) markLoadRounds() {
 			}
 		}
 	}
+}
+
+// guardedLoadMax is the most instructions a block guarded by a branch
+// around it may hold for guardedJoins to take it as predicated.
+const guardedLoadMax = 4
+
+// guardedJoins marks the blocks that continue the load rounds of the block
+// before them. nvcc writes `c ? a[i] : 0` and `if (c) v = a[i];` as a
+// branch around a block of one load (`@p bra L; ld; L:`); ptxas turns
+// such a block into a predicated load (@!P LDG) in the code around it, and
+// schedules it with that code's other loads: stencil1D's two halo loads,
+// each guarded in nvcc 11.8's PTX, are one LDG pair in its SASS for sm_90
+// (a round, not two). So a block b+1 of at most guardedLoadMax
+// instructions, one global load among them and no branch, barrier or
+// atomic, entered only from block b (by b's conditional branch not being
+// taken) and falling through into block b+2, the target of that branch
+// and entered from b and b+1 alone, is one block with b and b+2 for the
+// rounds: joins[b+1] and joins[b+2] are set.
+func guardedJoins(ins []ptx.Instr, blocks []ptx.Block) []bool {
+	joins := make([]bool, len(blocks))
+	preds := make([]int, len(blocks))
+	for _, b := range blocks {
+		for _, s := range b.Succs {
+			if s >= 0 {
+				preds[s]++
+			}
+		}
+	}
+	for i := 0; i+2 < len(blocks); i++ {
+		b, g, l := blocks[i], blocks[i+1], blocks[i+2]
+		last := &ins[b.End-1]
+		if last.Op != ptx.OpBra || last.Guard < 0 || int(last.Target) != l.Start ||
+			preds[i+1] != 1 || preds[i+2] != 2 || g.End-g.Start > guardedLoadMax {
+			continue
+		}
+		loads := 0
+		ok := true
+		for k := g.Start; k < g.End; k++ {
+			switch x := &ins[k]; x.Op {
+			case ptx.OpLd:
+				if x.Space == ptx.SpaceGlobal || x.Space == ptx.SpaceGeneric {
+					loads++
+				}
+			case ptx.OpBra, ptx.OpBar, ptx.OpMembar, ptx.OpAtom, ptx.OpRed, ptx.OpRet, ptx.OpExit:
+				ok = false
+			}
+		}
+		if ok && loads == 1 {
+			joins[i+1], joins[i+2] = true, true
+		}
+	}
+	return joins
 }
 
 // warpTM is one warp's load rounds within a block (timing.RoundState).

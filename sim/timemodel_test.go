@@ -113,6 +113,70 @@ const roundsPTX = `
 	st.global.u32 	[%rd7], %r5;
 	ret;
 }
+
+.visible .entry guarded(.param .u64 p_a, .param .u64 p_y)
+{
+	.reg .pred 	%p<3>;
+	.reg .f32 	%f<4>;
+	.reg .b32 	%r<4>;
+	.reg .b64 	%rd<8>;
+	ld.param.u64 	%rd1, [p_a];
+	ld.param.u64 	%rd2, [p_y];
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %tid.x;
+	mad.lo.s32 	%r3, %r1, 128, %r2;
+	mul.wide.s32 	%rd3, %r3, 16;
+	add.s64 	%rd4, %rd1, %rd3;
+	setp.gt.s32 	%p1, %r2, 1000;
+	mov.f32 	%f1, 0f00000000;
+	mov.f32 	%f2, 0f00000000;
+	@%p1 bra 	$L__G1;
+	ld.global.f32 	%f1, [%rd4];
+$L__G1:
+	setp.gt.s32 	%p2, %r2, 2000;
+	@%p2 bra 	$L__G2;
+	ld.global.f32 	%f2, [%rd4+4];
+$L__G2:
+	add.f32 	%f3, %f1, %f2;
+	mul.wide.s32 	%rd5, %r3, 4;
+	add.s64 	%rd6, %rd2, %rd5;
+	st.global.f32 	[%rd6], %f3;
+	ret;
+}
+
+.visible .entry guardedLong(.param .u64 p_a, .param .u64 p_y)
+{
+	.reg .pred 	%p<3>;
+	.reg .f32 	%f<4>;
+	.reg .b32 	%r<6>;
+	.reg .b64 	%rd<10>;
+	ld.param.u64 	%rd1, [p_a];
+	ld.param.u64 	%rd2, [p_y];
+	mov.u32 	%r1, %ctaid.x;
+	mov.u32 	%r2, %tid.x;
+	mad.lo.s32 	%r3, %r1, 128, %r2;
+	mul.wide.s32 	%rd3, %r3, 16;
+	add.s64 	%rd4, %rd1, %rd3;
+	setp.gt.s32 	%p1, %r2, 1000;
+	mov.f32 	%f1, 0f00000000;
+	mov.f32 	%f2, 0f00000000;
+	@%p1 bra 	$L__H1;
+	ld.global.f32 	%f1, [%rd4];
+$L__H1:
+	setp.gt.s32 	%p2, %r2, 2000;
+	@%p2 bra 	$L__H2;
+	add.s32 	%r4, %r3, 1;
+	add.s32 	%r5, %r4, 1;
+	mul.wide.s32 	%rd7, %r5, 4;
+	add.s64 	%rd8, %rd1, %rd7;
+	ld.global.f32 	%f2, [%rd8];
+$L__H2:
+	add.f32 	%f3, %f1, %f2;
+	mul.wide.s32 	%rd5, %r3, 4;
+	add.s64 	%rd6, %rd2, %rd5;
+	st.global.f32 	[%rd6], %f3;
+	ret;
+}
 `
 
 func roundsKernel(t *testing.T, name string) *PTXKernel {
@@ -130,6 +194,7 @@ func roundsKernel(t *testing.T, name string) *PTXKernel {
 
 // TestLoadRounds: which loads start a round is read off the PTX, and a
 // launch counts one round per round-starting load each warp executes.
+// (guarded's loads run in every lane: its guards are never taken.)
 func TestLoadRounds(t *testing.T) {
 	for _, tc := range []struct {
 		kernel       string
@@ -140,6 +205,12 @@ func TestLoadRounds(t *testing.T) {
 		{"interleaved", 1, 3, 1},
 		{"barrier", 2, 0, 2},
 		{"chained", 2, 0, 2},
+		// each load alone in a block a branch goes around: ptxas
+		// predicates both and issues them together (guardedJoins)
+		{"guarded", 1, 1, 1},
+		// a guarded block past guardedLoadMax instructions stays a
+		// branch: its load is a round of its own
+		{"guardedLong", 2, 0, 2},
 	} {
 		k := roundsKernel(t, tc.kernel)
 		starts, joins := 0, 0
