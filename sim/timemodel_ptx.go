@@ -49,10 +49,19 @@ func (pk *PTXKernel) markLoadRounds() {
 	joins := guardedJoins(pk.k.Instrs, blocks)
 	base, deepest := 0, 0
 	for bi, b := range blocks {
-		if !joins[bi] {
+		if joins[bi] == roundsFresh {
 			clear(level)
 			seen = [tmLevels]bool{}
 			base, deepest = 0, 0
+		}
+		// A guarded block's loads wait for its guard: the predicate of
+		// the branch around it, which may come from a load (cgDivide's
+		// num[0] is read only when den[0], loaded before, is not zero).
+		guard := 0
+		if joins[bi] == roundsGuarded {
+			if g := pk.code[blocks[bi-1].End-1].guard; g >= 0 {
+				guard = level[g]
+			}
 		}
 		for i := b.Start; i < b.End && i < len(pk.code); i++ {
 			x := &pk.code[i]
@@ -87,7 +96,7 @@ func (pk *PTXKernel) markLoadRounds() {
 			}
 			out := in
 			if x.op == ptx.OpLd && (x.space == ptx.SpaceGlobal || x.space == ptx.SpaceGeneric) {
-				out = max(in, base) + 1
+				out = max(in, base, guard) + 1
 				deepest = max(deepest, out)
 				slot := min(out, tmLevels) - 1
 				x.tmRound = timing.RoundKind(slot+1, seen[slot])
@@ -120,9 +129,20 @@ func (pk *PTXKernel) markLoadRounds() {
 	}
 }
 
+// How a basic block takes the load rounds of the block before it
+// (guardedJoins): afresh, as a guarded block, or as the block after one.
+const (
+	roundsFresh uint8 = iota
+	roundsGuarded
+	roundsJoined
+)
+
 // guardedLoadMax is the most instructions a block guarded by a branch
-// around it may hold for guardedJoins to take it as predicated.
-const guardedLoadMax = 4
+// around it may hold for guardedJoins to take it as predicated: ptxas 11.8
+// for sm_90 predicates a guarded block of a dependent mad chain and one
+// load up to 21 PTX instructions and branches around it from 22
+// (TestGuardedLoadMaxAsPtxas holds the compiler on the machine to it).
+const guardedLoadMax = 21
 
 // guardedJoins marks the blocks that continue the load rounds of the block
 // before them. nvcc writes `c ? a[i] : 0` and `if (c) v = a[i];` as a
@@ -130,14 +150,16 @@ const guardedLoadMax = 4
 // such a block into a predicated load (@!P LDG) in the code around it, and
 // schedules it with that code's other loads: stencil1D's two halo loads,
 // each guarded in nvcc 11.8's PTX, are one LDG pair in its SASS for sm_90
-// (a round, not two). So a block b+1 of at most guardedLoadMax
-// instructions, one global load among them and no branch, barrier or
-// atomic, entered only from block b (by b's conditional branch not being
+// (a round, not two); matmulTiled's tile loads, a block of four
+// instructions each, are one pair too. So a block b+1 of at most
+// guardedLoadMax instructions, one global load among them and no branch,
+// barrier or atomic, entered only from block b (by b's conditional branch not being
 // taken) and falling through into block b+2, the target of that branch
 // and entered from b and b+1 alone, is one block with b and b+2 for the
-// rounds: joins[b+1] and joins[b+2] are set.
-func guardedJoins(ins []ptx.Instr, blocks []ptx.Block) []bool {
-	joins := make([]bool, len(blocks))
+// rounds: joins[b+1] is roundsGuarded (its loads also wait for the
+// branch's predicate) and joins[b+2] roundsJoined.
+func guardedJoins(ins []ptx.Instr, blocks []ptx.Block) []uint8 {
+	joins := make([]uint8, len(blocks))
 	preds := make([]int, len(blocks))
 	for _, b := range blocks {
 		for _, s := range b.Succs {
@@ -166,7 +188,7 @@ func guardedJoins(ins []ptx.Instr, blocks []ptx.Block) []bool {
 			}
 		}
 		if ok && loads == 1 {
-			joins[i+1], joins[i+2] = true, true
+			joins[i+1], joins[i+2] = roundsGuarded, roundsJoined
 		}
 	}
 	return joins
