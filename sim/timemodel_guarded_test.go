@@ -72,16 +72,7 @@ func TestGuardedJoins(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		starts, joins := 0, 0
-		for _, x := range k.code {
-			switch {
-			case x.tmRound == tmNoLoad:
-			case x.tmRound&tmRoundJoin == 0:
-				starts++
-			default:
-				joins++
-			}
-		}
+		starts, joins := roundMarks(k)
 		if starts != tc.starts || joins != tc.joins {
 			t.Errorf("guarded block of %d: %d round starts and %d joins, want %d and %d", tc.n, starts, joins, tc.starts, tc.joins)
 		}

@@ -184,6 +184,21 @@ func roundsKernel(t *testing.T, name string) *PTXKernel {
 	return k
 }
 
+// roundMarks counts k's global loads marked to open a round and to join
+// one (markLoadRounds).
+func roundMarks(k *PTXKernel) (starts, joins int) {
+	for _, x := range k.code {
+		switch {
+		case x.tmRound == tmNoLoad:
+		case x.tmRound&tmRoundJoin == 0:
+			starts++
+		default:
+			joins++
+		}
+	}
+	return starts, joins
+}
+
 // TestLoadRounds: which loads start a round is read off the PTX, and a
 // launch counts one round per round-starting load each warp executes.
 // (guarded's loads run in every lane: its guards are never taken.)
@@ -205,16 +220,7 @@ func TestLoadRounds(t *testing.T) {
 		{"guardedOnLoad", 2, 0, 2},
 	} {
 		k := roundsKernel(t, tc.kernel)
-		starts, joins := 0, 0
-		for _, x := range k.code {
-			switch {
-			case x.tmRound == tmNoLoad:
-			case x.tmRound&tmRoundJoin == 0:
-				starts++
-			default:
-				joins++
-			}
-		}
+		starts, joins := roundMarks(k)
 		if starts != tc.starts || joins != tc.join {
 			t.Errorf("%s: %d round starts and %d joins, want %d and %d", tc.kernel, starts, joins, tc.starts, tc.join)
 		}
