@@ -68,7 +68,7 @@ func (pk *PTXKernel) readStalls(k depKey) []float32 {
 	for _, b := range pk.k.Blocks() {
 		clear(ready)
 		end, fence, done, n, carrier := 0.0, 0.0, 0.0, 0, -1
-		for i := b.Start; i <= b.End && i < len(pk.code); i++ {
+		for i := b.Start; i < b.End && i < len(pk.code); i++ {
 			x := &pk.code[i]
 			start := fence
 			read := func(r int32) {
