@@ -66,9 +66,12 @@ type pwarp struct {
 	// (timemodel_ptx.go).
 	rec warpRec
 	// The warp's line clock for the L1's capacity: l1clk counts the
-	// 128-byte lines its closed load rounds touched, l1pend those of the
-	// round still open.
+	// 128-byte lines its closed passes touched, l1pend those of the pass
+	// still open. A compiled pass of an unrolled loop (xin.tmUnroll PTX
+	// passes) is one: clkLoop is its loop, clkSkip its PTX passes to come.
 	l1clk, l1pend uint32
+	clkLoop       uint16
+	clkSkip       uint8
 
 	// pbits caches each predicate register's lanes as a mask, valid while
 	// pvalid says so: every write of a register goes through
@@ -477,7 +480,7 @@ func (e *ptxWorker) initWarp(wp *pwarp, b int) {
 		clear(wp.local)
 	}
 	wp.instr, wp.waiting = 0, false
-	wp.l1clk, wp.l1pend = 0, 0
+	wp.l1clk, wp.l1pend, wp.clkLoop, wp.clkSkip = 0, 0, 0, 0
 	n := min(32, l.nThreads-32*wp.id)
 	wp.live = uint32(1<<n - 1)
 	if n == 32 {
@@ -779,11 +782,11 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 					miss, lost, wide := w.tmMiss, w.tmCap, w.tmWide
 					if x.tmRound != tmNoLoad {
 						// A new pass over a block's loads (its
-						// first-level round opens again) ages the
+						// first-level load opens a round) ages the
 						// lines the warp's earlier passes touched;
-						// loads of one pass, which the compiled code
-						// issues together, do not age each other's.
-						if x.tmRound>>1 == 1 && wp.tm.OpensIn(x.tmRound, x.tmPass()) {
+						// loads of one compiled pass do not age each
+						// other's.
+						if x.tmRound>>1 == 1 && wp.newPass(x) {
 							wp.l1clk += wp.l1pend
 							wp.l1pend = 0
 							w.l1round++

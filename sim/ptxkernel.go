@@ -119,9 +119,10 @@ type xin struct {
 	fast  uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
 	class uint8 // instruction class for Stats.InstrMix
 	// tmRound marks global loads for the time model (timemodel_ptx.go);
-	// tmLoop and tmUnroll place one in the loops as compiled
+	// tmLoop, tmUnroll and tmSpan place one in the loops as compiled
 	// (timemodel_passes.go)
 	tmRound  uint8
+	tmSpan   uint8
 	tmUnroll uint8
 	tmLoop   uint16
 

@@ -16,10 +16,12 @@ import (
 // 2 rounds, so a long row's lane waits a quarter of the latencies the
 // PTX's passes say. Where ptxas is on the machine the module's SASS
 // (PtxasSharedWidths: ptxas -lineinfo, nvdisasm -g) gives each loop's LDGs
-// per source line (SASSLine.LoopLoads); SetLoadPasses ties each PTX loop
-// to its SASS loop by those lines and marks its loads with the factor
-// (timing.Pass): that many PTX passes are one round group. Without ptxas
-// the PTX's passes stand and LoadPasses says so.
+// per source line (SASSLine.LoopLoads) and how often a pass over the loop
+// waits for a load (SASSLine.LoopRounds, issueRounds: the seventeenth pass;
+// that 16-element pass waits five times, not two); SetLoadPasses ties each
+// PTX loop to its SASS loop by those lines and marks its loads with how
+// many PTX passes one round spans (timing.Pass). Without ptxas the PTX's
+// passes stand and LoadPasses says so.
 
 // SetLoadPasses marks the kernel's global loads with the passes of the
 // loops they are in as compiled, from its module's SASS (PtxasSharedWidths)
@@ -29,12 +31,14 @@ import (
 // the SASS loops with LDGs there (in listing order) are paired in order
 // when there are as many of each; a PTX loop's factor is its SASS loop's
 // loads over its own at every one of its lines, the same whole number at
-// all of them, else 1 (the PTX's passes). It returns the loops whose factor
-// is above 1; nil sass forgets the marks.
+// all of them, else the PTX's passes stand. A round then spans factor ×
+// the PTX pass's rounds ÷ the SASS pass's waits PTX passes (passSpan). It
+// returns the loops whose rounds span other than one PTX pass; nil sass
+// forgets the marks.
 func (pk *PTXKernel) SetLoadPasses(sass SASSWidths, from string) int {
 	code := pk.code[:pk.kend]
 	for i := range code {
-		code[i].tmLoop, code[i].tmUnroll = 0, 0
+		code[i].tmLoop, code[i].tmSpan, code[i].tmUnroll = 0, 0, 0
 	}
 	pk.passesFrom, pk.unrolled = "", 0
 	if sass == nil {
@@ -85,6 +89,10 @@ func (pk *PTXKernel) SetLoadPasses(sass SASSWidths, from string) int {
 	}
 	// Per line, the PTX loops in code order paired with the SASS's.
 	factor := make([]int, len(loops)) // 0: not yet set; -1: no single factor
+	rounds := make([]int, len(loops)) // the SASS loop's waits a pass; -1: none, or no single one; -2: not yet set
+	for j := range rounds {
+		rounds[j] = -2
+	}
 	byLine := map[SourceLine][]int{}
 	for j, c := range counts {
 		for sl := range c {
@@ -116,21 +124,63 @@ func (pk *PTXKernel) SetLoadPasses(sass SASSWidths, from string) int {
 			} else if factor[j] != f {
 				factor[j] = -1
 			}
+			r := -1
+			if rs := lines[sl].LoopRounds; k < len(rs) {
+				r = rs[k]
+			}
+			if rounds[j] == -2 {
+				rounds[j] = r
+			} else if rounds[j] != r {
+				rounds[j] = -1
+			}
 		}
 	}
+	// Each loop's rounds a PTX pass in the PTX: its loads that open a
+	// round (timing.RoundJoin marks the ones that join).
+	levels := make([]int, len(loops))
 	for i := range code {
-		j := inLoop[i]
-		if j < 0 || factor[j] <= 1 {
+		if j := inLoop[i]; j >= 0 && code[i].tmRound&tmRoundJoin == 0 {
+			levels[j]++
+		}
+	}
+	for j, f := range factor {
+		if f < 1 {
 			continue
 		}
-		code[i].tmLoop, code[i].tmUnroll = uint16(min(j+1, 1<<16-1)), uint8(min(factor[j], 255))
-	}
-	for _, f := range factor {
-		if f > 1 {
-			pk.unrolled++
+		span := passSpan(f, levels[j], rounds[j])
+		if span == timing.PassUnit && f == 1 {
+			continue
+		}
+		pk.unrolled++
+		for i := range code {
+			if inLoop[i] == j {
+				code[i].tmLoop, code[i].tmSpan, code[i].tmUnroll = uint16(min(j+1, 1<<16-1)), span, uint8(min(f, 255))
+			}
 		}
 	}
 	return pk.unrolled
+}
+
+// passSpan is how many PTX passes one round of each level spans as
+// compiled (timing.Pass.Span, in timing.PassUnit parts) for a loop that
+// ptxas made factor of its PTX passes one, whose PTX pass opens levels
+// rounds and whose SASS pass waits for loads rounds times (issueRounds; -1
+// where the SASS gave no single count, read as one wait a level, the
+// PTX's grouping). A compiled pass that waits more often than the PTX's
+// levels say, even with no unrolling (factor 1), cannot be told apart
+// here: a round never spans less than one PTX pass.
+func passSpan(factor, levels, rounds int) uint8 {
+	if levels <= 0 {
+		return timing.PassUnit
+	}
+	if rounds < 0 {
+		rounds = levels
+	}
+	if rounds == 0 {
+		return 255
+	}
+	span := (2*timing.PassUnit*factor*levels + rounds) / (2 * rounds) // rounded
+	return uint8(min(max(span, timing.PassUnit), 255))
 }
 
 // sourceLine is in's source position as the SASS's line info names it.
@@ -141,8 +191,9 @@ func (pk *PTXKernel) sourceLine(in *ptx.Instr) (SourceLine, bool) {
 	return SourceLine{File: filepath.Base(pk.mod.Files[in.Loc.File]), Line: int(in.Loc.Line)}, true
 }
 
-// LoadPasses says where the load rounds' passes come from: the loops
-// SetLoadPasses found unrolled further in the SASS and its source, or that
+// LoadPasses says where the load rounds' passes come from: the loops whose
+// rounds SetLoadPasses found spanning other than one PTX pass in the SASS,
+// and its source, or that
 // the PTX's passes are used (no ptxas on the machine, or no caller asked).
 func (pk *PTXKernel) LoadPasses() (unrolled int, from string) {
 	if pk.passesFrom == "" {
@@ -152,4 +203,26 @@ func (pk *PTXKernel) LoadPasses() (unrolled int, from string) {
 }
 
 // tmPass is a global load's place in the loops as compiled (SetLoadPasses).
-func (x *xin) tmPass() timing.Pass { return timing.Pass{Loop: x.tmLoop, Unroll: x.tmUnroll} }
+func (x *xin) tmPass() timing.Pass { return timing.Pass{Loop: x.tmLoop, Span: x.tmSpan} }
+
+// newPass reports whether x, a first-level global load, starts a new pass
+// of the warp's over its block's loads as compiled, for the L1's line
+// clock: a load that opens its level's round does, unless ptxas made its
+// loop's PTX passes tmUnroll at a time one and an earlier PTX pass of the
+// same compiled pass came before it. The line clock counts a compiled
+// pass's lines whatever rounds its loads wait in (tmSpan): the lines a
+// pass touches do not change with the order of its loads.
+func (wp *pwarp) newPass(x *xin) bool {
+	if x.tmRound&tmRoundJoin != 0 {
+		return false
+	}
+	if x.tmUnroll > 1 && wp.clkLoop == x.tmLoop && wp.clkSkip > 0 {
+		wp.clkSkip--
+		return false
+	}
+	wp.clkLoop, wp.clkSkip = 0, 0
+	if x.tmUnroll > 1 {
+		wp.clkLoop, wp.clkSkip = x.tmLoop, x.tmUnroll-1
+	}
+	return true
+}

@@ -48,10 +48,13 @@ type mergeSlot struct {
 // in the SASS by width in bits (8..128), and its global loads (LDG) in
 // each loop of the SASS: LoopLoads has, for every loop (its innermost
 // loop: a backward branch's target up to the branch) with LDGs at this
-// line, in listing order, how many LDGs at this line it holds.
+// line, in listing order, how many LDGs at this line it holds, and
+// LoopRounds, for the same loops, how many times a pass over the loop
+// waits for a global load (issueRounds).
 type SASSLine struct {
 	Loads, Stores map[int]int
 	LoopLoads     []int
+	LoopRounds    []int
 }
 
 // SASSWidths is a module's SASS shared accesses by kernel and source line
@@ -120,13 +123,16 @@ var (
 )
 
 // sassKernel is what ParseSASSWidths keeps of one kernel's listing for its
-// loops: the LDGs (address, source line), the labels' addresses and the
-// branches (address, target label).
+// loops: the LDGs (address, source line), the labels' addresses, the
+// branches (address, target label) and every instruction's registers for
+// the issue scoreboard (address order).
 type sassKernel struct {
 	lines  map[SourceLine]SASSLine
 	ldg    []sassAt
 	labels map[string]int
 	bras   []sassBranch
+	addrs  []int
+	issue  []sassIssue
 }
 
 type sassAt struct {
@@ -168,7 +174,11 @@ func (k *sassKernel) loops() {
 		}
 		counts[best][g.at]++
 	}
-	for _, c := range counts {
+	for li, c := range counts {
+		if c == nil {
+			continue
+		}
+		rounds := k.rounds(ls[li].from, ls[li].to)
 		ats := make([]SourceLine, 0, len(c))
 		for at := range c {
 			ats = append(ats, at)
@@ -182,9 +192,21 @@ func (k *sassKernel) loops() {
 				sl = SASSLine{Loads: map[int]int{}, Stores: map[int]int{}}
 			}
 			sl.LoopLoads = append(sl.LoopLoads, c[at])
+			sl.LoopRounds = append(sl.LoopRounds, rounds)
 			k.lines[at] = sl
 		}
 	}
+}
+
+// rounds is issueRounds of the loop body from address from to to.
+func (k *sassKernel) rounds(from, to int) int {
+	var body []sassIssue
+	for i, a := range k.addrs {
+		if from <= a && a <= to {
+			body = append(body, k.issue[i])
+		}
+	}
+	return issueRounds(body)
 }
 
 // ParseSASSWidths reads nvdisasm -g's listing: each ".text.NAME:" label
@@ -243,6 +265,8 @@ func ParseSASSWidths(listing []byte) (SASSWidths, error) {
 			cur.labels[l] = addr
 		}
 		pending = pending[:0]
+		cur.addrs = append(cur.addrs, addr)
+		cur.issue = append(cur.issue, parseSASSIssue(text))
 		if b := sassBra.FindStringSubmatch(text); b != nil {
 			cur.bras = append(cur.bras, sassBranch{addr, b[1]})
 		}

@@ -222,27 +222,37 @@ func RoundKind(level int, join bool) uint8 {
 // RoundState is one warp's load rounds within a block: per level, whether
 // a round is open and whether one of its loads missed, and the rounds
 // closed so far; and per level, the loop whose pass opened the round and
-// how many more of that loop's PTX passes join it (Pass).
+// how much of a PTX pass of that loop may still join it, in PassUnit
+// parts (Pass).
 type RoundState struct {
 	done                 Rounds
 	open, missed, capped uint32 // by level: a round is open; one of its loads missed; one lost a sector to the L1's capacity
-	merging              uint32 // by level: later PTX passes of the open round's compiled pass are to come (skip > 0)
+	merging              uint32 // by level: the open round's next PTX pass joins it (budget >= PassUnit)
 	wide                 uint32 // by level: one of the round's loads missed with a gather
-	skip                 [Levels]uint8
+	opener               uint32 // by level: the open round waits for its first load alone (a compiled pass's round)
+	quiet                bool   // the last load noted joined an opener's round: its miss is not the round's
+	budget               [Levels]uint8
 	loop                 [Levels]uint16
 }
 
+// PassUnit is the parts of a PTX pass Pass.Span counts in.
+const PassUnit = 8
+
 // Pass places a global load in the compiled code's loops: Loop names the
-// PTX loop it sits in (0: none), Unroll how many of the PTX's passes over
-// that loop the compiled code makes one pass (ptxas unrolls a loop again
-// below the PTX: spmvCsrThreadPerRow's row loop is 4 elements a pass in
-// nvcc's PTX and 16 in ptxas 11.8's SASS for sm_90). A round the first of
-// such a group of passes opens is joined by the group's other passes: the
-// compiled code issues their loads together. 0 and 1 are the PTX's own
-// passes (sim's SetLoadPasses reads the factor off the SASS).
+// PTX loop it sits in (0: none), Span how many of the PTX's passes over
+// that loop one round of each of its levels spans in the compiled code, in
+// PassUnit parts (0 or PassUnit: one, the PTX's own). ptxas unrolls a loop
+// again below the PTX (spmvCsrThreadPerRow's row loop is 4 elements a
+// pass in nvcc's PTX and 16 in ptxas 11.8's SASS for sm_90) and issues
+// the loads of several PTX passes together, but in its own order: that
+// SASS pass waits for loads five times where the PTX's two levels say two
+// (sim's SetLoadPasses reads both off the SASS), so a round spans 4 × 2 /
+// 5 = 1.6 PTX passes (Span 13). A round the first of such a span's passes
+// opens is joined by the span's other passes; a fraction left over joins
+// the next span, so rounds come at the compiled code's rate on average.
 type Pass struct {
-	Loop   uint16
-	Unroll uint8
+	Loop uint16
+	Span uint8
 }
 
 // closeLevel closes the open rounds of the levels in mask. A round with a
@@ -268,8 +278,8 @@ func (t *RoundState) Opens(kind uint8) bool { return t.OpensIn(kind, Pass{}) }
 
 // OpensIn reports whether a global load of round kind at loop pass p
 // starts a new round: a load that opens its level's round in its basic
-// block does, unless its loop's compiled pass is several of the PTX's and
-// an earlier PTX pass of the same compiled pass opened the round.
+// block does, unless a round at its level spans several of its loop's PTX
+// passes as compiled and an earlier PTX pass of the same span opened it.
 func (t *RoundState) OpensIn(kind uint8, p Pass) bool {
 	lv := kind>>1 - 1
 	bit := uint32(1) << lv
@@ -279,7 +289,7 @@ func (t *RoundState) OpensIn(kind uint8, p Pass) bool {
 	if kind&RoundJoin != 0 {
 		return false
 	}
-	return p.Unroll <= 1 || t.merging&bit == 0 || t.loop[lv] != p.Loop
+	return p.Span <= PassUnit || t.merging&bit == 0 || t.loop[lv] != p.Loop
 }
 
 // Load notes one executed global load of round kind, in no unrolled loop
@@ -290,26 +300,50 @@ func (t *RoundState) Load(kind uint8, missed, capped bool) { t.LoadIn(kind, Pass
 // missed whether its request had a sector the block's L1 model lacked,
 // capped whether it lost one to the L1's capacity. A load that starts its
 // level's round in the block closes the level's previous round (the last
-// pass of the loop), unless the compiled code makes this PTX pass and the
-// one before it one pass (OpensIn).
+// pass of the loop), unless the compiled code's round spans this PTX pass
+// and the one before it (OpensIn).
 func (t *RoundState) LoadIn(kind uint8, p Pass, missed, capped bool) {
 	lv := kind>>1 - 1
 	bit := uint32(1) << lv
-	if t.OpensIn(kind, p) {
+	t.quiet = false
+	opened := t.OpensIn(kind, p)
+	if opened {
 		t.closeLevel(bit)
 		t.open |= bit
+		t.opener &^= bit
+		if p.Span > PassUnit {
+			t.opener |= bit
+		}
 		// A new compiled pass at this level: the deeper levels' rounds
 		// are its own, never a group's that began before it.
 		t.merging &= bit - 1
-		if p.Unroll > 1 {
-			t.loop[lv], t.skip[lv] = p.Loop, p.Unroll-1
-			t.merging |= bit
+		if p.Span > PassUnit {
+			// This pass takes one PassUnit of the span; what the
+			// last span of the same loop left over adds to it.
+			b := int(p.Span) - PassUnit
+			if t.loop[lv] == p.Loop {
+				b += int(t.budget[lv])
+			}
+			t.loop[lv], t.budget[lv] = p.Loop, uint8(min(b, 255))
+			if b >= PassUnit {
+				t.merging |= bit
+			}
+		} else {
+			t.merging &^= bit
+			t.loop[lv], t.budget[lv] = 0, 0
 		}
 	} else if kind&RoundJoin == 0 {
-		// a later PTX pass of the same compiled pass
-		if t.skip[lv]--; t.skip[lv] == 0 {
+		// a later PTX pass of the same compiled span
+		if t.budget[lv] -= PassUnit; t.budget[lv] < PassUnit {
 			t.merging &^= bit
 		}
+	}
+	if !opened && t.opener&bit != 0 {
+		// A round of a compiled pass waits where the code first needs
+		// one of its loads, the first issued (issueRounds); the others'
+		// misses are waited for at the pass's later rounds.
+		t.quiet = true
+		return
 	}
 	if missed {
 		t.missed |= bit
@@ -321,14 +355,19 @@ func (t *RoundState) LoadIn(kind uint8, p Pass, missed, capped bool) {
 
 // Wide notes that the global load of round kind just noted (LoadIn)
 // missed with a gather (Rounds.MissWide).
-func (t *RoundState) Wide(kind uint8) { t.wide |= uint32(1) << (kind>>1 - 1) }
+func (t *RoundState) Wide(kind uint8) {
+	if !t.quiet {
+		t.wide |= uint32(1) << (kind>>1 - 1)
+	}
+}
 
 // End closes the warp's open rounds and returns all its rounds, leaving
 // the state ready for the next block.
 func (t *RoundState) End() Rounds {
 	t.closeLevel(^uint32(0))
 	r := t.done
-	t.done, t.open, t.missed, t.capped, t.merging, t.wide = Rounds{}, 0, 0, 0, 0, 0
+	t.done, t.open, t.missed, t.capped, t.merging, t.wide, t.opener, t.quiet = Rounds{}, 0, 0, 0, 0, 0, 0, false
+	t.loop, t.budget = [Levels]uint16{}, [Levels]uint8{}
 	return r
 }
 

@@ -3,10 +3,10 @@ package timing
 import "testing"
 
 // TestRoundStatePasses: a loop's PTX passes each open their levels'
-// rounds, unless the compiled code makes Unroll of them one pass: then the
+// rounds, unless the compiled code's round spans 4 of them (Span): then the
 // group's first pass opens and the others join, a loop's last group may be
 // short, another loop (or a load outside loops) opens its own rounds, and
-// a miss anywhere in a group makes the group's round a miss.
+// a group's round is a miss when the load that opened it missed.
 func TestRoundStatePasses(t *testing.T) {
 	lv1, lv1j := RoundKind(1, false), RoundKind(1, true)
 	lv2 := RoundKind(2, false)
@@ -27,7 +27,7 @@ func TestRoundStatePasses(t *testing.T) {
 		}
 		return out
 	}
-	a4, b4, a1 := Pass{Loop: 1, Unroll: 4}, Pass{Loop: 2, Unroll: 4}, Pass{Loop: 1, Unroll: 1}
+	a4, b4, a1 := Pass{Loop: 1, Span: 4 * PassUnit}, Pass{Loop: 2, Span: 4 * PassUnit}, Pass{Loop: 1, Span: PassUnit}
 	for _, c := range []struct {
 		name  string
 		loads []load
@@ -38,8 +38,14 @@ func TestRoundStatePasses(t *testing.T) {
 		{"8 passes unrolled 4", passes(8, a4, 0), Rounds{Hit: 4}},
 		{"a short last group", passes(6, a4, 0), Rounds{Hit: 4}},
 		{"one miss a group", passes(8, a4, 4), Rounds{Hit: 2, Miss: 2}},
-		{"a miss in the group's last pass", append(passes(3, a4, 0), pass(a4, true)...), Rounds{Miss: 1, Hit: 1}},
+		// A compiled pass's round waits for its first load: a miss in a
+		// later PTX pass of the span is waited for at a later round.
+		{"a miss in the group's last pass", append(passes(3, a4, 0), pass(a4, true)...), Rounds{Hit: 2}},
+		{"a miss in the PTX's passes", append(passes(3, a1, 0), pass(a1, true)...), Rounds{Hit: 7, Miss: 1}},
 		{"another loop opens its own", append(passes(2, a4, 0), passes(2, b4, 0)...), Rounds{Hit: 4}},
+		// 8 passes at 1.625 passes a round: rounds open at passes 0, 1,
+		// 3, 4 and 6 (8/1.625 = 4.9), at each of the two levels.
+		{"a fractional span", passes(8, Pass{Loop: 1, Span: 13}, 0), Rounds{Hit: 10}},
 		{"a load outside loops between groups", append(append(passes(2, a4, 0), load{lv1, Pass{}, false}), passes(2, a4, 0)...),
 			Rounds{Hit: 2 + 1 + 2}},
 	} {
