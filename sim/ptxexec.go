@@ -779,7 +779,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 						wp.rec.stall += float64(st[pc])
 					}
 					w := e.t.w
-					miss, lost, wide, wait := w.tmMiss, w.tmCap, w.tmWide, w.tmWait
+					miss, lost, wide := w.tmMiss, w.tmCap, w.tmWide
 					if x.tmRound != tmNoLoad {
 						// A new pass over a block's loads (its
 						// first-level load opens a round) ages the
@@ -791,16 +791,14 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 							wp.l1pend = 0
 							w.l1round++
 						}
-						w.l1now, w.l1lines, w.l1warp = wp.l1clk, 0, uint32(wp.id)
+						w.l1now, w.l1lines = wp.l1clk, 0
 					}
 					if f := e.exec(wp, x, exec); f != nil {
 						return f
 					}
 					if x.tmRound != tmNoLoad {
 						wp.l1pend += w.l1lines
-						// A request that waited for a sibling's
-						// fill in flight waits as a miss does.
-						e.tmLoad(wp, x, w.tmMiss != miss || w.tmWait != wait, w.tmCap != lost)
+						e.tmLoad(wp, x, w.tmMiss != miss, w.tmCap != lost)
 						if w.tmWide != wide {
 							wp.tm.Wide(x.tmRound)
 						}

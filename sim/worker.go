@@ -108,8 +108,6 @@ type worker struct {
 	l1now   uint32
 	l1lines uint32
 	l1blk   uint64
-	// l1warp is the running warp's index in its block (l1Entry.fill).
-	l1warp uint32
 	// l1round numbers the passes (first-level load rounds) this worker's
 	// warps open; l1seen remembers, direct-mapped, which lines the open
 	// pass has counted, so an unrolled body's loads of one line count it
@@ -123,7 +121,6 @@ type worker struct {
 	tmMiss int64           // load requests that missed the L1 model, so far
 	tmCap  int64           // load requests that lost a sector to the L1's capacity (and missed nothing else), so far
 	tmWide int64           // of tmMiss, the gathers (more than four lines to L2, spread over twice as many), so far
-	tmWait int64           // load requests that missed nothing but waited for a sibling warp's fill in flight (l1Touch), so far
 	mem    timing.Memory   // memory requests, so far: a warp's record takes what it added
 	rec    timing.Recorder // takes a PTX launch's records, block by block (a *timing.BlockLog)
 	warp   timing.Warp     // the record being handed over (one per worker: a record on the stack would escape through rec)
@@ -500,7 +497,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	load := agg.key.op == opLd
 	most := busiestBank(v, wide)
 	sector, line, l2line, l2gran, l2first := uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1)
-	var sectors, misses, lost, far, l2lines, l2grans, waits int64
+	var sectors, misses, lost, far, l2lines, l2grans int64
 	// Consecutive words (a coalesced request) skip straight to the next
 	// sector's first word; a request of a few words is not worth the test.
 	consecutive := len(v) > 8 && v[len(v)-1]-v[0] == uint32(len(v)-1)
@@ -530,10 +527,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 					w.l1lines++
 				}
 			}
-			isNew, age, inFlight := w.l1Touch(base+s, w.l1now)
-			if inFlight {
-				waits++
-			}
+			isNew, age := w.l1Touch(base+s, w.l1now)
 			switch {
 			case isNew:
 				misses++
@@ -588,8 +582,6 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	} else if lost > 0 {
 		agg.capRequests++
 		w.tmCap++
-	} else if waits > 0 && load {
-		w.tmWait++
 	}
 }
 
@@ -660,22 +652,15 @@ func busiestBank(words []uint32, pairs bool) int64 {
 // model. It reports whether s was new (a miss that goes to L2) and, when it
 // was not, how far the clock moved since its last touch (0 when the last
 // touch was by a warp whose clock is ahead: the block's warps are taken to
-// run abreast), and whether the sector is still in flight: another warp of
-// the block brought it in at this same line clock, so on the GPU, where
-// the block's warps run abreast, its request is on its way when this one
-// arrives, and this one waits for it as for a miss (an L1 miss to a
-// sector already requested is held until the fill returns, GPGPU-Sim's
-// HIT_RESERVED). The executor runs a block's warps one after another;
-// without this, warp 1 would find warp 0's sector resident.
-func (w *worker) l1Touch(s, now uint32) (isNew bool, age uint32, inFlight bool) {
+// run abreast).
+func (w *worker) l1Touch(s, now uint32) (isNew bool, age uint32) {
 	tag := w.l1gen<<32 | uint64(s)
 	// A small direct-mapped filter of recent sectors answers most repeats
 	// without probing the hash table; it only ever holds sectors already in
 	// the set, with their entries, so it cannot change the answer.
 	fi := s & uint32(len(w.l1recent)-1)
 	if w.l1recent[fi] == tag {
-		age, inFlight = w.l1Age(w.l1recentAt[fi], now)
-		return false, age, inFlight
+		return false, w.l1Age(w.l1recentAt[fi], now)
 	}
 	if w.l1used*2 >= len(w.l1) {
 		w.l1Grow()
@@ -686,41 +671,32 @@ func (w *worker) l1Touch(s, now uint32) (isNew bool, age uint32, inFlight bool) 
 		e := &w.l1[i]
 		if e.tag == tag {
 			w.l1recent[fi], w.l1recentAt[fi] = tag, int32(i)
-			age, inFlight = w.l1Age(int32(i), now)
-			return false, age, inFlight
+			return false, w.l1Age(int32(i), now)
 		}
 		if e.tag>>32 != w.l1gen {
-			*e = l1Entry{tag, now, l1Fill(now, w.l1warp)}
+			*e = l1Entry{tag, now}
 			w.l1used++
 			w.l1recent[fi], w.l1recentAt[fi] = tag, int32(i)
-			return true, 0, false
+			return true, 0
 		}
 	}
 }
 
-// l1Fill packs the line clock and the warp of a sector's fill
-// (l1Entry.fill): the clock's low 26 bits, the warp's index in its block
-// (at most 32 warps) in the low 6.
-func l1Fill(clk, warp uint32) uint32 { return clk<<6 | warp&63 }
-
 // l1Age is how far clock now is past entry i's last touch, which it moves
-// to now, and whether the entry is a fill another warp made at clock now
-// (l1Touch).
-func (w *worker) l1Age(i int32, now uint32) (uint32, bool) {
+// to now.
+func (w *worker) l1Age(i int32, now uint32) uint32 {
 	e := &w.l1[i]
 	d := int32(now - e.clk)
 	e.clk = now
-	inFlight := e.fill>>6 == now&(1<<26-1) && e.fill&63 != w.l1warp&63
-	return uint32(max(d, 0)), inFlight
+	return uint32(max(d, 0))
 }
 
-// l1Entry is one sector of the block's L1 model: gen<<32 | sector, the
-// line clock of the warp that touched it last, and the clock and warp of
-// its fill (l1Fill). They share a cache line, so a re-touch reads one.
+// l1Entry is one sector of the block's L1 model: gen<<32 | sector, and the
+// line clock of the warp that touched it last. The two share a cache line,
+// so a re-touch reads one.
 type l1Entry struct {
-	tag  uint64
-	clk  uint32
-	fill uint32
+	tag uint64
+	clk uint32
 }
 
 func (w *worker) l1Grow() {
