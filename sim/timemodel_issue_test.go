@@ -1,8 +1,6 @@
 package sim
 
 import (
-	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -73,17 +71,7 @@ func TestParseSASSIssue(t *testing.T) {
 // pass where the PTX's grouping says two, and a round spans 4 × 2 / 5 =
 // 1.6 PTX passes (Span 13).
 func TestIssueRoundsAsPtxas(t *testing.T) {
-	if Ptxas() == "" {
-		t.Skip("no ptxas on this machine")
-	}
-	text, err := os.ReadFile("../lessons/spmv/spmv.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sass, _, err := PtxasSharedWidths(context.Background(), text, "sm_90")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sass := ptxasSASS(t, "../lessons/spmv/spmv.ptx", "the scoreboard's canned listings only (TestIssueRounds)")
 	for _, tc := range []struct {
 		kernel string
 		line   int

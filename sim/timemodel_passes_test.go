@@ -141,10 +141,24 @@ func TestLoadPassesAsCompiled(t *testing.T) {
 			t.Errorf("row of %d: y %v as compiled, %v from the PTX", tc.n, got, want)
 		}
 	}
-	if Ptxas() == "" {
-		t.Skip("no ptxas on this machine: the canned SASS only")
+	sass := ptxasSASS(t, "../lessons/spmv/spmv.ptx", "the canned SASS only")
+	if got := sass["spmvCsrThreadPerRow"][SourceLine{File: "spmv.cu", Line: 66}].LoopLoads; !slices.Equal(got, []int{3, 48}) {
+		t.Errorf("ptxas's SASS: the row loops' LDGs at spmv.cu:66 %v, want [3 48]", got)
 	}
-	text, err := os.ReadFile("../lessons/spmv/spmv.ptx")
+	if got := sass["spmvCsrThreadPerRow_unroll1"][SourceLine{File: "spmv.cu", Line: 88}].LoopLoads; !slices.Equal(got, []int{3}) {
+		t.Errorf("ptxas's SASS: the unroll 1 loop's LDGs at spmv.cu:88 %v, want [3]", got)
+	}
+}
+
+// ptxasSASS is ptxas's SASS of the PTX module at path for sm_90 (ptxas
+// -lineinfo, nvdisasm -g: PtxasSharedWidths). Where the machine has no
+// ptxas the test is skipped, saying what it checked without (without).
+func ptxasSASS(t *testing.T, path, without string) SASSWidths {
+	t.Helper()
+	if Ptxas() == "" {
+		t.Skip("no ptxas on this machine: " + without)
+	}
+	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,10 +166,5 @@ func TestLoadPassesAsCompiled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := sass["spmvCsrThreadPerRow"][SourceLine{File: "spmv.cu", Line: 66}].LoopLoads; !slices.Equal(got, []int{3, 48}) {
-		t.Errorf("ptxas's SASS: the row loops' LDGs at spmv.cu:66 %v, want [3 48]", got)
-	}
-	if got := sass["spmvCsrThreadPerRow_unroll1"][SourceLine{File: "spmv.cu", Line: 88}].LoopLoads; !slices.Equal(got, []int{3}) {
-		t.Errorf("ptxas's SASS: the unroll 1 loop's LDGs at spmv.cu:88 %v, want [3]", got)
-	}
+	return sass
 }

@@ -155,21 +155,11 @@ func TestSharedWidthsAsCompiled(t *testing.T) {
 // Bs reads of 32 a warp and tile step (288) where the word loads cost 32
 // broadcasts and 32 reads of 32 (1,056).
 func TestGemmConflictWidths(t *testing.T) {
-	if Ptxas() == "" {
-		t.Skip("no ptxas on this machine")
-	}
 	if testing.Short() {
 		t.Skip("ptxas on the sweep's module")
 	}
 	mod := parsePTXFile(t, "../internal/sweep/kernels.ptx")
-	text, err := os.ReadFile("../internal/sweep/kernels.ptx")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sass, _, err := PtxasSharedWidths(context.Background(), text, "sm_90")
-	if err != nil {
-		t.Fatal(err)
-	}
+	sass := ptxasSASS(t, "../internal/sweep/kernels.ptx", "nothing checked")
 	const n = 64
 	var waves [2]int64
 	var outs [2][]float32
