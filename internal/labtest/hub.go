@@ -25,13 +25,9 @@ type Hub struct {
 // free loopback ports, with adminToken as the warplab-admin service's token,
 // and returns once the hub's API answers.
 func StartHub(ctx context.Context, r *Root, adminToken string) (*Hub, error) {
-	var ports [3]int
-	for i := range ports {
-		p, err := FreePort()
-		if err != nil {
-			return nil, err
-		}
-		ports[i] = p
+	ports, err := FreePorts(3)
+	if err != nil {
+		return nil, err
 	}
 	env := []string{
 		"WARPLAB_HUB_PORT=" + strconv.Itoa(ports[0]),
