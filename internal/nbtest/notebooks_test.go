@@ -79,6 +79,13 @@ func TestNotebooks(t *testing.T) {
 	if _, err := r.FindJupyter(); err != nil {
 		t.Fatal(err)
 	}
+	// The kernel spec is the user's: a setup.sh run in another checkout
+	// points it there, and the notebooks would test that tree's code.
+	if ws, err := r.KernelWorkspace(context.Background()); err != nil {
+		t.Fatal(err)
+	} else if filepath.Clean(ws) != filepath.Clean(root) {
+		t.Fatalf("the %s kernel builds notebooks against %s, not this checkout (%s): run scripts/setup.sh here first", KernelName, ws, root)
+	}
 	browser := os.Getenv("WARPLAB_BROWSER_TESTS") != "0"
 	if browser {
 		if _, err := r.FindChromium(); err != nil {

@@ -3,6 +3,7 @@ package nbtest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -46,6 +47,48 @@ func (r *Runner) FindJupyter() (string, error) {
 		return "", errors.New("jupyter not found in PATH: run scripts/setup.sh (it installs Debian's jupyter-nbconvert and jupyter-notebook)")
 	}
 	return p, nil
+}
+
+// KernelWorkspace returns the module tree the installed GoNB kernel spec
+// builds notebooks against (its -go_work= argument, which scripts/setup.sh
+// sets to the checkout it ran in). The spec is the user's, one for every
+// checkout: after setup.sh ran in another tree, notebooks here would run
+// that tree's code, so the notebook test compares it with its own root.
+func (r *Runner) KernelWorkspace(ctx context.Context) (string, error) {
+	jup, err := r.FindJupyter()
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, jup, "--paths", "--json").Output()
+	if err != nil {
+		return "", fmt.Errorf("jupyter --paths: %w", err)
+	}
+	var paths struct {
+		Data []string `json:"data"`
+	}
+	if err := json.Unmarshal(out, &paths); err != nil {
+		return "", fmt.Errorf("jupyter --paths: %w", err)
+	}
+	// Jupyter takes the first data directory that holds the spec.
+	for _, d := range paths.Data {
+		b, err := os.ReadFile(filepath.Join(d, "kernels", KernelName, "kernel.json"))
+		if err != nil {
+			continue
+		}
+		var spec struct {
+			Argv []string `json:"argv"`
+		}
+		if err := json.Unmarshal(b, &spec); err != nil {
+			return "", fmt.Errorf("%s kernel spec in %s: %w", KernelName, d, err)
+		}
+		for _, a := range spec.Argv {
+			if w, ok := strings.CutPrefix(a, "-go_work="); ok {
+				return w, nil
+			}
+		}
+		return "", fmt.Errorf("the %s kernel's argv %q (in %s) has no -go_work=: run scripts/setup.sh", KernelName, spec.Argv, d)
+	}
+	return "", fmt.Errorf("no %s kernel spec in Jupyter's data directories %q: run scripts/setup.sh", KernelName, paths.Data)
 }
 
 // FindChromium returns the path of a Chromium binary, or an error that says

@@ -15,14 +15,16 @@ import (
 // refMatmul is C = A*B for N x N row-major matrices, each element summed
 // from 0 over k = 0..N-1: the order of every matmul kernel in tiling.cu.
 // It is N^3 multiply-adds on one core (about 11 minutes at N = 4096), so it
-// looks at ctx every 256 elements of C (at most 256·8192 multiply-adds
-// apart, milliseconds) and returns ctx's error once it is done: Ctrl-C
-// stops the check, not only the kernels.
+// looks at ctx every 16 elements of C (at most 16·8192 multiply-adds
+// apart: about a millisecond, each a strided read of B that misses the
+// caches, so on a loaded machine still well under a second) and returns
+// ctx's error once it is done: Ctrl-C stops the check, not only the
+// kernels.
 func refMatmul(ctx context.Context, A, B []float32, N int) ([]float32, error) {
 	C := make([]float32, N*N)
 	for r := 0; r < N; r++ {
 		for c := 0; c < N; c++ {
-			if c%256 == 0 {
+			if c%16 == 0 {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
