@@ -597,10 +597,12 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 	code, skipMix := e.l.pk.code, e.l.pk.skipMix
 	ncode := int32(len(code))
 	limit := e.l.maxInstr
-	start, mem := wp.instr, e.t.w.mem
+	start, mem, bars := wp.instr, e.t.w.mem, wp.rec.bars
 	defer func() {
 		e.instr += wp.instr - start
-		wp.rec.mem.Add(e.t.w.mem.Sub(mem))
+		d := e.t.w.mem.Sub(mem)
+		wp.rec.mem.Add(d)
+		wp.rec.step(bars, wp.instr-start, d)
 	}()
 	for {
 		n := len(wp.stack)

@@ -206,6 +206,19 @@ type warpRec struct {
 	mem   timing.Memory
 	bars  int32
 	stall float64 // dependent-latency stall cycles (timemodel_deps.go)
+	// steps are its instructions and wavefronts between barriers
+	// (timing.Warp.Steps), kept across blocks for their room.
+	steps []timing.Step
+}
+
+// step adds what the warp issued in one run (runWarp: up to a barrier or
+// its end) to the interval it ran in, the one after its bars-th barrier.
+func (r *warpRec) step(bars int32, instr int64, mem timing.Memory) {
+	for int(bars) >= len(r.steps) {
+		r.steps = append(r.steps, timing.Step{})
+	}
+	r.steps[bars].Instr += instr
+	r.steps[bars].Waves += mem.SharedWaves
 }
 
 // The records carry the executor's instruction classes in its order.
@@ -234,7 +247,7 @@ func (e *ptxWorker) tmEndBlock(b int) {
 		wp := &e.warps[i]
 		r := &w.warp
 		*r = timing.Warp{Block: int64(b), Warp: int32(i), Instr: wp.instr, Classes: wp.rec.mix,
-			Rounds: wp.tm.End(), Memory: wp.rec.mem, Barriers: wp.rec.bars, Stall: wp.rec.stall}
+			Rounds: wp.tm.End(), Memory: wp.rec.mem, Barriers: wp.rec.bars, Stall: wp.rec.stall, Steps: wp.rec.steps}
 		w.rec.Warp(r)
 		if recordHook != nil {
 			recordHook(r)
@@ -242,7 +255,7 @@ func (e *ptxWorker) tmEndBlock(b int) {
 		for c, n := range wp.rec.mix {
 			e.mix[c] += n
 		}
-		wp.rec = warpRec{}
+		wp.rec = warpRec{steps: wp.rec.steps[:0]}
 	}
 	w.rec.EndBlock(int64(b))
 }

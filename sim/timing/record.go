@@ -87,6 +87,17 @@ type Warp struct {
 	// kept it waiting beyond its instructions at WarpCPI (sim's
 	// depStalls; Constants.SharedLoadCycles, ShflCycles).
 	Stall float64
+	// Steps are its instructions and shared wavefronts between barriers:
+	// Steps[i] what it issued after its i-th bar.sync wait and up to the
+	// next (so len(Steps) is at most Barriers+1). The slice is the
+	// executor's, valid during the Warp call only.
+	Steps []Step
+}
+
+// Step is what a warp issued between two of its barriers.
+type Step struct {
+	Instr int64
+	Waves int64 // shared-memory wavefronts
 }
 
 // Recorder takes the records of the blocks one executor worker runs; its
@@ -114,6 +125,16 @@ type Block struct {
 	Sum       int64   // instructions
 	Waves     int64   // shared-memory wavefronts of all its warps
 	Extra     float64 // seconds: the slowest warp's shared conflicts and dependent stalls on its own path
+	// Shares is the block's share of its SM's rates, step by step (seconds;
+	// 0 without barriers or without the rates in the constants): over the
+	// intervals its barriers cut it into, the sum of each interval's
+	// longest of its warps' instructions at the SM's issue rate, their
+	// wavefronts at the shared memory's and their barrier arrivals at
+	// BarrierWarpCycles. A barrier holds a step's work apart from the
+	// next one's, so a step of conflicted stores and a step of barriers
+	// add, where one sum over the block would let them overlap
+	// (blockTime).
+	Shares float64
 }
 
 // BlockLog is the Recorder the model uses: per block, the slowest warp
@@ -124,16 +145,33 @@ type Block struct {
 // its first).
 type BlockLog struct {
 	cpi, l1, l2, dram, dramWide, wave, cyc float64
-	cur                                    Block
-	best                                   float64
-	Blocks                                 []Block
-	Rounds                                 int64 // load rounds over all warps
+	// issueSec, waveSec, barSec: what an instruction, a wavefront and a
+	// barrier arrival take of the SM's rates (0: not in the constants).
+	issueSec, waveSec, barSec float64
+	cur                       Block
+	best                      float64
+	steps                     []blockStep // the current block's, by interval
+	Blocks                    []Block
+	Rounds                    int64 // load rounds over all warps
+}
+
+// blockStep is a block's warps' work in one barrier interval.
+type blockStep struct {
+	instr, waves, arrivals int64
 }
 
 // NewBlockLog is a BlockLog with room for hint blocks.
 func NewBlockLog(g *GPU, c *Constants, hint int) *BlockLog {
-	return &BlockLog{cpi: c.WarpCPI / g.ClockHz, l1: c.L1Latency, l2: c.L2Latency, dram: c.DRAMLatency, dramWide: max(0, c.DRAMScatterLatency-c.DRAMLatency),
-		wave: c.SharedWaveCycles / g.ClockHz, cyc: 1 / g.ClockHz, best: -1, Blocks: make([]Block, 0, hint)}
+	l := &BlockLog{cpi: c.WarpCPI / g.ClockHz, l1: c.L1Latency, l2: c.L2Latency, dram: c.DRAMLatency, dramWide: max(0, c.DRAMScatterLatency-c.DRAMLatency),
+		wave: c.SharedWaveCycles / g.ClockHz, cyc: 1 / g.ClockHz, best: -1, Blocks: make([]Block, 0, hint),
+		barSec: c.BarrierWarpCycles / g.ClockHz}
+	if c.IssuePerSMCycle > 0 {
+		l.issueSec = 1 / (c.IssuePerSMCycle * g.ClockHz)
+	}
+	if c.SharedWavesPerCycle > 0 {
+		l.waveSec = 1 / (c.SharedWavesPerCycle * g.ClockHz)
+	}
+	return l
 }
 
 // Warp keeps w if it is the block's slowest so far.
@@ -152,13 +190,30 @@ func (l *BlockLog) Warp(w *Warp) {
 	l.cur.Bars = max(l.cur.Bars, w.Barriers)
 	l.cur.Warps++
 	l.Rounds += r.Total()
+	for i, st := range w.Steps {
+		if i == len(l.steps) {
+			l.steps = append(l.steps, blockStep{})
+		}
+		p := &l.steps[i]
+		p.instr += st.Instr
+		p.waves += st.Waves
+		if i < int(w.Barriers) {
+			p.arrivals++
+		}
+	}
 }
 
 // EndBlock files the block.
 func (l *BlockLog) EndBlock(block int64) {
 	l.cur.B = block
+	if l.cur.Bars > 0 && l.barSec > 0 {
+		for _, p := range l.steps {
+			l.cur.Shares += max(float64(p.instr)*l.issueSec, float64(p.waves)*l.waveSec, float64(p.arrivals)*l.barSec)
+		}
+	}
 	l.Blocks = append(l.Blocks, l.cur)
 	l.cur, l.best = Block{}, -1
+	l.steps = l.steps[:0]
 }
 
 // Launch is what the latency term takes from a PTX launch's records.

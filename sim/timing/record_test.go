@@ -1,6 +1,9 @@
 package timing
 
-import "testing"
+import (
+	"math"
+	"testing"
+)
 
 // TestRoundStatePasses: a loop's PTX passes each open their levels'
 // rounds, unless the compiled code's round spans 4 of them (Span): then the
@@ -93,6 +96,50 @@ func TestRoundStateGathers(t *testing.T) {
 		s.LoadIn(lv1, Pass{}, true, false)
 		if got := s.End(); got != (Rounds{Miss: 1}) {
 			t.Errorf("%s: the next block: %+v, want one plain miss", c.name, got)
+		}
+	}
+}
+
+// TestBlockShares: a block's share of its SM is summed step by step
+// between its barriers, each step its longest of instructions at the issue
+// rate, wavefronts at the shared memory's and barrier arrivals at
+// BarrierWarpCycles: a step of conflicted wavefronts and a step of
+// barriers add, where one sum over the block would take the longer. A
+// block without barriers has none.
+func TestBlockShares(t *testing.T) {
+	g := &GPU{ClockHz: 1e9}
+	c := &Constants{IssuePerSMCycle: 4, SharedWavesPerCycle: 1, BarrierWarpCycles: 2}
+	ns := 1e-9
+	for _, tc := range []struct {
+		name  string
+		warps []Warp
+		want  float64 // seconds
+	}{
+		{"no barriers", []Warp{{Instr: 400, Steps: []Step{{Instr: 400, Waves: 900}}}}, 0},
+		// Two warps, one barrier each: step 0 is 64 wavefronts (64 ns)
+		// against 2 arrivals (4 ns); step 1 is 80 instructions (20 ns).
+		{"wavefronts then issue", []Warp{
+			{Instr: 40, Barriers: 1, Steps: []Step{{Instr: 0, Waves: 32}, {Instr: 40}}},
+			{Instr: 40, Barriers: 1, Steps: []Step{{Instr: 0, Waves: 32}, {Instr: 40}}},
+		}, 64*ns + 20*ns},
+		// Steps of barriers alone (8 warps: 16 ns a step) after a step of
+		// 40 wavefronts: 40 + 16 + 16, where the block's sums would give
+		// max(40 wavefronts, 48 ns of barriers) = 48.
+		{"barriers add to a conflicted step", func() []Warp {
+			var ws []Warp
+			for i := range 8 {
+				ws = append(ws, Warp{Warp: int32(i), Barriers: 3, Steps: []Step{{Waves: 5}, {}, {}, {}}})
+			}
+			return ws
+		}(), 40*ns + 16*ns + 16*ns},
+	} {
+		l := NewBlockLog(g, c, 1)
+		for i := range tc.warps {
+			l.Warp(&tc.warps[i])
+		}
+		l.EndBlock(0)
+		if got := l.Blocks[0].Shares; math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("%s: shares %.4g s, want %.4g", tc.name, got, tc.want)
 		}
 	}
 }

@@ -236,10 +236,9 @@ func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, wideLat, waveSec, i
 	// together and wait for memory together: phase.cu), so between two
 	// waits each has a share of the SM's rates: its warps' instructions at
 	// the SM's issue rate, its wavefronts at the shared memory's, its
-	// warps' barriers at BarrierWarpCycles each, times the blocks in step
-	// (contention.cu: a reduction step at 64 warps is twice the barriers
-	// alone, however the warps are grouped into blocks).
-	rates := max(float64(b.Sum)/(m.IssuePerSMCycle*g.ClockHz), float64(b.Waves)*waveSec,
-		float64(b.Bars)*float64(b.Warps)*m.BarrierWarpCycles/g.ClockHz)
-	return mem + max(path, inStep*rates)
+	// warps' barriers at BarrierWarpCycles each, the longest of the three,
+	// times the blocks in step (contention.cu: a reduction step at 64
+	// warps is twice the barriers alone, however the warps are grouped
+	// into blocks). The steps follow one another (Block.Shares).
+	return mem + max(path, inStep*b.Shares)
 }
