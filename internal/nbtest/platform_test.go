@@ -180,7 +180,7 @@ func TestSetupKernelEnv(t *testing.T) {
 		if err := json.Unmarshal(b, &spec); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(strings.Join(spec.Argv, " "), "-go_work="+root) {
+		if w, _ := kernelGoWork(spec.Argv); w != root {
 			t.Errorf("kernel argv %q lacks -go_work=%s", spec.Argv, root)
 		}
 		return spec.Env, string(out)

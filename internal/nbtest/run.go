@@ -81,14 +81,22 @@ func (r *Runner) KernelWorkspace(ctx context.Context) (string, error) {
 		if err := json.Unmarshal(b, &spec); err != nil {
 			return "", fmt.Errorf("%s kernel spec in %s: %w", KernelName, d, err)
 		}
-		for _, a := range spec.Argv {
-			if w, ok := strings.CutPrefix(a, "-go_work="); ok {
-				return w, nil
-			}
+		if w, ok := kernelGoWork(spec.Argv); ok {
+			return w, nil
 		}
 		return "", fmt.Errorf("the %s kernel's argv %q (in %s) has no -go_work=: run scripts/setup.sh", KernelName, spec.Argv, d)
 	}
 	return "", fmt.Errorf("no %s kernel spec in Jupyter's data directories %q: run scripts/setup.sh", KernelName, paths.Data)
+}
+
+// kernelGoWork is the -go_work= argument of a GoNB kernel spec's argv.
+func kernelGoWork(argv []string) (string, bool) {
+	for _, a := range argv {
+		if w, ok := strings.CutPrefix(a, "-go_work="); ok {
+			return w, true
+		}
+	}
+	return "", false
 }
 
 // FindChromium returns the path of a Chromium binary, or an error that says
