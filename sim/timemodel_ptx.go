@@ -317,19 +317,27 @@ func (e *ptxWorker) tmAtomic(mask uint32) {
 		a.Ops++
 		most := int64(0)
 		sector := ^uint64(0)
+		words := 0 // of the current sector
 		for i < n && k[i]>>5 == line {
 			j := i
 			for j < n && k[j] == k[i] {
 				j++
 			}
 			if k[i]>>3 != sector { // 8 words a sector
-				sector = k[i] >> 3
+				if words > 0 && words < 8 {
+					a.Partial++
+				}
+				sector, words = k[i]>>3, 0
 				a.Sectors++
 			}
+			words++
 			a.Words++
 			a.Lanes += int64(j - i)
 			most = max(most, int64(j-i))
 			i = j
+		}
+		if words < 8 {
+			a.Partial++
 		}
 		a.Dup += most
 	}
@@ -351,6 +359,7 @@ func mergeAtomics(workers []*worker, f float64) []timing.AtomicLine {
 			m.Words += a.Words
 			m.Dup += a.Dup
 			m.Sectors += a.Sectors
+			m.Partial += a.Partial
 		}
 	}
 	if len(all) == 0 {
@@ -365,7 +374,7 @@ func mergeAtomics(workers []*worker, f float64) []timing.AtomicLine {
 	for i, k := range keys {
 		a := all[k]
 		out[i] = timing.AtomicLine{Ops: scaled(a.Ops, f), Lanes: scaled(a.Lanes, f), Words: scaled(a.Words, f),
-			Sectors: scaled(a.Sectors, f), Dup: scaled(a.Dup, f)}
+			Sectors: scaled(a.Sectors, f), Partial: scaled(a.Partial, f), Dup: scaled(a.Dup, f)}
 	}
 	return out
 }

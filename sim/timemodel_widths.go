@@ -420,7 +420,8 @@ func (pk *PTXKernel) AccessWidths() (groups int, from string) {
 // the group's member at offset 0 carries the wide access's request, with
 // its wavefronts by phases (a 128-bit access: 4 quarter-warps of 8 lanes; a
 // 64-bit one: 2 half-warps), each phase's by the 32-bit bank rule among its
-// lanes' words; the other members add nothing. It reports false, leaving
+// lanes' words, except a load every lane reads at one address
+// (wideWavefronts); the other members add nothing. It reports false, leaving
 // the access to the PTX's widths, when the site is not merged or a lane's
 // address is not aligned as the merged access needs.
 func (e *ptxWorker) countMerged(x *xin, mask uint32) bool {
@@ -443,9 +444,31 @@ func (e *ptxWorker) countMerged(x *xin, mask uint32) bool {
 	if x.op == ptx.OpSt {
 		op = opSt
 	}
+	wf, ideal, lanes := wideWavefronts(e.laneOff[:], mask, wb, op == opLd, e.words[:])
+	w := e.t.w
+	d := w.explicitSite(Site(x.site), &e.shMeta, op*2+1)
+	w.sharedRequest(&w.sites[d], wf, ideal, lanes)
+	return true
+}
+
+// wideWavefronts is the shared-memory wavefronts of one warp's access of
+// wb bytes a lane (8 or 16) at the lanes' byte offsets off (mask's lanes),
+// and the ideal (its phases) and active lanes, words a scratch of at least
+// 128 words. By phases, each by the 32-bit bank rule among its lanes'
+// words: a 128-bit access as 4 quarter-warps of 8 lanes, a 64-bit one as 2
+// half-warps, whatever the other phases read (sharedwide.cu's half rows:
+// lanes l and l + 16 on the same address cost what distinct ones do). A
+// load every lane reads at one address is the exception: the H200 serves
+// it in one wavefront at 64 bits and two at 128, not one a phase
+// (sharedwide.cu's bcast rows, evidence/timemodel-sharedwide-h200-2026-12-05:
+// 0.94 and 0.46 requests an SM a cycle, against 0.99 for 32 bits).
+// TestWideWavefronts holds the rule to all nine rows.
+func wideWavefronts(off []uint64, mask uint32, wb uint64, load bool, words []uint32) (wf, ideal int64, lanes int) {
+	if load && sameLaneOffsets(off, mask) {
+		n := int64(wb / 8)
+		return n, n, bits.OnesCount32(mask)
+	}
 	per := 32 * 4 / int(wb) // lanes a phase: 8 for 128 bits, 16 for 64
-	var wf, ideal int64
-	lanes := 0
 	for p := 0; p < 32; p += per {
 		n := 0
 		for l := p; l < p+per; l++ {
@@ -453,21 +476,33 @@ func (e *ptxWorker) countMerged(x *xin, mask uint32) bool {
 				continue
 			}
 			lanes++
-			for wd := uint32(e.laneOff[l] / 4); wd < uint32((e.laneOff[l]+wb)/4); wd++ {
-				e.words[n] = wd
+			for wd := uint32(off[l] / 4); wd < uint32((off[l]+wb)/4); wd++ {
+				words[n] = wd
 				n++
 			}
 		}
 		if n == 0 {
 			continue
 		}
-		n = uniq(e.words[:n])
-		wf += busiestBank(e.words[:n], false)
+		n = uniq(words[:n])
+		wf += busiestBank(words[:n], false)
 		ideal++
 	}
-	w := e.t.w
-	d := w.explicitSite(Site(x.site), &e.shMeta, op*2+1)
-	w.sharedRequest(&w.sites[d], wf, ideal, lanes)
+	return wf, ideal, lanes
+}
+
+// sameLaneOffsets reports whether the lanes of mask (at least one) all
+// have the same offset in off.
+func sameLaneOffsets(off []uint64, mask uint32) bool {
+	if mask == 0 {
+		return false
+	}
+	first := off[bits.TrailingZeros32(mask)]
+	for m := mask; m != 0; m &= m - 1 {
+		if off[bits.TrailingZeros32(m)] != first {
+			return false
+		}
+	}
 	return true
 }
 

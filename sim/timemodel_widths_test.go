@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -149,49 +150,115 @@ func TestSharedWidthsAsCompiled(t *testing.T) {
 	}
 }
 
-// TestGemmConflictWidths: the sweep's gemmSharedConflict (64 PTX word
-// loads a tile step, 16 LDS.128 in ptxas 11.8's SASS for sm_90) on a
-// 64 × 64 product: the merged loads cost 8 As reads of 4 wavefronts and 8
-// Bs reads of 32 a warp and tile step (288) where the word loads cost 32
-// broadcasts and 32 reads of 32 (1,056).
-func TestGemmConflictWidths(t *testing.T) {
+// TestGemmWidths: the sweep's shared-memory GEMMs on a 64 × 64 product,
+// their 64 PTX word loads a tile step as ptxas 11.8's SASS for sm_90 has
+// them. As[ty][k..k+3] is one LDS.128 that every lane of a warp reads at
+// one address: 2 wavefronts (the H200's broadcast rate, sharedwide.cu), 8
+// of them a step, where the PTX's 32 word broadcasts take 32. Bs stays
+// word loads, 1 wavefront each, in gemmShared and gemmSharedPadded (48 a
+// warp and step, where the word loads take 64); gemmSharedConflict reads Bs[tx][k..k+3] as 8 LDS.128
+// whose lanes are 128 bytes apart, 4 quarter-warps of 8 wavefronts each
+// (8·2 + 8·32 = 272, where the word loads cost 32 + 32·32 = 1,056). The
+// results are the same either way.
+func TestGemmWidths(t *testing.T) {
 	if testing.Short() {
 		t.Skip("ptxas on the sweep's module")
 	}
 	mod := parsePTXFile(t, "../internal/sweep/kernels.ptx")
 	sass := ptxasSASS(t, "../internal/sweep/kernels.ptx", "nothing checked")
 	const n = 64
-	var waves [2]int64
-	var outs [2][]float32
-	for i, s := range []SASSWidths{nil, sass} {
-		k, err := NewPTXKernel(mod, "gemmSharedConflict")
-		if err != nil {
-			t.Fatal(err)
+	for _, tc := range []struct {
+		kernel        string
+		groups        int
+		ptxWf, sassWf int64 // shared load wavefronts a warp and tile step
+	}{
+		{"gemmShared", 8, 64, 48},
+		// 16 groups marked at the line, as its count of LDS.128 there
+		// cannot tell which; Bs's rows are 33 words apart, so its
+		// groups are never aligned and stay word loads.
+		{"gemmSharedPadded", 16, 64, 48},
+		{"gemmSharedConflict", 16, 1056, 272},
+	} {
+		var waves [2]int64
+		var outs [2][]float32
+		for i, s := range []SASSWidths{nil, sass} {
+			k, err := NewPTXKernel(mod, tc.kernel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups := k.SetSharedWidths(s, "test")
+			if s != nil && groups != tc.groups {
+				t.Errorf("%s: %d merged groups, want %d", tc.kernel, groups, tc.groups)
+			}
+			d := NewDevice(testModel(t, "h200"))
+			a := make([]float32, n*n)
+			for j := range a {
+				a[j] = float32(j%7) - 3
+			}
+			A, B := mustUpload(t, d, "a", a), mustUpload(t, d, "b", a)
+			C := mustUpload(t, d, "c", make([]float32, n*n))
+			st, err := d.LaunchPTX(context.Background(), k, Dim2(n/32, n/32), Dim2(32, 32), 0, A, B, C, int32(n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			waves[i], outs[i] = st.SharedLoad.Wavefronts, C.Data
 		}
-		groups := k.SetSharedWidths(s, "test")
-		if s != nil && groups != 16 {
-			t.Errorf("%d merged groups, want 16", groups)
+		warpSteps := int64(n/32*n/32) * 32 * (n / 32)
+		if waves[0] != warpSteps*tc.ptxWf || waves[1] != warpSteps*tc.sassWf {
+			t.Errorf("%s: shared load wavefronts %d (PTX) and %d (SASS), want %d and %d", tc.kernel, waves[0], waves[1], warpSteps*tc.ptxWf, warpSteps*tc.sassWf)
 		}
-		d := NewDevice(testModel(t, "h200"))
-		a := make([]float32, n*n)
-		for j := range a {
-			a[j] = float32(j%7) - 3
+		for j := range outs[0] {
+			if outs[0][j] != outs[1][j] {
+				t.Fatalf("%s: C[%d] = %v with widths, %v without", tc.kernel, j, outs[1][j], outs[0][j])
+			}
 		}
-		A, B := mustUpload(t, d, "a", a), mustUpload(t, d, "b", a)
-		C := mustUpload(t, d, "c", make([]float32, n*n))
-		st, err := d.LaunchPTX(context.Background(), k, Dim2(n/32, n/32), Dim2(32, 32), 0, A, B, C, int32(n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		waves[i], outs[i] = st.SharedLoad.Wavefronts, C.Data
 	}
-	warpSteps := int64(n/32*n/32) * 32 * (n / 32)
-	if waves[0] != warpSteps*1056 || waves[1] != warpSteps*288 {
-		t.Errorf("shared load wavefronts %d (PTX) and %d (SASS), want %d and %d", waves[0], waves[1], warpSteps*1056, warpSteps*288)
+}
+
+// TestWideWavefronts holds wideWavefronts to the H200's rows of
+// sharedwide.cu (evidence/timemodel-sharedwide-h200-2026-12-05): 32-, 64-
+// and 128-bit shared loads, every lane at one address (bcast), lane l at l
+// × width (seq) and lanes l and l + 16 at one address (half), at 64 warps
+// an SM. The SM serves a wavefront a cycle (32-bit loads: 0.99 requests a
+// cycle), so a row's requests an SM a cycle is 1 over the access's
+// wavefronts; the rule's must be within 10% of each row. The phases alone
+// (the rule before the bcast rows) miss both broadcasts by half or more.
+func TestWideWavefronts(t *testing.T) {
+	data, err := os.ReadFile("../evidence/timemodel-sharedwide-h200-2026-12-05/sharedwide.csv")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for j := range outs[0] {
-		if outs[0][j] != outs[1][j] {
-			t.Fatalf("C[%d] = %v with widths, %v without", j, outs[1][j], outs[0][j])
+	rows, _, err := ParseMicrobench(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	width := map[string]uint64{"sh_ld32": 4, "sh_ld64": 8, "sh_ld128": 16}
+	lane := map[string]func(l int) int{
+		"pattern=bcast": func(int) int { return 0 },
+		"pattern=seq":   func(l int) int { return l },
+		"pattern=half":  func(l int) int { return l & 15 },
+	}
+	var words [128]uint32
+	n := 0
+	for _, r := range rows {
+		wb, ok := width[r.Name]
+		if !ok || wb == 4 {
+			continue
 		}
+		var off [32]uint64
+		for l := range off {
+			off[l] = uint64(lane[r.Param](l)) * wb
+		}
+		wf, _, lanes := wideWavefronts(off[:], ^uint32(0), wb, true, words[:])
+		if lanes != 32 {
+			t.Errorf("%s %s: %d lanes, want 32", r.Name, r.Param, lanes)
+		}
+		if got := 1 / float64(wf); math.Abs(got-r.Value)/r.Value > 0.10 {
+			t.Errorf("%s %s: %d wavefronts, %.3f requests a cycle; the H200 %.3f", r.Name, r.Param, wf, got, r.Value)
+		}
+		n++
+	}
+	if n != 6 {
+		t.Fatalf("%d rows of 64- and 128-bit loads, want 6", n)
 	}
 }

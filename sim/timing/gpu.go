@@ -129,7 +129,11 @@ type Constants struct {
 	// atom_g_same, 1.36 G a second at 1 to 64 warps per SM), one update
 	// (an operation of one lane takes that long: atom_g_words w = 1..4),
 	// its sectors × AtomicSectorSeconds (atom_g_words w = 8: eight lanes
-	// on one sector), and its lanes × AtomicLineSeconds / 32
+	// on one sector) where it touched all 8 words of a sector and
+	// × AtomicWordSeconds where fewer (a sparse sector costs an update:
+	// atomsplit.cu's atom_g_sectors, four lanes over 1, 2 and 4 sectors,
+	// 0.733–0.736 ns a sector, evidence/timemodel-atomsplit-h200-2026-12-05),
+	// and its lanes × AtomicLineSeconds / 32
 	// (AtomicLineSeconds is a 32-lane operation on 32 words: atom_g_lines
 	// at one line). AtomicUnits is how many lines' operations proceed at
 	// once against the distinct lines a launch hits (atom_g_lines: rate at
@@ -306,7 +310,8 @@ func unitsAt(c []AtomicUnit, lines float64) float64 {
 // another (Constants' rule, on the line's sums: its most-lanes-on-a-word
 // × AtomicWordSeconds, its operations × AtomicWordSeconds, its sectors ×
 // AtomicSectorSeconds, its lanes × AtomicLineSeconds / 32, whichever is
-// longest; for operations alike the sum of each one's longest), the lines
+// longest, a sector of which it touched fewer than 8 words at
+// AtomicWordSeconds; for operations alike the sum of each one's longest), the lines
 // together at the units the curve gives for as many lines, and never less
 // than the hardest-hit line alone.
 func atomicTime(c *Constants, lines []AtomicLine) float64 {
@@ -315,8 +320,8 @@ func atomicTime(c *Constants, lines []AtomicLine) float64 {
 	}
 	var sum, hot float64
 	for _, a := range lines {
-		t := max(float64(max(a.Dup, a.Ops))*c.AtomicWordSeconds, float64(a.Sectors)*c.AtomicSectorSeconds,
-			float64(a.Lanes)*c.AtomicLineSeconds/32)
+		sectors := float64(a.Sectors-a.Partial)*c.AtomicSectorSeconds + float64(a.Partial)*c.AtomicWordSeconds
+		t := max(float64(max(a.Dup, a.Ops))*c.AtomicWordSeconds, sectors, float64(a.Lanes)*c.AtomicLineSeconds/32)
 		sum += t
 		hot = max(hot, t)
 	}

@@ -430,6 +430,8 @@ func (t *RoundState) End() Rounds {
 // the warp-level operations that touched it, their lanes, their distinct
 // words and 32-byte sectors, and, summed over the operations, the most
 // lanes one word had in each (32 a warp whose lanes all add to one word, 1
-// with every lane on a word of its own). The atomics term (Estimate)
-// takes the line the launch hit hardest.
-type AtomicLine struct{ Ops, Lanes, Words, Sectors, Dup int64 }
+// with every lane on a word of its own). Partial counts the sectors,
+// operation by operation, of which the operation did not touch all 8
+// words. The atomics term (Estimate) takes the line the launch hit
+// hardest.
+type AtomicLine struct{ Ops, Lanes, Words, Sectors, Partial, Dup int64 }

@@ -1,0 +1,94 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+)
+
+const loneRowRecorded = "../evidence/timemodel-lonerow-h200-2026-12-05/lonerow.csv"
+
+// TestLoneRow runs lonerow.cu's launch on the simulator: the SpMV lesson's
+// spmvCsrThreadPerRow on one row of 16,384 entries, one lane alone, x of
+// 2^10, 2^20 and 2^25 floats, columns in order or random (the program's
+// LCG), with ptxas's loop passes where ptxas is present. It logs the
+// modeled time against the H200's warm and cold rows
+// (evidence/timemodel-lonerow-h200-2026-12-05) and holds the model to the
+// order the H200 gives both ways: x in L1 (2^10) cheapest, then columns in
+// order, then random columns, at 2^20. The model's footprint fits the L2,
+// so it prices the warm launch: docs/timemodel.md says how far off it is.
+func TestLoneRow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three 16,384-entry launches")
+	}
+	data, err := os.ReadFile(loneRowRecorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := ParseMicrobench(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h200 := map[string]float64{}
+	for _, r := range rows {
+		h200[r.Name+" "+r.Param] = r.Value * 1e-6
+	}
+	var sass SASSWidths
+	if Ptxas() != "" {
+		sass = ptxasSASS(t, "../lessons/spmv/spmv.ptx", "")
+	}
+	mod := parsePTXFile(t, "../lessons/spmv/spmv.ptx")
+	const L = 16384
+	modeled := map[string]float64{}
+	for _, c := range []struct {
+		lg     int
+		random bool
+	}{{10, false}, {20, false}, {20, true}} {
+		k, err := NewPTXKernel(mod, "spmvCsrThreadPerRow")
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.SetLoadPasses(sass, "ptxas")
+		xn := 1 << c.lg
+		col, val := make([]int32, L), make([]float32, L)
+		s := uint64(27)
+		for j := range col {
+			s = s*6364136223846793005 + 1442695040888963407
+			col[j] = int32(j % xn)
+			if c.random {
+				col[j] = int32((s >> 33) % uint64(xn))
+			}
+			val[j] = 1
+		}
+		d := NewDevice(testModel(t, "h200"))
+		st, err := d.LaunchPTX(context.Background(), k, Dim1(1), Dim1(32), 0,
+			mustUpload(t, d, "rowPtr", []int32{0, L}), mustUpload(t, d, "col", col), mustUpload(t, d, "val", val),
+			mustUpload(t, d, "x", make([]float32, xn)), mustUpload(t, d, "y", make([]float32, 1)), uint64(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols := "in order"
+		if c.random {
+			cols = "random"
+		}
+		p := fmt.Sprintf("x=2^%d cols=%s", c.lg, cols)
+		modeled[p] = st.Time.Seconds
+		warm, cold := h200["lonerow_warm "+p], h200["lonerow_cold "+p]
+		if warm == 0 || cold == 0 {
+			t.Fatalf("%s: no H200 rows", p)
+		}
+		t.Logf("%s: modeled %.1f µs, the H200 %.1f warm (%.2f), %.1f cold (%.2f)", p, st.Time.Seconds*1e6,
+			warm*1e6, st.Time.Seconds/warm, cold*1e6, st.Time.Seconds/cold)
+	}
+	order := []string{"x=2^10 cols=in order", "x=2^20 cols=in order", "x=2^20 cols=random"}
+	for i := 1; i < len(order); i++ {
+		a, b := order[i-1], order[i]
+		if h200["lonerow_warm "+a] >= h200["lonerow_warm "+b] || h200["lonerow_cold "+a] >= h200["lonerow_cold "+b] {
+			t.Fatalf("the H200's rows are not ordered %s < %s", a, b)
+		}
+		if modeled[a] >= modeled[b] {
+			t.Errorf("modeled %s %.1f µs, not below %s %.1f µs", a, modeled[a]*1e6, b, modeled[b]*1e6)
+		}
+	}
+}
