@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"testing"
 
 	"github.com/warplab/warplab/sim/ptx"
@@ -93,18 +92,7 @@ const atomsplitRecorded = "../evidence/timemodel-atomsplit-h200-2026-12-05/atoms
 //     AtomicSectorSeconds (a full sector's, atom_g_words w = 8) they were
 //     20% fast at 2 and 4 sectors.
 func TestAtomicSplitAndSectors(t *testing.T) {
-	data, err := os.ReadFile(atomsplitRecorded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, _, err := ParseMicrobench(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h200 := map[string]float64{}
-	for _, r := range rows {
-		h200[r.Name+" "+r.Param] = r.Value
-	}
+	h200 := microValues(readMicrobench(t, atomsplitRecorded), 1)
 	// word(lane) = (lane mod m) × 32 + lane / m for split; lane × 2s for
 	// sectors, lanes 4 and up idle (lanes < active).
 	const src = `

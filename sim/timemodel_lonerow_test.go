@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"os"
 	"testing"
 )
 
@@ -22,18 +21,7 @@ func TestLoneRow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three 16,384-entry launches")
 	}
-	data, err := os.ReadFile(loneRowRecorded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, _, err := ParseMicrobench(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h200 := map[string]float64{}
-	for _, r := range rows {
-		h200[r.Name+" "+r.Param] = r.Value * 1e-6
-	}
+	h200 := microValues(readMicrobench(t, loneRowRecorded), 1e-6)
 	var sass SASSWidths
 	if Ptxas() != "" {
 		sass = ptxasSASS(t, "../lessons/spmv/spmv.ptx", "")

@@ -12,8 +12,13 @@ import (
 const mechanismsRecorded = "../evidence/timemodel-micro-mechanisms-h200-2026-12-04/mechanisms.csv"
 
 func recordedMechanisms(t *testing.T) []MicrobenchRow {
+	return readMicrobench(t, mechanismsRecorded)
+}
+
+// readMicrobench reads a recorded microbenchmark CSV (ParseMicrobench).
+func readMicrobench(t *testing.T, path string) []MicrobenchRow {
 	t.Helper()
-	data, err := os.ReadFile(mechanismsRecorded)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,6 +27,15 @@ func recordedMechanisms(t *testing.T) []MicrobenchRow {
 		t.Fatal(err)
 	}
 	return rows
+}
+
+// microValues is rows' values by "name param", each times scale.
+func microValues(rows []MicrobenchRow, scale float64) map[string]float64 {
+	v := make(map[string]float64, len(rows))
+	for _, r := range rows {
+		v[r.Name+" "+r.Param] = r.Value * scale
+	}
+	return v
 }
 
 // TestOccupancyRegistersMicrobenchmark: GPU.BlocksPerSM with registers

@@ -224,14 +224,7 @@ func TestGemmWidths(t *testing.T) {
 // wavefronts; the rule's must be within 10% of each row. The phases alone
 // (the rule before the bcast rows) miss both broadcasts by half or more.
 func TestWideWavefronts(t *testing.T) {
-	data, err := os.ReadFile("../evidence/timemodel-sharedwide-h200-2026-12-05/sharedwide.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, _, err := ParseMicrobench(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := readMicrobench(t, "../evidence/timemodel-sharedwide-h200-2026-12-05/sharedwide.csv")
 	width := map[string]uint64{"sh_ld32": 4, "sh_ld64": 8, "sh_ld128": 16}
 	lane := map[string]func(l int) int{
 		"pattern=bcast": func(int) int { return 0 },
