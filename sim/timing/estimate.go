@@ -41,8 +41,8 @@ import (
 //	         a GPU without a measurement (tensor.go)
 //	issue    the warp instructions of the SM that received the most /
 //	         (IssuePerSMCycle × clock × efficiency); efficiency is
-//	         IssueEfficiency when an SM holds at least half its warp slots,
-//	         less in proportion below that
+//	         IssueEfficiency when an SM holds a warp for each of its
+//	         schedulers, less in proportion below that (issueEff)
 //	latency  the critical path: blocks, in order, take the block slot that
 //	         frees first (blocks per SM from the occupancy limits, registers
 //	         among them where ptxas gave the kernel's), and each holds it
@@ -400,13 +400,24 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool, dr
 	return best, t, name
 }
 
+// SchedulersPerSM is how many warp schedulers an SM has (Volta and later:
+// four sub-partitions, one scheduler each, one warp instruction a cycle).
+const SchedulersPerSM = 4
+
 // issueEff is the share of the schedulers' issue slots a launch can use:
-// IssueEfficiency with at least half of an SM's warp slots resident, less
-// in proportion with fewer.
+// IssueEfficiency with a warp for every scheduler, less in proportion with
+// fewer (a warp issues on its own scheduler only). Fewer warps than the SM
+// holds do not lower it further: what keeps a warp from issuing every
+// cycle is its own dependences, which the latency term charges
+// (WarpCPI). microbench.cu's issue_ffma1 (one dependent chain a thread)
+// runs at 1.91 warp FFMAs an SM a cycle with 8 warps an SM on the H200
+// and 3.66 with 16; an issue rate that fell in proportion below half the
+// SM's warp slots (the model to 2026-12-05) gave half that
+// (TestDependentChainIssue).
 func issueEff(g *GPU, s *Counters, active float64) float64 {
 	if s.Warps == 0 || active == 0 {
 		return IssueEfficiency
 	}
 	perSM := min(float64(s.Warps)/active, float64(g.MaxWarpsPerSM))
-	return IssueEfficiency * min(1, perSM/(float64(g.MaxWarpsPerSM)/2))
+	return IssueEfficiency * min(1, perSM/SchedulersPerSM)
 }
