@@ -14,9 +14,9 @@ import (
 // embedded calibration, sim/calibration/h200.csv). A chain issues one FFMA
 // every WarpCPI cycles, so with w warps an SM the SM issues w/WarpCPI a
 // cycle until its schedulers are full (issue_ffma8's IssuePerSMCycle):
-// 1.48 at 8 warps, 2.98 at 16 on the H200. An issue rate that fell in
+// 1.91 at 8 warps, 3.66 at 16 on the H200. An issue rate that fell in
 // proportion with the warps below half the SM's slots (the model before
-// 2026-12-05) gave 0.94 and 1.88 there: the latency term already holds a
+// 2026-12-05) gave 0.95 and 1.89 there: the latency term already holds a
 // warp's own dependences, and the issue term charged them a second time.
 func TestDependentChainIssue(t *testing.T) {
 	m := testModel(t, "h200")

@@ -18,7 +18,7 @@ const overlapRecorded = "../evidence/timemodel-overlap-h200-2026-12-05/overlap.c
 // rate that fell in proportion below half the SM's warps (the model to
 // 2026-12-05) put K = 128 at 1.33 of the H200's. At 32 and 64 warps the
 // H200 adds the scheduler's queue to the path (500 ns at K = 32 and 64
-// warps, where the path is 246 and the issue 290) and the model takes the
+// warps, where the path is 241 and the issue 291) and the model takes the
 // longer of the two; those rows are logged, and held only to the order of
 // the sizes (docs/timemodel.md, "Instructions and memory waits on a full
 // SM").
