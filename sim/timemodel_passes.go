@@ -203,7 +203,9 @@ func (pk *PTXKernel) LoadPasses() (unrolled int, from string) {
 }
 
 // tmPass is a global load's place in the loops as compiled (SetLoadPasses).
-func (x *xin) tmPass() timing.Pass { return timing.Pass{Loop: x.tmLoop, Span: x.tmSpan} }
+func (x *xin) tmPass() timing.Pass {
+	return timing.Pass{Loop: x.tmLoop, Span: x.tmSpan, Unroll: x.tmUnroll}
+}
 
 // newPass reports whether x, a first-level global load, starts a new pass
 // of the warp's over its block's loads as compiled, for the L1's line

@@ -288,6 +288,13 @@ type RoundState struct {
 	quiet                bool   // the last load noted joined an opener's round: its miss is not the round's
 	budget               [Levels]uint8
 	loop                 [Levels]uint16
+	// A compiled pass's rounds, per level: the PTX passes still to come
+	// in the one under way (cpLeft) and its loop (cpLoop); whether one of
+	// its rounds waited for a miss (charged) and whether a load that
+	// joined an opener's round missed (pending).
+	cpLeft           [Levels]uint8
+	cpLoop           [Levels]uint16
+	charged, pending uint32
 }
 
 // PassUnit is the parts of a PTX pass Pass.Span counts in.
@@ -305,9 +312,26 @@ const PassUnit = 8
 // 5 = 1.6 PTX passes (Span 13). A round the first of such a span's passes
 // opens is joined by the span's other passes; a fraction left over joins
 // the next span, so rounds come at the compiled code's rate on average.
+// Such a round waits for the load that opened it (the code's first use);
+// a later load's miss is waited for at a later round of the compiled
+// pass, and where no round of the compiled pass (Unroll PTX passes) at
+// its level waited for a miss, at the last one: its result is used within
+// the pass. Without that last rule a lone lane whose row starts 1 to 3
+// entries past a multiple of 4 waited for none of its col and val
+// sectors (sim.TestLoneRowStart).
 type Pass struct {
-	Loop uint16
-	Span uint8
+	Loop   uint16
+	Span   uint8
+	Unroll uint8 // the PTX passes one compiled pass holds (0: as many as Span, rounded up)
+}
+
+// passes is the PTX passes of one compiled pass: Unroll, or without it
+// the PTX passes a round spans (rounded up).
+func (p Pass) passes() uint8 {
+	if p.Unroll > 1 {
+		return p.Unroll
+	}
+	return max(1, (p.Span+PassUnit-1)/PassUnit)
 }
 
 // closeLevel closes the open rounds of the levels in mask. A round with a
@@ -321,6 +345,7 @@ func (t *RoundState) closeLevel(mask uint32) {
 	t.done.L2 += int32(bits.OnesCount32(c))
 	t.done.Hit += int32(bits.OnesCount32(o &^ (m | c)))
 	t.done.MissWide += int32(bits.OnesCount32(m & t.wide))
+	t.charged |= m
 	t.open &^= mask
 	t.missed &^= mask
 	t.capped &^= mask
@@ -362,6 +387,19 @@ func (t *RoundState) LoadIn(kind uint8, p Pass, missed, capped bool) {
 	bit := uint32(1) << lv
 	t.quiet = false
 	opened := t.OpensIn(kind, p)
+	newCP := false
+	if p.Span > PassUnit && kind&RoundJoin == 0 {
+		// A new PTX pass at this level: its compiled pass goes on, or
+		// a new one starts, and the last one's misses that no round
+		// waited for are waited for at its last round (still open).
+		if t.cpLoop[lv] == p.Loop && t.cpLeft[lv] > 0 {
+			t.cpLeft[lv]--
+		} else {
+			newCP = true
+			t.cpLoop[lv], t.cpLeft[lv] = p.Loop, p.passes()-1
+			t.missed |= t.pending & bit &^ t.charged & t.open
+		}
+	}
 	if opened {
 		t.closeLevel(bit)
 		t.open |= bit
@@ -393,11 +431,19 @@ func (t *RoundState) LoadIn(kind uint8, p Pass, missed, capped bool) {
 			t.merging &^= bit
 		}
 	}
+	if newCP {
+		t.charged &^= bit
+		t.pending &^= bit
+	}
 	if !opened && t.opener&bit != 0 {
 		// A round of a compiled pass waits where the code first needs
 		// one of its loads, the first issued (issueRounds); the others'
-		// misses are waited for at the pass's later rounds.
+		// misses are waited for at the pass's later rounds, or, where
+		// none of them waits for a miss, at its last.
 		t.quiet = true
+		if missed {
+			t.pending |= bit
+		}
 		return
 	}
 	if missed {
@@ -419,10 +465,12 @@ func (t *RoundState) Wide(kind uint8) {
 // End closes the warp's open rounds and returns all its rounds, leaving
 // the state ready for the next block.
 func (t *RoundState) End() Rounds {
+	t.missed |= t.pending &^ t.charged & t.open
 	t.closeLevel(^uint32(0))
 	r := t.done
 	t.done, t.open, t.missed, t.capped, t.merging, t.wide, t.opener, t.quiet = Rounds{}, 0, 0, 0, 0, 0, 0, false
 	t.loop, t.budget = [Levels]uint16{}, [Levels]uint8{}
+	t.cpLeft, t.cpLoop, t.charged, t.pending = [Levels]uint8{}, [Levels]uint16{}, 0, 0
 	return r
 }
 

@@ -9,7 +9,10 @@ import (
 // rounds, unless the compiled code's round spans 4 of them (Span): then the
 // group's first pass opens and the others join, a loop's last group may be
 // short, another loop (or a load outside loops) opens its own rounds, and
-// a group's round is a miss when the load that opened it missed.
+// a group's round is a miss when the load that opened it missed; with the
+// compiled pass's PTX passes known (Unroll), a miss no round of the
+// compiled pass waited for at its level is waited for at its last round
+// there.
 func TestRoundStatePasses(t *testing.T) {
 	lv1, lv1j := RoundKind(1, false), RoundKind(1, true)
 	lv2 := RoundKind(2, false)
@@ -31,6 +34,7 @@ func TestRoundStatePasses(t *testing.T) {
 		return out
 	}
 	a4, b4, a1 := Pass{Loop: 1, Span: 4 * PassUnit}, Pass{Loop: 2, Span: 4 * PassUnit}, Pass{Loop: 1, Span: PassUnit}
+	c4, f4 := Pass{Loop: 1, Span: 4 * PassUnit, Unroll: 4}, Pass{Loop: 1, Span: 13, Unroll: 4}
 	for _, c := range []struct {
 		name  string
 		loads []load
@@ -42,13 +46,24 @@ func TestRoundStatePasses(t *testing.T) {
 		{"a short last group", passes(6, a4, 0), Rounds{Hit: 4}},
 		{"one miss a group", passes(8, a4, 4), Rounds{Hit: 2, Miss: 2}},
 		// A compiled pass's round waits for its first load: a miss in a
-		// later PTX pass of the span is waited for at a later round.
-		{"a miss in the group's last pass", append(passes(3, a4, 0), pass(a4, true)...), Rounds{Hit: 2}},
+		// later PTX pass of the span is waited for at a later round, or
+		// at the compiled pass's last, here the group's own.
+		{"a miss in the group's last pass", append(passes(3, a4, 0), pass(a4, true)...), Rounds{Hit: 1, Miss: 1}},
 		{"a miss in the PTX's passes", append(passes(3, a1, 0), pass(a1, true)...), Rounds{Hit: 7, Miss: 1}},
 		{"another loop opens its own", append(passes(2, a4, 0), passes(2, b4, 0)...), Rounds{Hit: 4}},
 		// 8 passes at 1.625 passes a round: rounds open at passes 0, 1,
 		// 3, 4 and 6 (8/1.625 = 4.9), at each of the two levels.
 		{"a fractional span", passes(8, Pass{Loop: 1, Span: 13}, 0), Rounds{Hit: 10}},
+		// A compiled pass (Unroll PTX passes) waits at each level for a
+		// miss none of its rounds waited for at its last round there.
+		{"a compiled pass's joined miss", append(passes(3, c4, 0), pass(c4, false)[0], load{lv1j, c4, true}, pass(c4, false)[2]), Rounds{Hit: 1, Miss: 1}},
+		{"a joined miss, the next compiled pass", append(append(passes(1, c4, 0), load{lv1, c4, false}, load{lv1j, c4, true}, load{lv2, c4, false}), passes(6, c4, 0)...),
+			Rounds{Hit: 3, Miss: 1}},
+		{"a joined miss where the opener missed", append(passes(1, c4, 1), load{lv1, c4, false}, load{lv1j, c4, true}, load{lv2, c4, false}), Rounds{Hit: 1, Miss: 1}},
+		// 8 passes at 1.625 a round, 4 a compiled pass: a miss joined in
+		// pass 2 is waited for at pass 3's round, the compiled pass's last.
+		{"a fractional span's joined miss", append(append(passes(2, f4, 0), load{lv1, f4, false}, load{lv1j, f4, true}, load{lv2, f4, false}), passes(5, f4, 0)...),
+			Rounds{Hit: 9, Miss: 1}},
 		{"a load outside loops between groups", append(append(passes(2, a4, 0), load{lv1, Pass{}, false}), passes(2, a4, 0)...),
 			Rounds{Hit: 2 + 1 + 2}},
 	} {
