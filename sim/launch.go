@@ -220,6 +220,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		miss  int64
 		cap   int64 // of L2Sectors, those the L1's capacity lost
 		grans int64 // per request, the 64-byte granules of its L2Sectors (loads)
+		lines int64 // per request, the 128-byte lines of its L2Sectors
 		buf   int
 	}
 	byKey := map[siteKey]*merged{}
@@ -274,6 +275,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 			}
 			s.l2Grans += a.l2Grans
 			m.grans += a.l2Grans
+			m.lines += a.l2Lines
 			m.miss += a.missRequests
 			m.buf = key.buf
 			s.L1Wavefronts += a.lines
@@ -297,6 +299,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		for _, m := range byKey {
 			m.SiteStats.scale(f)
 			m.ideal, m.miss, m.cap, m.grans = scaled(m.ideal, f), scaled(m.miss, f), scaled(m.cap, f), scaled(m.grans, f)
+			m.lines = scaled(m.lines, f)
 		}
 	}
 	sort.Slice(keys, func(i, j int) bool {
@@ -324,7 +327,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		case k.shared:
 			s.SharedStore.add(m.Requests, m.Wavefronts, m.ideal)
 		case k.op == opLd:
-			s.loadSites = append(s.loadSites, loadSite{requests: m.Requests, miss: m.miss, l2: m.L2Sectors - m.cap, l2All: m.L2Sectors, grans: m.grans, buf: m.buf})
+			s.loadSites = append(s.loadSites, loadSite{requests: m.Requests, miss: m.miss, l2: m.L2Sectors - m.cap, l2All: m.L2Sectors, grans: m.grans, lines: m.lines, buf: m.buf})
 			s.GlobalLoad.Requests += m.Requests
 			s.GlobalLoad.Sectors += m.Sectors
 			s.L2Sectors += m.L2Sectors
@@ -345,13 +348,14 @@ func (l *launch) stats(workers []*worker) *Stats {
 			footprint[key] = footprint[key].or(b)
 		}
 	}
-	uniq := map[int]int64{}
+	uniq, lines := map[int]int64{}, map[int]int64{}
 	perBuf := map[int]int64{}
 	for key, b := range footprint {
 		n := footprintSectors(b.count(), l.sampleScale(), int64(len(b.words))*64)
 		perBuf[key[0]] += n * 32
 		if key[1] == 0 {
 			uniq[key[0]] = n
+			lines[key[0]] = footprintSectors(b.countQuads(), l.sampleScale(), int64(len(b.words))*16)
 			s.uniqueRead += n * 32
 			s.uniqueGrans += footprintSectors(b.countPairs(), l.sampleScale(), int64(len(b.words))*32)
 		} else {
@@ -361,9 +365,10 @@ func (l *launch) stats(workers []*worker) *Stats {
 	s.l2Share = l.d.l2Resident(perBuf, s.uniqueRead+s.DRAMWriteBytes)
 	// A buffer's L1 misses that are not its first touch of a sector hit in
 	// L2; the share is per buffer, so it does not depend on block order.
-	l2 := map[int]int64{}
+	l2, lineTx := map[int]int64{}, map[int]int64{}
 	for _, ls := range s.loadSites {
 		l2[ls.buf] += ls.l2
+		lineTx[ls.buf] += ls.lines
 	}
 	for i := range s.loadSites {
 		ls := &s.loadSites[i]
@@ -372,7 +377,7 @@ func (l *launch) stats(workers []*worker) *Stats {
 		}
 	}
 	s.rereadGrans, s.rereadSectors = rereadGranules(s.loadSites, uniq)
-	s.reads = bufferReads(l2, uniq)
+	s.reads = bufferReads(l2, uniq, lines, lineTx)
 	s.tmCollect(l, workers)
 	l.d.model.estimate(s)
 	return s

@@ -81,7 +81,7 @@ func Models() []Model {
 			GPU: timing.GPU{
 				Key: "h200", Name: "NVIDIA H200", CCMajor: 9, CCMinor: 0, SMs: 132, MaxThreadsPerSM: 2048, MaxWarpsPerSM: 64,
 				MaxThreadsPerBlock: 1024, MaxBlocksPerSM: 32, SharedPerBlock: 227 * kib, SharedPerSM: 228 * kib,
-				L2Bytes: 50 * mib, MemoryBytes: 141 * gib, DRAMBandwidth: 4.8e12, FP32Flops: 67e12, TF32Flops: 494.7e12,
+				L2Bytes: 60 * mib, MemoryBytes: 141 * gib, DRAMBandwidth: 4.8e12, FP32Flops: 67e12, TF32Flops: 494.7e12,
 				ClockHz: 1.98e9, L1Bytes: 256 * kib, L1DataBytes: 256 * kib, RegistersPerSM: 64 * kib, RegAllocUnit: 256,
 			},
 			Constants: timing.Constants{

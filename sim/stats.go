@@ -157,6 +157,7 @@ type Stats struct {
 type loadSite struct {
 	requests, miss, l2 int64
 	l2All, grans       int64 // its L2 sectors with the ones the L1's capacity lost, and their granules per request
+	lines              int64 // their 128-byte lines per request (line transactions)
 	buf                int
 	l2HitShare         float64
 }
@@ -197,10 +198,11 @@ func rereadGranules(sites []loadSite, uniq map[int]int64) (grans, sectors float6
 }
 
 // bufferReads is each buffer's loads for the L2's reuse rule
-// (timing.RereadMissShare): its distinct bytes read (uniq, in sectors) and
+// (timing.RereadMissShare): its distinct bytes read (uniq, in sectors), the
+// distinct 128-byte lines they lie in (lines) and
 // its load sites' L2 sectors by buffer (l2: the L1's capacity misses left out), in
 // buffer order so that the model's sums do not depend on a map's.
-func bufferReads(l2, uniq map[int]int64) []timing.BufferReads {
+func bufferReads(l2, uniq, lines, lineTx map[int]int64) []timing.BufferReads {
 	ids := make([]int, 0, len(uniq))
 	for id := range uniq {
 		ids = append(ids, id)
@@ -208,7 +210,7 @@ func bufferReads(l2, uniq map[int]int64) []timing.BufferReads {
 	slices.Sort(ids)
 	out := make([]timing.BufferReads, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, timing.BufferReads{Unique: uniq[id] * 32, L2Sectors: max(l2[id], uniq[id])})
+		out = append(out, timing.BufferReads{Unique: uniq[id] * 32, L2Sectors: max(l2[id], uniq[id]), Lines: lines[id], LineTouches: lineTx[id]})
 	}
 	return out
 }

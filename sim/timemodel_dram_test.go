@@ -121,3 +121,49 @@ func TestDependentLatencies(t *testing.T) {
 		}
 	}
 }
+
+// TestBufferReadsLines runs the same strided read at s = 32 and 128 bytes:
+// the buffer's loads touch every sector of a line in the first and one
+// sector a line in the second, so its distinct 128-byte lines are a
+// quarter of its sectors and then as many (the L2's reuse rule holds a
+// line whole: timing.BufferReads.Lines); each line is sent to L2 by one
+// request, with all four of its sectors at 32 and one at 128.
+func TestBufferReadsLines(t *testing.T) {
+	mod := parsePTXFile(t, "testdata/dram_micro.ptx")
+	const span = 16 << 20
+	d := NewDevice(testModel(t, "h200"))
+	buf, err := Alloc[float32](d, "p", span/4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Alloc[float32](d, "out", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		s              uint64
+		linesPerSector float64
+		touchesPerLine float64 // line transactions over distinct lines
+	}{{32, 0.25, 1}, {128, 1, 1}} {
+		k, err := NewPTXKernel(mod, "strideRead")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n8 := span / c.s / 8
+		st, err := d.LaunchPTX(context.Background(), k, Dim1(int(n8/256)), Dim1(256), 0, buf, out, n8, c.s/4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.reads) != 1 {
+			t.Fatalf("s = %d B: %d buffers read, want 1", c.s, len(st.reads))
+		}
+		r := st.reads[0]
+		sectors := float64(r.Unique) / 32
+		if got := float64(r.Lines) / sectors; math.Abs(got-c.linesPerSector) > 1e-9 {
+			t.Errorf("s = %d B: %d lines for %.0f sectors (%.3f a sector), want %.2f", c.s, r.Lines, sectors, got, c.linesPerSector)
+		}
+		if got := float64(r.LineTouches) / float64(r.Lines); math.Abs(got-c.touchesPerLine) > 1e-9 {
+			t.Errorf("s = %d B: %d line transactions for %d lines, want %.0f a line", c.s, r.LineTouches, r.Lines, c.touchesPerLine)
+		}
+	}
+}

@@ -120,8 +120,9 @@ func l2reusePoints(m Model, rows []MicrobenchRow) []l2reusePoint {
 // gathered 2^26 times, a float written by each of the run's threads.
 func l2reuseModeled(m Model, x, capacity float64) float64 {
 	reads := []timing.BufferReads{
-		{Unique: l2reuseN * l2reuseStreamPerElt, L2Sectors: l2reuseN * l2reuseStreamPerElt / 32},
-		{Unique: int64(x), L2Sectors: l2reuseN},
+		{Unique: l2reuseN * l2reuseStreamPerElt, L2Sectors: l2reuseN * l2reuseStreamPerElt / 32,
+			Lines: l2reuseN * l2reuseStreamPerElt / 128, LineTouches: l2reuseN * l2reuseStreamPerElt / 128},
+		{Unique: int64(x), L2Sectors: l2reuseN, Lines: int64(x) / 128, LineTouches: l2reuseN},
 	}
 	return timing.RereadMissShare(reads, int64(m.SMs*l2reuseThreadsPerSM*4), 1, capacity)
 }

@@ -760,6 +760,17 @@ func (b *bitmap) countPairs() int64 {
 	return n
 }
 
+// countQuads is the number of bit quads (4k to 4k+3) with a bit set: the
+// 128-byte lines of a sector bitmap.
+func (b *bitmap) countQuads() int64 {
+	var n int64
+	for i := range b.words {
+		v := b.words[i].Load()
+		n += int64(bits.OnesCount64((v | v>>1 | v>>2 | v>>3) & 0x1111111111111111))
+	}
+	return n
+}
+
 // or returns the union of a (nil: empty) and b, reusing a's words.
 func (a *bitmap) or(b *bitmap) *bitmap {
 	if a == nil {

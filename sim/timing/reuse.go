@@ -9,6 +9,23 @@ import "math"
 type BufferReads struct {
 	Unique    int64 // bytes
 	L2Sectors int64
+	// Lines is the distinct 128-byte lines the bytes lie in, and
+	// LineTouches the line transactions the loads sent to L2 for them
+	// (per request, the lines of its L2 sectors); Lines 0: not known.
+	Lines, LineTouches int64
+}
+
+// held is what the buffer's reads in a share g of the launch take of the
+// L2: the L2 allocates 128-byte lines and fills them by sector, so a line
+// any of whose sectors was read in the window takes a whole line, and a
+// line is touched as often as requests sent it a sector. Without Lines,
+// the distinct sectors, each as often as it is touched.
+func (b BufferReads) held(g float64) float64 {
+	if b.Lines <= 0 {
+		return float64(b.Unique) * (1 - math.Pow(1-g, b.touches()))
+	}
+	k := max(1, float64(b.LineTouches)/float64(b.Lines))
+	return float64(b.Lines) * 128 * (1 - math.Pow(1-g, k))
 }
 
 // touches is how many times the buffer's loads touched each of its
@@ -31,11 +48,14 @@ func (b BufferReads) rereads() float64 {
 //
 // A sector touched k times at moments spread evenly at random over the
 // launch is re-read a gap g (a share of the launch) after its last touch
-// with P(gap > g) = (1 − g)^k; in a window of g the launch touches
-// D(g) = Σ_c U_c·(1 − (1 − g)^k_c) + written·g distinct bytes (U_c the
-// buffer's distinct bytes, k_c its touches a sector). LRU keeps the
-// sector while D(gap) ≤ capacity, so the share that misses is
-// (1 − g*)^k_b with D(g*) = capacity, and 0 when the whole launch fits.
+// with P(gap > g) = (1 − g)^k; in a window of g the launch holds
+// D(g) = Σ_c H_c(g) + written·g bytes of the L2, H_c the buffer's part
+// (held: its lines × 128 × (1 − (1 − g)^k_c), k_c its line transactions a
+// line, since the L2 allocates 128-byte lines; without lines, its
+// distinct bytes × (1 − (1 − g)^k), k its touches a sector). LRU keeps
+// the sector while D(gap) ≤ capacity, so the share that misses is
+// (1 − g*)^k_b, k_b the buffer's touches a sector, with D(g*) =
+// capacity, and 0 when the whole launch fits.
 // A small buffer gathered often (an SpMV's x beside its streamed matrix)
 // is re-read soon and stays; a buffer re-read once, late, does not. The
 // even spread is the rule's assumption: a stencil's neighbours, re-read
@@ -54,7 +74,7 @@ func reuseWindow(reads []BufferReads, written int64, capacity float64) float64 {
 	distinct := func(g float64) float64 {
 		d := float64(written) * g
 		for _, c := range reads {
-			d += float64(c.Unique) * (1 - math.Pow(1-g, c.touches()))
+			d += c.held(g)
 		}
 		return d
 	}

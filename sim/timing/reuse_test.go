@@ -60,3 +60,32 @@ func TestRereadMissShareMonotone(t *testing.T) {
 		prev = got
 	}
 }
+
+// TestRereadMissShareLines: the L2 allocates 128-byte lines. A buffer
+// whose loads read one sector of each line (a strided read) holds four
+// times its bytes of the L2, so the same re-reads miss more than a dense
+// buffer's of the same bytes and touches; a stream read a line a request
+// holds what its bytes do, as without lines.
+func TestRereadMissShareLines(t *testing.T) {
+	const mib = 1 << 20
+	stream := BufferReads{Unique: 512 * mib, L2Sectors: 512 * mib / 32}
+	streamLines := stream
+	streamLines.Lines, streamLines.LineTouches = 512*mib/128, 512*mib/128
+	// 16 MiB of sectors, each re-read 8 times by one-lane-a-line requests:
+	// dense, its sectors fill 4 Mi lines' worth (every sector of a line
+	// read); sparse, one sector a line of 64 MiB of lines.
+	dense := BufferReads{Unique: 16 * mib, L2Sectors: 8 * 16 * mib / 32, Lines: 16 * mib / 128, LineTouches: 8 * 16 * mib / 32}
+	sparse := BufferReads{Unique: 16 * mib, L2Sectors: 8 * 16 * mib / 32, Lines: 16 * mib / 32, LineTouches: 8 * 16 * mib / 32}
+	const capacity = 48 * mib
+	d := RereadMissShare([]BufferReads{streamLines, dense}, 0, 1, capacity)
+	s := RereadMissShare([]BufferReads{streamLines, sparse}, 0, 1, capacity)
+	if !(s > d) {
+		t.Errorf("one sector a line: miss share %.4f, not above the dense buffer's %.4f", s, d)
+	}
+	// The stream's lines, each touched once, fill the window as its bytes.
+	a := RereadMissShare([]BufferReads{stream, {Unique: 48 * mib, L2Sectors: 1 << 24}}, 0, 1, capacity)
+	b := RereadMissShare([]BufferReads{streamLines, {Unique: 48 * mib, L2Sectors: 1 << 24}}, 0, 1, capacity)
+	if math.Abs(a-b) > 1e-9 {
+		t.Errorf("a stream read a line a request: miss share %.6f with its lines, %.6f without", b, a)
+	}
+}
