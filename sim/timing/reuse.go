@@ -11,7 +11,8 @@ type BufferReads struct {
 	L2Sectors int64
 	// Lines is the distinct 128-byte lines the bytes lie in, and
 	// LineTouches the line transactions the loads sent to L2 for them
-	// (per request, the lines of its L2 sectors); Lines 0: not known.
+	// (per request, the lines of its L2 sectors, the L1's capacity
+	// misses' included); Lines 0: not known.
 	Lines, LineTouches int64
 }
 
