@@ -39,31 +39,13 @@ func TestDRAMConstants(t *testing.T) {
 // dram__bytes_read is the span at s = 4, 32 and 64, half of it at 128 and
 // a quarter at 256).
 func TestDRAMGranule(t *testing.T) {
-	mod := parsePTXFile(t, "testdata/dram_micro.ptx")
 	const span = 64 << 20
-	m := testModel(t, "h200")
-	d := NewDevice(m)
-	buf, err := Alloc[float32](d, "p", span/4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := Alloc[float32](d, "out", 64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	read := strideReads(t, span)
 	for _, c := range []struct {
 		s    uint64
 		want float64 // DRAM bytes read, a share of the span
 	}{{4, 1}, {32, 1}, {64, 1}, {128, 0.5}, {256, 0.25}} {
-		k, err := NewPTXKernel(mod, "strideRead")
-		if err != nil {
-			t.Fatal(err)
-		}
-		n8 := span / c.s / 8
-		st, err := d.LaunchPTX(context.Background(), k, Dim1(int(n8/256)), Dim1(256), 0, buf, out, n8, c.s/4)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := read(c.s)
 		if got := float64(st.DRAMReadBytes) / span; math.Abs(got-c.want) > 0.01 {
 			t.Errorf("s = %d B: DRAM read %.3f of the span, want %.2f (the H200's, by ncu)", c.s, got, c.want)
 		}
@@ -129,31 +111,13 @@ func TestDependentLatencies(t *testing.T) {
 // line whole: timing.BufferReads.Lines); each line is sent to L2 by one
 // request, with all four of its sectors at 32 and one at 128.
 func TestBufferReadsLines(t *testing.T) {
-	mod := parsePTXFile(t, "testdata/dram_micro.ptx")
-	const span = 16 << 20
-	d := NewDevice(testModel(t, "h200"))
-	buf, err := Alloc[float32](d, "p", span/4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := Alloc[float32](d, "out", 64)
-	if err != nil {
-		t.Fatal(err)
-	}
+	read := strideReads(t, 16<<20)
 	for _, c := range []struct {
 		s              uint64
 		linesPerSector float64
 		touchesPerLine float64 // line transactions over distinct lines
 	}{{32, 0.25, 1}, {128, 1, 1}} {
-		k, err := NewPTXKernel(mod, "strideRead")
-		if err != nil {
-			t.Fatal(err)
-		}
-		n8 := span / c.s / 8
-		st, err := d.LaunchPTX(context.Background(), k, Dim1(int(n8/256)), Dim1(256), 0, buf, out, n8, c.s/4)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := read(c.s)
 		if len(st.reads) != 1 {
 			t.Fatalf("s = %d B: %d buffers read, want 1", c.s, len(st.reads))
 		}
@@ -165,5 +129,35 @@ func TestBufferReadsLines(t *testing.T) {
 		if got := float64(r.LineTouches) / float64(r.Lines); math.Abs(got-c.touchesPerLine) > 1e-9 {
 			t.Errorf("s = %d B: %d line transactions for %d lines, want %.0f a line", c.s, r.LineTouches, r.Lines, c.touchesPerLine)
 		}
+	}
+}
+
+// strideReads sets up the DRAM microbenchmark's strideRead (8 floats a
+// thread, s bytes apart) over span bytes on a fresh H200 device and
+// returns a function that launches it at stride s and returns the stats.
+func strideReads(t *testing.T, span uint64) func(s uint64) *Stats {
+	t.Helper()
+	mod := parsePTXFile(t, "testdata/dram_micro.ptx")
+	d := NewDevice(testModel(t, "h200"))
+	buf, err := Alloc[float32](d, "p", int(span/4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Alloc[float32](d, "out", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(s uint64) *Stats {
+		t.Helper()
+		k, err := NewPTXKernel(mod, "strideRead")
+		if err != nil {
+			t.Fatal(err)
+		}
+		n8 := span / s / 8
+		st, err := d.LaunchPTX(context.Background(), k, Dim1(int(n8/256)), Dim1(256), 0, buf, out, n8, s/4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
 	}
 }
