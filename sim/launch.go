@@ -355,9 +355,9 @@ func (l *launch) stats(workers []*worker) *Stats {
 		perBuf[key[0]] += n * 32
 		if key[1] == 0 {
 			uniq[key[0]] = n
-			lines[key[0]] = footprintSectors(b.countQuads(), l.sampleScale(), int64(len(b.words))*16)
+			lines[key[0]] = footprintSectors(b.countGroups(4), l.sampleScale(), int64(len(b.words))*16)
 			s.uniqueRead += n * 32
-			s.uniqueGrans += footprintSectors(b.countPairs(), l.sampleScale(), int64(len(b.words))*32)
+			s.uniqueGrans += footprintSectors(b.countGroups(2), l.sampleScale(), int64(len(b.words))*32)
 		} else {
 			s.DRAMWriteBytes += n * 32
 		}

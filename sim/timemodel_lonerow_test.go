@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/warplab/warplab/sim/ptx"
 )
 
 const loneRowRecorded = "../evidence/timemodel-lonerow-h200-2026-12-05/lonerow.csv"
@@ -34,13 +36,8 @@ func TestLoneRow(t *testing.T) {
 		lg     int
 		random bool
 	}{{10, false}, {20, false}, {20, true}} {
-		k, err := NewPTXKernel(mod, "spmvCsrThreadPerRow")
-		if err != nil {
-			t.Fatal(err)
-		}
-		k.SetLoadPasses(sass, "ptxas")
 		xn := 1 << c.lg
-		col, val := make([]int32, L), make([]float32, L)
+		col := make([]int32, L)
 		s := uint64(27)
 		for j := range col {
 			s = s*6364136223846793005 + 1442695040888963407
@@ -48,15 +45,8 @@ func TestLoneRow(t *testing.T) {
 			if c.random {
 				col[j] = int32((s >> 33) % uint64(xn))
 			}
-			val[j] = 1
 		}
-		d := NewDevice(testModel(t, "h200"))
-		st, err := d.LaunchPTX(context.Background(), k, Dim1(1), Dim1(32), 0,
-			mustUpload(t, d, "rowPtr", []int32{0, L}), mustUpload(t, d, "col", col), mustUpload(t, d, "val", val),
-			mustUpload(t, d, "x", make([]float32, xn)), mustUpload(t, d, "y", make([]float32, 1)), uint64(1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := loneRowLaunch(t, mod, sass, 0, col, xn)
 		cols := "in order"
 		if c.random {
 			cols = "random"
@@ -109,22 +99,11 @@ func TestLoneRowStart(t *testing.T) {
 	const L, xn = 16384, 1 << 20
 	var times []float64
 	for start := range 8 {
-		k, err := NewPTXKernel(mod, "spmvCsrThreadPerRow")
-		if err != nil {
-			t.Fatal(err)
+		col := make([]int32, L)
+		for j := range col {
+			col[j] = int32(j)
 		}
-		k.SetLoadPasses(sass, "ptxas")
-		col, val := make([]int32, start+L), make([]float32, start+L)
-		for j := range L {
-			col[start+j], val[start+j] = int32(j), 1
-		}
-		d := NewDevice(testModel(t, "h200"))
-		st, err := d.LaunchPTX(context.Background(), k, Dim1(1), Dim1(32), 0,
-			mustUpload(t, d, "rowPtr", []int32{int32(start), int32(start + L)}), mustUpload(t, d, "col", col), mustUpload(t, d, "val", val),
-			mustUpload(t, d, "x", make([]float32, xn)), mustUpload(t, d, "y", make([]float32, 1)), uint64(1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := loneRowLaunch(t, mod, sass, start, col, xn)
 		times = append(times, st.Time.Seconds)
 		t.Logf("row starting %d entries in: modeled %.1f µs", start, st.Time.Seconds*1e6)
 	}
@@ -132,4 +111,31 @@ func TestLoneRowStart(t *testing.T) {
 	if hi > 1.2*lo {
 		t.Errorf("the modeled time moves with where the row starts: %.1f to %.1f µs (more than 20%%)", lo*1e6, hi*1e6)
 	}
+}
+
+// loneRowLaunch runs the SpMV lesson's spmvCsrThreadPerRow (with sass's
+// loop passes; nil: the PTX's) as one warp on a fresh H200 device whose
+// only row holds cols (values 1) and starts start entries into col and
+// val, x of xn zeros: one lane walks the row alone.
+func loneRowLaunch(t *testing.T, mod *ptx.Module, sass SASSWidths, start int, cols []int32, xn int) *Stats {
+	t.Helper()
+	k, err := NewPTXKernel(mod, "spmvCsrThreadPerRow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.SetLoadPasses(sass, "ptxas")
+	n := start + len(cols)
+	col, val := make([]int32, n), make([]float32, n)
+	copy(col[start:], cols)
+	for j := start; j < n; j++ {
+		val[j] = 1
+	}
+	d := NewDevice(testModel(t, "h200"))
+	st, err := d.LaunchPTX(context.Background(), k, Dim1(1), Dim1(32), 0,
+		mustUpload(t, d, "rowPtr", []int32{int32(start), int32(n)}), mustUpload(t, d, "col", col), mustUpload(t, d, "val", val),
+		mustUpload(t, d, "x", make([]float32, xn)), mustUpload(t, d, "y", make([]float32, 1)), uint64(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

@@ -749,24 +749,22 @@ func (b *bitmap) set(i uint32) {
 	}
 }
 
-// countPairs is the number of bit pairs (2k, 2k+1) with a bit set: the
-// 64-byte granules of a sector bitmap.
-func (b *bitmap) countPairs() int64 {
-	var n int64
-	for i := range b.words {
-		v := b.words[i].Load()
-		n += int64(bits.OnesCount64((v | v>>1) & 0x5555555555555555))
+// countGroups is the number of aligned groups of k bits (k 2: bits 2j
+// and 2j+1; k 4: 4j to 4j+3) with a bit set: in a sector bitmap, the
+// 64-byte granules (k 2) or the 128-byte lines (k 4) touched. k divides
+// 64.
+func (b *bitmap) countGroups(k uint) int64 {
+	var first uint64 // the first bit of every group
+	for i := uint(0); i < 64; i += k {
+		first |= 1 << i
 	}
-	return n
-}
-
-// countQuads is the number of bit quads (4k to 4k+3) with a bit set: the
-// 128-byte lines of a sector bitmap.
-func (b *bitmap) countQuads() int64 {
 	var n int64
 	for i := range b.words {
-		v := b.words[i].Load()
-		n += int64(bits.OnesCount64((v | v>>1 | v>>2 | v>>3) & 0x1111111111111111))
+		v, set := b.words[i].Load(), uint64(0)
+		for j := range k {
+			set |= v >> j
+		}
+		n += int64(bits.OnesCount64(set & first))
 	}
 	return n
 }
