@@ -63,6 +63,19 @@ func (w *worker) bitmapFor(m *bufMeta, write bool) *bitmap {
 	return b
 }
 
+// spansFor is this worker's sectorSpans of buffer m.
+func (w *worker) spansFor(m *bufMeta) *sectorSpans {
+	if s, ok := w.spans[m.id]; ok {
+		return s
+	}
+	if w.spans == nil {
+		w.spans = map[int]*sectorSpans{}
+	}
+	s := &sectorSpans{}
+	w.spans[m.id] = s
+	return s
+}
+
 // Launch runs kernel k over grid × block threads with sharedBytes of dynamic
 // shared memory, and returns its counters. Blocks run in parallel on every
 // core; counters, results and errors are the same for any GOMAXPROCS (float
@@ -379,6 +392,27 @@ func (l *launch) stats(workers []*worker) *Stats {
 	s.rereadGrans, s.rereadSectors = rereadGranules(s.loadSites, uniq)
 	s.reads = bufferReads(l2, uniq, lines, lineTx)
 	s.tmCollect(l, workers)
+	if l.px != nil && s.tm.BlocksPerSM > 0 {
+		// Blocks start in index order, the resident ones (window) over a
+		// block's life, which is about its warps' load rounds of fetch
+		// latency: blocks resident/rounds apart start a latency apart
+		// (pending.go).
+		window := float64(l.d.model.GPU.SMs * s.tm.BlocksPerSM)
+		if s.Warps > 0 && s.tm.Rounds > s.Warps {
+			window /= float64(s.tm.Rounds) / float64(s.Warps)
+		}
+		near := map[int]float64{}
+		for id := range uniq {
+			var all sectorSpans
+			for _, w := range workers {
+				all.merge(w.spans[id])
+			}
+			near[id] = all.nearShare(window)
+		}
+		for i := range s.loadSites {
+			s.loadSites[i].pending = near[s.loadSites[i].buf]
+		}
+	}
 	l.d.model.estimate(s)
 	return s
 }

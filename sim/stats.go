@@ -160,6 +160,7 @@ type loadSite struct {
 	lines              int64 // their 128-byte lines per request (line transactions)
 	buf                int
 	l2HitShare         float64
+	pending            float64 // of its L2 hits, the share that wait for another block's fetch (pending.go)
 }
 
 // rereadGranules weighs the 64-byte granules a load request's L2 sectors

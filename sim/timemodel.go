@@ -29,7 +29,7 @@ func (m Model) estimate(s *Stats) {
 		Tensor:      timing.TensorWork{HalfMACs: s.Tensor.HalfMACs, TF32MACs: s.Tensor.TF32MACs},
 	}
 	for i, ls := range s.loadSites {
-		c.LoadSites[i] = timing.LoadSite{Miss: ls.miss, L2HitShare: ls.l2HitShare}
+		c.LoadSites[i] = timing.LoadSite{Miss: ls.miss, L2HitShare: ls.l2HitShare, Pending: ls.pending}
 	}
 	if s.tm.Blocks != nil {
 		c.Records = &s.tm

@@ -31,8 +31,9 @@ type siteKey struct {
 type siteAgg struct {
 	key   siteKey
 	label string
-	meta  *bufMeta // global buffer, nil for shared
-	dram  *bitmap  // sectors of meta touched this launch
+	meta  *bufMeta     // global buffer, nil for shared
+	dram  *bitmap      // sectors of meta touched this launch
+	spans *sectorSpans // loads: the blocks that sent each sector of meta to L2 (pending.go)
 
 	requests, sectors      int64
 	wavefronts, ideal      int64
@@ -135,8 +136,9 @@ type worker struct {
 
 	px *ptxWorker // PTX executor state (LaunchPTX)
 
-	dram map[[2]int]*bitmap            // this worker's DRAM footprint per buffer and direction
-	atom map[uint64]*timing.AtomicLine // global atomics by 128-byte line (timemodel_ptx.go's tmAtomic)
+	dram  map[[2]int]*bitmap            // this worker's DRAM footprint per buffer and direction
+	spans map[int]*sectorSpans          // per buffer read, the blocks that fetched each sector (pending.go)
+	atom  map[uint64]*timing.AtomicLine // global atomics by 128-byte line (timemodel_ptx.go's tmAtomic)
 
 	// lane-descending fast path (fastpath.go)
 	undo    []undoEntry    // old values of the block's global stores
@@ -158,6 +160,9 @@ func (w *worker) newDense(key siteKey, meta *bufMeta, label string) int32 {
 	agg := siteAgg{key: key, label: label, meta: meta}
 	if meta != nil {
 		agg.dram = w.bitmapFor(meta, key.op != opLd)
+		if key.op == opLd {
+			agg.spans = w.spansFor(meta)
+		}
 	}
 	w.sites = append(w.sites, agg)
 	for i := range w.accs {
@@ -533,6 +538,9 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 				misses++
 				agg.dram.set(s)
 				toL2 = true
+				if agg.spans != nil {
+					agg.spans.touch(s, w.l1blk)
+				}
 			case age > w.l1cap.Safe && w.l1Lost(base+s, age):
 				lost++
 				toL2 = true

@@ -135,6 +135,10 @@ type Counters struct {
 type LoadSite struct {
 	Miss       int64
 	L2HitShare float64
+	// Pending is the share of those L2 hits that wait for a fetch another
+	// block started at about the same time (sim's pending.go): they cost
+	// no DRAM bytes, but the first touch's latency.
+	Pending float64
 }
 
 // Modeled is a time the simulator predicts, never a measurement: Kind is
@@ -301,7 +305,7 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool, dr
 	var missW, l2W float64
 	for _, ls := range s.LoadSites {
 		missW += float64(ls.Miss)
-		l2W += float64(ls.Miss) * ls.L2HitShare
+		l2W += float64(ls.Miss) * ls.L2HitShare * (1 - ls.Pending)
 	}
 	l2Share := 0.0
 	if missW > 0 {

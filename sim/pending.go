@@ -1,0 +1,97 @@
+package sim
+
+// Re-reads that wait for another block's fetch. A block's L1 model misses
+// a sector it has not touched; when another block fetched the sector
+// before, the model counts the miss an L2 hit (loadSite.l2HitShare). But
+// blocks next to each other in the grid run at the same time (the GPU
+// hands them out in index order, a wave of resident blocks at once): the
+// sector two neighbouring blocks share, where one block's rows of a CSR
+// stream end and the next block's begin, is fetched by one of them while
+// the other asks for it too, and that one waits for the same fetch (the
+// L2 holds its request until the data come). Such a re-read costs no
+// second trip to DRAM, but it takes as long as the first touch. A re-read
+// of a sector fetched a wave or more before (an SpMV's x, gathered by
+// blocks all over the grid) finds it in L2.
+//
+// sectorSpans keeps, per 32-byte sector of one buffer, the lowest and
+// highest block whose L1 model sent it to L2 as a load; min and max do not
+// depend on which worker ran which block. Pages are allocated as touched.
+
+const spanPageBits = 12
+
+type spanPage [1 << spanPageBits]uint64 // (lowest block+1)<<32 | (highest block+1); 0: untouched
+
+type sectorSpans struct{ pages map[uint32]*spanPage }
+
+func (s *sectorSpans) touch(sector uint32, block uint64) {
+	p := s.pages[sector>>spanPageBits]
+	if p == nil {
+		if s.pages == nil {
+			s.pages = map[uint32]*spanPage{}
+		}
+		p = new(spanPage)
+		s.pages[sector>>spanPageBits] = p
+	}
+	b := block + 1
+	e := &p[sector&(1<<spanPageBits-1)]
+	if *e == 0 {
+		*e = b<<32 | b
+		return
+	}
+	lo, hi := *e>>32, *e&(1<<32-1)
+	*e = min(lo, b)<<32 | max(hi, b)
+}
+
+// merge takes o's spans into s.
+func (s *sectorSpans) merge(o *sectorSpans) {
+	if o == nil {
+		return
+	}
+	for k, q := range o.pages {
+		p := s.pages[k]
+		if p == nil {
+			if s.pages == nil {
+				s.pages = map[uint32]*spanPage{}
+			}
+			c := *q
+			s.pages[k] = &c
+			continue
+		}
+		for i, e := range q {
+			switch {
+			case e == 0:
+			case p[i] == 0:
+				p[i] = e
+			default:
+				p[i] = min(p[i]>>32, e>>32)<<32 | max(p[i]&(1<<32-1), e&(1<<32-1))
+			}
+		}
+	}
+}
+
+// nearShare is, over the buffer's sectors fetched by more than one block,
+// the mean share of the first fetch still under way when the last of them
+// asks: 1 − span ÷ window for a sector whose first and last fetching
+// blocks are span apart, 0 from window on. window is how many blocks
+// apart two blocks start one fetch latency apart. 0 when no sector was
+// fetched twice.
+func (s *sectorSpans) nearShare(window float64) float64 {
+	var multi int64
+	var near float64
+	for _, p := range s.pages {
+		for _, e := range p {
+			if e == 0 {
+				continue
+			}
+			lo, hi := e>>32, e&(1<<32-1)
+			if hi > lo {
+				multi++
+				near += max(0, 1-float64(hi-lo)/window)
+			}
+		}
+	}
+	if multi == 0 {
+		return 0
+	}
+	return near / float64(multi)
+}
