@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"maps"
+	"slices"
+)
+
 // Re-reads that wait for another block's fetch. A block's L1 model misses
 // a sector it has not touched; when another block fetched the sector
 // before, the model counts the miss an L2 hit (loadSite.l2HitShare). But
@@ -78,8 +83,11 @@ func (s *sectorSpans) merge(o *sectorSpans) {
 func (s *sectorSpans) nearShare(window float64) float64 {
 	var multi int64
 	var near float64
-	for _, p := range s.pages {
-		for _, e := range p {
+	// Pages in sector order: a float sum in map order would differ in its
+	// last bits from run to run.
+	keys := slices.Sorted(maps.Keys(s.pages))
+	for _, k := range keys {
+		for _, e := range s.pages[k] {
 			if e == 0 {
 				continue
 			}
