@@ -67,9 +67,16 @@
 // A row is long for spmvSplit<W> when it is longer than SPLIT_PASSES
 // passes of its group of W lanes.
 #define SPLIT_PASSES 16
-// Nonzeros one warp of spmvTile takes (8 passes of 32 lanes, 2 of 32
-// float4s; 8 consecutive ones a lane in its segmented sums).
+// Nonzeros one warp of spmvTile takes (at 256: 8 passes of 32 lanes, 2 of
+// 32 float4s; 8 consecutive ones a lane in its segmented sums). A compile
+// definition (-DTILE_NZ=512) builds the tiles at another size for an A/B
+// run; the lesson's TileNZ (module.go) must say the same.
+#ifndef TILE_NZ
 #define TILE_NZ 256
+#endif
+// A lane's run of consecutive products in the segmented sums (a multiple
+// of 8: two float4s of products and 8 start flags at a time).
+#define TILE_RUN (TILE_NZ / LIBS_WARP)
 #define TILE_WARPS (LIBS_BLOCK / LIBS_WARP)
 
 // rowPartial is one lane's share of row [first, last): entries sub,
@@ -319,8 +326,9 @@ __device__ __forceinline__ void splitSpmv(const int* __restrict__ rowPtr,
 // Each lane reads rowPtr[r] once; the row's end is the next lane's value
 // (a shuffle; the last lane reads one more).
 // Step 3, segmented sums in registers (CSR5, CUB's thread-level reduce by
-// key): lane l takes the tile's products 8l .. 8l+7 (two float4s from
-// shared memory) and their 8 start flags (one 8-byte load), and adds them
+// key): lane l takes the tile's products kl .. kl+k-1, k = TILE_RUN (8 at
+// TILE_NZ 256; two float4s from shared memory and 8 start flags, one
+// 8-byte load, for each 8), and adds them
 // in order; at a row start it closes the segment before it: a row that
 // began in the lane is complete and its sum goes back to shared memory, at
 // the place of the row's first product (which no lane reads again); the
@@ -462,9 +470,12 @@ __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
     unsigned char* startAt = startAll[warp];
     const int a = t * TILE_NZ;
     const int b = min(a + TILE_NZ, nnz);
-    const int mine = TILE_NZ / LIBS_WARP * lane;  // this lane's 8 places
+    const int mine = TILE_RUN * lane;  // this lane's TILE_RUN places
     const int r0 = tileRow[t], r1 = tileRow[t + 1];
-    reinterpret_cast<uint2*>(startAt + mine)[0] = make_uint2(0u, 0u);
+#pragma unroll
+    for (int q = 0; q < TILE_RUN / 8; ++q) {
+        reinterpret_cast<uint2*>(startAt + mine)[q] = make_uint2(0u, 0u);
+    }
     // Step 1: the tile's products, coalesced; the last tile's places past
     // nnz are 0.
     if (V4) {
@@ -506,22 +517,25 @@ __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
         }
     }
     __syncwarp();
-    // Step 3: each lane's run of 8, then the segmented scan over lanes.
+    // Step 3: each lane's run of TILE_RUN, then the segmented scan over
+    // lanes.
     float s = 0.0f, head = 0.0f;
     int pos = 0;
     bool seen = false;
-    {
-        const float4 p0 = reinterpret_cast<const float4*>(prod + mine)[0];
-        const float4 p1 = reinterpret_cast<const float4*>(prod + mine)[1];
-        const uint2 st = reinterpret_cast<const uint2*>(startAt + mine)[0];
-        segStep(p0.x, st.x & 0xffu, mine, s, head, pos, seen, prod);
-        segStep(p0.y, st.x & 0xff00u, mine + 1, s, head, pos, seen, prod);
-        segStep(p0.z, st.x & 0xff0000u, mine + 2, s, head, pos, seen, prod);
-        segStep(p0.w, st.x & 0xff000000u, mine + 3, s, head, pos, seen, prod);
-        segStep(p1.x, st.y & 0xffu, mine + 4, s, head, pos, seen, prod);
-        segStep(p1.y, st.y & 0xff00u, mine + 5, s, head, pos, seen, prod);
-        segStep(p1.z, st.y & 0xff0000u, mine + 6, s, head, pos, seen, prod);
-        segStep(p1.w, st.y & 0xff000000u, mine + 7, s, head, pos, seen, prod);
+#pragma unroll
+    for (int q = 0; q < TILE_RUN / 8; ++q) {
+        const int m = mine + 8 * q;
+        const float4 p0 = reinterpret_cast<const float4*>(prod + m)[0];
+        const float4 p1 = reinterpret_cast<const float4*>(prod + m)[1];
+        const uint2 st = reinterpret_cast<const uint2*>(startAt + m)[0];
+        segStep(p0.x, st.x & 0xffu, m, s, head, pos, seen, prod);
+        segStep(p0.y, st.x & 0xff00u, m + 1, s, head, pos, seen, prod);
+        segStep(p0.z, st.x & 0xff0000u, m + 2, s, head, pos, seen, prod);
+        segStep(p0.w, st.x & 0xff000000u, m + 3, s, head, pos, seen, prod);
+        segStep(p1.x, st.y & 0xffu, m + 4, s, head, pos, seen, prod);
+        segStep(p1.y, st.y & 0xff00u, m + 5, s, head, pos, seen, prod);
+        segStep(p1.z, st.y & 0xff0000u, m + 6, s, head, pos, seen, prod);
+        segStep(p1.w, st.y & 0xff000000u, m + 7, s, head, pos, seen, prod);
     }
     const unsigned starts = __ballot_sync(0xffffffffu, seen);
     // The lanes this lane's open row spans: from the last lane at or

@@ -17,7 +17,8 @@
 #   The corpus goes to OUTDIR/corpus (env.txt, libs-*.json/txt,
 #   cusparse.jsonl, ncu-*.csv with ncu-env.txt). LIBS_BUDGET, LIBS_NCU_CASES
 #   etc. pass through to the two scripts; AB=0 skips the timing and takes
-#   the first name.
+#   the first name; AB_CORPUS_IF=NAME runs the corpus only when NAME wins
+#   (a candidate against the build the last corpus run already recorded).
 set -u
 P="$(cd "$1" && pwd)"
 mkdir -p "$2"
@@ -71,6 +72,10 @@ fi
 [ -n "$best" ] || best="${NAMES%% *}"
 echo "chosen: $best" >>"$E/ab.txt"
 cat "$E/ab.txt"
+if [ -n "${AB_CORPUS_IF:-}" ] && [ "$best" != "$AB_CORPUS_IF" ]; then
+	echo "corpus not run: $best won, AB_CORPUS_IF=$AB_CORPUS_IF; total ${SECONDS}s" | tee -a "$E/ab.txt"
+	exit 0
+fi
 W="$(mktemp -d)"
 trap 'rm -rf "$W"' EXIT
 ln -s "$P/$best/warplab-cuda" "$W/warplab-cuda"
