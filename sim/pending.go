@@ -26,25 +26,42 @@ const spanPageBits = 12
 
 type spanPage [1 << spanPageBits]uint64 // (lowest block+1)<<32 | (highest block+1); 0: untouched
 
-type sectorSpans struct{ pages map[uint32]*spanPage }
+type sectorSpans struct {
+	pages map[uint32]*spanPage
+	// the page touch used last: a block's misses mostly fall in one page,
+	// and touch runs on every first touch of a sector (worker.request)
+	lastKey uint32
+	last    *spanPage
+}
 
 func (s *sectorSpans) touch(sector uint32, block uint64) {
-	p := s.pages[sector>>spanPageBits]
-	if p == nil {
-		if s.pages == nil {
-			s.pages = map[uint32]*spanPage{}
+	k := sector >> spanPageBits
+	p := s.last
+	if p == nil || s.lastKey != k {
+		if p = s.pages[k]; p == nil {
+			if s.pages == nil {
+				s.pages = map[uint32]*spanPage{}
+			}
+			p = new(spanPage)
+			s.pages[k] = p
 		}
-		p = new(spanPage)
-		s.pages[sector>>spanPageBits] = p
+		s.lastKey, s.last = k, p
 	}
 	b := block + 1
 	e := &p[sector&(1<<spanPageBits-1)]
-	if *e == 0 {
-		*e = b<<32 | b
-		return
+	*e = widen(*e, b<<32|b)
+}
+
+// widen is span e with span o taken in: the lower first block, the higher
+// last (0 is no span).
+func widen(e, o uint64) uint64 {
+	switch {
+	case o == 0:
+		return e
+	case e == 0:
+		return o
 	}
-	lo, hi := *e>>32, *e&(1<<32-1)
-	*e = min(lo, b)<<32 | max(hi, b)
+	return min(e>>32, o>>32)<<32 | max(e&(1<<32-1), o&(1<<32-1))
 }
 
 // merge takes o's spans into s.
@@ -63,13 +80,7 @@ func (s *sectorSpans) merge(o *sectorSpans) {
 			continue
 		}
 		for i, e := range q {
-			switch {
-			case e == 0:
-			case p[i] == 0:
-				p[i] = e
-			default:
-				p[i] = min(p[i]>>32, e>>32)<<32 | max(p[i]&(1<<32-1), e&(1<<32-1))
-			}
+			p[i] = widen(p[i], e)
 		}
 	}
 }

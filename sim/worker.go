@@ -160,7 +160,9 @@ func (w *worker) newDense(key siteKey, meta *bufMeta, label string) int32 {
 	agg := siteAgg{key: key, label: label, meta: meta}
 	if meta != nil {
 		agg.dram = w.bitmapFor(meta, key.op != opLd)
-		if key.op == opLd {
+		if key.op == opLd && w.l.px != nil {
+			// PTX launches only: a Go kernel's blocks are not numbered
+			// for the L1 model (w.l1blk), so it has no spans.
 			agg.spans = w.spansFor(meta)
 		}
 	}
