@@ -183,6 +183,22 @@ func (d *Device) Kind() Kind { return d.kind }
 // simulates, marked as such ("simulated NVIDIA H200 (modeled)").
 func (d *Device) Name() string { return d.name }
 
+// TimedFrom says, for the simulator, which code its modeled times follow:
+// "the PTX" (the default), or with Options.SASSWidths the SASS ptxas
+// compiles for the modeled GPU, or the PTX with the reason the SASS could
+// not be had. "" on a GPU, whose times are measured.
+func (d *Device) TimedFrom() string {
+	switch {
+	case d.kind != Sim:
+		return ""
+	case !d.opts.SASSWidths:
+		return "the PTX"
+	case sim.Ptxas() == "":
+		return "the PTX (no ptxas on this machine for the SASS; scripts/setup.sh --nvcc installs it)"
+	}
+	return "ptxas's SASS for " + sim.ArchFor(d.model) + " (loads a loop pass, shared access widths; the PTX where ptxas refuses a module)"
+}
+
 // Reason says why Open("auto") chose this backend; "" for an explicit spec.
 func (d *Device) Reason() string { return d.reason }
 

@@ -28,7 +28,10 @@ import (
 type Options struct {
 	// Device is how devices load code: WARPLAB_PTX_ONLY=1 (PTXOnly),
 	// WARPLAB_NVCC (NVCC), WARPLAB_CUBIN_CACHE (CacheDir); its Compile is
-	// PTX below.
+	// PTX below. WARPLAB_SASS=1 (SASSWidths) times the simulator's kernels
+	// as ptxas compiles them for the modeled GPU (loops' loads a pass,
+	// shared access widths), where the machine has ptxas; off by default,
+	// so a lesson's modeled numbers do not depend on whether it has one.
 	Device gpuext.Options
 	// PTX is how CUDA C becomes PTX: the repository's cache
 	// (notebooks/ptxcache), WARPLAB_NVCC, WARPLAB_PTX_CACHE (the user
@@ -60,10 +63,11 @@ func FromEnv() Options {
 		LibsRecorded: os.Getenv("WARPLAB_LIBS_RECORDED"),
 	}
 	o.Device = gpuext.Options{
-		PTXOnly:  os.Getenv("WARPLAB_PTX_ONLY") == "1",
-		NVCC:     nvcc,
-		CacheDir: os.Getenv("WARPLAB_CUBIN_CACHE"),
-		Compile:  o.PTX,
+		PTXOnly:    os.Getenv("WARPLAB_PTX_ONLY") == "1",
+		NVCC:       nvcc,
+		CacheDir:   os.Getenv("WARPLAB_CUBIN_CACHE"),
+		SASSWidths: os.Getenv("WARPLAB_SASS") == "1",
+		Compile:    o.PTX,
 	}
 	return o
 }

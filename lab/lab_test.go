@@ -11,13 +11,13 @@ func TestFromEnv(t *testing.T) {
 	for k, v := range map[string]string{
 		"WARPLAB_PTX_ONLY": "1", "WARPLAB_NVCC": "/opt/nvcc", "WARPLAB_CUBIN_CACHE": "/c/cubin",
 		"WARPLAB_PTX_CACHE": "/c/ptx", "WARPLAB_PTXCACHE_RECORD": "/rec",
-		"WARPLAB_MATRICES": "/m", "WARPLAB_LIBS_RECORDED": "/l",
+		"WARPLAB_MATRICES": "/m", "WARPLAB_LIBS_RECORDED": "/l", "WARPLAB_SASS": "1",
 	} {
 		t.Setenv(k, v)
 	}
 	o := FromEnv()
 	d, p := o.Device, o.PTX
-	if !d.PTXOnly || d.NVCC != "/opt/nvcc" || d.CacheDir != "/c/cubin" {
+	if !d.PTXOnly || d.NVCC != "/opt/nvcc" || d.CacheDir != "/c/cubin" || !d.SASSWidths {
 		t.Errorf("Device = %+v", d)
 	}
 	if p.NVCC != "/opt/nvcc" || p.CacheDir != "/c/ptx" || p.Record != "/rec" || p.Repo == nil || p.RepoName != "notebooks/ptxcache" {
@@ -30,8 +30,9 @@ func TestFromEnv(t *testing.T) {
 		t.Errorf("Matrices, LibsRecorded = %q, %q", o.Matrices, o.LibsRecorded)
 	}
 	t.Setenv("WARPLAB_PTX_ONLY", "0")
-	if FromEnv().Device.PTXOnly {
-		t.Error("WARPLAB_PTX_ONLY=0 sets PTXOnly")
+	t.Setenv("WARPLAB_SASS", "")
+	if d := FromEnv().Device; d.PTXOnly || d.SASSWidths {
+		t.Errorf("WARPLAB_PTX_ONLY=0, WARPLAB_SASS empty: PTXOnly %v, SASSWidths %v", d.PTXOnly, d.SASSWidths)
 	}
 }
 

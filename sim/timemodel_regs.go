@@ -101,7 +101,7 @@ func runPtxas(ctx context.Context, ptxText []byte, arch string, flags []string, 
 	}
 	defer os.RemoveAll(dir)
 	in, cubin := filepath.Join(dir, "k.ptx"), filepath.Join(dir, "k.cubin")
-	if err := os.WriteFile(in, ptxText, 0o600); err != nil {
+	if err := os.WriteFile(in, withoutInlineInfo(ptxText), 0o600); err != nil {
 		return "", err
 	}
 	var out bytes.Buffer
@@ -123,6 +123,18 @@ func runPtxas(ctx context.Context, ptxText []byte, arch string, flags []string, 
 	return ver, nil
 }
 
+// withoutInlineInfo drops the inlining attributes of the PTX's .loc
+// directives (", function_name $L__info_stringN, inlined_at F L C"),
+// keeping each directive's file, line and column. ptxas 11.8 crashes
+// (SIGSEGV) compiling lessons/libs/libs.ptx for sm_90 with them and
+// compiles it without them; what it generates does not depend on them
+// (spmv.ptx's and cg.ptx's SASS are byte for byte the same either way:
+// TestPtxasInlineInfo), and nvdisasm -g's line for each instruction is
+// the .loc's line, which the attributes do not change.
+func withoutInlineInfo(ptxText []byte) []byte {
+	return locInline.ReplaceAll(ptxText, []byte("$1"))
+}
+
 // ArchFor is the ptxas architecture of a model's GPU (sm_90 for the H200).
 func ArchFor(m Model) string { return fmt.Sprintf("sm_%d%d", m.CCMajor, m.CCMinor) }
 
@@ -131,6 +143,7 @@ var (
 	ptxasRelease = regexp.MustCompile(`release ([0-9.]+)`)
 	ptxasEntry   = regexp.MustCompile(`Compiling entry function '([^']+)'`)
 	ptxasUsed    = regexp.MustCompile(`Used ([0-9]+) registers`)
+	locInline    = regexp.MustCompile(`(?m)^([ \t]*\.loc[ \t]+[0-9]+[ \t]+[0-9]+[ \t]+[0-9]+)[ \t]*,[ \t]*function_name[^\n]*$`)
 )
 
 // parsePtxasVerbose reads ptxas -v's report: each "Compiling entry

@@ -272,6 +272,10 @@ type Device struct {
 	SMs   int    `json:"sms"`
 	Model string `json:"model"`
 	CC    string `json:"cc"`
+	// TimedFrom, on the simulator, is the code its times follow
+	// (gpuext.Device.TimedFrom: the PTX, or ptxas's SASS with
+	// WARPLAB_SASS=1).
+	TimedFrom string `json:"timed_from,omitempty"`
 }
 
 // Prep is one method's one-time preparation on one matrix, timed apart from
@@ -504,7 +508,7 @@ func RunInputs(ctx context.Context, dev *gpuext.Device, ins []Input, opts Option
 func newResult(dev *gpuext.Device, o Options) *Result {
 	major, minor := dev.ComputeCapability()
 	r := &Result{Lesson: "libs", Backend: dev.Kind(), Failures: []string{}, Copy: []CopyRun{},
-		Device: Device{Name: dev.Name(), SMs: dev.SMs(), Model: dev.Model().Key, CC: fmt.Sprintf("%d.%d", major, minor)},
+		Device: Device{Name: dev.Name(), SMs: dev.SMs(), Model: dev.Model().Key, CC: fmt.Sprintf("%d.%d", major, minor), TimedFrom: dev.TimedFrom()},
 		Date:   time.Now().UTC().Format(time.RFC3339)}
 	if dev.Kind() == gpuext.GPU {
 		r.Warmups, r.TimedRuns = o.Warmups, o.Runs
