@@ -96,9 +96,14 @@ func TestSweepPairsAndSummaries(t *testing.T) {
 	if a.Cases != 11 || a.Modeled != 10 || a.Within != 6 || !near(a.MedianAbsErr, 0.225) || a.Pairs != 5 || a.PairsRight != 2 {
 		t.Errorf("all: %+v", a)
 	}
-	if len(rep.ByFamily) != 0 {
-		// f and g are not internal/sweep's families: by family lists only those.
-		t.Errorf("by family %+v, want none (the fixture's families are not the sweep's)", rep.ByFamily)
+	// f, f2, g and h are not internal/sweep's families: by family lists
+	// them after the sweep's (none here), in the order the cases have them.
+	var fams []string
+	for _, s := range rep.ByFamily {
+		fams = append(fams, s.Name)
+	}
+	if strings.Join(fams, " ") != "f f2 g h" || rep.ByFamily[0].Cases != 3 || rep.ByFamily[0].PairsRight != 1 {
+		t.Errorf("by family %+v, want f, f2, g, h", rep.ByFamily)
 	}
 	regimes := map[string]int{}
 	for _, s := range rep.ByRegime {

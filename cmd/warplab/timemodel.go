@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/warplab/warplab/lab"
+	"github.com/warplab/warplab/lessons/libs"
 	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/timecheck"
 )
@@ -25,10 +26,12 @@ import (
 //	constants  the model's time constants with their sources
 //	calibrate  copy the newest recorded microbenchmark run into
 //	           sim/calibration/<model>.csv, where the model reads it
+//	libs       a simulator run of the libs lesson against recorded GPU
+//	           runs of it: the model on kernels it was not built against
 func runTimeModel(args []string, stdout, stderr io.Writer) int {
 	const cmd = "warplab timemodel"
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(stderr, "usage: warplab timemodel check|sweep|constants|calibrate [flags]\n")
+		fmt.Fprintf(stderr, "usage: warplab timemodel check|sweep|constants|calibrate|libs [flags]\n")
 		return exitUsage
 	}
 	switch args[0] {
@@ -40,8 +43,10 @@ func runTimeModel(args []string, stdout, stderr io.Writer) int {
 		return runTimeModelConstants(args[1:], stdout, stderr)
 	case "calibrate":
 		return runTimeModelCalibrate(args[1:], stdout, stderr)
+	case "libs":
+		return runTimeModelLibs(args[1:], stdout, stderr)
 	}
-	return fail(stderr, cmd, usageErrorf("unknown subcommand %q (check, sweep, constants, calibrate)", args[0]))
+	return fail(stderr, cmd, usageErrorf("unknown subcommand %q (check, sweep, constants, calibrate, libs)", args[0]))
 }
 
 func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
@@ -184,4 +189,63 @@ func defaultMatrices() string {
 		return d
 	}
 	return "/work/shared/matrices"
+}
+
+// runTimeModelLibs is `warplab timemodel libs --modeled SIM.json GPU.json...`:
+// the libs lesson's kernels, which no part of the model was built from,
+// modeled (a `warplab run libs --backend sim --json` file) against the
+// same matrices and methods measured (`--backend gpu --json` files, such as
+// the corpus run's in evidence/), with the sweep's figures and pairs.
+func runTimeModelLibs(args []string, stdout, stderr io.Writer) int {
+	const cmd = "warplab timemodel libs"
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	modeled := fs.String("modeled", "", "the simulator's run: `warplab run libs --backend sim --json FILE`")
+	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return fail(stderr, cmd, usageErrorf("%v", err))
+	}
+	if *modeled == "" || fs.NArg() == 0 {
+		return fail(stderr, cmd, usageErrorf("want --modeled SIM.json and one or more measured GPU runs' JSON files"))
+	}
+	sim, err := libs.LoadRecordedFile(*modeled)
+	if err != nil {
+		return fail(stderr, cmd, fmt.Errorf("--modeled: %w", err))
+	}
+	var measured []*libs.Result
+	for _, f := range fs.Args() {
+		r, err := libs.LoadRecordedFile(f)
+		if err != nil {
+			return fail(stderr, cmd, err)
+		}
+		measured = append(measured, r)
+	}
+	cases, err := timecheck.LibsCases(sim, measured...)
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	rep, err := timecheck.NewSweepReport(sim.Device.Model, cases)
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	from := sim.Device.TimedFrom
+	if from == "" {
+		from = "the PTX"
+	}
+	rep.About = fmt.Sprintf("Measured: the libs lesson's GPU runs (%s), CUDA events, mean of the runs after warm-ups, per SpMV; "+
+		"modeled: %s, one checked launch per method, times from %s. Families are libs-<corpus family>; no regime (the lesson keeps no bound).",
+		strings.Join(fs.Args(), ", "), sim.Device.Name, from)
+	rep.Widths = "times from " + from
+	if err := rep.WriteTable(stdout); err != nil {
+		return fail(stderr, cmd, err)
+	}
+	if *jsonPath != "" {
+		if err := writeFileAtomic(*jsonPath, rep.WriteJSON); err != nil {
+			return fail(stderr, cmd, fmt.Errorf("--json: %w", err))
+		}
+	}
+	return exitOK
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -60,6 +61,8 @@ func TestTimeModelUsage(t *testing.T) {
 		{"timemodel", "nosuch"},
 		{"timemodel", "check", "--half", "middle"},
 		{"timemodel", "constants", "--model", "nosuch"},
+		{"timemodel", "libs"},
+		{"timemodel", "libs", "--modeled", "sim.json"},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(args, &stdout, &stderr); code != exitUsage {
@@ -70,5 +73,36 @@ func TestTimeModelUsage(t *testing.T) {
 	if code := run([]string{"timemodel", "constants", "--model", "t4"}, &stdout, &stderr); code != exitOK ||
 		!strings.Contains(stdout.String(), "not measured here") || !strings.Contains(stdout.String(), "TimedLaunch") {
 		t.Errorf("constants t4: exit %d\n%s", code, stdout.String())
+	}
+}
+
+// TestTimeModelLibs: a simulator run of the libs lesson and a GPU run of
+// the same matrix give the held-out report; the runs swapped are refused.
+func TestTimeModelLibs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, backend string, tileMs float64) string {
+		p := filepath.Join(dir, name)
+		js := `{"lesson":"libs","backend":"` + backend + `","device":{"name":"` + backend + `","model":"h200"},"date":"2026-12-06T00:00:00Z",` +
+			`"matrices":[{"key":"road-2^14","rows":16384,"runs":[{"method":"tile","time_ms":` + strconv.FormatFloat(tileMs, 'f', -1, 64) + `,"correct":true}]}]}`
+		if err := os.WriteFile(p, []byte(js), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sim, gpu := write("sim.json", "sim", 0.009), write("gpu.json", "gpu", 0.010)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"timemodel", "libs", "--modeled", sim, gpu}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{"libs-road", "road-2^14", "0.90", "1 within 25%", "times from the PTX"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"timemodel", "libs", "--modeled", gpu, sim}, &stdout, &stderr); code != exitFail ||
+		!strings.Contains(stderr.String(), "not the simulator") {
+		t.Errorf("swapped runs: exit %d, stderr %q", code, stderr.String())
 	}
 }

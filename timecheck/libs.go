@@ -1,0 +1,76 @@
+package timecheck
+
+import (
+	"fmt"
+
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lessons/libs"
+)
+
+// The libs lesson's kernels as held-out cases. No libs kernel is in the
+// sweep or the lesson check, and no constant of the model came from one:
+// a simulator run of the libs lesson (`warplab run libs --backend sim
+// --json`) set beside a recorded GPU run of the same matrices and methods
+// is the model on kernels and inputs it was not built against (issue 27's
+// last goal), judged with the sweep's figures and pairs.
+
+// LibsFamilyPrefix marks a libs case's family ("libs-powerlaw20") apart
+// from the sweep's families.
+const LibsFamilyPrefix = "libs-"
+
+// LibsCases pairs each method run on each matrix of modeled (a simulator
+// run) with the same matrix and method in the measured runs (GPU runs,
+// in order; a later one does not replace an earlier one's run), one
+// SweepCase each: family "libs-" + the corpus family (libs.Family), input
+// the matrix key, kernel the method. Runs that were skipped, wrong or
+// untimed on either side are left out. It fails when modeled is not a
+// simulator run or a measured one is not a GPU run, so that a swap is
+// not reported as a fit.
+func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, error) {
+	if modeled.Backend != gpuext.Sim {
+		return nil, fmt.Errorf("timecheck: the modeled libs run is a %s run, not the simulator's", modeled.Backend)
+	}
+	type key struct{ matrix, method string }
+	type meas struct {
+		ms             float64
+		gpu, driver, d string
+		src            string
+	}
+	got := map[key]meas{}
+	for i, r := range measured {
+		if r.Backend != gpuext.GPU {
+			return nil, fmt.Errorf("timecheck: measured libs run %d is a %s run, not a GPU's", i+1, r.Backend)
+		}
+		for _, m := range r.Matrices {
+			for _, k := range m.Runs {
+				if _, dup := got[key{m.Key, k.Method}]; dup || !timed(k) {
+					continue
+				}
+				got[key{m.Key, k.Method}] = meas{k.TimeMs, r.Device.Name, r.Driver, r.Date, fmt.Sprintf("libs run %d (%s)", i+1, r.Date)}
+			}
+		}
+	}
+	var out []SweepCase
+	for _, m := range modeled.Matrices {
+		for _, k := range m.Runs {
+			g, ok := got[key{m.Key, k.Method}]
+			if !ok || !timed(k) {
+				continue
+			}
+			out = append(out, SweepCase{
+				Family: LibsFamilyPrefix + libs.Family(m.Key), Kernel: k.Method, Input: m.Key,
+				Size: m.Rows, SizeUnit: "rows", GPU: g.gpu, Driver: g.driver, Date: g.d,
+				Measured: g.ms / 1e3, Sources: []string{g.src}, Modeled: k.TimeMs / 1e3,
+			})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("timecheck: no matrix and method is in both the modeled and the measured libs runs")
+	}
+	return out, nil
+}
+
+// timed: a run with a time, not skipped, whose output was right.
+func timed(k libs.KernelRun) bool {
+	return k.Skipped == "" && k.Correct && k.TimeMs > 0
+}

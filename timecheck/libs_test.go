@@ -1,0 +1,85 @@
+package timecheck
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/lessons/libs"
+)
+
+// TestLibsCases: a matrix and method in both runs is one case, modeled
+// over measured; skipped, wrong or missing runs are left out; an earlier
+// measured run is not replaced by a later one; and a swapped pair of
+// runs is refused.
+func TestLibsCases(t *testing.T) {
+	run := func(backend gpuext.Kind, date string, ms map[string]float64) *libs.Result {
+		r := &libs.Result{Backend: backend, Date: date, Device: libs.Device{Name: string(backend) + " device", Model: "h200"}}
+		m := libs.MatrixResult{Key: "powerlaw20-2^17", Rows: 1 << 17}
+		for meth, v := range ms {
+			k := libs.KernelRun{Method: meth, TimeMs: v, Correct: true}
+			switch meth {
+			case "wrong":
+				k.Correct = false
+			case "skipped":
+				k.Skipped = "too many passes"
+			}
+			m.Runs = append(m.Runs, k)
+		}
+		r.Matrices = []libs.MatrixResult{m}
+		return r
+	}
+	sim := run(gpuext.Sim, "", map[string]float64{"tile": 0.010, "vector4": 0.020, "wrong": 0.01, "skipped": 0.01, "only-modeled": 0.01})
+	gpu1 := run(gpuext.GPU, "day 1", map[string]float64{"tile": 0.008, "wrong": 0.01, "skipped": 0.01})
+	gpu2 := run(gpuext.GPU, "day 2", map[string]float64{"tile": 0.100, "vector4": 0.025})
+	cases, err := LibsCases(sim, gpu1, gpu2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]SweepCase{}
+	for _, c := range cases {
+		got[c.Kernel] = c
+	}
+	for _, tc := range []struct {
+		method          string
+		measured, ratio float64
+		source          string
+	}{
+		{"tile", 8e-6, 1.25, "day 1"},
+		{"vector4", 25e-6, 0.8, "day 2"},
+	} {
+		c, ok := got[tc.method]
+		if !ok {
+			t.Errorf("%s: no case", tc.method)
+			continue
+		}
+		if c.Family != "libs-powerlaw20" || c.Input != "powerlaw20-2^17" || c.Size != 1<<17 {
+			t.Errorf("%s: family %q input %q size %d", tc.method, c.Family, c.Input, c.Size)
+		}
+		if d := c.Measured - tc.measured; d > 1e-12 || d < -1e-12 || c.Ratio() < tc.ratio-1e-9 || c.Ratio() > tc.ratio+1e-9 {
+			t.Errorf("%s: measured %g ratio %g, want %g and %g", tc.method, c.Measured, c.Ratio(), tc.measured, tc.ratio)
+		}
+		if !strings.Contains(c.Sources[0], tc.source) {
+			t.Errorf("%s: source %q, want the %s run", tc.method, c.Sources[0], tc.source)
+		}
+	}
+	if len(cases) != 2 {
+		t.Errorf("%d cases, want tile and vector4 only: %+v", len(cases), cases)
+	}
+	rep, err := NewSweepReport("h200", cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.ByFamily) != 1 || rep.ByFamily[0].Name != "libs-powerlaw20" || rep.ByFamily[0].Cases != 2 {
+		t.Errorf("by family: %+v, want the one libs family", rep.ByFamily)
+	}
+	if _, err := LibsCases(gpu1, sim); err == nil {
+		t.Error("a GPU run given as the modeled one: no error")
+	}
+	if _, err := LibsCases(sim, sim); err == nil {
+		t.Error("a simulator run given as the measured one: no error")
+	}
+	if _, err := LibsCases(sim, run(gpuext.GPU, "", map[string]float64{"merge_path": 1})); err == nil {
+		t.Error("no matrix and method in common: no error")
+	}
+}
