@@ -3,6 +3,7 @@ package gpuext
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/warplab/warplab/sim"
@@ -25,10 +26,12 @@ func sassRows(t *testing.T) string {
 // TestSASSWidthsOption: a simulator opened with Options.SASSWidths times the
 // kernel's shared loads as the SASS's 2 LDS.128 (64 wavefronts) where
 // ptxas is on the machine, and as the PTX's 8 word loads (256) without the
-// option or without ptxas; the output is the same.
+// option or without ptxas; the output is the same. With the option its
+// occupancy counts ptxas -v's registers; without, it says they are not known.
 func TestSASSWidthsOption(t *testing.T) {
 	m := &Module{Name: "rows", PTX: sassRows(t)}
 	waves := map[bool]int64{}
+	occ := map[bool]string{}
 	for _, on := range []bool{false, true} {
 		d, err := OpenWith("sim:h200", Options{SASSWidths: on})
 		if err != nil {
@@ -56,6 +59,7 @@ func TestSASSWidthsOption(t *testing.T) {
 			}
 		}
 		waves[on] = l.Stats.SharedLoad.Wavefronts
+		occ[on] = l.Stats.Time.Occupancy
 		d.Close()
 	}
 	want := int64(256)
@@ -64,5 +68,14 @@ func TestSASSWidthsOption(t *testing.T) {
 	}
 	if waves[false] != 256 || waves[true] != want {
 		t.Errorf("shared load wavefronts %d without the option and %d with it, want 256 and %d", waves[false], waves[true], want)
+	}
+	// With the SASS come ptxas -v's registers
+	// for the occupancy; without it they are left out, and said so.
+	wantOcc := "registers not known"
+	if sim.Ptxas() != "" {
+		wantOcc = "(ptxas"
+	}
+	if !strings.Contains(occ[false], "registers not known") || !strings.Contains(occ[true], wantOcc) {
+		t.Errorf("occupancy %q without the option and %q with it, want %q in the second", occ[false], occ[true], wantOcc)
 	}
 }

@@ -315,18 +315,23 @@ func (s *simBackend) noteSeconds(ctx context.Context, secs float64) {
 var _ backend = (*simBackend)(nil)
 
 // setWidths gives a decoded kernel the shared access widths of its module's
-// SASS when the device was opened with Options.SASSWidths, and its loads'
-// loop passes as compiled (sim.PTXKernel.SetLoadPasses): ptxas and
-// nvdisasm run once per module, for the model's architecture; where they
-// fail (no ptxas on the machine) the PTX's widths stand and the kernel's
-// AccessWidths says so.
+// SASS when the device was opened with Options.SASSWidths, its loads' loop
+// passes as compiled (sim.PTXKernel.SetLoadPasses) and its registers a
+// thread (ptxas -v: the occupancy's register limit, SetRegisters): ptxas
+// and nvdisasm run once per module, for the model's architecture; where
+// they fail (no ptxas on the machine) the PTX's widths stand, registers
+// are left out of the occupancy, and the kernel's AccessWidths and the
+// modeled time's Occupancy say so.
 func (s *simBackend) setWidths(pm *ptxMod, pk *sim.PTXKernel) {
 	if !s.sassWidths || pm == nil {
 		return
 	}
 	pm.sassOnce.Do(func() {
-		pm.sass, pm.sassFrom, _ = sim.PtxasSharedWidths(context.Background(), []byte(pm.src), sim.ArchFor(s.model))
+		ctx, arch := context.Background(), sim.ArchFor(s.model)
+		pm.sass, pm.sassFrom, _ = sim.PtxasSharedWidths(ctx, []byte(pm.src), arch)
+		pm.regs, pm.regsFrom, _ = sim.PtxasRegisters(ctx, []byte(pm.src), arch)
 	})
 	pk.SetSharedWidths(pm.sass, pm.sassFrom)
 	pk.SetLoadPasses(pm.sass, pm.sassFrom)
+	pk.SetRegisters(pm.regs[pk.Name], pm.regsFrom)
 }

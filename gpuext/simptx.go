@@ -30,6 +30,10 @@ type ptxMod struct {
 	sassOnce sync.Once
 	sass     sim.SASSWidths
 	sassFrom string
+	// regs: each entry's registers a thread by ptxas -v for the model's
+	// architecture, read with the SASS; nil where ptxas could not give them.
+	regs     map[string]int
+	regsFrom string
 }
 
 // kernelNames lists the entries of the PTX, for messages.
