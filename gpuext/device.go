@@ -196,7 +196,7 @@ func (d *Device) TimedFrom() string {
 	case sim.Ptxas() == "":
 		return "the PTX (no ptxas on this machine for the SASS; scripts/setup.sh --nvcc installs it)"
 	}
-	return "ptxas's SASS for " + sim.ArchFor(d.model) + " (loads a loop pass, shared access widths; the PTX where ptxas refuses a module)"
+	return "ptxas's SASS for " + sim.ArchFor(d.model) + " (loads a loop pass, shared access widths, registers; the PTX where ptxas refuses a module)"
 }
 
 // Reason says why Open("auto") chose this backend; "" for an explicit spec.

@@ -127,10 +127,11 @@ func runPtxas(ctx context.Context, ptxText []byte, arch string, flags []string, 
 // directives (", function_name $L__info_stringN, inlined_at F L C"),
 // keeping each directive's file, line and column. ptxas 11.8 crashes
 // (SIGSEGV) compiling lessons/libs/libs.ptx for sm_90 with them and
-// compiles it without them; what it generates does not depend on them
-// (spmv.ptx's and cg.ptx's SASS are byte for byte the same either way:
-// TestPtxasInlineInfo), and nvdisasm -g's line for each instruction is
-// the .loc's line, which the attributes do not change.
+// compiles it without them. What it generates does not depend on them:
+// the SASS read from the spmv, cg, tiling and sweep modules is the same
+// either way (TestPtxasInlineInfo; cuobjdump shows spmv's and cg's equal
+// byte for byte), and nvdisasm -g's line for each instruction is the
+// .loc's line, which the attributes do not change.
 func withoutInlineInfo(ptxText []byte) []byte {
 	return locInline.ReplaceAll(ptxText, []byte("$1"))
 }
