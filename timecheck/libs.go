@@ -31,12 +31,7 @@ func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, err
 		return nil, fmt.Errorf("timecheck: the modeled libs run is a %s run, not the simulator's", modeled.Backend)
 	}
 	type key struct{ matrix, method string }
-	type meas struct {
-		ms             float64
-		gpu, driver, d string
-		src            string
-	}
-	got := map[key]meas{}
+	got := map[key]SweepCase{} // the measured side of each case
 	for i, r := range measured {
 		if r.Backend != gpuext.GPU {
 			return nil, fmt.Errorf("timecheck: measured libs run %d is a %s run, not a GPU's", i+1, r.Backend)
@@ -46,22 +41,21 @@ func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, err
 				if _, dup := got[key{m.Key, k.Method}]; dup || !timed(k) {
 					continue
 				}
-				got[key{m.Key, k.Method}] = meas{k.TimeMs, r.Device.Name, r.Driver, r.Date, fmt.Sprintf("libs run %d (%s)", i+1, r.Date)}
+				got[key{m.Key, k.Method}] = SweepCase{GPU: r.Device.Name, Driver: r.Driver, Date: r.Date,
+					Measured: k.TimeMs / 1e3, Sources: []string{fmt.Sprintf("libs run %d (%s)", i+1, r.Date)}}
 			}
 		}
 	}
 	var out []SweepCase
 	for _, m := range modeled.Matrices {
 		for _, k := range m.Runs {
-			g, ok := got[key{m.Key, k.Method}]
+			c, ok := got[key{m.Key, k.Method}]
 			if !ok || !timed(k) {
 				continue
 			}
-			out = append(out, SweepCase{
-				Family: LibsFamilyPrefix + libs.Family(m.Key), Kernel: k.Method, Input: m.Key,
-				Size: m.Rows, SizeUnit: "rows", GPU: g.gpu, Driver: g.driver, Date: g.d,
-				Measured: g.ms / 1e3, Sources: []string{g.src}, Modeled: k.TimeMs / 1e3,
-			})
+			c.Family, c.Kernel, c.Input = LibsFamilyPrefix+libs.Family(m.Key), k.Method, m.Key
+			c.Size, c.SizeUnit, c.Modeled = m.Rows, "rows", k.TimeMs/1e3
+			out = append(out, c)
 		}
 	}
 	if len(out) == 0 {

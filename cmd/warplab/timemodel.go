@@ -231,14 +231,9 @@ func runTimeModelLibs(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}
-	from := sim.Device.TimedFrom
-	if from == "" {
-		from = "the PTX"
-	}
 	rep.About = fmt.Sprintf("Measured: the libs lesson's GPU runs (%s), CUDA events, mean of the runs after warm-ups, per SpMV; "+
 		"modeled: %s, one checked launch per method, times from %s. Families are libs-<corpus family>; no regime (the lesson keeps no bound).",
-		strings.Join(fs.Args(), ", "), sim.Device.Name, from)
-	rep.Widths = "times from " + from
+		strings.Join(fs.Args(), ", "), sim.Device.Name, sim.Device.Timing())
 	if err := rep.WriteTable(stdout); err != nil {
 		return fail(stderr, cmd, err)
 	}

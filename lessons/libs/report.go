@@ -18,11 +18,7 @@ func (r *Result) timeWord() string {
 		return fmt.Sprintf("measured on %s (driver %s, %s), CUDA events, mean of %d runs after %d warm-ups",
 			r.Device.Name, strings.TrimPrefix(r.Driver, "driver "), dateOf(r.Date), r.TimedRuns, r.Warmups)
 	}
-	from := r.Device.TimedFrom
-	if from == "" {
-		from = "the PTX" // a result recorded before the field was
-	}
-	return fmt.Sprintf("modeled by the simulator (%s), from %s", r.Device.Name, from)
+	return fmt.Sprintf("modeled by the simulator (%s), from %s", r.Device.Name, r.Device.Timing())
 }
 
 func dateOf(rfc string) string {

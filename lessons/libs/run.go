@@ -278,6 +278,16 @@ type Device struct {
 	TimedFrom string `json:"timed_from,omitempty"`
 }
 
+// Timing is the code a simulator run's times follow, in words: TimedFrom,
+// or "the PTX" for a result recorded before the field was (the PTX was
+// all the simulator timed then).
+func (d Device) Timing() string {
+	if d.TimedFrom == "" {
+		return "the PTX"
+	}
+	return d.TimedFrom
+}
+
 // Prep is one method's one-time preparation on one matrix, timed apart from
 // the SpMV as cuSPARSE's analysis is: host wall clock for building the bins
 // or partitions and uploading them (measured on either backend; the
