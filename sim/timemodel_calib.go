@@ -251,6 +251,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"L2Bandwidth", m.L2Bandwidth, "B/s", src("L2Bandwidth")},
 		{"LaunchOverhead", m.LaunchOverhead, "s", dispatchSource(m, "LaunchOverhead", src("LaunchOverhead"))},
 		{"BlockDispatch", m.BlockDispatch, "s", dispatchSource(m, "BlockDispatch", "")},
+		{"BlockSeconds", m.BlockSeconds, "s", blockcostSource(m)},
 		{"TimedLaunch", m.TimedLaunch, "s", src("TimedLaunch")},
 		{"TimedLaunchPerBuffer", m.TimedLaunchPerBuffer, "s", src("TimedLaunchPerBuffer")},
 		{"TimedLaunchPerScalar", m.TimedLaunchPerScalar, "s", src("TimedLaunchPerScalar")},

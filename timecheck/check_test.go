@@ -346,6 +346,7 @@ func TestEmbeddedPromise(t *testing.T) {
 // argument kernels with the lessons' protocol give the empty kernel's
 // time per call (the protocol's, not the host loop's) and the costs per
 // buffer and per scalar, by their medians, a negative one taken as 0; a
+// record of another GPU than LaunchGPU counts for nothing, however new; a
 // protocol block with a line missing is an error.
 func TestLaunchRunsNewest(t *testing.T) {
 	// Records as warplab bench launch prints them (launchbench's
@@ -397,6 +398,12 @@ func TestLaunchRunsNewest(t *testing.T) {
 			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r2.txt", rec(4.40, 4.20, 5.00, 4.00)},
 			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r3.txt", rec(4.60, 4.30, 5.40, 4.10)},
 		), empty: 4.20, perBuf: 0.68 / 3, perScalar: 0, sources: 3}, // the protocol's empty median; buffers (5.50−4.00−0.05)/5, (5.00−4.20+0.033)/5, (5.40−4.30+0.033)/5
+		{name: "a newer record of another GPU left out", files: append(append([]file(nil), base...),
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", rec(4.20, 4.00, 5.50, 4.30)},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r2.txt", rec(4.40, 4.20, 5.00, 4.00)},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r3.txt", rec(4.60, 4.30, 5.40, 4.10)},
+			file{"libs-floor-h100-2026-12-06", "launch-go-r1.txt", strings.Replace(rec(6.00, 6.00, 8.00, 6.30), "NVIDIA H200", "NVIDIA H100 80GB HBM3", 1)},
+		), empty: 4.20, perBuf: 0.68 / 3, perScalar: 0, sources: 3},
 		{name: "a line missing", files: append(append([]file(nil), base...),
 			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", strings.Replace(rec(4.20, 4.00, 5.50, 4.30), "six scalar arguments, one block", "six scalars, one block", 1)},
 		), wantErr: true},

@@ -310,8 +310,17 @@ func lessonRank(l string) int {
 	return 3
 }
 
+// LaunchGPU is the GPU whose launch records set the model's launch floor
+// (TimedLaunch and its costs per argument): the H200's, whose lesson runs
+// the check holds the model to. A record of `warplab bench launch` on
+// another GPU (evidence/libs-floor-h100-2026-12-06, on an H100's host) is
+// left out, however new.
+const LaunchGPU = "NVIDIA H200"
+
 var (
-	launchLine = regexp.MustCompile(`(?m)^launch overhead on .*\n\s*back to back, one sync at the end:\s*([0-9.]+) us per launch`)
+	// launchGPULine names the GPU of a `warplab bench launch` record.
+	launchGPULine = regexp.MustCompile(`(?m)^launch overhead on ([^,\n]+),`)
+	launchLine    = regexp.MustCompile(`(?m)^launch overhead on .*\n\s*back to back, one sync at the end:\s*([0-9.]+) us per launch`)
 	// The lessons' protocol block of `warplab bench launch` (since
 	// 2026-12-01, 20:39 UTC): the empty kernel, six arguments (five
 	// buffers and a count) and six scalars, each a median of timings.
@@ -335,7 +344,8 @@ const (
 
 // launchRuns reads the newest records of Go's launch microbenchmark
 // (`warplab bench launch`): evidence/launch-overhead-*/launch-overhead.txt
-// and the timemodel runs' launch-go*.txt. Every record of the newest date
+// and the timemodel runs' launch-go*.txt, those of LaunchGPU (a record
+// that names another GPU is left out). Every record of the newest date
 // (the date that ends the folder's name) counts, and each figure is the
 // median over those records: the host's launch interval moves from call to
 // call and from machine to machine (4.06 to 5.98 µs over 2026-12-01's
@@ -371,7 +381,18 @@ const (
 func launchRuns(root string) ([]Run, error) {
 	a, _ := filepath.Glob(filepath.Join(root, "evidence", "launch-overhead-*", "launch-overhead.txt"))
 	b, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go*.txt"))
-	files := append(a, b...)
+	var files []string
+	contents := map[string][]byte{}
+	for _, f := range append(a, b...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if m := launchGPULine.FindSubmatch(data); m != nil && string(m[1]) != LaunchGPU {
+			continue // another GPU's host: not the H200's floor
+		}
+		files, contents[f] = append(files, f), data
+	}
 	if len(files) == 0 {
 		return nil, nil
 	}
@@ -404,10 +425,7 @@ func launchRuns(root string) ([]Run, error) {
 		if date(f) != newest {
 			continue
 		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
+		data := contents[f]
 		v, ok, err := num(f, launchLine, data)
 		if err != nil {
 			return nil, err

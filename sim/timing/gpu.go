@@ -47,7 +47,18 @@ type Constants struct {
 	// a block over the whole GPU (dispatch.cu: 0.6 ns on the H200, for
 	// empty blocks of any size): a grid of many short blocks takes at
 	// least its blocks × BlockDispatch. 0: blocks start as slots free.
-	BlockDispatch  float64
+	BlockDispatch float64
+	// BlockSeconds is what a block holds its SM's slots beyond its own
+	// path: from its start until its slots can start the next block
+	// (blockcost.cu: grids of k generations of empty blocks held to one
+	// block an SM take this long a generation). Blocks an SM holds at once
+	// pay it side by side, so it shows where few blocks an SM take turns
+	// (a grid of short blocks at one to four blocks an SM). 0: a block's
+	// slots free when its path ends, as in every model today: 152 ns was
+	// measured (on an H100, the H200's SM) and not adopted, since the
+	// schedule holds a block's slots until its slowest warp ends where the
+	// SM starts new blocks in ended warps' slots (docs/timemodel.md).
+	BlockSeconds   float64
 	L1Latency      float64 // seconds: a dependent load that hits L1
 	L2Latency      float64 // seconds: a dependent load that misses L1 and hits L2
 	DRAMLatency    float64 // seconds: a dependent load that misses L2

@@ -224,13 +224,13 @@ func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, wideLat, waveSec, i
 	if b.Bars == 0 {
 		// The sum in the order the model had before the mechanisms, so a
 		// block without barriers or conflicts keeps its time to the bit.
-		return float64(b.Instr)*cpi + float64(b.Hit)*m.L1Latency + float64(b.L2)*m.L2Latency + float64(b.Miss)*missLat + b.Extra + wide
+		return float64(b.Instr)*cpi + float64(b.Hit)*m.L1Latency + float64(b.L2)*m.L2Latency + float64(b.Miss)*missLat + b.Extra + wide + m.BlockSeconds
 	}
 	mem := float64(b.Hit)*m.L1Latency + float64(b.L2)*m.L2Latency + float64(b.Miss)*missLat + wide
 	issue := max(float64(b.Instr)*cpi+b.Extra, float64(b.Waves)*waveSec)
 	path := issue + float64(b.Bars)*m.BarrierSeconds(g, int(b.Warps))
 	if inStep <= 0 || m.IssuePerSMCycle <= 0 {
-		return mem + path
+		return mem + path + m.BlockSeconds
 	}
 	// The blocks an SM holds meet their barriers in step (they start
 	// together and wait for memory together: phase.cu), so between two
@@ -240,5 +240,5 @@ func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, wideLat, waveSec, i
 	// times the blocks in step (contention.cu: a reduction step at 64
 	// warps is twice the barriers alone, however the warps are grouped
 	// into blocks). The steps follow one another (Block.Shares).
-	return mem + max(path, inStep*b.Shares)
+	return mem + max(path, inStep*b.Shares) + m.BlockSeconds
 }

@@ -171,3 +171,40 @@ func TestBlockDispatch(t *testing.T) {
 		})
 	}
 }
+
+// TestBlockSeconds: a block holds its slots BlockSeconds beyond its path,
+// so k generations of short blocks take k × BlockSeconds at one block an
+// SM and the same at four (the blocks an SM holds pay it side by side)
+// unless the GPU's dispatch rate is slower, while long blocks add it once
+// a generation; without it, one block an SM is held only by the dispatch
+// rate.
+func TestBlockSeconds(t *testing.T) {
+	g, m := h200(t)
+	m.BlockDispatch = 0.6e-9
+	path := 10000 * 4 / 1.98e9 // 10,000 instructions at WarpCPI 4 (h200's test constants)
+	for _, tc := range []struct {
+		name            string
+		perSM, k        int
+		instr           int32
+		fixed, min, max float64
+	}{
+		{"one block an SM, 16 generations", 1, 16, 1, 300e-9, 16 * 300e-9, 16*300e-9 + 200e-9},
+		{"four blocks an SM, 16 generations", 4, 16, 1, 1e-6, 16 * 1e-6, 16*1e-6 + 400e-9},
+		{"four blocks an SM, held by the dispatch rate", 4, 16, 1, 300e-9, 16 * 4 * 132 * 0.6e-9, 16*4*132*0.6e-9 + 400e-9},
+		{"long blocks, 2 generations", 8, 2, 10000, 300e-9, 2 * (path + 300e-9), 2*(path+300e-9) + 1e-6},
+		{"none: the dispatch rate", 1, 16, 1, 0, 16 * 132 * 0.6e-9, 16*132*0.6e-9 + 100e-9},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := m
+			m.BlockSeconds = tc.fixed
+			tm := &Launch{BlocksPerSM: tc.perSM, WarpsPerBlock: 8}
+			for b := range tc.k * tc.perSM * g.SMs {
+				tm.Blocks = append(tm.Blocks, Block{B: int64(b), Instr: tc.instr, Warps: 8, Sum: 8 * int64(tc.instr)})
+			}
+			finish, _, _ := schedule(g, m, tm, m.L2Latency, m.L2Latency)
+			if finish < tc.min || finish > tc.max {
+				t.Errorf("finish %.4g s, want %.4g to %.4g s", finish, tc.min, tc.max)
+			}
+		})
+	}
+}
