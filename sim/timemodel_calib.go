@@ -270,6 +270,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"BarrierWarpCycles", m.BarrierWarpCycles, "cycles/warp", contentionSource(m)},
 		{"DRAMInflightPoints", float64(len(m.DRAMInflight)), "points", mech["DRAMInflight"]},
 		{"L2InflightPoints", float64(len(m.L2Inflight)), "points", mech["L2Inflight"]},
+		{"L2LoadedPoints", float64(len(m.L2Loaded)), "points", mech["L2Loaded"]},
 		{"RegistersPerSM", float64(m.RegistersPerSM), "registers", mech["RegistersPerSM"]},
 		{"RegAllocUnit", float64(m.RegAllocUnit), "registers", mech["RegAllocUnit"]},
 		{"AtomicWordSeconds", m.AtomicWordSeconds, "s", atomicSource(m, "measured: 1 / atom_g_same at 64 warps per SM (every lane of every warp on one word)")},

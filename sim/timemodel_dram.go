@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/warplab/warplab/sim/timing"
 )
@@ -141,10 +140,6 @@ func dramSource(m Model, constant string) string {
 		}
 		return "measured: 32 × dram_stride_read at 32 bytes apart over the same at 64 (one float loaded a touched sector over 4 GiB: every other sector takes as long as every one); Nsight Compute's dram__bytes_read in the same run (ncu-stride.csv) reads 64 bytes a touched sector at 64, 128 and 256 bytes apart (" + at + ")"
 	}
-	parts := make([]string, len(m.DRAMLoaded))
-	for i, p := range m.DRAMLoaded {
-		parts[i] = fmt.Sprintf("%.2f TB/s: %.0f ns", p.Rate/1e12, p.Seconds*1e9)
-	}
 	return "measured: dram_chase_v4 at 16, 32 and 64 warps per SM (random 512-byte blocks of 4 GiB, one coalesced float4 request in flight a warp), less the launch's share of a step: " +
-		strings.Join(parts, ", ") + "; from the idle pointer chase (DRAMLatency at 0 TB/s) linearly to the first point (" + at + ")"
+		loadedCurve(m.DRAMLoaded) + "; from the idle pointer chase (DRAMLatency at 0 TB/s) linearly to the first point (" + at + ")"
 }

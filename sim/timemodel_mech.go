@@ -89,7 +89,26 @@ func applyMechanisms(m Model, rows []MicrobenchRow) Model {
 			m.RegistersPerSM = int(r.Value)
 		}
 	}
+	m.L2Loaded = l2Loaded(m.SMs, rows)
 	return m
+}
+
+// l2Loaded is the L2's loaded-latency curve (timing.Constants.L2Loaded)
+// read off bw_l2 at u = 2, one float4 in flight a thread on a warm 8 MiB
+// buffer at 1 to 64 warps per SM (inflightCurves): at each point the
+// GPU's rate and, by Little's law, the latency its bytes in flight imply
+// (the SMs × bytes in flight per SM ÷ the rate; 181 ns at 1 warp per SM,
+// 687 ns at 64 on the H200). The same rows as L2Inflight, read the way
+// DRAMLoaded reads dram_chase_v4: a latency at a throughput, which a warm
+// launch's rounds wait at the throughput it reaches (timing.warmTime),
+// not a bandwidth cap on its bytes. Nil without the rows.
+func l2Loaded(sms int, rows []MicrobenchRow) []timing.LoadedLatency {
+	_, l2 := inflightCurves(rows)
+	var c []timing.LoadedLatency
+	for _, p := range l2 {
+		c = append(c, timing.LoadedLatency{Rate: p.Rate, Seconds: float64(sms) * p.BytesPerSM / p.Rate})
+	}
+	return c
 }
 
 // inflightCurves reads the achieved-bandwidth curves (timing.Constants'
@@ -100,7 +119,9 @@ func applyMechanisms(m Model, rows []MicrobenchRow) Model {
 // within 3%); the u = 1 rows had the step loop unrolled by ptxas, with an
 // unknown number in flight, and are not used.
 //
-// The model does not take them (applyMechanisms leaves the curves empty):
+// The model does not take them as bandwidth caps (applyMechanisms leaves
+// the curves empty; since the twenty-sixth pass it reads bw_l2's rows as
+// the L2's loaded latency instead, l2Loaded):
 // with the bytes in flight the PTX's load rounds give, they took the
 // check's 2^23 probes and CG 100³'s subwarp SpMV 8-50% too slow
 // (docs/timemodel.md, "Mechanisms"). Not because ptxas keeps more loads
@@ -136,6 +157,16 @@ func paramInt(param, key string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// loadedCurve prints a loaded-latency curve as its sources say it:
+// "2.41 TB/s: 448 ns, ...".
+func loadedCurve(c []timing.LoadedLatency) string {
+	parts := make([]string, len(c))
+	for i, p := range c {
+		parts[i] = fmt.Sprintf("%.2f TB/s: %.0f ns", p.Rate/1e12, p.Seconds*1e9)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func median(v []float64) float64 {
@@ -196,6 +227,7 @@ func mechanismSources(m Model) map[string]string {
 		"BarrierCycles":       fmt.Sprintf("measured: sh_st_bar's conflict-free passes at 1..32 warps a block (store, bar.sync, load, bar.sync), less the two requests' wavefronts and the load's latency (sh_ld_lat k = 1), halved: %.1f + %.2f cycles a warp, a least-squares line; bar_slow: a slow warp's work adds to the pass the same at every block size (the barrier waits for the slowest warp) (%s)", m.BarrierCycles, m.BarrierCyclesPerWarp, at),
 		"DRAMInflight":        "bw_dram at 1..64 warps per SM, one float4 .cg load in flight per thread (u = 2 rows), a fresh 128 MiB a launch; bytes in flight per SM: rate " + curve(dram) + " (" + at + ")" + notUsed,
 		"L2Inflight":          "bw_l2 as bw_dram on a warm 8 MiB buffer: " + curve(l2) + " (" + at + ")" + notUsed,
+		"L2Loaded":            "measured: bw_l2 at u = 2 (one float4 .cg load in flight a thread, a warm 8 MiB buffer, 1 to 64 warps per SM), each point's rate and the latency its bytes in flight imply by Little's law (SMs × bytes in flight per SM / rate): " + loadedCurve(m.L2Loaded) + "; a warm launch's L2 requests wait the latency at the L2 throughput it reaches, from the idle pointer chase (L2Latency at 0 TB/s) linearly to the first point (" + at + ")",
 		"RegistersPerSM":      "measured: device_regs_per_sm (cudaDeviceProp.regsPerMultiprocessor) (" + at + ")",
 		"RegAllocUnit":        "published: CUDA occupancy calculator, a warp's registers are allocated in units of 256 (compute capability 7.0 and later); the microbenchmark's occ_regs rows (14 to 231 registers a thread, 256 threads a block: 8, 6, 4, 3, 2, 2, 1, 1, 1 blocks per SM, API and counted alike) are what GPU.BlocksPerSM gives (TestOccupancyRegistersMicrobenchmark)",
 	}

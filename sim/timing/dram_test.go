@@ -40,15 +40,7 @@ func TestColdLoadedLatency(t *testing.T) {
 	g, m := h200(t)
 	m.WarpCPI, m.DRAMLatency = 4.17, 350e-9
 	m.DRAMAchievable, m.L2Bandwidth, m.IssuePerSMCycle = 3.92e12, 8e12, 3.87
-	const blocks = 132 * 8 * 40
-	tm := &Launch{BlocksPerSM: 8, WarpsPerBlock: 8}
-	for b := range blocks {
-		tm.Blocks = append(tm.Blocks, Block{B: int64(b), Instr: 60, Miss: 1, Warps: 8, Sum: 480})
-	}
-	bytes := int64(blocks * 8 * 128)
-	s := &Counters{Blocks: blocks, Warps: blocks * 8, GlobalLoadRequests: blocks * 8, MissRequests: blocks * 8,
-		L2Sectors: bytes / 32, L2LoadSectors: bytes / 32, UniqueRead: bytes, Records: tm,
-		LoadSites: []LoadSite{{Miss: blocks * 8}}}
+	s, bytes, blocks := oneRoundLaunch(60)
 	idle, _, _ := coldTime(g, m, s, bytes)
 	m.DRAMLoaded = h200Loaded
 	loaded, terms, bound := coldTime(g, m, s, bytes)
@@ -67,4 +59,66 @@ func TestColdLoadedLatency(t *testing.T) {
 	if lat < m.DRAMLatency || lat > hi*1.0001 {
 		t.Errorf("latency %g s outside [idle %g, at the idle throughput %g]", lat, m.DRAMLatency, hi)
 	}
+}
+
+// The H200's L2 loaded-latency curve as sim derives it from bw_l2
+// (evidence/timemodel-micro-mechanisms-h200-2026-12-04, u = 2).
+var h200L2Loaded = []LoadedLatency{{3.74e11, 181e-9}, {1.44e12, 187e-9}, {2.74e12, 197e-9}, {4.79e12, 226e-9}, {6.23e12, 347e-9}, {6.30e12, 687e-9}}
+
+// TestWarmLoadedLatency: a warm launch of one L2 round a warp and few
+// instructions (its data in L2, 64 warps an SM, many waves) waits the L2's loaded latency at
+// the throughput it reaches, between the idle latency and the latency at
+// the idle time's throughput, and whose throughput gives it back (the
+// fixed point, within 3%); a gather's latency grows in proportion;
+// without a curve, the idle latency, to the bit.
+func TestWarmLoadedLatency(t *testing.T) {
+	g, m := h200(t)
+	m.WarpCPI, m.L2Latency, m.L2ScatterLatency, m.DRAMScatterLatency = 4.17, 145e-9, 174e-9, 601e-9
+	m.DRAMAchievable, m.L2Bandwidth, m.IssuePerSMCycle = 3.92e12, 8e12, 3.87
+	s, bytes, blocks := oneRoundLaunch(10)
+	tm := s.Records
+	idle, _, _ := warmTime(g, m, s, bytes)
+	if plain, _, _ := kernelTime(g, m, s, bytes, true, m.DRAMLatency); plain != idle {
+		t.Fatalf("no curve: %g s, kernelTime's warm %g s", idle, plain)
+	}
+	m.L2Loaded = h200L2Loaded
+	loaded, terms, bound := warmTime(g, m, s, bytes)
+	if bound != "latency" || loaded <= idle {
+		t.Fatalf("with the curve: %g s (%s), idle %g s: want a longer latency-bound time", loaded, bound, idle)
+	}
+	waves := float64(blocks) / (132 * 8)
+	lat := terms.Latency/waves - 10*m.WarpCPI/g.ClockHz
+	want := LatencyAt(h200L2Loaded, m.L2Latency, float64(bytes)/loaded)
+	if math.Abs(lat-want)/want > 0.03 {
+		t.Errorf("waited %g s a round; the curve at the launch's own throughput says %g s", lat, want)
+	}
+	hi := LatencyAt(h200L2Loaded, m.L2Latency, float64(bytes)/idle)
+	if lat < m.L2Latency || lat > hi*1.0001 {
+		t.Errorf("latency %g s outside [idle %g, at the idle throughput %g]", lat, m.L2Latency, hi)
+	}
+	// The same rounds as gathers wait the scattered latency scaled alike.
+	for i := range tm.Blocks {
+		tm.Blocks[i].MissWide = 1
+	}
+	wide, wterms, _ := warmTime(g, m, s, bytes)
+	wlat := wterms.Latency/waves - 10*m.WarpCPI/g.ClockHz
+	if wide <= loaded || math.Abs(wlat/lat-174.0/145) > 0.05 {
+		t.Errorf("gathers: %g s, waited %g s a round against %g coalesced: want about %.2f×", wide, wlat, lat, 174.0/145)
+	}
+}
+
+// oneRoundLaunch is a launch of 40 waves of blocks of 8 warps at 8 blocks
+// an SM, each warp instr instructions and one 128-byte load round that
+// misses L1: its counters, the bytes it reads, and its blocks.
+func oneRoundLaunch(instr int32) (s *Counters, bytes int64, blocks int) {
+	blocks = 132 * 8 * 40
+	tm := &Launch{BlocksPerSM: 8, WarpsPerBlock: 8}
+	for b := range blocks {
+		tm.Blocks = append(tm.Blocks, Block{B: int64(b), Instr: instr, Miss: 1, Warps: 8, Sum: 8 * int64(instr)})
+	}
+	bytes = int64(blocks * 8 * 128)
+	s = &Counters{Blocks: int64(blocks), Warps: int64(blocks) * 8, GlobalLoadRequests: int64(blocks) * 8, MissRequests: int64(blocks) * 8,
+		L2Sectors: bytes / 32, L2LoadSectors: bytes / 32, UniqueRead: bytes, Records: tm,
+		LoadSites: []LoadSite{{Miss: int64(blocks) * 8}}}
+	return s, bytes, blocks
 }

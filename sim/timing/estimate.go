@@ -232,7 +232,7 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	// that share is cold (L2History).
 	gpu, terms, bound := cold, coldTerms, coldBound
 	if footprint <= g.L2Bytes/2 && s.L2Share > 0 {
-		warm, warmTerms, warmBound := kernelTime(g, c, s, dramRead, true, c.DRAMLatency)
+		warm, warmTerms, warmBound := warmTime(g, c, s, dramRead)
 		gpu = s.L2Share*warm + (1-s.L2Share)*cold
 		if s.L2Share >= 0.5 {
 			terms, bound = warmTerms, warmBound
@@ -279,6 +279,48 @@ func coldTime(g *GPU, c *Constants, s *Counters, dramRead int64) (float64, Terms
 	lat := l0 + (g0-l0)/(1-(g1-g0)/(g0-l0))
 	lat = min(max(lat, l0), g0)
 	return kernelTime(g, c, s, dramRead, false, lat)
+}
+
+// warmTime is kernelTime with the launch's data in L2, its L2 requests
+// waiting the loaded latency (Constants.L2Loaded) at the L2 throughput
+// the launch itself reaches: the fixed point of L -> LatencyAt(bytes /
+// time(L)), as coldTime finds DRAM's; a gather's latency grows in
+// proportion. The L2's curve turns steeply at its end (347 to 687 ns
+// between 6.23 and 6.30 TB/s on the H200), where coldTime's one secant
+// step lands far from the point, so the time is taken as linear in L
+// between the idle latency and the latency at the idle time's
+// throughput (two kernelTime runs), the point found on that line by
+// bisection, and the launch modeled once more at it. Without a curve,
+// the idle latency (L2Latency).
+func warmTime(g *GPU, c *Constants, s *Counters, dramRead int64) (float64, Terms, string) {
+	t0, terms, bound := kernelTime(g, c, s, dramRead, true, c.DRAMLatency)
+	bytes := float64(s.L2Sectors * 32)
+	l0 := c.L2Latency
+	if len(c.L2Loaded) == 0 || bytes <= 0 || t0 <= 0 || l0 <= 0 {
+		return t0, terms, bound
+	}
+	at := func(lat float64) (float64, Terms, string) {
+		cw := *c
+		cw.L2ScatterLatency *= lat / l0
+		cw.L2Latency = lat
+		return kernelTime(g, &cw, s, dramRead, true, c.DRAMLatency)
+	}
+	g0 := LatencyAt(c.L2Loaded, l0, bytes/t0)
+	if g0-l0 < 1e-3*l0 {
+		return t0, terms, bound
+	}
+	t1, _, _ := at(g0)
+	time := func(lat float64) float64 { return t0 + (t1-t0)*(lat-l0)/(g0-l0) }
+	lo, hi := l0, g0 // LatencyAt(bytes/time(L)) - L falls from g0-l0 > 0 at lo
+	for range 40 {
+		mid := (lo + hi) / 2
+		if LatencyAt(c.L2Loaded, l0, bytes/time(mid)) > mid {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return at((lo + hi) / 2)
 }
 
 // kernelTime is the slowest of the model's terms for s, with its name;

@@ -130,6 +130,10 @@ type Constants struct {
 	// request), interpolated. Empty: the bound is bytes in flight over the
 	// miss latency, as before.
 	DRAMInflight, L2Inflight []InflightRate
+	// L2Loaded is the L2's loaded-latency curve, in increasing Rate: a
+	// warm launch's L2 requests wait the latency at the L2 throughput it
+	// reaches (warmTime). Empty: the idle L2Latency.
+	L2Loaded []LoadedLatency
 
 	// Global atomics (issue 27, milestone 3; sim's timemodel_atomics.go
 	// derives each from the H200's atomics microbenchmark,
