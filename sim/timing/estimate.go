@@ -310,11 +310,11 @@ func warmTime(g *GPU, c *Constants, s *Counters, dramRead int64) (float64, Terms
 		return t0, terms, bound
 	}
 	t1, _, _ := at(g0)
-	time := func(lat float64) float64 { return t0 + (t1-t0)*(lat-l0)/(g0-l0) }
-	lo, hi := l0, g0 // LatencyAt(bytes/time(L)) - L falls from g0-l0 > 0 at lo
+	timeAt := func(lat float64) float64 { return t0 + (t1-t0)*(lat-l0)/(g0-l0) }
+	lo, hi := l0, g0 // LatencyAt(bytes/timeAt(L)) - L falls from g0-l0 > 0 at lo
 	for range 40 {
 		mid := (lo + hi) / 2
-		if LatencyAt(c.L2Loaded, l0, bytes/time(mid)) > mid {
+		if LatencyAt(c.L2Loaded, l0, bytes/timeAt(mid)) > mid {
 			lo = mid
 		} else {
 			hi = mid
