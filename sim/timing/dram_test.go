@@ -47,18 +47,7 @@ func TestColdLoadedLatency(t *testing.T) {
 	if bound != "latency" || loaded <= idle {
 		t.Fatalf("with the curve: %g s (%s), idle %g s: want a longer latency-bound time", loaded, bound, idle)
 	}
-	// The latency the launch waited, read back from its time: one round a
-	// block, blocks in waves of 132 × 8.
-	waves := float64(blocks) / (132 * 8)
-	lat := terms.Latency/waves - 60*m.WarpCPI/g.ClockHz
-	want := LatencyAt(h200Loaded, m.DRAMLatency, float64(bytes)/loaded)
-	if math.Abs(lat-want)/want > 0.03 {
-		t.Errorf("waited %g s a round; the curve at the launch's own throughput says %g s", lat, want)
-	}
-	hi := LatencyAt(h200Loaded, m.DRAMLatency, float64(bytes)/idle)
-	if lat < m.DRAMLatency || lat > hi*1.0001 {
-		t.Errorf("latency %g s outside [idle %g, at the idle throughput %g]", lat, m.DRAMLatency, hi)
-	}
+	checkFixedPoint(t, h200Loaded, m.DRAMLatency, waitedARound(g, m, terms, blocks, 60), float64(bytes), loaded, idle)
 }
 
 // The H200's L2 loaded-latency curve as sim derives it from bw_l2
@@ -86,22 +75,14 @@ func TestWarmLoadedLatency(t *testing.T) {
 	if bound != "latency" || loaded <= idle {
 		t.Fatalf("with the curve: %g s (%s), idle %g s: want a longer latency-bound time", loaded, bound, idle)
 	}
-	waves := float64(blocks) / (132 * 8)
-	lat := terms.Latency/waves - 10*m.WarpCPI/g.ClockHz
-	want := LatencyAt(h200L2Loaded, m.L2Latency, float64(bytes)/loaded)
-	if math.Abs(lat-want)/want > 0.03 {
-		t.Errorf("waited %g s a round; the curve at the launch's own throughput says %g s", lat, want)
-	}
-	hi := LatencyAt(h200L2Loaded, m.L2Latency, float64(bytes)/idle)
-	if lat < m.L2Latency || lat > hi*1.0001 {
-		t.Errorf("latency %g s outside [idle %g, at the idle throughput %g]", lat, m.L2Latency, hi)
-	}
+	lat := waitedARound(g, m, terms, blocks, 10)
+	checkFixedPoint(t, h200L2Loaded, m.L2Latency, lat, float64(bytes), loaded, idle)
 	// The same rounds as gathers wait the scattered latency scaled alike.
 	for i := range tm.Blocks {
 		tm.Blocks[i].MissWide = 1
 	}
 	wide, wterms, _ := warmTime(g, m, s, bytes)
-	wlat := wterms.Latency/waves - 10*m.WarpCPI/g.ClockHz
+	wlat := waitedARound(g, m, wterms, blocks, 10)
 	if wide <= loaded || math.Abs(wlat/lat-174.0/145) > 0.05 {
 		t.Errorf("gathers: %g s, waited %g s a round against %g coalesced: want about %.2f×", wide, wlat, lat, 174.0/145)
 	}
@@ -121,4 +102,27 @@ func oneRoundLaunch(instr int32) (s *Counters, bytes int64, blocks int) {
 		L2Sectors: bytes / 32, L2LoadSectors: bytes / 32, UniqueRead: bytes, Records: tm,
 		LoadSites: []LoadSite{{Miss: int64(blocks) * 8}}}
 	return s, bytes, blocks
+}
+
+// waitedARound reads back from a oneRoundLaunch's latency term the
+// latency its one round waited: blocks in waves of 132 × 8, each warp's
+// instr instructions at WarpCPI besides.
+func waitedARound(g *GPU, m *Constants, terms Terms, blocks int, instr int32) float64 {
+	waves := float64(blocks) / (132 * 8)
+	return terms.Latency/waves - float64(instr)*m.WarpCPI/g.ClockHz
+}
+
+// checkFixedPoint holds a loaded latency lat, waited by a launch that
+// moved bytes in loaded seconds (idle seconds at the idle latency), to
+// the curve at the launch's own throughput (within 3%) and between the
+// idle latency and the curve at the idle time's throughput.
+func checkFixedPoint(t *testing.T, curve []LoadedLatency, idleLat, lat, bytes, loaded, idle float64) {
+	t.Helper()
+	if want := LatencyAt(curve, idleLat, bytes/loaded); math.Abs(lat-want)/want > 0.03 {
+		t.Errorf("waited %g s a round; the curve at the launch's own throughput says %g s", lat, want)
+	}
+	hi := LatencyAt(curve, idleLat, bytes/idle)
+	if lat < idleLat || lat > hi*1.0001 {
+		t.Errorf("latency %g s outside [idle %g, at the idle throughput %g]", lat, idleLat, hi)
+	}
 }

@@ -7,7 +7,8 @@
 // the lessons do (gpuext.Device.Time's first pass): warm-ups, a
 // synchronize, then CUDA events around runs launches back to back, and
 // returns milliseconds per launch; queuedTime times the GPU's own cost per
-// launch, the host's rate left out; uploadRandom fills a device array with
+// launch, the host's rate left out, and gpuTime does so behind spinFor;
+// uploadRandom fills a device array with
 // the atomics runs' random values.
 #pragma once
 #include <cstdint>
@@ -72,6 +73,21 @@ static double queuedTime(F launch, int n, S spin) {
                for (int i = 0; i < n; ++i) launch();
            }) /
            n;
+}
+
+// spinFor holds the GPU cycles clock64 cycles: the spin queuedTime's
+// launches wait behind (gpuTime).
+__global__ void spinFor(unsigned long long cycles) {
+    unsigned long long t0 = clock64();
+    while (clock64() - t0 < cycles) {
+    }
+}
+
+// gpuTime is queuedTime behind a spin of 6 M cycles (about 3 ms): the
+// GPU's own µs per launch of n launches (dispatch.cu, blockcost.cu).
+template <class F>
+static double gpuTime(F launch, int n) {
+    return queuedTime(launch, n, [] { spinFor<<<1, 1>>>(6000000ULL); });
 }
 
 // uploadRandom copies n values of a 64-bit LCG (Knuth's MMIX constants,

@@ -32,12 +32,6 @@
 
 #include "bench.cuh"
 
-__global__ void spinFor(unsigned long long cycles) {
-    unsigned long long t0 = clock64();
-    while (clock64() - t0 < cycles) {
-    }
-}
-
 __global__ void emptyBlocks() {}
 
 __global__ void storeBlocks(float* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }
@@ -56,11 +50,6 @@ __global__ void spinBlocks(float* out, unsigned long long cycles) {
         }
         out[blockIdx.x] = 1.0f;
     }
-}
-
-template <class F>
-static double onGPU(F launch, int n) {
-    return queuedTime(launch, n, [] { spinFor<<<1, 1>>>(6000000ULL); });
 }
 
 // sharedFor is dynamic shared memory that holds an SM to b blocks
@@ -99,13 +88,13 @@ int main() {
             for (int k : gens) {
                 int blocks = k * b * sms;
                 std::snprintf(prm, sizeof prm, "T=%d b=%d k=%d", T, b, k);
-                row("blockcost_empty", prm, onGPU([&] { emptyBlocks<<<blocks, T, sh>>>(); }, 50), "us",
+                row("blockcost_empty", prm, gpuTime([&] { emptyBlocks<<<blocks, T, sh>>>(); }, 50), "us",
                     "empty blocks, b an SM by dynamic shared memory; GPU time per launch (50 queued behind a spin)");
-                row("blockcost_store", prm, onGPU([&] { storeBlocks<<<blocks, T, sh>>>(out); }, 50), "us",
+                row("blockcost_store", prm, gpuTime([&] { storeBlocks<<<blocks, T, sh>>>(out); }, 50), "us",
                     "a coalesced store a thread, b blocks an SM; GPU time per launch");
-                row("blockcost_spin", prm, onGPU([&] { spinBlocks<<<blocks, T, sh>>>(out, spin); }, 50), "us",
+                row("blockcost_spin", prm, gpuTime([&] { spinBlocks<<<blocks, T, sh>>>(out, spin); }, 50), "us",
                     "thread 0 spins 2,000 cycles, b blocks an SM; GPU time per launch");
-                row("blockcost_spinall", prm, onGPU([&] { spinAll<<<blocks, T, sh>>>(out, spin); }, 50), "us",
+                row("blockcost_spinall", prm, gpuTime([&] { spinAll<<<blocks, T, sh>>>(out, spin); }, 50), "us",
                     "every thread spins 2,000 cycles, b blocks an SM; GPU time per launch");
             }
         }

@@ -24,12 +24,6 @@
 
 #include "bench.cuh"
 
-__global__ void spinFor(unsigned long long cycles) {
-    unsigned long long t0 = clock64();
-    while (clock64() - t0 < cycles) {
-    }
-}
-
 __global__ void emptyBlocks() {}
 
 __global__ void storeBlocks(float* out) { out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f; }
@@ -42,13 +36,6 @@ __global__ void loadBlocks(const float* in, float* out, unsigned mask) {
 __global__ void syncBlocks(float* out) {
     __syncthreads();
     out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
-}
-
-// onGPU is bench.cuh's queuedTime behind a spin of 6 M cycles (about
-// 3 ms): µs per launch.
-template <class F>
-static double onGPU(F launch, int n) {
-    return queuedTime(launch, n, [] { spinFor<<<1, 1>>>(6000000ULL); });
 }
 
 int main() {
@@ -69,19 +56,19 @@ int main() {
         for (int w : waves) {
             int blocks = w * perSM * sms;
             std::snprintf(param, sizeof param, "%dt x %d waves", threads, w);
-            row("dispatch_empty", param, onGPU([&] { emptyBlocks<<<blocks, threads>>>(); }, 50), "us",
+            row("dispatch_empty", param, gpuTime([&] { emptyBlocks<<<blocks, threads>>>(); }, 50), "us",
                 "GPU-side per launch, 50 behind a spin");
         }
     }
     for (int w : waves) {
         int blocks = w * 8 * sms;
         std::snprintf(param, sizeof param, "256t x %d waves", w);
-        row("dispatch_store", param, onGPU([&] { storeBlocks<<<blocks, 256>>>(out); }, 50), "us",
+        row("dispatch_store", param, gpuTime([&] { storeBlocks<<<blocks, 256>>>(out); }, 50), "us",
             "one coalesced store a thread");
         row("dispatch_load", param,
-            onGPU([&] { loadBlocks<<<blocks, 256>>>(in, out, (4u << 20) - 1); }, 50), "us",
+            gpuTime([&] { loadBlocks<<<blocks, 256>>>(in, out, (4u << 20) - 1); }, 50), "us",
             "one L2-resident load a thread, then its store");
-        row("dispatch_sync", param, onGPU([&] { syncBlocks<<<blocks, 256>>>(out); }, 50), "us",
+        row("dispatch_sync", param, gpuTime([&] { syncBlocks<<<blocks, 256>>>(out); }, 50), "us",
             "one __syncthreads, then one store a thread");
     }
     check(cudaFree(in), "free");
