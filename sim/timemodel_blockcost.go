@@ -9,13 +9,12 @@ import (
 
 // The block's fixed cost on its SM (issue 27, milestone 3), from the
 // blockcost microbenchmark (scripts/evidence/timemodel/blockcost.cu,
-// recorded on an H100, the H200's SM, as
-// evidence/timemodel-blockcost-h100-2026-12-06). Measured and not adopted:
-// with it the sweep gained three cases and the held-out libs kernels at
-// 2^17 rows 36, but one sweep family fell under 80% and the lesson check
-// lost issue 11's Day-37 promise (docs/timemodel.md, the twenty-fifth
-// pass). No model reads the run, so BlockSeconds stays 0;
-// TestBlockCostRecorded holds applyBlockCost's rule to the recorded rows.
+// evidence/timemodel-blockcost-h200-2026-12-06). Measured and not adopted,
+// twice: alone (the twenty-fifth pass) and with warp slots freed as warps
+// end (timing.Constants.WarpSlotRelease, the twenty-seventh), the sweep
+// and the lesson check lost more than they gained (docs/timemodel.md). No
+// model reads the run, so BlockSeconds stays 0; TestBlockCostRecorded
+// holds applyBlockCost's rule to the recorded rows.
 
 var blockcostParam = regexp.MustCompile(`^T=(\d+) b=(\d+) k=(\d+)$`)
 
@@ -75,5 +74,22 @@ func blockcostSource(m Model) string {
 	if m.BlockSeconds > 0 {
 		return fmt.Sprintf("set: %.0f ns a block beyond its path", m.BlockSeconds*1e9)
 	}
-	return "none: measured on an H100, the H200's SM (152 ns a block generation by applyBlockCost's rule, evidence/timemodel-blockcost-h100-2026-12-06), not adopted: docs/timemodel.md, twenty-fifth pass (a block's slots free when its path ends)"
+	return "none: measured on the H200 (153 ns a block generation by applyBlockCost's rule, evidence/timemodel-blockcost-h200-2026-12-06), not adopted: docs/timemodel.md, twenty-fifth and twenty-seventh passes"
+}
+
+// warpSlotsSource says whether the schedule frees a warp's slot as the
+// warp ends, and where that was measured.
+func warpSlotsSource(m Model) string {
+	if m.WarpSlotRelease {
+		return "set: a warp's slot frees when the warp ends (timing.GPU.Slots says for which blocks)"
+	}
+	return "none (0): a block's warp slots free when the block ends; the SM frees 8-warp blocks' slots warp by warp (evidence/timemodel-warpslots-h200-2026-12-06), implemented (timing.GPU.Slots, the schedule's per-scheduler slots) and not adopted: docs/timemodel.md, twenty-seventh pass"
+}
+
+// b2f is 1 for true, 0 for false: a switch in the constants' table.
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -252,6 +252,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"LaunchOverhead", m.LaunchOverhead, "s", dispatchSource(m, "LaunchOverhead", src("LaunchOverhead"))},
 		{"BlockDispatch", m.BlockDispatch, "s", dispatchSource(m, "BlockDispatch", "")},
 		{"BlockSeconds", m.BlockSeconds, "s", blockcostSource(m)},
+		{"WarpSlotRelease", b2f(m.WarpSlotRelease), "", warpSlotsSource(m)},
 		{"TimedLaunch", m.TimedLaunch, "s", src("TimedLaunch")},
 		{"TimedLaunchPerBuffer", m.TimedLaunchPerBuffer, "s", src("TimedLaunchPerBuffer")},
 		{"TimedLaunchPerScalar", m.TimedLaunchPerScalar, "s", src("TimedLaunchPerScalar")},

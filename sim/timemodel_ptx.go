@@ -261,8 +261,9 @@ func (e *ptxWorker) tmEndBlock(b int) {
 }
 
 // tmCollect merges the workers' block records in block order, with the
-// occupancy the model's schedule uses (timing.GPU.BlocksPerSM, with the
-// kernel's registers where they are known: timemodel_regs.go).
+// occupancy the model's schedule uses (timing.GPU.BlocksPerSM and, for
+// warps that end apart, timing.GPU.Slots, with the kernel's registers
+// where they are known: timemodel_regs.go).
 func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	if l.px == nil {
 		return
@@ -272,6 +273,7 @@ func (s *Stats) tmCollect(l *launch, workers []*worker) {
 	l.expandSampled(&s.tm)
 	s.tm.Atomics = mergeAtomics(workers, l.sampleScale())
 	s.tm.Registers, s.tm.RegistersFrom = regs.n, regs.from
+	s.tm.WarpSlots, s.tm.BlockSlots = l.d.model.Slots(l.nWarps, l.px.shBytes, regs.n)
 }
 
 // blockLogs are the workers' time model records (their BlockLogs).

@@ -58,13 +58,19 @@ type Constants struct {
 	// measured (on an H100, the H200's SM) and not adopted, since the
 	// schedule holds a block's slots until its slowest warp ends where the
 	// SM starts new blocks in ended warps' slots (docs/timemodel.md).
-	BlockSeconds   float64
-	L1Latency      float64 // seconds: a dependent load that hits L1
-	L2Latency      float64 // seconds: a dependent load that misses L1 and hits L2
-	DRAMLatency    float64 // seconds: a dependent load that misses L2
-	WarpCPI        float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
-	DRAMAchievable float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
-	TimedLaunch    float64 // seconds: time per call between CUDA events when launches come back to back from Go with the lessons' protocol (the host's launch rate), for a kernel without arguments
+	BlockSeconds float64
+	// WarpSlotRelease lets an SM free a warp's slot when the warp ends
+	// rather than when its block does (GPU.Slots says for which blocks;
+	// warpslots.cu measured it on the H200). Measured and not adopted, as
+	// BlockSeconds: with both, the sweep and the lesson check lost more
+	// than they gained (docs/timemodel.md, twenty-seventh pass).
+	WarpSlotRelease bool
+	L1Latency       float64 // seconds: a dependent load that hits L1
+	L2Latency       float64 // seconds: a dependent load that misses L1 and hits L2
+	DRAMLatency     float64 // seconds: a dependent load that misses L2
+	WarpCPI         float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
+	DRAMAchievable  float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
+	TimedLaunch     float64 // seconds: time per call between CUDA events when launches come back to back from Go with the lessons' protocol (the host's launch rate), for a kernel without arguments
 	// TimedLaunchPerBuffer and TimedLaunchPerScalar are what each buffer
 	// and each scalar argument adds to TimedLaunch: gpuext checks every
 	// buffer before it launches, and the driver copies every argument.
@@ -296,6 +302,40 @@ func (g *GPU) BlocksPerSM(warps, threads, shBytes, regs int) int {
 		per = min(per, g.RegistersPerSM/perWarp/max(1, warps))
 	}
 	return max(1, per)
+}
+
+// Slots is an SM's warp slots and block slots for blocks of the given
+// shape when each warp frees its slot (and its registers) as it ends and
+// a block keeps its block slot and shared memory until its last warp
+// ends; warpSlots 0 when the SM holds a block's warp slots until the
+// block ends. warpslots.cu (evidence/timemodel-warpslots-h200-2026-12-06)
+// ran blocks whose one warp spins, held to 2,048 threads an SM by their
+// warps: blocks of 8 warps started new blocks in the ended warps' slots
+// (652 ns a generation, the dispatch rate, against 1,266 with the SM held
+// by shared memory), blocks of 16 warps partly (862 against 1,261), of
+// 12, 24 and 32 warps not at all (1,250 to 1,306). The rule that reads
+// it: a block of at most two warps a scheduler (SchedulersPerSM) frees
+// its warps' slots, a larger one holds them (16 warps are modeled held:
+// 1,164 ns, 1.35 times the GPU's). Blocks of 4 warps, which the rule
+// frees, started none early there because their slow warps all sat on
+// one scheduler: the schedule keeps each scheduler's slots apart.
+// blockSlots is at least 1.
+func (g *GPU) Slots(warps, shBytes, regs int) (warpSlots, blockSlots int) {
+	warps = max(1, warps)
+	blockSlots = g.MaxBlocksPerSM
+	if shBytes > 0 {
+		blockSlots = min(blockSlots, g.SharedPerSM/shBytes)
+	}
+	blockSlots = max(1, blockSlots)
+	if warps > 2*SchedulersPerSM {
+		return 0, blockSlots
+	}
+	warpSlots = min(g.MaxWarpsPerSM, g.MaxThreadsPerSM/32)
+	if regs > 0 && g.RegistersPerSM > 0 && g.RegAllocUnit > 0 {
+		perWarp := (regs*32 + g.RegAllocUnit - 1) / g.RegAllocUnit * g.RegAllocUnit
+		warpSlots = min(warpSlots, g.RegistersPerSM/perWarp)
+	}
+	return max(warps, warpSlots), blockSlots
 }
 
 // AtomicUnit is a point of the atomics' parallelism curve: with Lines

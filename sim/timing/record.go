@@ -135,6 +135,13 @@ type Block struct {
 	// add, where one sum over the block would let them overlap
 	// (blockTime).
 	Shares float64
+	// Ends are its warps' paths as shares of the slowest warp's (warp
+	// order; the slowest's is 1), judged with BlockLog's latencies: an SM
+	// frees a warp's slot when the warp ends, so a block's fast warps hand
+	// their slots to the next block while its slowest runs (schedule).
+	// Nil when every warp takes the slowest's time or the block has
+	// barriers (its warps then end together).
+	Ends []float32
 }
 
 // BlockLog is the Recorder the model uses: per block, the slowest warp
@@ -151,6 +158,9 @@ type BlockLog struct {
 	cur                       Block
 	best                      float64
 	steps                     []blockStep // the current block's, by interval
+	release                   bool        // keep each warp's path (Constants.WarpSlotRelease)
+	costs                     []float64   // the current block's warps' paths, with release
+	ends                      []float32   // room the blocks' Ends are cut from
 	Blocks                    []Block
 	Rounds                    int64 // load rounds over all warps
 }
@@ -164,7 +174,7 @@ type blockStep struct {
 func NewBlockLog(g *GPU, c *Constants, hint int) *BlockLog {
 	l := &BlockLog{cpi: c.WarpCPI / g.ClockHz, l1: c.L1Latency, l2: c.L2Latency, dram: c.DRAMLatency, dramWide: max(0, c.DRAMScatterLatency-c.DRAMLatency),
 		wave: c.SharedWaveCycles / g.ClockHz, cyc: 1 / g.ClockHz, best: -1, Blocks: make([]Block, 0, hint),
-		barSec: c.BarrierWarpCycles / g.ClockHz}
+		barSec: c.BarrierWarpCycles / g.ClockHz, release: c.WarpSlotRelease}
 	if c.IssuePerSMCycle > 0 {
 		l.issueSec = 1 / (c.IssuePerSMCycle * g.ClockHz)
 	}
@@ -179,6 +189,9 @@ func (l *BlockLog) Warp(w *Warp) {
 	r := w.Rounds
 	extra := float64(w.Memory.SharedWaves-w.Memory.SharedRequests)*l.wave + w.Stall*l.cyc
 	cost := float64(w.Instr)*l.cpi + float64(r.Hit)*l.l1 + float64(r.L2)*l.l2 + float64(r.Miss)*l.dram + float64(r.MissWide)*l.dramWide + extra
+	if l.release {
+		l.costs = append(l.costs, cost)
+	}
 	if cost > l.best {
 		l.best = cost
 		l.cur.Instr = int32(min(w.Instr, 1<<31-1))
@@ -211,9 +224,29 @@ func (l *BlockLog) EndBlock(block int64) {
 			l.cur.Shares += max(float64(p.instr)*l.issueSec, float64(p.waves)*l.waveSec, float64(p.arrivals)*l.barSec)
 		}
 	}
+	l.cur.Ends = l.warpEnds()
 	l.Blocks = append(l.Blocks, l.cur)
 	l.cur, l.best = Block{}, -1
 	l.steps = l.steps[:0]
+	l.costs = l.costs[:0]
+}
+
+// warpEnds is the current block's Block.Ends, cut from l.ends (a block's
+// share of one backing array, so a launch of many blocks allocates a few
+// times, not once a block); nil when the block's warps end together or
+// the model holds a block's slots until it ends (no costs kept).
+func (l *BlockLog) warpEnds() []float32 {
+	if l.cur.Bars > 0 || len(l.costs) < 2 || l.best <= 0 || !slices.ContainsFunc(l.costs, func(c float64) bool { return c < l.best }) {
+		return nil
+	}
+	if cap(l.ends)-len(l.ends) < len(l.costs) {
+		l.ends = make([]float32, 0, max(4096, 4*len(l.costs)))
+	}
+	n := len(l.ends)
+	for _, c := range l.costs {
+		l.ends = append(l.ends, float32(c/l.best))
+	}
+	return l.ends[n:len(l.ends):len(l.ends)]
 }
 
 // Launch is what the latency term takes from a PTX launch's records.
@@ -222,6 +255,11 @@ type Launch struct {
 	Rounds        int64   // load rounds over all warps
 	BlocksPerSM   int     // resident blocks an SM holds (occupancy)
 	WarpsPerBlock int
+	// WarpSlots and BlockSlots are an SM's slots when each warp frees its
+	// own as it ends (GPU.Slots): the warps an SM holds at once and the
+	// blocks, which keep their shared memory until their last warp ends.
+	// 0: the schedule holds a block's warp slots until the block ends.
+	WarpSlots, BlockSlots int
 	// Registers is the kernel's registers per thread that limited the
 	// occupancy, 0 when not known; RegistersFrom says where they came
 	// from (ptxas -v and the architecture).

@@ -140,7 +140,8 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 	// The GPU hands out one block per BlockDispatch: a block starts when
 	// a slot is free and not sooner than that after the block before it.
 	start := -m.BlockDispatch
-	if w := max(1, t.WarpsPerBlock); uniformWarps(t.Blocks, w) {
+	release := m.WarpSlotRelease && t.WarpSlots > 0 && t.BlockSlots > 0 && releases(t.Blocks)
+	if w := max(1, t.WarpsPerBlock); !release && uniformWarps(t.Blocks, w) {
 		// Every block has the launch's warps, so its warps always take one
 		// whole group of w slots, g·w to g·w+w−1, that freed together (the
 		// groups start free at 0 in slot order and each goes back as one,
@@ -164,6 +165,51 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 				wavesSM[k%g.SMs] += perW
 			}
 			q.push(x)
+		}
+	} else if release {
+		// Some block's warps end apart: each warp holds its own slot until
+		// it ends, and the block holds a block slot (and its shared memory)
+		// until its slowest warp ends. A block's warp w runs on its SM's
+		// scheduler (i·w + w') mod SchedulersPerSM for block i of w warps
+		// (the schedulers take the grid's warps in turn), each with a quarter
+		// of the SM's warp slots, so a block starts when a block slot and a
+		// slot on each of its warps' schedulers are free (warpslots.cu: 128-thread blocks
+		// whose warp 0 spins fill scheduler 0 with spinning warps and start
+		// no block early; 256-thread blocks do).
+		var warpQ [SchedulersPerSM]*slotQueue
+		for j := range warpQ {
+			warpQ[j] = newSlotQueue(g.SMs * max(1, t.WarpSlots/SchedulersPerSM))
+		}
+		blockQ := newSlotQueue(g.SMs * t.BlockSlots)
+		held := make([]warpSlot, 0, max(1, t.WarpsPerBlock))
+		for i := range t.Blocks {
+			b := &t.Blocks[i]
+			d := blockTime(g, m, b, cpi, missLat, wideLat, waveSec, inStep)
+			w := max(1, int(b.Warps))
+			per := float64(b.Sum) / float64(w)
+			perW := float64(b.Waves) / float64(w)
+			bs := blockQ.pop()
+			start = max(start+m.BlockDispatch, bs.free)
+			held = held[:0]
+			first := i * w
+			for j := range w {
+				x := warpQ[(first+j)%SchedulersPerSM].pop()
+				start = max(start, x.free)
+				held = append(held, x)
+			}
+			for j, x := range held {
+				x.free = start + d
+				if j < len(b.Ends) {
+					// The path scales; the block's fixed cost does not.
+					x.free = start + (d-m.BlockSeconds)*float64(b.Ends[j]) + m.BlockSeconds
+				}
+				perSM[x.k%g.SMs] += per
+				wavesSM[x.k%g.SMs] += perW
+				warpQ[(first+j)%SchedulersPerSM].push(x)
+			}
+			bs.free = start + d
+			finish = max(finish, bs.free)
+			blockQ.push(bs)
 		}
 	} else {
 		q := newSlotQueue(slots)
@@ -191,6 +237,16 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 		maxSMWaves = max(maxSMWaves, wavesSM[i])
 	}
 	return finish, maxSMInstr, maxSMWaves
+}
+
+// releases reports whether some block's warps end apart (Block.Ends).
+func releases(blocks []Block) bool {
+	for i := range blocks {
+		if blocks[i].Ends != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // uniformWarps reports whether every block has w warps (a block with
