@@ -93,19 +93,21 @@ type Rules struct {
 }
 
 // defaultRules are the rules Choose uses: Fit's answer on every matrix of
-// the H200 corpus run (evidence/libs-corpus-h200-2026-12-04, 08:46 UTC, 52
-// matrices, every method timed, each matrix's column locality recorded;
-// its held-out seed-2 draws are not in the fit): a long row beyond 64× the
-// balanced share to split (the tiles when the matrix is small too), small
-// (rows × width under half the resident threads) to the nonzero tiles,
-// spread above CV 0.5 to the tiles, 8 nonzeros a lane, no float4 loads,
-// and where the columns are local (at most 0.4 sectors of x a nonzero) the
-// float4 tiles instead of any method but CSR-vector. Their loss there is
-// 0.0530 (picks 1.054× our fastest, geometric mean), against 0.0761 for
-// the rules fitted on the 06:08 run (long rows over 4× to split, spread to
-// binning, float4 from 32, no locality). TestCorpusRun fails when they are
-// not the fit of the recorded run.
-var defaultRules = Rules{LongFactor: 64, SmallTile: true, SmallFill: 0.5, SpreadCV: 0.5, SpreadTile: true, LaneWork: 8, V4MinMean: math.Inf(1), LocalTile: 0.4}
+// the H200 corpus run (evidence/libs-corpus-h200-2026-12-06, 08:07 UTC, 52
+// matrices, every method timed, the tiles at 512 nonzeros a warp, each
+// matrix's column locality recorded; its held-out seed-2 draws are not in
+// the fit): a long row beyond 64× the balanced share to split, small
+// (rows × width under half the resident threads) to one wide CSR-vector
+// launch, spread above CV 0.5 to the tiles, 8 nonzeros a lane, float4
+// loads from a median row of 32 nonzeros, and where the columns are local
+// (at most 0.4 sectors of x a nonzero) the float4 tiles instead of any
+// method but CSR-vector. Their loss there is 0.0725 (picks 1.075× our
+// fastest, geometric mean); the rules fitted on the 2026-12-04 run (tiles
+// of 256; small to the tiles, no float4 loads) pick 1.111× there, most of
+// it at 2^14 rows, where a method's time moves 15% at the median from call
+// to call (Spread). TestCorpusRun fails when they are not the fit of the
+// recorded run.
+var defaultRules = Rules{LongFactor: 64, SmallFill: 0.5, SpreadCV: 0.5, SpreadTile: true, LaneWork: 8, V4MinMean: 32, LocalTile: 0.4}
 
 // DefaultRules returns the rules Choose uses (a copy: no global state
 // changes through it).

@@ -179,8 +179,8 @@ func TestChooseSmall(t *testing.T) {
 }
 
 // TestSmallRuleHeldout is the small rule's method and fill judged as the
-// issue asks, on the recorded runs present (the corpus run, 08:46 UTC,
-// and the 06:41 run; both record locality): leave one family out with the whole grid
+// issue asks, on the recorded runs present (the corpus run, 2026-12-06
+// 08:07 UTC, and 2026-12-04's 06:41 run; both record locality): leave one family out with the whole grid
 // against the same procedure with the grid cut to the rule of before
 // (SmallTile false, SmallFill 1), per family; the whole grid must do at
 // least as well in all (it was kept because it did). Outside -short.

@@ -18,7 +18,7 @@ import (
 // (scripts/evidence/libs-corpus.sh): one libs-<batch>.json per batch (a
 // size, or one power-law family at 2^23), cusparse.jsonl from the same
 // call, and Nsight Compute's counters on the two worst cases.
-const CorpusName = "libs-corpus-h200-2026-12-04"
+const CorpusName = "libs-corpus-h200-2026-12-06"
 
 // UnseenSeed and UnseenRows are the corpus's held-out draws (issue 29:
 // "we also run matrices you have not seen"): every sparse/gen family

@@ -16,7 +16,7 @@
 //   - split: CSR-vector in one launch with every row longer than 16 passes
 //     of its group cut into warps of the same launch, the pieces added by
 //     the last warp to finish (no second pass);
-//   - nonzero tiles (CUB's DeviceSpmv, CSR5): each warp takes 256
+//   - nonzero tiles (CUB's DeviceSpmv, CSR5): each warp takes TileNZ (512)
 //     consecutive nonzeros whatever their rows, loaded 32 (float4: 128)
 //     consecutive a load, and finishes a row crossing tiles with its last
 //     piece, in one launch.

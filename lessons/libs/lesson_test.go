@@ -194,16 +194,17 @@ func TestChoose(t *testing.T) {
 		// balanced share of 31: not long; spread (CV 4.5) → the tiles.
 		{"skewed seed 2^19 on an H200", spmvref.SeedRowLengths(1<<19, true), h200, MethodTile},
 		{"one giant row on an H200", append(fill(1<<17, 4), 1_000_000), h200, SplitMethod(2, false)},
-		// 46,500 rows × 2 lanes fill under half the H200: small, so the
-		// long row's method is the tiles.
-		{"dense row in a small matrix", dense, h200, MethodTile},
+		// 46,500 rows × 2 lanes fill under half the H200: small, but
+		// the long row outranks it, and the rules' long-row method is
+		// split (SmallTile off).
+		{"dense row in a small matrix", dense, h200, SplitMethod(2, false)},
 		{"short even rows", []int{5, 5, 4, 5, 5, 3, 5}, 0, VectorMethod(2, false)},
-		{"long even rows", []int{100, 96, 110, 100}, 0, VectorMethod(16, false)}, // float4 never
+		{"long even rows", []int{100, 96, 110, 100}, 0, VectorMethod(16, true)}, // median 100 ≥ 32: float4
 		{"spread, no giant", []int{1, 3, 2, 27, 3, 1, 20, 2}, 0, MethodTile},
 		{"empty", nil, 0, VectorMethod(2, false)},
 		// 1024 rows × 2 lanes = 2048 < half of 16384 resident: small,
-		// the nonzero tiles (median 16: scalar loads).
-		{"small even seed", seed, 16384, MethodTile},
+		// one wide CSR-vector launch, 16 lanes a row (16384 threads).
+		{"small even seed", seed, 16384, VectorMethod(16, false)},
 		{"big enough", seed, 2048, VectorMethod(2, false)},
 		{"not small: over half the device", seed, 4000, VectorMethod(2, false)},
 	}

@@ -67,12 +67,15 @@
 // A row is long for spmvSplit<W> when it is longer than SPLIT_PASSES
 // passes of its group of W lanes.
 #define SPLIT_PASSES 16
-// Nonzeros one warp of spmvTile takes (at 256: 8 passes of 32 lanes, 2 of
-// 32 float4s; 8 consecutive ones a lane in its segmented sums). A compile
-// definition (-DTILE_NZ=512) builds the tiles at another size for an A/B
-// run; the lesson's TileNZ (module.go) must say the same.
+// Nonzeros one warp of spmvTile takes (at 512: 16 passes of 32 lanes, 4
+// of 32 float4s; 16 consecutive ones a lane in its segmented sums). 512,
+// not 256, since the H200 run of 2026-12-06 (16-20% faster on clustered
+// columns, 4-5% slower on random ones: evidence/libs-ab-tilenz-h200-2026-12-06,
+// evidence/libs-corpus-h200-2026-12-06). A compile definition
+// (-DTILE_NZ=256) builds the tiles at another size for an A/B run; the
+// lesson's TileNZ (module.go) must say the same.
 #ifndef TILE_NZ
-#define TILE_NZ 256
+#define TILE_NZ 512
 #endif
 // A lane's run of consecutive products in the segmented sums (a multiple
 // of 8: two float4s of products and 8 start flags at a time).

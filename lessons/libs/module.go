@@ -35,7 +35,7 @@ const (
 	SplitPasses = 16
 	// TileNZ is libs.cu's TILE_NZ: each warp of spmvTile takes TileNZ
 	// consecutive nonzeros, TileNZ / WarpSize a lane in its segmented sums.
-	TileNZ = 256
+	TileNZ = 512
 	// BinRows is libs.cu's BIN_ROWS: the rows each block of spmvBinCount
 	// and spmvBinScatter takes (8 rounds of 256).
 	BinRows = 8 * ThreadsPerBlock
