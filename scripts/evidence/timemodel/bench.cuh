@@ -2,7 +2,8 @@
 // microbench.cu and the programs in scripts/evidence/timemodel-load.sh and
 // timemodel-l2sectors.sh include it (nvcc -I scripts/evidence/timemodel).
 //
-// check exits with the failing call named; row prints one CSV row of the
+// check exits with the failing call named; deviceHeader prints a CSV's
+// device line and column names; row prints one CSV row of the
 // `name,param,value,unit,note` files; eventTime times a launch sequence as
 // the lessons do (gpuext.Device.Time's first pass): warm-ups, a
 // synchronize, then CUDA events around runs launches back to back, and
@@ -28,6 +29,17 @@ static void check(cudaError_t e, const char* what) {
 static void row(const char* name, const char* param, double value, const char* unit, const char* note) {
     std::printf("%s,%s,%.6g,%s,%s\n", name, param, value, unit, note);
     std::fflush(stdout);
+}
+
+// deviceHeader prints the first two lines of a program's CSV (the device
+// line sim.ParseMicrobench keeps, and the column names) and returns the
+// device's properties: dispatch.cu, blockcost.cu and warpslots.cu.
+static cudaDeviceProp deviceHeader() {
+    cudaDeviceProp p;
+    check(cudaGetDeviceProperties(&p, 0), "properties");
+    std::printf("# device: %s, %d SMs, cc %d.%d\n", p.name, p.multiProcessorCount, p.major, p.minor);
+    std::printf("name,param,value,unit,note\n");
+    return p;
 }
 
 // eventsAround records a CUDA event, calls launches, records another and

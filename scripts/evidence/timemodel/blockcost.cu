@@ -60,11 +60,8 @@ static size_t sharedFor(const cudaDeviceProp& p, int b) {
 }
 
 int main() {
-    cudaDeviceProp p;
-    check(cudaGetDeviceProperties(&p, 0), "properties");
+    const cudaDeviceProp p = deviceHeader();
     const int sms = p.multiProcessorCount;
-    std::printf("# device: %s, %d SMs, cc %d.%d\n", p.name, sms, p.major, p.minor);
-    std::printf("name,param,value,unit,note\n");
     const int optin = (int)p.sharedMemPerBlockOptin;
     check(cudaFuncSetAttribute(emptyBlocks, cudaFuncAttributeMaxDynamicSharedMemorySize, optin), "attr empty");
     check(cudaFuncSetAttribute(storeBlocks, cudaFuncAttributeMaxDynamicSharedMemorySize, optin), "attr store");

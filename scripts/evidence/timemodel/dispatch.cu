@@ -39,11 +39,8 @@ __global__ void syncBlocks(float* out) {
 }
 
 int main() {
-    cudaDeviceProp p;
-    check(cudaGetDeviceProperties(&p, 0), "properties");
+    const cudaDeviceProp p = deviceHeader();
     const int sms = p.multiProcessorCount;
-    std::printf("# device: %s, %d SMs, cc %d.%d\n", p.name, sms, p.major, p.minor);
-    std::printf("name,param,value,unit,note\n");
     const int waves[] = {1, 2, 4, 8, 16, 32, 64};
     const size_t maxElems = (size_t)64 * 8 * sms * 256;
     float *in, *out;

@@ -36,11 +36,8 @@ __global__ void spinWarps(float* out, unsigned long long cycles, int first, int 
 }
 
 int main() {
-    cudaDeviceProp p;
-    check(cudaGetDeviceProperties(&p, 0), "properties");
+    const cudaDeviceProp p = deviceHeader();
     const int sms = p.multiProcessorCount;
-    std::printf("# device: %s, %d SMs, cc %d.%d\n", p.name, sms, p.major, p.minor);
-    std::printf("name,param,value,unit,note\n");
     check(cudaFuncSetAttribute(spinWarps, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p.sharedMemPerBlockOptin),
           "attr");
     float* out;
