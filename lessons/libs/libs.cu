@@ -329,8 +329,8 @@ __device__ __forceinline__ void splitSpmv(const int* __restrict__ rowPtr,
 // Each lane reads rowPtr[r] once; the row's end is the next lane's value
 // (a shuffle; the last lane reads one more).
 // Step 3, segmented sums in registers (CSR5, CUB's thread-level reduce by
-// key): lane l takes the tile's products kl .. kl+k-1, k = TILE_RUN (8 at
-// TILE_NZ 256; two float4s from shared memory and 8 start flags, one
+// key): lane l takes the tile's products kl .. kl+k-1, k = TILE_RUN (16
+// at TILE_NZ 512; two float4s from shared memory and 8 start flags, one
 // 8-byte load, for each 8), and adds them
 // in order; at a row start it closes the segment before it: a row that
 // began in the lane is complete and its sum goes back to shared memory, at

@@ -54,10 +54,9 @@ type Constants struct {
 	// block an SM take this long a generation). Blocks an SM holds at once
 	// pay it side by side, so it shows where few blocks an SM take turns
 	// (a grid of short blocks at one to four blocks an SM). 0: a block's
-	// slots free when its path ends, as in every model today: 152 ns was
-	// measured (on an H100, the H200's SM) and not adopted, since the
-	// schedule holds a block's slots until its slowest warp ends where the
-	// SM starts new blocks in ended warps' slots (docs/timemodel.md).
+	// slots free when its path ends, as in every model today: 153 ns was
+	// measured on the H200 and not adopted, alone or with WarpSlotRelease
+	// (docs/timemodel.md, twenty-fifth and twenty-seventh passes).
 	BlockSeconds float64
 	// WarpSlotRelease lets an SM free a warp's slot when the warp ends
 	// rather than when its block does (GPU.Slots says for which blocks;

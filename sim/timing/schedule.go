@@ -118,7 +118,9 @@ func (q *slotQueue) down(i int) {
 // warp instructions and shared wavefronts any one SM received (for the
 // issue and shared terms). Holding a block's slots (this) against freeing
 // a warp's slot when it ends was chosen on the training half
-// (docs/timemodel.md).
+// (docs/timemodel.md); Constants.WarpSlotRelease frees them as the
+// H200 does for blocks of up to 8 warps (GPU.Slots), measured and not
+// adopted (the twenty-seventh pass).
 func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish float64, maxSMInstr int64, maxSMWaves float64) {
 	if len(t.Blocks) == 0 {
 		return 0, 0, 0
@@ -167,15 +169,15 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 			q.push(x)
 		}
 	} else if release {
-		// Some block's warps end apart: each warp holds its own slot until
-		// it ends, and the block holds a block slot (and its shared memory)
-		// until its slowest warp ends. A block's warp w runs on its SM's
-		// scheduler (i·w + w') mod SchedulersPerSM for block i of w warps
-		// (the schedulers take the grid's warps in turn), each with a quarter
-		// of the SM's warp slots, so a block starts when a block slot and a
-		// slot on each of its warps' schedulers are free (warpslots.cu: 128-thread blocks
-		// whose warp 0 spins fill scheduler 0 with spinning warps and start
-		// no block early; 256-thread blocks do).
+		// Some block's warps end apart (WarpSlotRelease): each warp holds
+		// its own slot until it ends, and the block holds a block slot (and
+		// its shared memory) until its slowest warp ends. Warp j of block i
+		// (w warps) runs on scheduler (i·w + j) mod SchedulersPerSM (the
+		// schedulers take the grid's warps in turn), each with a quarter of
+		// the SM's warp slots, so a block starts when a block slot and a
+		// slot on each of its warps' schedulers are free (warpslots.cu:
+		// 128-thread blocks whose warp 0 spins fill scheduler 0 with
+		// spinning warps and start no block early; 256-thread blocks do).
 		var warpQ [SchedulersPerSM]*slotQueue
 		for j := range warpQ {
 			warpQ[j] = newSlotQueue(g.SMs * max(1, t.WarpSlots/SchedulersPerSM))
