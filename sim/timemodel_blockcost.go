@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 )
 
@@ -57,11 +56,7 @@ func applyBlockCost(m Model, rows []MicrobenchRow) Model {
 	if len(slopes) == 0 {
 		return m
 	}
-	slices.Sort(slopes)
-	s := slopes[len(slopes)/2]
-	if len(slopes)%2 == 0 {
-		s = (slopes[len(slopes)/2-1] + s) / 2
-	}
+	s := median(slopes)
 	if s <= 0 || s > 1e-5 {
 		return m
 	}

@@ -296,11 +296,22 @@ func (g *GPU) BlocksPerSM(warps, threads, shBytes, regs int) int {
 	if shBytes > 0 {
 		per = min(per, g.SharedPerSM/shBytes)
 	}
-	if regs > 0 && g.RegistersPerSM > 0 && g.RegAllocUnit > 0 {
-		perWarp := (regs*32 + g.RegAllocUnit - 1) / g.RegAllocUnit * g.RegAllocUnit
-		per = min(per, g.RegistersPerSM/perWarp/max(1, warps))
+	if w, ok := g.regWarps(regs); ok {
+		per = min(per, w/max(1, warps))
 	}
 	return max(1, per)
+}
+
+// regWarps is how many warps of regs registers a thread the SM's register
+// file holds: a warp takes regs × 32 rounded up to RegAllocUnit (the CUDA
+// occupancy calculator's rule); ok is false when regs or the GPU's
+// register file is not known.
+func (g *GPU) regWarps(regs int) (int, bool) {
+	if regs <= 0 || g.RegistersPerSM <= 0 || g.RegAllocUnit <= 0 {
+		return 0, false
+	}
+	perWarp := (regs*32 + g.RegAllocUnit - 1) / g.RegAllocUnit * g.RegAllocUnit
+	return g.RegistersPerSM / perWarp, true
 }
 
 // Slots is an SM's warp slots and block slots for blocks of the given
@@ -330,9 +341,8 @@ func (g *GPU) Slots(warps, shBytes, regs int) (warpSlots, blockSlots int) {
 		return 0, blockSlots
 	}
 	warpSlots = min(g.MaxWarpsPerSM, g.MaxThreadsPerSM/32)
-	if regs > 0 && g.RegistersPerSM > 0 && g.RegAllocUnit > 0 {
-		perWarp := (regs*32 + g.RegAllocUnit - 1) / g.RegAllocUnit * g.RegAllocUnit
-		warpSlots = min(warpSlots, g.RegistersPerSM/perWarp)
+	if w, ok := g.regWarps(regs); ok {
+		warpSlots = min(warpSlots, w)
 	}
 	return max(warps, warpSlots), blockSlots
 }

@@ -70,7 +70,7 @@ func TestSlots(t *testing.T) {
 	}
 }
 
-// recordedSlopes reads a blockcost.cu or warpslots.cu run: per kernel
+// recordedGenerations reads a blockcost.cu or warpslots.cu run: per kernel
 // (its row name less the program's prefix), block size and blocks an SM,
 // one generation's time (generation: 1 to 64 generations; the evidence
 // READMEs give the least-squares slope over all seven, within a few ns).
@@ -79,7 +79,7 @@ type gridShape struct {
 	threads, perSM int
 }
 
-func recordedSlopes(t *testing.T, path, prefix string) map[gridShape]float64 {
+func recordedGenerations(t *testing.T, path, prefix string) map[gridShape]float64 {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -181,7 +181,7 @@ func TestGridsRecorded(t *testing.T) {
 		{"../../evidence/timemodel-blockcost-h200-2026-12-06/blockcost.csv", "blockcost_"},
 		{"../../evidence/timemodel-warpslots-h200-2026-12-06/warpslots.csv", "warpslots_"},
 	} {
-		for s, want := range recordedSlopes(t, run.path, run.prefix) {
+		for s, want := range recordedGenerations(t, run.path, run.prefix) {
 			warps := (s.threads + 31) / 32
 			paths := make([]float64, warps)
 			// warpslots.cu holds b by its warps (held: by shared memory);
