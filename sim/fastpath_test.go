@@ -196,14 +196,14 @@ func TestRunawayKernels(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = d.LaunchContext(ctx, spin(0), Dim1(4), Dim1(32), 0)
-	if !errors.As(err, &f) || f.Kind != "cancelled" {
-		t.Fatalf("cancelled context: got %v", err)
+	if !errors.As(err, &f) || f.Kind != "cancelled" || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled context: got %v, want a cancelled fault wrapping context.Canceled", err)
 	}
 
 	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err = d.LaunchContext(ctx, spin(0), Dim1(4), Dim1(32), 0)
-	if !errors.As(err, &f) || f.Kind != "cancelled" {
-		t.Fatalf("deadline: got %v", err)
+	if !errors.As(err, &f) || f.Kind != "cancelled" || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("deadline: got %v, want a cancelled fault wrapping context.DeadlineExceeded", err)
 	}
 }

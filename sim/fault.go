@@ -21,7 +21,14 @@ type Fault struct {
 	Index  int
 	Len    int
 	Detail string
+	// cause is what stopped a cancelled launch: its context's error, so
+	// errors.Is(err, context.Canceled) holds for a fault of Kind
+	// FaultCancelled as for any other cancelled call.
+	cause error
 }
+
+// Unwrap returns the context's error of a cancelled launch, nil otherwise.
+func (f *Fault) Unwrap() error { return f.cause }
 
 // Error describes the fault in one line.
 func (f *Fault) Error() string {

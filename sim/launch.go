@@ -92,7 +92,8 @@ func (d *Device) Launch(k *Kernel, grid, block Dim3, sharedBytes int) (*Stats, e
 // interrupt, or a deadline on a student's kernel that loops for ever.
 // Threads notice at their next global access (every few thousand accesses)
 // and blocks before they start; the launch then returns a *Fault of Kind
-// "cancelled" that names the thread it stopped, and no Stats. A thread that
+// "cancelled" that names the thread it stopped and wraps ctx's error
+// (errors.Is(err, context.Canceled)), and no Stats. A thread that
 // loops without touching memory cannot be stopped from outside; Go has no
 // way to interrupt it.
 func (d *Device) LaunchContext(ctx context.Context, k *Kernel, grid, block Dim3, sharedBytes int) (*Stats, error) {

@@ -373,6 +373,9 @@ func (d *Device) runWorkers(ctx context.Context, l *launch) ([]*worker, error) {
 		}
 	}
 	if fault != nil {
+		if fault.Kind == FaultCancelled {
+			fault.cause = ctx.Err()
+		}
 		return nil, fault
 	}
 	return workers, nil

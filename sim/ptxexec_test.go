@@ -570,8 +570,8 @@ func TestPTXCancel(t *testing.T) {
 	cancel()
 	_, err := d.LaunchPTX(ctx, ptxKernel(t, "spin"), Dim1(4), Dim1(32), 0)
 	var f *Fault
-	if !errors.As(err, &f) || f.Kind != "cancelled" {
-		t.Fatalf("err = %v, want a cancelled fault", err)
+	if !errors.As(err, &f) || f.Kind != "cancelled" || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want a cancelled fault wrapping context.Canceled", err)
 	}
 }
 
