@@ -75,6 +75,10 @@ func Models() []Model {
 				TimedLaunch: 5.45e-6, TimedLaunchPerBuffer: 0.38367e-6, TimedLaunchPerScalar: 0.10167e-6, L1MissFrom: 0.5,
 				L1MissTo: 1.5, L2LineShare: 0.52,
 				SharedWavesPerCycle: 1, SharedWaveCycles: 2, BarrierCycles: 11.7, BarrierCyclesPerWarp: 1.0,
+				// Hopper's SM, measured (docs/timemodel.md, twenty-eighth
+				// pass): linewait.cu on an H100, warpslots.cu on an H200.
+				// Not measured on the T4 or the A100, so off there.
+				L1InFlight: true, WarpSlotRelease: true,
 			},
 		},
 		{
@@ -90,6 +94,10 @@ func Models() []Model {
 				TimedLaunch: 5.45e-6, TimedLaunchPerBuffer: 0.38367e-6, TimedLaunchPerScalar: 0.10167e-6, L1MissFrom: 0.5,
 				L1MissTo: 1.5, L2LineShare: 0.52,
 				SharedWavesPerCycle: 1, SharedWaveCycles: 2, BarrierCycles: 11.7, BarrierCyclesPerWarp: 1.0,
+				// Hopper's SM, measured (docs/timemodel.md, twenty-eighth
+				// pass): linewait.cu on an H100, warpslots.cu on an H200.
+				// Not measured on the T4 or the A100, so off there.
+				L1InFlight: true, WarpSlotRelease: true,
 			},
 		},
 	}

@@ -108,6 +108,9 @@ type ptxLaunch struct {
 	printf   *printfLog // the launch's printf output (ptxcall.go); nil when the kernel has no printf
 	// l1 is the L1 capacity model's figures (timing.L1Capacity).
 	l1 timing.L1Cap
+	// flight: the L1 model tells a warp's loads of sectors another warp
+	// has in flight (timing.Constants.L1InFlight).
+	flight bool
 	// stalls is, by instruction, the dependent-latency stall cycles it
 	// carries onto its warp's path (timemodel_deps.go); nil: none.
 	stalls []float32
@@ -231,6 +234,7 @@ func (d *Device) launchPTX(ctx context.Context, k *PTXKernel, maxInstr int64, st
 	}
 	l.nWarps = (l.nThreads + 31) / 32
 	px.l1 = timing.L1Capacity(&d.model.GPU, &d.model.Constants, grid.Count(), l.nWarps, l.nThreads, shBytes, k.regs.n)
+	px.flight = d.model.L1InFlight
 	px.stalls = k.depStalls(&d.model.Constants)
 	st, err = d.runLaunch(ctx, l)
 	if err == nil && px.printf != nil {
@@ -733,6 +737,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 				top.pc = pc + 1
 				wp.waiting = true
 				wp.rec.bars++
+				wp.rec.barRounds = wp.tm.Opened()
 				return nil
 			case ptx.OpMembar:
 				if x.in.Sync && exec != 0 {
@@ -784,8 +789,11 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 						wp.rec.stall += float64(st[pc])
 					}
 					w := e.t.w
-					miss, lost, wide := w.tmMiss, w.tmCap, w.tmWide
+					miss, lost, wide, wait := w.tmMiss, w.tmCap, w.tmWide, w.tmWait
 					if x.tmRound != tmNoLoad {
+						if e.l.flight {
+							w.l1pos = e.flightPos(wp, x)
+						}
 						// A new pass over a block's loads (its
 						// first-level load opens a round) ages the
 						// lines the warp's earlier passes touched;
@@ -803,7 +811,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 					}
 					if x.tmRound != tmNoLoad {
 						wp.l1pend += w.l1lines
-						e.tmLoad(wp, x, w.tmMiss != miss, w.tmCap != lost)
+						e.tmLoad(wp, x, w.tmMiss != miss || w.tmWait != wait, w.tmCap != lost)
 						if w.tmWide != wide {
 							wp.tm.Wide(x.tmRound)
 						}

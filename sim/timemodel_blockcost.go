@@ -9,11 +9,13 @@ import (
 // The block's fixed cost on its SM (issue 27, milestone 3), from the
 // blockcost microbenchmark (scripts/evidence/timemodel/blockcost.cu,
 // evidence/timemodel-blockcost-h200-2026-12-06). Measured and not adopted,
-// twice: alone (the twenty-fifth pass) and with warp slots freed as warps
-// end (timing.Constants.WarpSlotRelease, the twenty-seventh), the sweep
-// and the lesson check lost more than they gained (docs/timemodel.md). No
-// model reads the run, so BlockSeconds stays 0; TestBlockCostRecorded
-// holds applyBlockCost's rule to the recorded rows.
+// three times: alone (the twenty-fifth pass), with warp slots freed as
+// warps end (timing.Constants.WarpSlotRelease, the twenty-seventh) and
+// with those and the L1's lines in flight (the twenty-eighth, which
+// adopted the two without it): the sweep or the lesson check lost more
+// than they gained (docs/timemodel.md). No model reads the run, so
+// BlockSeconds stays 0; TestBlockCostRecorded holds applyBlockCost's rule
+// to the recorded rows.
 
 var blockcostParam = regexp.MustCompile(`^T=(\d+) b=(\d+) k=(\d+)$`)
 
@@ -76,9 +78,18 @@ func blockcostSource(m Model) string {
 // warp ends, and where that was measured.
 func warpSlotsSource(m Model) string {
 	if m.WarpSlotRelease {
-		return "set: a warp's slot frees when the warp ends (timing.GPU.Slots says for which blocks)"
+		return "set: a warp's slot frees when the warp ends, for blocks of at most two warps a scheduler (timing.GPU.Slots): measured on the H200 (evidence/timemodel-warpslots-h200-2026-12-06); adopted with L1InFlight, docs/timemodel.md, twenty-eighth pass"
 	}
-	return "none (0): a block's warp slots free when the block ends; the SM frees 8-warp blocks' slots warp by warp (evidence/timemodel-warpslots-h200-2026-12-06), implemented (timing.GPU.Slots, the schedule's per-scheduler slots) and not adopted: docs/timemodel.md, twenty-seventh pass"
+	return "none (0): a block's warp slots free when the block ends (not measured for this GPU)"
+}
+
+// lineWaitSource says whether a warp's load of a sector another warp has
+// in flight waits the rest of that fetch, and where that was measured.
+func lineWaitSource(m Model) string {
+	if m.L1InFlight {
+		return "set: a load of a sector another warp of the block has in flight waits the rest of that fetch: measured on an H100 (evidence/timemodel-linewait-h100-2026-12-06: 733 cycles against the first warp's 732); docs/timemodel.md, twenty-eighth pass"
+	}
+	return "none (0): a sector another warp fetched is an L1 hit (not measured for this GPU)"
 }
 
 // b2f is 1 for true, 0 for false: a switch in the constants' table.

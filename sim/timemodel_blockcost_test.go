@@ -21,9 +21,17 @@ func TestBlockCostRecorded(t *testing.T) {
 	if got := applyBlockCost(Model{}, rows).BlockSeconds; got < 145e-9 || got > 160e-9 {
 		t.Errorf("BlockSeconds %.4g s from the recorded rows, want about 152 ns", got)
 	}
-	for _, key := range []string{"h200", "a100"} {
-		if m := testModel(t, key); m.BlockSeconds != 0 || m.WarpSlotRelease {
-			t.Errorf("%s: BlockSeconds %g, WarpSlotRelease %v; want neither (not adopted)", key, m.BlockSeconds, m.WarpSlotRelease)
+	// BlockSeconds is not adopted; the warp slots' release and the L1's
+	// lines in flight are, for Hopper (the twenty-eighth pass), and only
+	// where they were measured.
+	for _, tc := range []struct {
+		key    string
+		hopper bool
+	}{{"h200", true}, {"h100", true}, {"a100", false}, {"t4", false}} {
+		m := testModel(t, tc.key)
+		if m.BlockSeconds != 0 || m.WarpSlotRelease != tc.hopper || m.L1InFlight != tc.hopper {
+			t.Errorf("%s: BlockSeconds %g, WarpSlotRelease %v, L1InFlight %v; want 0, %v, %v",
+				tc.key, m.BlockSeconds, m.WarpSlotRelease, m.L1InFlight, tc.hopper, tc.hopper)
 		}
 	}
 }

@@ -253,6 +253,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"BlockDispatch", m.BlockDispatch, "s", dispatchSource(m, "BlockDispatch", "")},
 		{"BlockSeconds", m.BlockSeconds, "s", blockcostSource(m)},
 		{"WarpSlotRelease", b2f(m.WarpSlotRelease), "", warpSlotsSource(m)},
+		{"L1InFlight", b2f(m.L1InFlight), "", lineWaitSource(m)},
 		{"TimedLaunch", m.TimedLaunch, "s", src("TimedLaunch")},
 		{"TimedLaunchPerBuffer", m.TimedLaunchPerBuffer, "s", src("TimedLaunchPerBuffer")},
 		{"TimedLaunchPerScalar", m.TimedLaunchPerScalar, "s", src("TimedLaunchPerScalar")},

@@ -202,10 +202,13 @@ type warpTM = timing.RoundState
 // by class, its memory requests (the worker's running totals, taken as
 // the warp runs: ptxWorker.runWarp) and its barriers.
 type warpRec struct {
-	mix   [numClasses]int64
-	mem   timing.Memory
-	bars  int32
-	stall float64 // dependent-latency stall cycles (timemodel_deps.go)
+	mix  [numClasses]int64
+	mem  timing.Memory
+	bars int32
+	// barRounds is the load rounds it had opened at its last bar.sync
+	// (flightPos counts its rounds since).
+	barRounds int64
+	stall     float64 // dependent-latency stall cycles (timemodel_deps.go)
 	// steps are its instructions and wavefronts between barriers
 	// (timing.Warp.Steps), kept across blocks for their room.
 	steps []timing.Step
@@ -223,6 +226,17 @@ func (r *warpRec) step(bars int32, instr int64, mem timing.Memory) {
 
 // The records carry the executor's instruction classes in its order.
 var _ [timing.NumClasses]int64 = [numClasses]int64{}
+
+// flightPos is wp's place in its block's run for the L1's in-flight lines
+// (l1Entry.inFlight) as it executes global load x: its barriers and the
+// load rounds it has opened since the last, x's own if x opens one.
+func (e *ptxWorker) flightPos(wp *pwarp, x *xin) uint32 {
+	r := wp.tm.Opened() - wp.rec.barRounds
+	if wp.tm.OpensIn(x.tmRound, x.tmPass()) {
+		r++
+	}
+	return flightPos(wp.id, wp.rec.bars, r)
+}
 
 // tmLoad notes one executed global load x of warp wp (its tmRound and its
 // loop's passes as compiled): missed whether its request had a sector the

@@ -115,6 +115,11 @@ type worker struct {
 	// once.
 	l1round uint64
 	l1seen  [256]uint64
+	// l1pos is the running warp's place for the L1's in-flight lines
+	// (timing.Constants.L1InFlight; 0: off, or a Go kernel): flightPos's
+	// warp, barrier interval and load round. A sector's entry keeps the
+	// earliest place a warp fetched it from.
+	l1pos uint32
 
 	warpInstr int64
 
@@ -122,6 +127,7 @@ type worker struct {
 	tmMiss int64           // load requests that missed the L1 model, so far
 	tmCap  int64           // load requests that lost a sector to the L1's capacity (and missed nothing else), so far
 	tmWide int64           // of tmMiss, the gathers (more than four lines to L2, spread over twice as many), so far
+	tmWait int64           // load requests that missed nothing but touched a sector another warp had in flight (l1Entry.inFlight), so far
 	mem    timing.Memory   // memory requests, so far: a warp's record takes what it added
 	rec    timing.Recorder // takes a PTX launch's records, block by block (a *timing.BlockLog)
 	warp   timing.Warp     // the record being handed over (one per worker: a record on the stack would escape through rec)
@@ -504,7 +510,7 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 	load := agg.key.op == opLd
 	most := busiestBank(v, wide)
 	sector, line, l2line, l2gran, l2first := uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1), uint32(1<<32-1)
-	var sectors, misses, lost, far, l2lines, l2grans int64
+	var sectors, misses, lost, far, waits, l2lines, l2grans int64
 	// Consecutive words (a coalesced request) skip straight to the next
 	// sector's first word; a request of a few words is not worth the test.
 	consecutive := len(v) > 8 && v[len(v)-1]-v[0] == uint32(len(v)-1)
@@ -534,8 +540,10 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 					w.l1lines++
 				}
 			}
-			isNew, age := w.l1Touch(base+s, w.l1now)
+			isNew, age, wait := w.l1Touch(base+s, w.l1now)
 			switch {
+			case wait:
+				waits++
 			case isNew:
 				misses++
 				agg.dram.set(s)
@@ -588,6 +596,13 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		// walk's, is its DRAM pages' as a coalesced one's is).
 		if l2lines > 4 && int64(l2line-l2first)+1 > 2*l2lines {
 			w.tmWide++
+		}
+	} else if load && waits > 0 {
+		// Nothing of its own to fetch, but a sector on its way for
+		// another warp: the request waits the rest of that fetch.
+		w.tmWait++
+		if lost > 0 {
+			agg.capRequests++
 		}
 	} else if lost > 0 {
 		agg.capRequests++
@@ -662,15 +677,17 @@ func busiestBank(words []uint32, pairs bool) int64 {
 // model. It reports whether s was new (a miss that goes to L2) and, when it
 // was not, how far the clock moved since its last touch (0 when the last
 // touch was by a warp whose clock is ahead: the block's warps are taken to
-// run abreast).
-func (w *worker) l1Touch(s, now uint32) (isNew bool, age uint32) {
+// run abreast) and whether the running warp waits for it in flight
+// (l1Entry.inFlight).
+func (w *worker) l1Touch(s, now uint32) (isNew bool, age uint32, wait bool) {
 	tag := w.l1gen<<32 | uint64(s)
 	// A small direct-mapped filter of recent sectors answers most repeats
 	// without probing the hash table; it only ever holds sectors already in
 	// the set, with their entries, so it cannot change the answer.
 	fi := s & uint32(len(w.l1recent)-1)
 	if w.l1recent[fi] == tag {
-		return false, w.l1Age(w.l1recentAt[fi], now)
+		i := w.l1recentAt[fi]
+		return false, w.l1Age(i, now), w.l1[i].inFlight(w.l1pos)
 	}
 	if w.l1used*2 >= len(w.l1) {
 		w.l1Grow()
@@ -681,13 +698,13 @@ func (w *worker) l1Touch(s, now uint32) (isNew bool, age uint32) {
 		e := &w.l1[i]
 		if e.tag == tag {
 			w.l1recent[fi], w.l1recentAt[fi] = tag, int32(i)
-			return false, w.l1Age(int32(i), now)
+			return false, w.l1Age(int32(i), now), e.inFlight(w.l1pos)
 		}
 		if e.tag>>32 != w.l1gen {
-			*e = l1Entry{tag, now}
+			*e = l1Entry{tag, now, w.l1pos}
 			w.l1used++
 			w.l1recent[fi], w.l1recentAt[fi] = tag, int32(i)
-			return true, 0
+			return true, 0, false
 		}
 	}
 }
@@ -701,12 +718,53 @@ func (w *worker) l1Age(i int32, now uint32) uint32 {
 	return uint32(max(d, 0))
 }
 
-// l1Entry is one sector of the block's L1 model: gen<<32 | sector, and the
-// line clock of the warp that touched it last. The two share a cache line,
-// so a re-touch reads one.
+// l1Entry is one sector of the block's L1 model: gen<<32 | sector, the
+// line clock of the warp that touched it last and the place (flightPos)
+// it was fetched from. They share a cache line, so a re-touch reads one.
 type l1Entry struct {
 	tag uint64
 	clk uint32
+	pos uint32
+}
+
+// A place in a block's run, for the L1's in-flight lines: the warp's index
+// + 1 (0: none), the bar.sync waits it has passed (mod 2^posBarBits) and
+// the load rounds it has opened since the last (at most posRoundMax).
+const (
+	posRoundBits = 16
+	posBarBits   = 10
+	posRoundMax  = 1<<posRoundBits - 1
+	posBarMask   = (1<<posBarBits - 1) << posRoundBits
+	posWarpShift = posRoundBits + posBarBits
+)
+
+// flightPos is the place of a warp (index warp in its block) that has
+// passed bars barriers and opened rounds load rounds since the last.
+func flightPos(warp int, bars int32, rounds int64) uint32 {
+	return uint32(warp+1)<<posWarpShift | uint32(bars)<<posRoundBits&posBarMask | uint32(min(rounds, posRoundMax))
+}
+
+// inFlight reports whether a warp at place pos that touches the sector
+// finds it on its way (timing.Constants.L1InFlight): another warp fetched
+// it in the same barrier interval at a load round no earlier than pos's.
+// The executor runs a block's warps one after another, but the GPU runs
+// them abreast, round for round, so the k-th rounds of two warps ask at
+// about the same time and the later asker waits the rest of the first's
+// fetch (linewait.cu). A warp that gets there at an earlier round is the
+// one that fetches it: the entry takes its place, so a third warp at a
+// round between the two finds the sector back.
+func (e *l1Entry) inFlight(pos uint32) bool {
+	if pos == 0 || e.pos == 0 || e.pos>>posWarpShift == pos>>posWarpShift || (e.pos^pos)&posBarMask != 0 {
+		return false
+	}
+	mine, first := pos&posRoundMax, e.pos&posRoundMax
+	if mine > first {
+		return false
+	}
+	if mine < first {
+		e.pos = pos
+	}
+	return true
 }
 
 func (w *worker) l1Grow() {
@@ -740,6 +798,7 @@ func (w *worker) l1Grow() {
 func (w *worker) l1Reset() {
 	w.l1gen++
 	w.l1used = 0
+	w.l1pos = 0
 }
 
 // bitmap marks which sectors of one buffer a launch touched: the unique

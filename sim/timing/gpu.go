@@ -55,21 +55,33 @@ type Constants struct {
 	// pay it side by side, so it shows where few blocks an SM take turns
 	// (a grid of short blocks at one to four blocks an SM). 0: a block's
 	// slots free when its path ends, as in every model today: 153 ns was
-	// measured on the H200 and not adopted, alone or with WarpSlotRelease
-	// (docs/timemodel.md, twenty-fifth and twenty-seventh passes).
+	// measured on the H200 and not adopted, alone, with WarpSlotRelease or
+	// with it and L1InFlight (docs/timemodel.md, twenty-fifth,
+	// twenty-seventh and twenty-eighth passes).
 	BlockSeconds float64
 	// WarpSlotRelease lets an SM free a warp's slot when the warp ends
 	// rather than when its block does (GPU.Slots says for which blocks;
-	// warpslots.cu measured it on the H200). Measured and not adopted, as
-	// BlockSeconds: with both, the sweep and the lesson check lost more
-	// than they gained (docs/timemodel.md, twenty-seventh pass).
+	// warpslots.cu measured it on the H200). It needs L1InFlight: without
+	// it a block's warps' paths differ by which of them the L1 model
+	// charges a shared line's miss to, and the others leave early at an
+	// L1 hit's latency (the twenty-seventh pass, not adopted; adopted with
+	// L1InFlight in the twenty-eighth).
 	WarpSlotRelease bool
-	L1Latency       float64 // seconds: a dependent load that hits L1
-	L2Latency       float64 // seconds: a dependent load that misses L1 and hits L2
-	DRAMLatency     float64 // seconds: a dependent load that misses L2
-	WarpCPI         float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
-	DRAMAchievable  float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
-	TimedLaunch     float64 // seconds: time per call between CUDA events when launches come back to back from Go with the lessons' protocol (the host's launch rate), for a kernel without arguments
+	// L1InFlight: a warp that loads a sector another warp of its block
+	// has asked for and not yet received waits the rest of that fetch,
+	// not an L1 hit (linewait.cu: 733 cycles against the first warp's
+	// 732 when both ask together, 85 once the line is back). The
+	// executor runs a block's warps one after another, so without it
+	// every warp after the first finds the lines they share already in
+	// its L1 model. Counters do not change: the sector is still one L1
+	// hit and one fetch.
+	L1InFlight     bool
+	L1Latency      float64 // seconds: a dependent load that hits L1
+	L2Latency      float64 // seconds: a dependent load that misses L1 and hits L2
+	DRAMLatency    float64 // seconds: a dependent load that misses L2
+	WarpCPI        float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
+	DRAMAchievable float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
+	TimedLaunch    float64 // seconds: time per call between CUDA events when launches come back to back from Go with the lessons' protocol (the host's launch rate), for a kernel without arguments
 	// TimedLaunchPerBuffer and TimedLaunchPerScalar are what each buffer
 	// and each scalar argument adds to TimedLaunch: gpuext checks every
 	// buffer before it launches, and the driver copies every argument.

@@ -390,6 +390,14 @@ func (t *RoundState) closeLevel(mask uint32) {
 	t.wide &^= mask
 }
 
+// Opened is how many rounds the warp has opened in its block so far: the
+// closed ones and those still open. Warps that run the same code abreast
+// open their k-th rounds at about the same time, which is what the L1
+// model's in-flight lines compare (Constants.L1InFlight).
+func (t *RoundState) Opened() int64 {
+	return t.done.Total() + int64(bits.OnesCount32(t.open))
+}
+
 // Opens reports whether a global load of round kind, in no unrolled loop,
 // starts a new round.
 func (t *RoundState) Opens(kind uint8) bool { return t.OpensIn(kind, Pass{}) }

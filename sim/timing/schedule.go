@@ -119,8 +119,9 @@ func (q *slotQueue) down(i int) {
 // issue and shared terms). Holding a block's slots (this) against freeing
 // a warp's slot when it ends was chosen on the training half
 // (docs/timemodel.md); Constants.WarpSlotRelease frees them as the
-// H200 does for blocks of up to 8 warps (GPU.Slots), measured and not
-// adopted (the twenty-seventh pass).
+// H200 does for blocks of up to 8 warps (GPU.Slots), measured in the
+// twenty-seventh pass and adopted, with Constants.L1InFlight, in the
+// twenty-eighth.
 func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish float64, maxSMInstr int64, maxSMWaves float64) {
 	if len(t.Blocks) == 0 {
 		return 0, 0, 0
