@@ -5,7 +5,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/warplab/warplab/sim/ptx"
 	"github.com/warplab/warplab/sim/timing"
 )
 
@@ -127,7 +126,7 @@ func TestL1InFlight(t *testing.T) {
 				defer mu.Unlock()
 				got[w.Warp] = w.Rounds
 			}
-			st, err := d.LaunchPTX(context.Background(), flightKernel(t, tc.kernel), Dim1(1), Dim1(tc.threads), 0,
+			st, err := d.LaunchPTX(context.Background(), textKernel(t, "flight.ptx", flightPTX, tc.kernel), Dim1(1), Dim1(tc.threads), 0,
 				mustUpload(t, d, "a", tc.a), mustUpload(t, d, "y", make([]uint32, 128)))
 			recordHook = nil
 			if err != nil {
@@ -150,19 +149,6 @@ func TestL1InFlight(t *testing.T) {
 				off.L2Sectors, on.L2Sectors, off.GlobalLoad, on.GlobalLoad)
 		}
 	}
-}
-
-func flightKernel(t *testing.T, name string) *PTXKernel {
-	t.Helper()
-	mod, err := ptx.Parse("flight.ptx", flightPTX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := NewPTXKernel(mod, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
 }
 
 // TestInFlightPlaces: the rule on two places, table-driven.

@@ -5,8 +5,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-
-	"github.com/warplab/warplab/sim/ptx"
 )
 
 // roundsPTX has three kernels over a[i], a[i+1], a[i+2], a[i+3]:
@@ -172,16 +170,7 @@ $L__O1:
 `
 
 func roundsKernel(t *testing.T, name string) *PTXKernel {
-	t.Helper()
-	mod, err := ptx.Parse("rounds.ptx", roundsPTX)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k, err := NewPTXKernel(mod, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return k
+	return textKernel(t, "rounds.ptx", roundsPTX, name)
 }
 
 // roundMarks counts k's global loads marked to open a round and to join
