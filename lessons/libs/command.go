@@ -74,7 +74,7 @@ func (l *cliLesson) RegisterFlags(fs *flag.FlagSet) {
 			return nil
 		})
 	fs.BoolVar(&l.unseen, "unseen", false, fmt.Sprintf("the corpus's held-out draws: every family from seed %d (--seed to change) at %s rows (--rows to change), no seed pair, no files; LoadCorpus keeps them out of the chooser's fit", UnseenSeed, joinInts(UnseenRows)))
-	fs.StringVar(&l.matrix, "matrix", "", "Matrix Market files to run after the seed pair and the families, comma-separated")
+	fs.StringVar(&l.matrix, "matrix", "", "Matrix Market files to run after the seed pair and the families, comma-separated (a file named twice, or one --corpus already runs, runs once; two files of one name are refused)")
 	fs.StringVar(&l.methods, "methods", "", "methods to run, comma-separated (default all; the chooser's pick always runs)")
 	fs.IntVar(&l.maxPasses, "max-passes", DefaultMaxPasses, "skip (and record as skipped) a method whose longest row is more than this many dependent passes of its group; -1: no limit")
 	fs.IntVar(&l.warmups, "warmups", l.warmups, "GPU warm-up runs per method")

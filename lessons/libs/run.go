@@ -173,7 +173,8 @@ func (o Options) Validate() error { _, err := o.normalize(); return err }
 // Input is one matrix of the lesson with its CPU reference.
 type Input struct {
 	*spmvref.Matrix
-	Key string // "even-2^14", "skewed-2^23", "rajat01": what tables, JSON and the peer program call it
+	Key  string // "even-2^14", "skewed-2^23", "rajat01": what tables, JSON and the peer program call it
+	File string // the Matrix Market file it was read from; "" for a generated matrix
 }
 
 // SeedKey names a seed matrix at a size: "even-2^19", or "even-1000" for a
@@ -221,7 +222,10 @@ func Family(key string) string {
 }
 
 // Inputs builds the matrices of opts in order: the seed pair at each size,
-// the families at each of their sizes, then the files.
+// the families at each of their sizes, then the files. A file named twice
+// (--matrix and --corpus's SuiteSparse set may both name one) runs once;
+// two inputs of one key are refused, since the lesson's tables, the
+// recorded runs and `warplab timemodel libs` tell matrices apart by key.
 func Inputs(opts Options) ([]Input, error) {
 	o, err := opts.normalize()
 	if err != nil {
@@ -246,7 +250,14 @@ func Inputs(opts Options) ([]Input, error) {
 			out = append(out, in)
 		}
 	}
+	files := map[string]bool{}
 	for _, p := range o.Matrices {
+		if abs, err := filepath.Abs(p); err == nil {
+			if files[abs] {
+				continue
+			}
+			files[abs] = true
+		}
 		m, err := spmvref.FileMatrix("libs", p)
 		if err != nil {
 			return nil, err
@@ -254,9 +265,29 @@ func Inputs(opts Options) ([]Input, error) {
 		if m.CSR.Rows == 0 {
 			return nil, fmt.Errorf("libs: %s has no rows", p)
 		}
-		out = append(out, Input{Matrix: m, Key: strings.TrimSuffix(filepath.Base(p), ".mtx")})
+		out = append(out, Input{Matrix: m, Key: strings.TrimSuffix(filepath.Base(p), ".mtx"), File: p})
 	}
-	return out, nil
+	return out, uniqueKeys(out)
+}
+
+// uniqueKeys refuses two inputs of one key, naming both.
+func uniqueKeys(ins []Input) error {
+	first := map[string]int{}
+	for i, in := range ins {
+		j, ok := first[in.Key]
+		if !ok {
+			first[in.Key] = i
+			continue
+		}
+		what := func(in Input) string {
+			if in.File != "" {
+				return in.File
+			}
+			return "a generated matrix"
+		}
+		return fmt.Errorf("libs: %s and %s are both %q: the lesson tells matrices apart by name; rename one file", what(ins[j]), what(in), in.Key)
+	}
+	return nil
 }
 
 // NewInput wraps a CSR matrix as an input under key, with the seed's x
