@@ -7,7 +7,7 @@ import (
 
 // h200 is the H200 as far as the schedule's tests need it (sim.Models
 // has the whole model).
-func h200(t *testing.T) (*GPU, *Constants) {
+func h200(t testing.TB) (*GPU, *Constants) {
 	t.Helper()
 	return &GPU{Key: "h200", SMs: 132, MaxWarpsPerSM: 64, MaxBlocksPerSM: 32, MaxThreadsPerSM: 2048, ClockHz: 1.98e9},
 		&Constants{WarpCPI: 4, L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9}
