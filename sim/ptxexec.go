@@ -792,7 +792,7 @@ func (e *ptxWorker) runWarp(wp *pwarp) *Fault {
 					miss, lost, wide, wait := w.tmMiss, w.tmCap, w.tmWide, w.tmWait
 					if x.tmRound != tmNoLoad {
 						if e.l.flight {
-							w.l1pos = e.flightPos(wp, x)
+							w.l1pos = wp.place(x)
 						}
 						// A new pass over a block's loads (its
 						// first-level load opens a round) ages the

@@ -227,10 +227,11 @@ func (r *warpRec) step(bars int32, instr int64, mem timing.Memory) {
 // The records carry the executor's instruction classes in its order.
 var _ [timing.NumClasses]int64 = [numClasses]int64{}
 
-// flightPos is wp's place in its block's run for the L1's in-flight lines
-// (l1Entry.inFlight) as it executes global load x: its barriers and the
-// load rounds it has opened since the last, x's own if x opens one.
-func (e *ptxWorker) flightPos(wp *pwarp, x *xin) uint32 {
+// place is wp's place in its block's run for the L1's in-flight lines
+// (flightPos, l1Entry.inFlight) as it executes global load x: its
+// barriers and the load rounds it has opened since the last, x's own if
+// x opens one.
+func (wp *pwarp) place(x *xin) uint32 {
 	r := wp.tm.Opened() - wp.rec.barRounds
 	if wp.tm.OpensIn(x.tmRound, x.tmPass()) {
 		r++

@@ -597,16 +597,18 @@ func (w *worker) request(agg *siteAgg, v []uint32, lanes int) {
 		if l2lines > 4 && int64(l2line-l2first)+1 > 2*l2lines {
 			w.tmWide++
 		}
-	} else if load && waits > 0 {
-		// Nothing of its own to fetch, but a sector on its way for
-		// another warp: the request waits the rest of that fetch.
-		w.tmWait++
+	} else {
 		if lost > 0 {
 			agg.capRequests++
 		}
-	} else if lost > 0 {
-		agg.capRequests++
-		w.tmCap++
+		// Nothing of its own to fetch, but a sector on its way for
+		// another warp: the request waits the rest of that fetch, which
+		// outlasts a refetch of what the capacity lost.
+		if load && waits > 0 {
+			w.tmWait++
+		} else if lost > 0 {
+			w.tmCap++
+		}
 	}
 }
 

@@ -272,22 +272,22 @@ func Inputs(opts Options) ([]Input, error) {
 
 // uniqueKeys refuses two inputs of one key, naming both.
 func uniqueKeys(ins []Input) error {
-	first := map[string]int{}
-	for i, in := range ins {
-		j, ok := first[in.Key]
-		if !ok {
-			first[in.Key] = i
-			continue
+	first := map[string]Input{}
+	for _, in := range ins {
+		if prev, ok := first[in.Key]; ok {
+			return fmt.Errorf("libs: %s and %s are both %q: the lesson tells matrices apart by name; rename one file", prev.source(), in.source(), in.Key)
 		}
-		what := func(in Input) string {
-			if in.File != "" {
-				return in.File
-			}
-			return "a generated matrix"
-		}
-		return fmt.Errorf("libs: %s and %s are both %q: the lesson tells matrices apart by name; rename one file", what(ins[j]), what(in), in.Key)
+		first[in.Key] = in
 	}
 	return nil
+}
+
+// source says where an input came from: its file, or that it was generated.
+func (in Input) source() string {
+	if in.File != "" {
+		return in.File
+	}
+	return "a generated matrix"
 }
 
 // NewInput wraps a CSR matrix as an input under key, with the seed's x
