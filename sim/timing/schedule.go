@@ -1,105 +1,5 @@
 package timing
 
-// slotQueue holds the SMs' warp slots ordered by the time each frees up,
-// then by slot number (slot k sits on SM k mod SMs, so ties spread over the
-// SMs). The schedule takes the first slot and puts it back later once per
-// warp of every block, so this is the time model's hot loop.
-//
-// A slot goes back at least as late as the one taken, and when a launch's
-// blocks take equal times it goes back after every slot held: a FIFO in
-// order (run) takes those in O(1). A slot that would go back before the
-// run's last goes to a binary heap (rest) instead, and the first slot is
-// the earlier of the two fronts. The order is the same as one heap's, so
-// the schedule is too; only the cost differs (a heap's sift-down through
-// 13 levels was a twentieth of a simulated warp-per-row SpMV's CPU time).
-type slotQueue struct {
-	run     []warpSlot // a ring, sorted: run[head], ... run[head+n-1]
-	head, n int
-	rest    []warpSlot // a binary min-heap
-}
-
-type warpSlot struct {
-	free float64 // when the slot frees up
-	k    int     // slot number
-}
-
-// before orders slots by the time they free up, then by slot number.
-func (a warpSlot) before(b warpSlot) bool {
-	return a.free < b.free || a.free == b.free && a.k < b.k
-}
-
-// newSlotQueue holds slots slots, all free at 0.
-func newSlotQueue(slots int) *slotQueue {
-	q := &slotQueue{run: make([]warpSlot, slots), n: slots}
-	for i := range q.run {
-		q.run[i].k = i
-	}
-	return q
-}
-
-// pop takes the slot that frees first.
-func (q *slotQueue) pop() warpSlot {
-	if q.n > 0 && (len(q.rest) == 0 || q.run[q.head].before(q.rest[0])) {
-		x := q.run[q.head]
-		q.head++
-		if q.head == len(q.run) {
-			q.head = 0
-		}
-		q.n--
-		return x
-	}
-	x := q.rest[0]
-	last := len(q.rest) - 1
-	q.rest[0] = q.rest[last]
-	q.rest = q.rest[:last]
-	if last > 0 {
-		q.down(0)
-	}
-	return x
-}
-
-// push puts slot x back; it never holds more slots than it was made with.
-func (q *slotQueue) push(x warpSlot) {
-	if q.n == 0 || !x.before(q.run[(q.head+q.n-1)%len(q.run)]) {
-		q.run[(q.head+q.n)%len(q.run)] = x
-		q.n++
-		return
-	}
-	q.rest = append(q.rest, x)
-	for i := len(q.rest) - 1; i > 0; {
-		p := (i - 1) / 2
-		if !q.rest[i].before(q.rest[p]) {
-			break
-		}
-		q.rest[i], q.rest[p] = q.rest[p], q.rest[i]
-		i = p
-	}
-}
-
-// down moves rest's element i down until the heap holds again below it.
-// The element is held aside and each smaller child moves up into the hole,
-// one store a level instead of a swap's two.
-func (q *slotQueue) down(i int) {
-	h := q.rest
-	n := len(h)
-	x := h[i]
-	for {
-		j := 2*i + 1
-		if j >= n {
-			break
-		}
-		if j2 := j + 1; j2 < n && h[j2].before(h[j]) {
-			j = j2
-		}
-		if !h[j].before(x) {
-			break // x is not after its smaller child: it stays here
-		}
-		h[i] = h[j]
-		i = j
-	}
-	h[i] = x
-}
-
 // schedule places blocks in index order on the SMs' warp slots (as many
 // per SM as the occupancy allows): each of a block's warps takes the slot
 // that frees first and holds it until the block is done (an SM releases a
@@ -179,9 +79,16 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 		// slot on each of its warps' schedulers are free (warpslots.cu:
 		// 128-thread blocks whose warp 0 spins fill scheduler 0 with
 		// spinning warps and start no block early; 256-thread blocks do).
+		perQ := g.SMs * max(1, t.WarpSlots/SchedulersPerSM)
 		var warpQ [SchedulersPerSM]*slotQueue
 		for j := range warpQ {
-			warpQ[j] = newSlotQueue(g.SMs * max(1, t.WarpSlots/SchedulersPerSM))
+			warpQ[j] = newSlotQueue(perQ)
+		}
+		// A slot's SM, looked up: a division a warp was a tenth of the
+		// schedule's time.
+		smOf := make([]int32, perQ)
+		for k := range smOf {
+			smOf[k] = int32(k % g.SMs)
 		}
 		blockQ := newSlotQueue(g.SMs * t.BlockSlots)
 		held := make([]warpSlot, 0, max(1, t.WarpsPerBlock))
@@ -206,8 +113,9 @@ func schedule(g *GPU, m *Constants, t *Launch, missLat, wideLat float64) (finish
 					// The path scales; the block's fixed cost does not.
 					x.free = start + (d-m.BlockSeconds)*float64(b.Ends[j]) + m.BlockSeconds
 				}
-				perSM[x.k%g.SMs] += per
-				wavesSM[x.k%g.SMs] += perW
+				sm := smOf[x.k]
+				perSM[sm] += per
+				wavesSM[sm] += perW
 				warpQ[(first+j)%SchedulersPerSM].push(x)
 			}
 			bs.free = start + d

@@ -114,6 +114,13 @@ func TestSlotQueueOrder(t *testing.T) {
 		{"runs", 16, func(_ *rand.Rand, i int) float64 { return float64(1 + i/40%3) }},
 		{"ties", 9, func(r *rand.Rand, _ int) float64 { return float64(r.IntN(3)) }},
 		{"random", 33, func(r *rand.Rand, _ int) float64 { return r.Float64() * 10 }},
+		// One slot in eight held 20 times longer (a warp on a long row):
+		// the run's evictions.
+		{"outliers", 64, func(r *rand.Rand, _ int) float64 { return 1 + 19*float64(r.IntN(8)/7) }},
+		// Times an ulp apart whose sums meet: one bucket's slots put back
+		// out of slot order.
+		{"ulps", 40, func(r *rand.Rand, i int) float64 { return 0.1 + float64(r.IntN(2))*1e-17 }},
+		{"empty", 0, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(1, 2))
@@ -123,6 +130,9 @@ func TestSlotQueueOrder(t *testing.T) {
 				ref[i].k = i
 			}
 			for i := range 2000 {
+				if c.slots == 0 {
+					break
+				}
 				first := 0
 				for j := range ref {
 					if ref[j].before(ref[first]) {
