@@ -119,11 +119,12 @@ type xin struct {
 	fast  uint8 // fast-path class (ptxalu.go), 0 for the generic Eval path
 	class uint8 // instruction class for Stats.InstrMix
 	// tmRound marks global loads for the time model (timemodel_ptx.go);
-	// tmLoop, tmUnroll and tmSpan place one in the loops as compiled
-	// (timemodel_passes.go)
+	// tmLoop, tmUnroll, tmSpan and tmSplit place one in the loops as
+	// compiled (timemodel_passes.go)
 	tmRound  uint8
 	tmSpan   uint8
 	tmUnroll uint8
+	tmSplit  uint8
 	tmLoop   uint16
 
 	cmpFlip, cmpMask uint64 // integer setp (setpTable)

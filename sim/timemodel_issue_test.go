@@ -1,9 +1,12 @@
 package sim
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/warplab/warplab/sim/timing"
 )
 
 // TestIssueRounds: in-order issue waits once for each load result read
@@ -87,5 +90,52 @@ func TestIssueRoundsAsPtxas(t *testing.T) {
 	}
 	if got := passSpan(4, 2, 5); got != 13 {
 		t.Errorf("passSpan(4, 2, 5) = %d, want 13", got)
+	}
+}
+
+// TestPassSplit: a compiled pass that waits more often than its PTX
+// passes' rounds stands for more rounds a PTX round (passSplit, in
+// timing.PassUnit parts); one that waits as often or less splits
+// nothing (passSpan's case). And libs' float4 walk as ptxas 11.8 compiles
+// it for sm_90: nvcc's PTX pass (four int4 of columns, their sixteen
+// gathers: two rounds) waits six times in the SASS, three a PTX round.
+func TestPassSplit(t *testing.T) {
+	for _, c := range []struct {
+		factor, levels, rounds int
+		want                   uint8
+	}{
+		{1, 2, 6, 3 * timing.PassUnit},
+		{4, 2, 5, 0},  // spmvCsrThreadPerRow: rounds merge (Span 13)
+		{1, 2, 2, 0},  // as the PTX
+		{1, 2, 3, 12}, // 1.5
+		{1, 0, 4, 0},  // no rounds in the PTX
+		{1, 2, -1, 0}, // no single count in the SASS
+		{1, 1, 1000, 255},
+	} {
+		if got := passSplit(c.factor, c.levels, c.rounds); got != c.want {
+			t.Errorf("passSplit(%d, %d, %d) = %d, want %d", c.factor, c.levels, c.rounds, got, c.want)
+		}
+	}
+	sass := ptxasSASS(t, "../lessons/libs/libs.ptx", "passSplit's table only")
+	m := parsePTXFile(t, "../lessons/libs/libs.ptx")
+	k, err := NewPTXKernel(m, "spmvVector4V4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.SetLoadPasses(sass, "ptxas")
+	// libs.cu:118 is the float4 of val: one in nvcc's remainder loop (its
+	// SASS waits twice, as the PTX), four in its main loop (split).
+	split := map[uint8]int{}
+	for i := range k.code[:k.kend] {
+		x := &k.code[i]
+		if x.in == nil || x.tmRound == tmNoLoad {
+			continue
+		}
+		if sl, ok := k.sourceLine(x.in); ok && sl.Line == 118 {
+			split[x.tmSplit]++
+		}
+	}
+	if want := map[uint8]int{0: 1, 3 * timing.PassUnit: 4}; !maps.Equal(split, want) {
+		t.Errorf("spmvVector4V4 libs.cu:118: loads by split %v, want %v", split, want)
 	}
 }

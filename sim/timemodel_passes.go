@@ -38,7 +38,7 @@ import (
 func (pk *PTXKernel) SetLoadPasses(sass SASSWidths, from string) int {
 	code := pk.code[:pk.kend]
 	for i := range code {
-		code[i].tmLoop, code[i].tmSpan, code[i].tmUnroll = 0, 0, 0
+		code[i].tmLoop, code[i].tmSpan, code[i].tmUnroll, code[i].tmSplit = 0, 0, 0, 0
 	}
 	pk.passesFrom, pk.unrolled = "", 0
 	if sass == nil {
@@ -148,13 +148,15 @@ func (pk *PTXKernel) SetLoadPasses(sass SASSWidths, from string) int {
 			continue
 		}
 		span := passSpan(f, levels[j], rounds[j])
-		if span == timing.PassUnit && f == 1 {
+		split := passSplit(f, levels[j], rounds[j])
+		if span == timing.PassUnit && f == 1 && split == 0 {
 			continue
 		}
 		pk.unrolled++
 		for i := range code {
 			if inLoop[i] == j {
 				code[i].tmLoop, code[i].tmSpan, code[i].tmUnroll = uint16(min(j+1, 1<<16-1)), span, uint8(min(f, 255))
+				code[i].tmSplit = split
 			}
 		}
 	}
@@ -183,6 +185,22 @@ func passSpan(factor, levels, rounds int) uint8 {
 	return uint8(min(max(span, timing.PassUnit), 255))
 }
 
+// passSplit is, for a loop whose compiled pass waits for loads more often
+// than its PTX passes' rounds (factor PTX passes of levels rounds each),
+// the compiled rounds each PTX round stands for (timing.Pass.Split, in
+// timing.PassUnit parts); 0 where it waits as often or less (passSpan's
+// case). spmvVector4V4's float4 walk: nvcc's PTX pass loads four int4 of
+// columns, then their sixteen gathers, two rounds; ptxas 11.8's SASS for
+// sm_90 interleaves them and waits six times a pass (a column load, its
+// gathers, the next gathers, ...), so each PTX round stands for three.
+func passSplit(factor, levels, rounds int) uint8 {
+	if levels <= 0 || factor < 1 || rounds <= factor*levels {
+		return 0
+	}
+	ptx := factor * levels
+	return uint8(min((2*timing.PassUnit*rounds+ptx)/(2*ptx), 255)) // rounded
+}
+
 // sourceLine is in's source position as the SASS's line info names it.
 func (pk *PTXKernel) sourceLine(in *ptx.Instr) (SourceLine, bool) {
 	if in.Loc.File <= 0 || int(in.Loc.File) >= len(pk.mod.Files) {
@@ -204,7 +222,7 @@ func (pk *PTXKernel) LoadPasses() (unrolled int, from string) {
 
 // tmPass is a global load's place in the loops as compiled (SetLoadPasses).
 func (x *xin) tmPass() timing.Pass {
-	return timing.Pass{Loop: x.tmLoop, Span: x.tmSpan, Unroll: x.tmUnroll}
+	return timing.Pass{Loop: x.tmLoop, Span: x.tmSpan, Unroll: x.tmUnroll, Split: x.tmSplit}
 }
 
 // newPass reports whether x, a first-level global load, starts a new pass

@@ -333,6 +333,11 @@ type RoundState struct {
 	cpLeft           [Levels]uint8
 	cpLoop           [Levels]uint16
 	charged, pending uint32
+	// Split rounds, per level: the open round's Pass.Split (split says
+	// which levels have one) and the parts of a round carried over.
+	split      uint32
+	splitParts [Levels]uint8
+	splitCarry [Levels]uint8
 }
 
 // PassUnit is the parts of a PTX pass Pass.Span counts in.
@@ -357,10 +362,18 @@ const PassUnit = 8
 // the pass. Without that last rule a lone lane whose row starts 1 to 3
 // entries past a multiple of 4 waited for none of its col and val
 // sectors (sim.TestLoneRowStart).
+//
+// The compiled pass may also wait more often than the PTX's rounds say
+// (spmvVector4V4's float4 walk: two rounds a PTX pass, six waits a SASS
+// pass of the same loads): Split is then how many compiled rounds one
+// PTX round stands for, in PassUnit parts (0: one). Such a round counts
+// that many rounds of its kind when it closes, a fraction carried to the
+// level's next round.
 type Pass struct {
 	Loop   uint16
 	Span   uint8
 	Unroll uint8 // the PTX passes one compiled pass holds (0: as many as Span, rounded up)
+	Split  uint8
 }
 
 // passes is the PTX passes of one compiled pass: Unroll, or without it
@@ -383,6 +396,25 @@ func (t *RoundState) closeLevel(mask uint32) {
 	t.done.L2 += int32(bits.OnesCount32(c))
 	t.done.Hit += int32(bits.OnesCount32(o &^ (m | c)))
 	t.done.MissWide += int32(bits.OnesCount32(m & t.wide))
+	for s := o & t.split; s != 0; s &= s - 1 {
+		lv := bits.TrailingZeros32(s)
+		parts := int(t.splitCarry[lv]) + int(t.splitParts[lv]) - PassUnit
+		n := int32(parts / PassUnit)
+		t.splitCarry[lv] = uint8(parts - int(n)*PassUnit)
+		bit := uint32(1) << lv
+		switch {
+		case m&bit != 0:
+			t.done.Miss += n
+			if t.wide&bit != 0 {
+				t.done.MissWide += n
+			}
+		case c&bit != 0:
+			t.done.L2 += n
+		default:
+			t.done.Hit += n
+		}
+	}
+	t.split &^= o
 	t.charged |= m
 	t.open &^= mask
 	t.missed &^= mask
@@ -449,6 +481,10 @@ func (t *RoundState) LoadIn(kind uint8, p Pass, missed, capped bool) {
 	if opened {
 		t.closeLevel(bit)
 		t.open |= bit
+		if p.Split > PassUnit {
+			t.split |= bit
+			t.splitParts[lv] = p.Split
+		}
 		t.opener &^= bit
 		if p.Span > PassUnit {
 			t.opener |= bit
@@ -517,6 +553,7 @@ func (t *RoundState) End() Rounds {
 	t.done, t.open, t.missed, t.capped, t.merging, t.wide, t.opener, t.quiet = Rounds{}, 0, 0, 0, 0, 0, 0, false
 	t.loop, t.budget = [Levels]uint16{}, [Levels]uint8{}
 	t.cpLeft, t.cpLoop, t.charged, t.pending = [Levels]uint8{}, [Levels]uint16{}, 0, 0
+	t.split, t.splitCarry = 0, [Levels]uint8{}
 	return r
 }
 

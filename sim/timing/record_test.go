@@ -12,7 +12,8 @@ import (
 // a group's round is a miss when the load that opened it missed; with the
 // compiled pass's PTX passes known (Unroll), a miss no round of the
 // compiled pass waited for at its level is waited for at its last round
-// there.
+// there; where the compiled pass waits more often than the PTX's rounds
+// (Split), each round counts as that many.
 func TestRoundStatePasses(t *testing.T) {
 	lv1, lv1j := RoundKind(1, false), RoundKind(1, true)
 	lv2 := RoundKind(2, false)
@@ -64,6 +65,14 @@ func TestRoundStatePasses(t *testing.T) {
 		// pass 2 is waited for at pass 3's round, the compiled pass's last.
 		{"a fractional span's joined miss", append(append(passes(2, f4, 0), load{lv1, f4, false}, load{lv1j, f4, true}, load{lv2, f4, false}), passes(5, f4, 0)...),
 			Rounds{Hit: 9, Miss: 1}},
+		// A compiled pass that waits three times where the PTX's rounds
+		// say once (Split 3): each round counts three of its kind, a
+		// missed one three misses.
+		{"rounds split in three", passes(4, Pass{Loop: 1, Span: PassUnit, Split: 3 * PassUnit}, 0), Rounds{Hit: 24}},
+		{"a split miss", passes(2, Pass{Loop: 1, Span: PassUnit, Split: 3 * PassUnit}, 2), Rounds{Hit: 9, Miss: 3}},
+		// 1.5 rounds a PTX round: the half carries to the level's next.
+		{"a fractional split", passes(4, Pass{Loop: 1, Span: PassUnit, Split: 12}, 0), Rounds{Hit: 12}},
+		{"a split beside the PTX's", append(passes(1, Pass{Loop: 1, Span: PassUnit, Split: 2 * PassUnit}, 0), passes(1, Pass{}, 0)...), Rounds{Hit: 4 + 2}},
 		{"a load outside loops between groups", append(append(passes(2, a4, 0), load{lv1, Pass{}, false}), passes(2, a4, 0)...),
 			Rounds{Hit: 2 + 1 + 2}},
 	} {
