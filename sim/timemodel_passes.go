@@ -107,14 +107,19 @@ func (pk *PTXKernel) SetLoadPasses(sass SASSWidths, from string) int {
 	for sl, js := range byLine {
 		sort.Ints(js)
 		sassLoops := lines[sl].LoopLoads
-		if len(sassLoops) != len(js) {
+		ptxLoads := make([]int, len(js))
+		for k, j := range js {
+			ptxLoads[k] = counts[j][sl]
+		}
+		pair := pairLoops(ptxLoads, sassLoops)
+		if pair == nil {
 			for _, j := range js {
 				factor[j] = -1
 			}
 			continue
 		}
 		for k, j := range js {
-			n, s := counts[j][sl], sassLoops[k]
+			n, s := counts[j][sl], sassLoops[pair[k]]
 			f := -1
 			if s >= n && s%n == 0 {
 				f = s / n
@@ -125,8 +130,8 @@ func (pk *PTXKernel) SetLoadPasses(sass SASSWidths, from string) int {
 				factor[j] = -1
 			}
 			r := -1
-			if rs := lines[sl].LoopRounds; k < len(rs) {
-				r = rs[k]
+			if rs := lines[sl].LoopRounds; pair[k] < len(rs) {
+				r = rs[pair[k]]
 			}
 			if rounds[j] == -2 {
 				rounds[j] = r
@@ -183,6 +188,58 @@ func passSpan(factor, levels, rounds int) uint8 {
 	}
 	span := (2*timing.PassUnit*factor*levels + rounds) / (2 * rounds) // rounded
 	return uint8(min(max(span, timing.PassUnit), 255))
+}
+
+// pairLoops pairs the PTX loops with loads at a source line (ptx: each
+// one's loads there, in code order) with the SASS loops at that line
+// (sass: each one's LDGs, in listing order): the k-th PTX loop's SASS
+// loop is pair[k]. As many of each pair in order. Where the SASS has
+// more, ptxas unrolled a loop again and kept remainder loops beside it
+// (matmulNaive's k loop: nvcc's PTX a loop of 8 loads and its remainder
+// of 2, the SASS loops of 32, 8 and 2): a PTX loop of n loads pairs with
+// a SASS loop of a multiple of n, and the SASS loops right after it with
+// fewer loads, multiples of n too, are its remainders, left unpaired (as
+// many as leave a pairing for the PTX loops after it).
+// Nil where no such pairing holds every loop of both.
+func pairLoops(ptx, sass []int) []int {
+	if len(sass) == len(ptx) {
+		pair := make([]int, len(ptx))
+		for k := range pair {
+			pair[k] = k
+		}
+		return pair
+	}
+	if len(sass) < len(ptx) {
+		return nil
+	}
+	pair := make([]int, len(ptx))
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		if i == len(ptx) {
+			return j == len(sass)
+		}
+		n := ptx[i]
+		if j >= len(sass) || n <= 0 || sass[j] < n || sass[j]%n != 0 {
+			return false
+		}
+		pair[i] = j
+		// Its remainders: as many of the loops after j as can be, else
+		// fewer (the next PTX loop may have as many loads as one).
+		end := j + 1
+		for end < len(sass) && sass[end] < sass[j] && sass[end]%n == 0 {
+			end++
+		}
+		for r := end; r > j; r-- {
+			if match(i+1, r) {
+				return true
+			}
+		}
+		return false
+	}
+	if !match(0, 0) {
+		return nil
+	}
+	return pair
 }
 
 // passSplit is, for a loop whose compiled pass waits for loads more often

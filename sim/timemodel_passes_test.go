@@ -168,3 +168,28 @@ func ptxasSASS(t *testing.T, path, without string) SASSWidths {
 	}
 	return sass
 }
+
+// TestPairLoops: PTX loops pair with the SASS's in order; where ptxas
+// unrolled a loop again and left remainder loops beside it, those go
+// unpaired; a listing that fits no such pairing pairs nothing.
+func TestPairLoops(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		ptx, sass []int
+		want      []int
+	}{
+		{"as many of each", []int{3, 12}, []int{3, 48}, []int{0, 1}},
+		{"as many, not multiples (the factor says so)", []int{3, 12}, []int{5, 7}, []int{0, 1}},
+		{"matmulNaive: 8 unrolled to 32, its remainder of 8", []int{8, 2}, []int{32, 8, 2}, []int{0, 2}},
+		{"a remainder after each of two copies", []int{3, 12, 3, 12}, []int{3, 48, 36, 3, 48}, []int{0, 1, 3, 4}},
+		{"one loop, unrolled with a remainder", []int{4}, []int{16, 4}, []int{0}},
+		{"a remainder before its loop", []int{4}, []int{4, 16}, nil},
+		{"more PTX loops than SASS", []int{4, 4}, []int{16}, nil},
+		{"an extra loop of other loads", []int{4}, []int{16, 3}, nil},
+		{"an extra loop as long as its own", []int{4}, []int{16, 16}, nil},
+	} {
+		if got := pairLoops(c.ptx, c.sass); !slices.Equal(got, c.want) {
+			t.Errorf("%s: pairLoops(%v, %v) = %v, want %v", c.name, c.ptx, c.sass, got, c.want)
+		}
+	}
+}
