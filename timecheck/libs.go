@@ -64,6 +64,38 @@ func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, err
 	return out, nil
 }
 
+// LibsCasesOf is LibsCases for several simulator runs at once (one a
+// size: the held-out check's 2^14, 2^17 and 2^20 batches), so that one
+// report holds all their cases, each family across its sizes as the
+// sweep's are. The runs must model one GPU. A matrix in several of them
+// (every corpus batch runs the SuiteSparse files) is taken from the first
+// alone, so that its cases count once: the simulator is deterministic,
+// and the same matrix, method and GPU model give the same time.
+func LibsCasesOf(modeled []*libs.Result, measured ...*libs.Result) ([]SweepCase, error) {
+	if len(modeled) == 0 {
+		return nil, fmt.Errorf("timecheck: no modeled libs run")
+	}
+	seen := map[string]int{} // a case's matrix: the modeled run it came from
+	var out []SweepCase
+	for i, sim := range modeled {
+		if sim.Device.Model != modeled[0].Device.Model {
+			return nil, fmt.Errorf("timecheck: modeled libs runs 1 and %d model different GPUs (%s, %s)", i+1, modeled[0].Device.Model, sim.Device.Model)
+		}
+		cases, err := LibsCases(sim, measured...)
+		if err != nil {
+			return nil, fmt.Errorf("modeled run %d: %w", i+1, err)
+		}
+		for _, c := range cases {
+			if j, dup := seen[c.Input]; dup && j != i {
+				continue
+			}
+			seen[c.Input] = i
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
 // timed: a run with a time, not skipped, whose output was right.
 func timed(k libs.KernelRun) bool {
 	return k.Skipped == "" && k.Correct && k.TimeMs > 0

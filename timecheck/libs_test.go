@@ -83,3 +83,45 @@ func TestLibsCases(t *testing.T) {
 		t.Error("no matrix and method in common: no error")
 	}
 }
+
+// TestLibsCasesOf: several simulator runs (one a size) give one set of
+// cases, a matrix in two of them counted once (the first's); runs of two
+// GPUs are refused.
+func TestLibsCasesOf(t *testing.T) {
+	run := func(backend gpuext.Kind, model string, keys ...string) *libs.Result {
+		r := &libs.Result{Backend: backend, Device: libs.Device{Name: string(backend), Model: model}}
+		for _, k := range keys {
+			r.Matrices = append(r.Matrices, libs.MatrixResult{Key: k, Rows: 1 << 14,
+				Runs: []libs.KernelRun{{Method: "tile", TimeMs: 0.01, Correct: true}}})
+		}
+		return r
+	}
+	gpu := run(gpuext.GPU, "", "uniform-2^14", "uniform-2^17", "bayer10")
+	// bayer10 in the second run too, as every corpus batch runs the
+	// SuiteSparse files: measured once, one case (the first run's).
+	second := run(gpuext.Sim, "h200", "uniform-2^17", "bayer10")
+	second.Matrices[1].Runs[0].TimeMs = 0.02
+	cases, err := LibsCasesOf([]*libs.Result{run(gpuext.Sim, "h200", "uniform-2^14", "bayer10"), second}, gpu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) != 3 {
+		t.Errorf("%d cases, want 3: %+v", len(cases), cases)
+	}
+	for _, c := range cases {
+		if c.Input == "bayer10" && c.Modeled != 0.01e-3 {
+			t.Errorf("bayer10 modeled %g s, want the first run's 1e-5", c.Modeled)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		sims []*libs.Result
+	}{
+		{"two GPUs", []*libs.Result{run(gpuext.Sim, "h200", "uniform-2^14"), run(gpuext.Sim, "t4", "uniform-2^17")}},
+		{"none", nil},
+	} {
+		if _, err := LibsCasesOf(c.sims, gpu); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+}

@@ -191,16 +191,17 @@ func defaultMatrices() string {
 	return "/work/shared/matrices"
 }
 
-// runTimeModelLibs is `warplab timemodel libs --modeled SIM.json GPU.json...`:
-// the libs lesson's kernels, which no part of the model was built from,
-// modeled (a `warplab run libs --backend sim --json` file) against the
-// same matrices and methods measured (`--backend gpu --json` files, such as
-// the corpus run's in evidence/), with the sweep's figures and pairs.
+// runTimeModelLibs is `warplab timemodel libs --modeled SIM.json[,SIM2.json...]
+// GPU.json...`: the libs lesson's kernels, which no part of the model was
+// built from, modeled (`warplab run libs --backend sim --json` files, one
+// a size) against the same matrices and methods measured (`--backend gpu
+// --json` files, such as the corpus run's in evidence/), with the sweep's
+// figures and pairs, in one report.
 func runTimeModelLibs(args []string, stdout, stderr io.Writer) int {
 	const cmd = "warplab timemodel libs"
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	modeled := fs.String("modeled", "", "the simulator's run: `warplab run libs --backend sim --json FILE`")
+	modeled := fs.String("modeled", "", "the simulator's runs, comma-separated (one a size): `warplab run libs --backend sim --json FILE`")
 	jsonPath := fs.String("json", "", "also write the report as JSON to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -211,10 +212,15 @@ func runTimeModelLibs(args []string, stdout, stderr io.Writer) int {
 	if *modeled == "" || fs.NArg() == 0 {
 		return fail(stderr, cmd, usageErrorf("want --modeled SIM.json and one or more measured GPU runs' JSON files"))
 	}
-	sim, err := libs.LoadRecordedFile(*modeled)
-	if err != nil {
-		return fail(stderr, cmd, fmt.Errorf("--modeled: %w", err))
+	var sims []*libs.Result
+	for _, f := range strings.Split(*modeled, ",") {
+		sim, err := libs.LoadRecordedFile(f)
+		if err != nil {
+			return fail(stderr, cmd, fmt.Errorf("--modeled: %w", err))
+		}
+		sims = append(sims, sim)
 	}
+	sim := sims[0]
 	var measured []*libs.Result
 	for _, f := range fs.Args() {
 		r, err := libs.LoadRecordedFile(f)
@@ -223,7 +229,7 @@ func runTimeModelLibs(args []string, stdout, stderr io.Writer) int {
 		}
 		measured = append(measured, r)
 	}
-	cases, err := timecheck.LibsCases(sim, measured...)
+	cases, err := timecheck.LibsCasesOf(sims, measured...)
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}
