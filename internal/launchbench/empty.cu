@@ -17,6 +17,14 @@ extern "C" __global__ void emptyKernel() {}
 extern "C" __global__ void argsKernel(const int *rowPtr, const int *colIdx, const float *val,
                                       const float *x, float *y, unsigned long long n) {}
 
+// manyArgsKernel takes the libs lesson's split kernels' fourteen
+// parameters (eleven device pointers, three 32-bit counts): the time model
+// prices a launch's arguments by argsKernel's five buffers and
+// scalarsKernel's six scalars, and this says whether that holds at eleven.
+extern "C" __global__ void manyArgsKernel(const int *a0, const int *a1, const float *a2, const float *a3, float *a4,
+                                          unsigned int n5, unsigned int n6, int *a7, int *a8, float *a9,
+                                          float *a10, int *a11, int *a12, unsigned int n13) {}
+
 extern "C" __global__ void scalarsKernel(unsigned long long a, unsigned long long b, unsigned long long c,
                                          unsigned long long d, unsigned long long e, unsigned long long f) {}
 

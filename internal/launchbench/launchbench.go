@@ -40,8 +40,10 @@ const WideBlocks = 1056
 // with one synchronisation at the end: of emptyKernel in one block of 32
 // threads (AsyncMicros), of argsKernel with five buffers and a count, as
 // the SpMV lessons launch (ArgsAsyncMicros), and of argsKernel over
-// WideBlocks blocks of 256 threads (WideAsyncMicros), and of scalarsKernel
-// with six scalars in one block (ScalarsAsyncMicros). RoundTripMicros is
+// WideBlocks blocks of 256 threads (WideAsyncMicros), of scalarsKernel
+// with six scalars in one block (ScalarsAsyncMicros), and of
+// manyArgsKernel with the libs lesson's split kernels' eleven buffers and
+// three counts in one block (ManyAsyncMicros). RoundTripMicros is
 // emptyKernel with a synchronisation after every launch.
 //
 // The Timed figures follow the lessons' own protocol (gpuext's Device.Time:
@@ -56,12 +58,14 @@ type Result struct {
 	ArgsAsyncMicros    float64 `json:"args_async_us_per_launch"`
 	WideAsyncMicros    float64 `json:"wide_async_us_per_launch"`
 	ScalarsAsyncMicros float64 `json:"scalars_async_us_per_launch"`
+	ManyAsyncMicros    float64 `json:"many_async_us_per_launch,omitempty"`
 
 	Repeats            int     `json:"timed_repeats,omitempty"`
 	TimedEmptyMicros   float64 `json:"timed_empty_us_per_call,omitempty"`
 	TimedArgsMicros    float64 `json:"timed_args_us_per_call,omitempty"`
 	TimedWideMicros    float64 `json:"timed_wide_us_per_call,omitempty"`
 	TimedScalarsMicros float64 `json:"timed_scalars_us_per_call,omitempty"`
+	TimedManyMicros    float64 `json:"timed_many_us_per_call,omitempty"`
 	// Spin is spinKernel's time per call with the lessons' protocol at
 	// each of SpinNanos (GPU only, like the Timed figures): how the time
 	// per call grows with a kernel's own GPU time near the host's launch
@@ -96,7 +100,7 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		return Result{}, fmt.Errorf("launchbench: %d launches; need at least 1", n)
 	}
 	m := Module()
-	var bufs [5]*gpuext.Buffer[float32]
+	var bufs [11]*gpuext.Buffer[float32]
 	defer func() {
 		for _, b := range bufs {
 			if b != nil {
@@ -124,7 +128,12 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		_, err := dev.Launch(context.Background(), m.MustKernel("scalarsKernel"), gpuext.Config{Grid: 1, Block: 32}, uint64(1), uint64(2), uint64(3), uint64(4), uint64(5), uint64(6))
 		return err
 	}
-	for _, f := range []func() error{empty, narrow, wide, scalars} {
+	many := func() error {
+		_, err := dev.Launch(context.Background(), m.MustKernel("manyArgsKernel"), gpuext.Config{Grid: 1, Block: 32},
+			bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], uint32(256), uint32(256), bufs[5], bufs[6], bufs[7], bufs[8], bufs[9], bufs[10], uint32(256))
+		return err
+	}
+	for _, f := range []func() error{empty, narrow, wide, scalars, many} {
 		for i := 0; i < 100; i++ { // load the module, warm the driver
 			if err := f(); err != nil {
 				return Result{}, err
@@ -165,7 +174,7 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		into   *float64
 		launch func() error
 	}
-	for _, m := range []measure{{&r.ArgsAsyncMicros, narrow}, {&r.WideAsyncMicros, wide}, {&r.ScalarsAsyncMicros, scalars}} {
+	for _, m := range []measure{{&r.ArgsAsyncMicros, narrow}, {&r.WideAsyncMicros, wide}, {&r.ScalarsAsyncMicros, scalars}, {&r.ManyAsyncMicros, many}} {
 		if *m.into, err = async(m.launch); err != nil {
 			return Result{}, err
 		}
@@ -186,7 +195,7 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		return us[len(us)/2], nil
 	}
 	r.Repeats = TimedRepeats
-	for _, m := range []measure{{&r.TimedEmptyMicros, empty}, {&r.TimedArgsMicros, narrow}, {&r.TimedWideMicros, wide}, {&r.TimedScalarsMicros, scalars}} {
+	for _, m := range []measure{{&r.TimedEmptyMicros, empty}, {&r.TimedArgsMicros, narrow}, {&r.TimedWideMicros, wide}, {&r.TimedScalarsMicros, scalars}, {&r.TimedManyMicros, many}} {
 		if *m.into, err = timed(m.launch); err != nil {
 			return Result{}, err
 		}
@@ -217,6 +226,9 @@ func (r Result) WriteText(w io.Writer, device string, sim bool) error {
 	fmt.Fprintf(&b, "  six arguments (five buffers, a count), back to back: %8.2f us per launch\n", r.ArgsAsyncMicros)
 	fmt.Fprintf(&b, "  the same over %d blocks of 256 threads, back to back: %8.2f us per launch\n", WideBlocks, r.WideAsyncMicros)
 	fmt.Fprintf(&b, "  six scalar arguments, back to back: %8.2f us per launch\n", r.ScalarsAsyncMicros)
+	if r.ManyAsyncMicros > 0 { // records before 2026-12-06 lack it
+		fmt.Fprintf(&b, "  fourteen arguments (eleven buffers, three counts), back to back: %8.2f us per launch\n", r.ManyAsyncMicros)
+	}
 	if r.Repeats > 0 {
 		fmt.Fprintf(&b, "lessons' protocol (%d warm-ups, CUDA events around %d runs), median of %d timings (measured)\n",
 			gpuext.DefaultWarmups, gpuext.DefaultRuns, r.Repeats)
@@ -224,6 +236,9 @@ func (r Result) WriteText(w io.Writer, device string, sim bool) error {
 		fmt.Fprintf(&b, "  six arguments, one block:          %8.2f us per call\n", r.TimedArgsMicros)
 		fmt.Fprintf(&b, "  six arguments, %d blocks:        %8.2f us per call\n", WideBlocks, r.TimedWideMicros)
 		fmt.Fprintf(&b, "  six scalar arguments, one block:   %8.2f us per call\n", r.TimedScalarsMicros)
+		if r.TimedManyMicros > 0 {
+			fmt.Fprintf(&b, "  fourteen arguments, one block:     %8.2f us per call\n", r.TimedManyMicros)
+		}
 	}
 	for _, p := range r.Spin {
 		fmt.Fprintf(&b, "  spin kernel, %6d ns on the GPU: %8.2f us per call\n", p.Nanos, p.Micros)

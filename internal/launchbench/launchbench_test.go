@@ -30,7 +30,7 @@ func TestMeasureOnSimulator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Launches != 50 || r.AsyncMicros < 0 || r.Kind != gpuext.Measured {
+	if r.Launches != 50 || r.AsyncMicros < 0 || r.ManyAsyncMicros <= 0 || r.Kind != gpuext.Measured {
 		t.Fatalf("unexpected result %+v", r)
 	}
 	if _, err := Measure(dev, 0); err == nil {
