@@ -119,7 +119,7 @@ func (pk *PTXKernel) SetLoadPasses(sass SASSWidths, from string) int {
 			continue
 		}
 		for k, j := range js {
-			n, s := counts[j][sl], sassLoops[pair[k]]
+			n, s := ptxLoads[k], sassLoops[pair[k]]
 			f := -1
 			if s >= n && s%n == 0 {
 				f = s / n

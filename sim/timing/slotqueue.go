@@ -57,13 +57,12 @@ func newSlotQueue(slots int) *slotQueue {
 	data := (slots + 63) / 64
 	q := &slotQueue{sum: (data + 63) / 64, run: make([]bucket, max(1, slots))}
 	q.words = q.sum + data
-	b := q.newBucket(0)
-	for k := range slots {
-		b.set(k, q.sum)
-	}
-	q.run[0], q.n = b, 1
-	if slots == 0 {
-		q.n = 0
+	if slots > 0 {
+		b := q.newBucket(0)
+		for k := range slots {
+			b.set(k, q.sum)
+		}
+		q.run[0], q.n = b, 1
 	}
 	return q
 }
