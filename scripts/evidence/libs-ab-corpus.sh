@@ -18,7 +18,8 @@
 #   cusparse.jsonl, ncu-*.csv with ncu-env.txt). LIBS_BUDGET, LIBS_NCU_CASES
 #   etc. pass through to the two scripts; AB=0 skips the timing and takes
 #   the first name; AB_CORPUS_IF=NAME runs the corpus only when NAME wins
-#   (a candidate against the build the last corpus run already recorded).
+#   (a candidate against the build the last corpus run already recorded);
+#   AB_CORPUS_UNLESS=NAME runs it unless NAME (that recorded build) wins.
 set -u
 P="$(cd "$1" && pwd)"
 mkdir -p "$2"
@@ -74,6 +75,10 @@ echo "chosen: $best" >>"$E/ab.txt"
 cat "$E/ab.txt"
 if [ -n "${AB_CORPUS_IF:-}" ] && [ "$best" != "$AB_CORPUS_IF" ]; then
 	echo "corpus not run: $best won, AB_CORPUS_IF=$AB_CORPUS_IF; total ${SECONDS}s" | tee -a "$E/ab.txt"
+	exit 0
+fi
+if [ -n "${AB_CORPUS_UNLESS:-}" ] && [ "$best" = "$AB_CORPUS_UNLESS" ]; then
+	echo "corpus not run: $best won, AB_CORPUS_UNLESS=$AB_CORPUS_UNLESS; total ${SECONDS}s" | tee -a "$E/ab.txt"
 	exit 0
 fi
 W="$(mktemp -d)"
