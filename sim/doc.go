@@ -341,6 +341,13 @@
 //     scheduling order, as on a GPU, so float sums can differ in the last
 //     bits between runs; set Kernel.Ordered to run blocks in order and make
 //     them reproducible. Integer atomics are always exact.
+//   - Where an atomic's returned value decides which block does more work
+//     (a last-arriver count, as the libs lesson's split and tile kernels
+//     keep to add a row's pieces), the results and counters are the same
+//     in every run, but which block does that work follows scheduling:
+//     the blocks' records, and so the modeled time, can differ between
+//     runs (the tile kernel's by up to 0.3% on the libs corpus). Ordered
+//     (Kernel.Ordered, PTXKernel.Ordered) makes them reproducible too.
 //   - Request pairing follows structured SIMT lockstep; code whose lanes
 //     reconverge differently on hardware (or that the compiler transforms
 //     beyond Unroll's model) can pair differently.
