@@ -22,9 +22,9 @@
 #
 #   bash scripts/evidence/libs-ab-pack.sh .cache/ab/next A=- \
 #     E=scripts/evidence/libs/tiles-unroll-blocks64.patch
-#   # on the device, from the repository root:
-#   tar -C /tmp -xzf .cache/ab/next.tgz && AB_NAMES="A E" AB_CORPUS_UNLESS=A \
-#     bash scripts/evidence/libs-ab-corpus.sh /tmp/next OUT
+#   # on the device (carry .cache/ab/next.tgz), from the repository root:
+#   tar -C /tmp -xzf .cache/ab/next.tgz && \
+#     bash scripts/evidence/libs-h200-call.sh /tmp/next /tmp/res; tar -C /tmp -czf $OUT/res.tgz res
 set -eu
 P="${1:?usage: libs-ab-pack.sh PACKDIR NAME=PATCH ...}"
 shift
