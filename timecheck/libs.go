@@ -69,8 +69,9 @@ func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, err
 // report holds all their cases, each family across its sizes as the
 // sweep's are. The runs must model one GPU. A matrix in several of them
 // (every corpus batch runs the SuiteSparse files) is taken from the first
-// alone, so that its cases count once: the simulator is deterministic,
-// and the same matrix, method and GPU model give the same time.
+// alone, so that its cases count once: the same matrix, method and GPU
+// model give the same time (to 0.3% for the last-arriver kernels, whose
+// records follow scheduling: sim's package doc, Limits).
 func LibsCasesOf(modeled []*libs.Result, measured ...*libs.Result) ([]SweepCase, error) {
 	if len(modeled) == 0 {
 		return nil, fmt.Errorf("timecheck: no modeled libs run")
