@@ -76,9 +76,10 @@ func Models() []Model {
 				L1MissTo: 1.5, L2LineShare: 0.52,
 				SharedWavesPerCycle: 1, SharedWaveCycles: 2, BarrierCycles: 11.7, BarrierCyclesPerWarp: 1.0,
 				// Hopper's SM, measured (docs/timemodel.md, twenty-eighth
-				// pass): linewait.cu on an H100, warpslots.cu on an H200.
-				// Not measured on the T4 or the A100, so off there.
-				L1InFlight: true, WarpSlotRelease: true,
+				// and thirty-third passes): linewait.cu on an H100,
+				// warpslots.cu and phase.cu on an H200. Not measured on
+				// the T4 or the A100, so off there.
+				L1InFlight: true, WarpSlotRelease: true, InStepBandwidth: true,
 			},
 		},
 		{
@@ -95,9 +96,10 @@ func Models() []Model {
 				L1MissTo: 1.5, L2LineShare: 0.52,
 				SharedWavesPerCycle: 1, SharedWaveCycles: 2, BarrierCycles: 11.7, BarrierCyclesPerWarp: 1.0,
 				// Hopper's SM, measured (docs/timemodel.md, twenty-eighth
-				// pass): linewait.cu on an H100, warpslots.cu on an H200.
-				// Not measured on the T4 or the A100, so off there.
-				L1InFlight: true, WarpSlotRelease: true,
+				// and thirty-third passes): linewait.cu on an H100,
+				// warpslots.cu and phase.cu on an H200. Not measured on
+				// the T4 or the A100, so off there.
+				L1InFlight: true, WarpSlotRelease: true, InStepBandwidth: true,
 			},
 		},
 	}

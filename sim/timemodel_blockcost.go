@@ -92,6 +92,15 @@ func lineWaitSource(m Model) string {
 	return "none (0): a sector another warp fetched is an L1 hit (not measured for this GPU)"
 }
 
+// inStepSource says whether blocks that meet at barriers wait for the
+// L2 to serve all the GPU's blocks in step, and where that was measured.
+func inStepSource(m Model) string {
+	if m.InStepBandwidth {
+		return "set: blocks that meet at barriers wait for memory in step, each wait at least the L2's time for every block in step on the GPU (timing's inStepMemory): measured on the H200 (evidence/timemodel-phase-h200-2026-12-04: a step is its load plus its tree at one and two blocks an SM, within 3% of that at eight); docs/timemodel.md, thirty-third pass"
+	}
+	return "none (0): a block's memory waits are its rounds' latencies alone (not measured for this GPU)"
+}
+
 // b2f is 1 for true, 0 for false: a switch in the constants' table.
 func b2f(b bool) float64 {
 	if b {

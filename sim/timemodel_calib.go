@@ -254,6 +254,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"BlockSeconds", m.BlockSeconds, "s", blockcostSource(m)},
 		{"WarpSlotRelease", b2f(m.WarpSlotRelease), "", warpSlotsSource(m)},
 		{"L1InFlight", b2f(m.L1InFlight), "", lineWaitSource(m)},
+		{"InStepBandwidth", b2f(m.InStepBandwidth), "", inStepSource(m)},
 		{"TimedLaunch", m.TimedLaunch, "s", src("TimedLaunch")},
 		{"TimedLaunchPerBuffer", m.TimedLaunchPerBuffer, "s", src("TimedLaunchPerBuffer")},
 		{"TimedLaunchPerScalar", m.TimedLaunchPerScalar, "s", src("TimedLaunchPerScalar")},

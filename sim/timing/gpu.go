@@ -75,13 +75,26 @@ type Constants struct {
 	// every warp after the first finds the lines they share already in
 	// its L1 model. Counters do not change: the sector is still one L1
 	// hit and one fetch.
-	L1InFlight     bool
-	L1Latency      float64 // seconds: a dependent load that hits L1
-	L2Latency      float64 // seconds: a dependent load that misses L1 and hits L2
-	DRAMLatency    float64 // seconds: a dependent load that misses L2
-	WarpCPI        float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
-	DRAMAchievable float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
-	TimedLaunch    float64 // seconds: time per call between CUDA events when launches come back to back from Go with the lessons' protocol (the host's launch rate), for a kernel without arguments
+	L1InFlight bool
+	// InStepBandwidth: blocks that meet at barriers wait for memory in
+	// step (phase.cu: at one and two blocks an SM a step is its load plus
+	// its reduction, no block's tree hidden under another's load; at
+	// eight, where the loads alone are held by the L2's line rate, the
+	// step is within 3% of the load's time plus the tree's), so the
+	// resident blocks' memory waits come at once, and each lasts at least
+	// as long as the L2 takes to serve all of them: a block's sectors and
+	// line transactions times the blocks in step on the GPU, at
+	// L2Bandwidth and the line rate (blockTime). Their shared and issue
+	// work then follows, not hidden under the L2's. The thirty-third pass
+	// (docs/timemodel.md); on the H100 and H200 models, whose SM phase.cu
+	// measured.
+	InStepBandwidth bool
+	L1Latency       float64 // seconds: a dependent load that hits L1
+	L2Latency       float64 // seconds: a dependent load that misses L1 and hits L2
+	DRAMLatency     float64 // seconds: a dependent load that misses L2
+	WarpCPI         float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
+	DRAMAchievable  float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
+	TimedLaunch     float64 // seconds: time per call between CUDA events when launches come back to back from Go with the lessons' protocol (the host's launch rate), for a kernel without arguments
 	// TimedLaunchPerBuffer and TimedLaunchPerScalar are what each buffer
 	// and each scalar argument adds to TimedLaunch: gpuext checks every
 	// buffer before it launches, and the driver copies every argument.

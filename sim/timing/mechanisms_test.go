@@ -86,3 +86,41 @@ func TestBlocksPerSMRegisters(t *testing.T) {
 		}
 	}
 }
+
+// TestInStepBandwidth: with InStepBandwidth, a block that meets barriers
+// waits for its memory at least as long as the L2 takes to serve every
+// block in step on the GPU (its bytes, or its line transactions at the
+// line rate, whichever is longer), then does its own work; a block
+// without barriers, or the constant off, keeps its rounds' latency.
+func TestInStepBandwidth(t *testing.T) {
+	g := &GPU{SMs: 132, ClockHz: 1.98e9}
+	m := &Constants{WarpCPI: 4.17, IssuePerSMCycle: 3.87, L2Bandwidth: 8.03e12, L2LineShare: 0.52, InStepBandwidth: true}
+	const inStep = 8.0
+	work := 100e-9 // the block's instructions, a path of its own
+	cpi := work / 1000
+	b := Block{Instr: 1000, Warps: 8, Bars: 2, Miss: 1, L2Sectors: 256, L2Lines: 64}
+	blocks := float64(g.SMs) * inStep
+	bytes := 256 * 32 * blocks / m.L2Bandwidth                  // 1,056 blocks' 8 KiB at 8.03 TB/s: 1.08 µs
+	lines := 64 * blocks / (m.L2LineShare * m.L2Bandwidth / 32) // their lines: 0.52 µs
+	for _, c := range []struct {
+		name string
+		b    Block
+		m    Constants
+		want float64
+	}{
+		{"bytes bound", b, *m, max(bytes, lines) + work},
+		{"lines bound", func() Block { x := b; x.L2Lines = 256; return x }(), *m,
+			max(bytes, 256*blocks/(m.L2LineShare*m.L2Bandwidth/32)) + work},
+		{"latency longer", func() Block { x := b; x.Miss = 10; return x }(), *m, 10*450e-9 + work},
+		{"no barriers", func() Block { x := b; x.Bars = 0; return x }(), *m, 450e-9 + work},
+		{"off", b, func() Constants { x := *m; x.InStepBandwidth = false; return x }(), 450e-9 + work},
+	} {
+		got := blockTime(g, &c.m, &c.b, cpi, 450e-9, 450e-9, 0, inStep)
+		if math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%s: %.4g s, want %.4g s", c.name, got, c.want)
+		}
+	}
+	if lines >= bytes {
+		t.Fatalf("the first case should be bound by bytes: %g against %g", bytes, lines)
+	}
+}

@@ -125,6 +125,10 @@ type Block struct {
 	Sum       int64   // instructions
 	Waves     int64   // shared-memory wavefronts of all its warps
 	Extra     float64 // seconds: the slowest warp's shared conflicts and dependent stalls on its own path
+	// L2Sectors and L2Lines are its warps' sectors and line transactions
+	// sent to L2 (Memory), for the bandwidth its in-step memory waits share
+	// (blockTime).
+	L2Sectors, L2Lines int64
 	// Shares is the block's share of its SM's rates, step by step (seconds;
 	// 0 without barriers or without the rates in the constants): over the
 	// intervals its barriers cut it into, the sum of each interval's
@@ -200,6 +204,8 @@ func (l *BlockLog) Warp(w *Warp) {
 	}
 	l.cur.Sum += w.Instr
 	l.cur.Waves += w.Memory.SharedWaves
+	l.cur.L2Sectors += w.Memory.L2Sectors
+	l.cur.L2Lines += w.Memory.L2Lines
 	l.cur.Bars = max(l.cur.Bars, w.Barriers)
 	l.cur.Warps++
 	l.Rounds += r.Total()

@@ -207,5 +207,27 @@ func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, wideLat, waveSec, i
 	// times the blocks in step (contention.cu: a reduction step at 64
 	// warps is twice the barriers alone, however the warps are grouped
 	// into blocks). The steps follow one another (Block.Shares).
+	if m.InStepBandwidth {
+		// The GPU's blocks in step ask for their memory together: the
+		// wait lasts until the L2 has served all of them, bytes and line
+		// transactions (InStepBandwidth).
+		mem = max(mem, inStepMemory(g, m, b, inStep))
+	}
 	return mem + max(path, inStep*b.Shares) + m.BlockSeconds
+}
+
+// inStepMemory is how long the L2 takes to serve the memory of the blocks
+// in step on the GPU (inStep an SM), each asking for b's sectors and line
+// transactions: at L2Bandwidth, or at the line rate (L2LineShare) when
+// that is longer.
+func inStepMemory(g *GPU, m *Constants, b *Block, inStep float64) float64 {
+	if m.L2Bandwidth <= 0 {
+		return 0
+	}
+	blocks := float64(g.SMs) * inStep
+	t := float64(b.L2Sectors*32) * blocks / m.L2Bandwidth
+	if m.L2LineShare > 0 {
+		t = max(t, float64(b.L2Lines)*blocks/(m.L2LineShare*m.L2Bandwidth/32))
+	}
+	return t
 }
