@@ -10,7 +10,8 @@
 // returns milliseconds per launch; queuedTime times the GPU's own cost per
 // launch, the host's rate left out, and gpuTime does so behind spinFor;
 // uploadRandom fills a device array with
-// the atomics runs' random values.
+// the atomics runs' random values; readKernel reads a float4 array once,
+// grid-stride (a bandwidth run, or data put in L2 before a warm run).
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -113,4 +114,16 @@ static void uploadRandom(unsigned* r, int n, uint64_t seed) {
         v = (unsigned)(x >> 33);
     }
     check(cudaMemcpy(r, h.data(), sizeof(unsigned) * (size_t)n, cudaMemcpyHostToDevice), "copy");
+}
+
+// readKernel reads p[0..n) once, a grid-stride loop of float4 loads, and
+// keeps the sum alive: microbench.cu's DRAM bandwidth, timemodel-load.sh's
+// read, and gathers.cu's warm-up of its L2 buffer.
+__global__ void readKernel(const float4* __restrict__ p, size_t n, float* out) {
+    float s = 0;
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        float4 v = p[i];
+        s += v.x + v.y + v.z + v.w;
+    }
+    if (s == 12345.0f) out[0] = s;
 }

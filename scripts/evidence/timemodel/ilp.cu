@@ -22,9 +22,22 @@
 
 constexpr int kPasses = 256, kSteps = 64;
 
-template <int K>
-__global__ void ilpFFMA(float* out, long long* cyc, float a, float b) {
-    float x[K];
+// The chains' operations: one FFMA, one IMAD, or a LOP3 and a shift.
+struct FFMA {
+    __device__ float operator()(float x, float a, float b) const { return fmaf(x, a, b); }
+};
+struct IMAD {
+    __device__ unsigned operator()(unsigned x, unsigned a, unsigned b) const { return x * a + b; }
+};
+struct LOP {
+    __device__ unsigned operator()(unsigned x, unsigned a, unsigned b) const { return ((x ^ a) & b) | (x >> 3); }
+};
+
+// ilp runs K independent chains of op, kSteps a pass, kPasses passes, and
+// stores the cycles they took (thread 0's clock64).
+template <class T, int K, class Op>
+__global__ void ilp(T* out, long long* cyc, T a, T b, Op op) {
+    T x[K];
 #pragma unroll
     for (int c = 0; c < K; ++c) x[c] = threadIdx.x + c;
     const long long t0 = clock64();
@@ -32,56 +45,14 @@ __global__ void ilpFFMA(float* out, long long* cyc, float a, float b) {
 #pragma unroll
         for (int s = 0; s < kSteps; ++s) {
 #pragma unroll
-            for (int c = 0; c < K; ++c) x[c] = fmaf(x[c], a, b);
+            for (int c = 0; c < K; ++c) x[c] = op(x[c], a, b);
         }
     }
     const long long t1 = clock64();
-    float sum = 0;
+    T sum = 0;
 #pragma unroll
     for (int c = 0; c < K; ++c) sum += x[c];
-    if (sum == 12345.0f) out[0] = sum;
-    if (threadIdx.x == 0) cyc[0] = t1 - t0;
-}
-
-template <int K>
-__global__ void ilpIMAD(unsigned* out, long long* cyc, unsigned a, unsigned b) {
-    unsigned x[K];
-#pragma unroll
-    for (int c = 0; c < K; ++c) x[c] = threadIdx.x + c;
-    const long long t0 = clock64();
-    for (int p = 0; p < kPasses; ++p) {
-#pragma unroll
-        for (int s = 0; s < kSteps; ++s) {
-#pragma unroll
-            for (int c = 0; c < K; ++c) x[c] = x[c] * a + b;
-        }
-    }
-    const long long t1 = clock64();
-    unsigned sum = 0;
-#pragma unroll
-    for (int c = 0; c < K; ++c) sum ^= x[c];
-    if (sum == 12345u) out[0] = sum;
-    if (threadIdx.x == 0) cyc[0] = t1 - t0;
-}
-
-template <int K>
-__global__ void ilpLOP(unsigned* out, long long* cyc, unsigned a, unsigned b) {
-    unsigned x[K];
-#pragma unroll
-    for (int c = 0; c < K; ++c) x[c] = threadIdx.x + c;
-    const long long t0 = clock64();
-    for (int p = 0; p < kPasses; ++p) {
-#pragma unroll
-        for (int s = 0; s < kSteps; ++s) {
-#pragma unroll
-            for (int c = 0; c < K; ++c) x[c] = ((x[c] ^ a) & b) | (x[c] >> 3);
-        }
-    }
-    const long long t1 = clock64();
-    unsigned sum = 0;
-#pragma unroll
-    for (int c = 0; c < K; ++c) sum ^= x[c];
-    if (sum == 12345u) out[0] = sum;
+    if (sum == T(12345)) out[0] = sum;
     if (threadIdx.x == 0) cyc[0] = t1 - t0;
 }
 
@@ -115,19 +86,19 @@ int main() {
     const char* nf = "one warp on the GPU, k independent FFMA chains, clock64";
     const char* ni = "one warp on the GPU, k independent IMAD chains, clock64";
     const char* nl = "one warp on the GPU, k independent LOP3/shift chains (three SASS instructions a step: a LOP3 and a shift side by side, then a LOP3), clock64";
-    one("ilp_ffma", 1, cycles([&] { ilpFFMA<1><<<1, 32>>>(fo, cyc, 1.0001f, 0.5f); }, cyc, 1), nf);
-    one("ilp_ffma", 2, cycles([&] { ilpFFMA<2><<<1, 32>>>(fo, cyc, 1.0001f, 0.5f); }, cyc, 2), nf);
-    one("ilp_ffma", 4, cycles([&] { ilpFFMA<4><<<1, 32>>>(fo, cyc, 1.0001f, 0.5f); }, cyc, 4), nf);
-    one("ilp_ffma", 8, cycles([&] { ilpFFMA<8><<<1, 32>>>(fo, cyc, 1.0001f, 0.5f); }, cyc, 8), nf);
-    one("ilp_imad", 1, cycles([&] { ilpIMAD<1><<<1, 32>>>(uo, cyc, 3u, 7u); }, cyc, 1), ni);
-    one("ilp_imad", 2, cycles([&] { ilpIMAD<2><<<1, 32>>>(uo, cyc, 3u, 7u); }, cyc, 2), ni);
-    one("ilp_imad", 4, cycles([&] { ilpIMAD<4><<<1, 32>>>(uo, cyc, 3u, 7u); }, cyc, 4), ni);
-    one("ilp_imad", 8, cycles([&] { ilpIMAD<8><<<1, 32>>>(uo, cyc, 3u, 7u); }, cyc, 8), ni);
+    one("ilp_ffma", 1, cycles([&] { ilp<float, 1><<<1, 32>>>(fo, cyc, 1.0001f, 0.5f, FFMA{}); }, cyc, 1), nf);
+    one("ilp_ffma", 2, cycles([&] { ilp<float, 2><<<1, 32>>>(fo, cyc, 1.0001f, 0.5f, FFMA{}); }, cyc, 2), nf);
+    one("ilp_ffma", 4, cycles([&] { ilp<float, 4><<<1, 32>>>(fo, cyc, 1.0001f, 0.5f, FFMA{}); }, cyc, 4), nf);
+    one("ilp_ffma", 8, cycles([&] { ilp<float, 8><<<1, 32>>>(fo, cyc, 1.0001f, 0.5f, FFMA{}); }, cyc, 8), nf);
+    one("ilp_imad", 1, cycles([&] { ilp<unsigned, 1><<<1, 32>>>(uo, cyc, 3u, 7u, IMAD{}); }, cyc, 1), ni);
+    one("ilp_imad", 2, cycles([&] { ilp<unsigned, 2><<<1, 32>>>(uo, cyc, 3u, 7u, IMAD{}); }, cyc, 2), ni);
+    one("ilp_imad", 4, cycles([&] { ilp<unsigned, 4><<<1, 32>>>(uo, cyc, 3u, 7u, IMAD{}); }, cyc, 4), ni);
+    one("ilp_imad", 8, cycles([&] { ilp<unsigned, 8><<<1, 32>>>(uo, cyc, 3u, 7u, IMAD{}); }, cyc, 8), ni);
     // three SASS instructions a step (sm_90: LOP3 and SHF, then LOP3)
-    one("ilp_lop", 1, cycles([&] { ilpLOP<1><<<1, 32>>>(uo, cyc, 0x5au, 0xffffu); }, cyc, 1) / 3, nl);
-    one("ilp_lop", 2, cycles([&] { ilpLOP<2><<<1, 32>>>(uo, cyc, 0x5au, 0xffffu); }, cyc, 2) / 3, nl);
-    one("ilp_lop", 4, cycles([&] { ilpLOP<4><<<1, 32>>>(uo, cyc, 0x5au, 0xffffu); }, cyc, 4) / 3, nl);
-    one("ilp_lop", 8, cycles([&] { ilpLOP<8><<<1, 32>>>(uo, cyc, 0x5au, 0xffffu); }, cyc, 8) / 3, nl);
+    one("ilp_lop", 1, cycles([&] { ilp<unsigned, 1><<<1, 32>>>(uo, cyc, 0x5au, 0xffffu, LOP{}); }, cyc, 1) / 3, nl);
+    one("ilp_lop", 2, cycles([&] { ilp<unsigned, 2><<<1, 32>>>(uo, cyc, 0x5au, 0xffffu, LOP{}); }, cyc, 2) / 3, nl);
+    one("ilp_lop", 4, cycles([&] { ilp<unsigned, 4><<<1, 32>>>(uo, cyc, 0x5au, 0xffffu, LOP{}); }, cyc, 4) / 3, nl);
+    one("ilp_lop", 8, cycles([&] { ilp<unsigned, 8><<<1, 32>>>(uo, cyc, 0x5au, 0xffffu, LOP{}); }, cyc, 8) / 3, nl);
     check(cudaFree(fo), "free");
     check(cudaFree(uo), "free");
     check(cudaFree(cyc), "free");
