@@ -388,22 +388,11 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool, dr
 		}
 	}
 	var dram, l2 float64
-	l2 = float64(s.L2Sectors*32) / m.L2Bandwidth
+	bw := m.L2Bandwidth
 	if warm {
-		l2 = float64(s.L2Sectors*32) / min(m.L2Bandwidth, inflightL2)
+		bw = min(m.L2Bandwidth, inflightL2)
 	}
-	if m.L2LineShare > 0 {
-		// The L2 serves line transactions at a rate of its own: requests
-		// that use one sector a line reach it before the bytes do. A
-		// store's line transaction is a write request of its own, served
-		// at the stores' measured rate (L2StoreLineSeconds), one after
-		// another with the loads'.
-		lines := float64(s.L2Lines) / (m.L2LineShare * m.L2Bandwidth / 32)
-		if m.L2StoreLineSeconds > 0 {
-			lines = float64(s.L2Lines-s.L2StoreLines)/(m.L2LineShare*m.L2Bandwidth/32) + float64(s.L2StoreLines)*m.L2StoreLineSeconds
-		}
-		l2 = max(l2, lines)
-	}
+	l2 = m.l2Time(bw, s.L2Sectors, s.L2Lines, s.L2StoreLines)
 	if !warm {
 		dram = float64(dramRead+s.DRAMWriteBytes) / min(m.DRAMAchievable, inflightDRAM)
 	}
@@ -466,4 +455,25 @@ func issueEff(g *GPU, s *Counters, active float64) float64 {
 	}
 	perSM := min(float64(s.Warps)/active, float64(g.MaxWarpsPerSM))
 	return IssueEfficiency * min(1, perSM/SchedulersPerSM)
+}
+
+// l2Time is how long the L2 takes to serve sectors at bw bytes a second,
+// or lines line transactions at its line rate, whichever is longer: the
+// L2 serves line transactions at a rate of its own (L2LineShare), so
+// requests that use one sector a line reach it before the bytes do. A
+// store's line transaction (storeLines of lines) is a write request of
+// its own, served at the stores' measured rate (L2StoreLineSeconds), one
+// after another with the loads'. The l2 term, and the wait of blocks in
+// step (inStepMemory).
+func (m *Constants) l2Time(bw float64, sectors, lines, storeLines int64) float64 {
+	t := float64(sectors*32) / bw
+	if m.L2LineShare > 0 {
+		rate := m.L2LineShare * m.L2Bandwidth / 32
+		l := float64(lines) / rate
+		if m.L2StoreLineSeconds > 0 {
+			l = float64(lines-storeLines)/rate + float64(storeLines)*m.L2StoreLineSeconds
+		}
+		t = max(t, l)
+	}
+	return t
 }

@@ -218,16 +218,10 @@ func blockTime(g *GPU, m *Constants, b *Block, cpi, missLat, wideLat, waveSec, i
 
 // inStepMemory is how long the L2 takes to serve the memory of the blocks
 // in step on the GPU (inStep an SM), each asking for b's sectors and line
-// transactions: at L2Bandwidth, or at the line rate (L2LineShare) when
-// that is longer.
+// transactions (l2Time at L2Bandwidth).
 func inStepMemory(g *GPU, m *Constants, b *Block, inStep float64) float64 {
 	if m.L2Bandwidth <= 0 {
 		return 0
 	}
-	blocks := float64(g.SMs) * inStep
-	t := float64(b.L2Sectors*32) * blocks / m.L2Bandwidth
-	if m.L2LineShare > 0 {
-		t = max(t, float64(b.L2Lines)*blocks/(m.L2LineShare*m.L2Bandwidth/32))
-	}
-	return t
+	return float64(g.SMs) * inStep * m.l2Time(m.L2Bandwidth, b.L2Sectors, b.L2Lines, 0)
 }
