@@ -163,13 +163,13 @@ func NewReport(model string, runs []Run) (*Report, error) {
 		switch x.Kernel {
 		case LaunchEmpty:
 			c.Name, c.Model = "TimedLaunch", m.TimedLaunch
-			c.Rule = "the median time per call of an empty kernel with the lessons' protocol (warplab bench launch; back-to-back launches by the host clock in records without the protocol) over the newest day's records"
+			c.Rule = "the median time per call of a kernel at the floor with the lessons' protocol over every record that has it (warplab bench launch: the empty kernel, and the spin kernel at spins of at most 1 µs less a scalar's cost), or the newest day's back-to-back launches by the host clock where no record has the protocol"
 		case LaunchPerBuffer:
 			c.Name, c.Model = "TimedLaunchPerBuffer", m.TimedLaunchPerBuffer
-			c.Rule = "the median over the newest day's records of (six buffer-and-count arguments − empty − a scalar's cost) / 5, each a median of 101 timings with the lessons' protocol (warplab bench launch)"
+			c.Rule = "the median over every record with the lessons' protocol of (six buffer-and-count arguments − empty − a scalar's cost) / 5, each a median of 101 timings with the lessons' protocol (warplab bench launch)"
 		case LaunchPerScalar:
 			c.Name, c.Model = "TimedLaunchPerScalar", m.TimedLaunchPerScalar
-			c.Rule = "the median over the newest day's records of (six scalars − no arguments) / 6, each a median of 101 timings with the lessons' protocol (warplab bench launch)"
+			c.Rule = "the median over every record with the lessons' protocol of (six scalars − no arguments) / 6, each a median of 101 timings with the lessons' protocol (warplab bench launch)"
 		default:
 			var ns int
 			if _, err := fmt.Sscanf(x.Kernel, LaunchSpin+"%d ns", &ns); err != nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -343,9 +344,10 @@ func TestEmbeddedPromise(t *testing.T) {
 // TestLaunchRunsNewest: the launch records of the newest day (a timemodel
 // run's launch-go*.txt, dated later) replace the launch-overhead run as the
 // calibration run, with their median; the records that also time the
-// argument kernels with the lessons' protocol give the empty kernel's
-// time per call (the protocol's, not the host loop's) and the costs per
-// buffer and per scalar, by their medians, a negative one taken as 0; a
+// argument kernels with the lessons' protocol, of every day, give the
+// empty kernel's time per call (the protocol's, not the host loop's) and
+// the costs per buffer and per scalar, by their medians, a negative one
+// taken as 0; a
 // record of another GPU than LaunchGPU counts for nothing, however new; a
 // protocol block with a line missing is an error.
 func TestLaunchRunsNewest(t *testing.T) {
@@ -390,6 +392,7 @@ func TestLaunchRunsNewest(t *testing.T) {
 		empty             float64 // µs
 		perBuf, perScalar float64 // µs; < 0: no such calibration
 		sources           int
+		days              []string // the days a source may be of (nil: 2026-12-01)
 		wantErr           bool
 	}{
 		{name: "empty kernel only", files: base, empty: 4.30, perBuf: -1, sources: 3},
@@ -404,6 +407,15 @@ func TestLaunchRunsNewest(t *testing.T) {
 			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r3.txt", rec(4.60, 4.30, 5.40, 4.10)},
 			file{"libs-floor-h100-2026-12-06", "launch-go-r1.txt", strings.Replace(rec(6.00, 6.00, 8.00, 6.30), "NVIDIA H200", "NVIDIA H100 80GB HBM3", 1)},
 		), empty: 4.20, perBuf: 0.68 / 3, perScalar: 0, sources: 3},
+		// Protocol records of two days pool: empties 4.00, 4.20, 4.30,
+		// 5.00; buffers 0.290, 0.167, 0.227, 0.220; scalars 0.05,
+		// −0.033, −0.033, 0.1.
+		{name: "protocol records of two days pooled", files: append(append([]file(nil), base...),
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", rec(4.20, 4.00, 5.50, 4.30)},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r2.txt", rec(4.40, 4.20, 5.00, 4.00)},
+			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r3.txt", rec(4.60, 4.30, 5.40, 4.10)},
+			file{"timemodel-launchcurve-h200-2026-12-04", "launch-go-r1.txt", rec(5.00, 5.00, 6.20, 5.60)},
+		), empty: 4.25, perBuf: (0.22 + 0.68/3) / 2, perScalar: (0.05 - 0.1/3) / 2, sources: 4, days: []string{"2026-12-01", "2026-12-04"}},
 		{name: "a line missing", files: append(append([]file(nil), base...),
 			file{"timemodel-launchargs-h200-2026-12-01", "launch-go-r1.txt", strings.Replace(rec(4.20, 4.00, 5.50, 4.30), "six scalar arguments, one block", "six scalars, one block", 1)},
 		), wantErr: true},
@@ -420,12 +432,16 @@ func TestLaunchRunsNewest(t *testing.T) {
 			if err != nil || len(runs) == 0 {
 				t.Fatalf("launch runs %+v, %v", runs, err)
 			}
+			days := tc.days
+			if days == nil {
+				days = []string{"2026-12-01"}
+			}
 			got := map[string]Run{}
 			for _, r := range runs {
 				got[r.Kernel] = r
 				for _, s := range r.Sources {
-					if !strings.HasSuffix(filepath.Dir(s), "2026-12-01") {
-						t.Errorf("%s: source %s is not of the newest day", r.Kernel, s)
+					if !slices.ContainsFunc(days, func(d string) bool { return strings.HasSuffix(filepath.Dir(s), d) }) {
+						t.Errorf("%s: source %s is not of %v", r.Kernel, s, days)
 					}
 				}
 			}
@@ -451,7 +467,9 @@ func TestLaunchRunsNewest(t *testing.T) {
 }
 
 // TestLaunchRunsSpin: the records that time the spin kernel give one run
-// per spin time, the median over the records of its time per call.
+// per spin time, the median over the records of its time per call; its
+// timings at spins of at most floorSpinNs, less a scalar's cost, join the
+// empty kernel's in the floor (LaunchEmpty).
 func TestLaunchRunsSpin(t *testing.T) {
 	rec := func(spin ...float64) string {
 		r := launchbench.Result{Launches: 20000, AsyncMicros: 5, RoundTripMicros: 10, ArgsAsyncMicros: 7,
@@ -470,12 +488,19 @@ func TestLaunchRunsSpin(t *testing.T) {
 		name    string
 		records []string
 		want    map[string]float64 // kernel -> µs
+		empty   float64            // µs: LaunchEmpty
 		wantErr bool
 	}{
+		// A scalar costs (5.3 − 5) / 6 = 0.05 µs: the pool is 5, 5, 5 and
+		// 4.95, 5.95, 5.45.
 		{"three records", []string{rec(5, 6, 10), rec(6, 7.5, 11), rec(5.5, 7, 10.5)},
-			map[string]float64{"spin 0 ns": 5.5, "spin 2000 ns": 7, "spin 8000 ns": 10.5}, false},
-		{"no records with a spin curve", []string{rec()}, map[string]float64{}, false},
-		{"a bad number", []string{strings.Replace(rec(5, 6, 10), "10.00 us per call", "1e.00 us per call", 1)}, nil, true},
+			map[string]float64{"spin 0 ns": 5.5, "spin 2000 ns": 7, "spin 8000 ns": 10.5}, 5, false},
+		// The host in its other mode for the spin curve: 5, 5, 5 and
+		// 6.15, 6.25, 6.05; the 2 µs spins stay out.
+		{"the spin kernel's floor pooled", []string{rec(6.2, 9, 10), rec(6.3, 9, 10), rec(6.1, 9, 10)},
+			map[string]float64{"spin 0 ns": 6.2, "spin 2000 ns": 9, "spin 8000 ns": 10}, 5.525, false},
+		{"no records with a spin curve", []string{rec()}, map[string]float64{}, 5, false},
+		{"a bad number", []string{strings.Replace(rec(5, 6, 10), "10.00 us per call", "1e.00 us per call", 1)}, nil, 0, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -501,6 +526,9 @@ func TestLaunchRunsSpin(t *testing.T) {
 			}
 			got := map[string]float64{}
 			for _, r := range runs {
+				if r.Kernel == LaunchEmpty && math.Abs(r.Measured*1e6-tc.empty) > 1e-9 {
+					t.Errorf("floor %.4f µs, want %.4f", r.Measured*1e6, tc.empty)
+				}
 				if strings.HasPrefix(r.Kernel, LaunchSpin) {
 					got[r.Kernel] = r.Measured * 1e6
 					if len(r.Sources) != len(tc.records) {

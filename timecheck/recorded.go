@@ -342,24 +342,45 @@ const (
 	LaunchSpin = "spin "
 )
 
-// launchRuns reads the newest records of Go's launch microbenchmark
-// (`warplab bench launch`): evidence/launch-overhead-*/launch-overhead.txt
-// and the timemodel runs' launch-go*.txt, those of LaunchGPU (a record
-// that names another GPU is left out). Every record of the newest date
-// (the date that ends the folder's name) counts, and each figure is the
-// median over those records: the host's launch interval moves from call to
-// call and from machine to machine (4.06 to 5.98 µs over 2026-12-01's
-// records), so one record would not do.
+// floorSpinNs is the longest spin whose timings join the empty kernel's
+// in LaunchEmpty's pool: a third of the 3 µs to which the spin curve is
+// flat.
+const floorSpinNs = 1000
+
+// launchRuns reads the records of Go's launch microbenchmark (`warplab
+// bench launch`): evidence/launch-overhead-*/launch-overhead.txt and the
+// timemodel runs' launch-go*.txt, those of LaunchGPU (a record that names
+// another GPU is left out). Each figure is a median over records: the
+// host's launch interval moves from call to call and from lease to lease
+// (4.06 to 5.98 µs over 2026-12-01's records; two modes, about 4.2 and 6.2
+// µs, within one process on 2026-12-06's), so one record would not do.
+// Every record that times with the lessons' protocol counts, whatever its
+// day: the lessons' runs, the sweep's and the ones we hold out were each
+// timed on a lease of its own, so the model's floor is a property of the
+// H200's leases, not of the newest one (until 2026-12-06 only the newest
+// day's records counted, which set the floor to the lease that recorded
+// last). Records without the protocol (before 2026-12-01, 20:39 UTC) count
+// only when no record has it, the newest day's alone (the date that ends
+// the folder's name).
 //
 // It returns up to three calibration runs, left out of the summaries. The
 // model predicts the lessons' protocol (3 warm-ups, CUDA events around 10
 // runs), so where the newest records time with that protocol the floor is
 // theirs:
 //   - LaunchEmpty, the model's TimedLaunch: the median of the protocol's
-//     empty-kernel timings where the records have them, else (records
-//     before 2026-12-01, 20:39 UTC) the median of back-to-back launches by
-//     the host clock. The protocol costs more than the host's loop (6.36
-//     against 5.36 µs in one record): it is what the lessons time.
+//     timings of kernels at the floor where the records have them: the
+//     empty kernel's and, where a record times the spin curve, the spin
+//     kernel's at spins of at most floorSpinNs less a scalar's cost (its
+//     one argument; LaunchPerScalar's median). Each measures the host's
+//     interval alone (the curve is flat to 3 µs of spin,
+//     evidence/timemodel-launchcurve-h200-2026-12-04), and the interval is
+//     bimodal within one process (about 4.2 or 6.2 µs on 2026-12-06's
+//     host, evidence/timemodel-launchmany-h200-2026-12-06), so five
+//     empty-kernel timings alone land in one mode or the other; until
+//     2026-12-06 it was their median alone. Records without the protocol
+//     (before 2026-12-01, 20:39 UTC): the median of back-to-back launches
+//     by the host clock. The protocol costs more than the host's loop
+//     (6.36 against 5.36 µs in one record): it is what the lessons time.
 //   - LaunchPerBuffer and LaunchPerScalar, from the records that time with
 //     the protocol a kernel of six arguments (five buffers and a count)
 //     and one of six scalars: per record, a scalar's cost s = (six scalars
@@ -374,7 +395,8 @@ const (
 //     six-argument kernel's floor came out 1.3 µs under its own timing.
 //   - LaunchSpin, one per spin time, from the records that also time the
 //     spin kernel (launchbench's spin curve): its time per call, the
-//     median over the records. They set nothing: the check sets each
+//     median over the records. Those past floorSpinNs set nothing (the
+//     ones at or under it are in LaunchEmpty's pool): the check sets each
 //     beside the model's time per call for a kernel of that time
 //     (Constants.TimedCall), a test of how the model joins the host's
 //     launch interval and the GPU's time.
@@ -422,9 +444,6 @@ func launchRuns(root string) ([]Run, error) {
 	var srcs, argSrcs, spinSrcs []string
 	spin := map[int][]float64{} // spin ns -> µs per call, one a record
 	for _, f := range files {
-		if date(f) != newest {
-			continue
-		}
 		data := contents[f]
 		v, ok, err := num(f, launchLine, data)
 		if err != nil {
@@ -433,8 +452,10 @@ func launchRuns(root string) ([]Run, error) {
 		if !ok {
 			return nil, fmt.Errorf("timecheck: %s: no \"launch overhead on ...\" block with a back-to-back line", rel(root, f))
 		}
-		us = append(us, v)
-		srcs = append(srcs, rel(root, f))
+		if date(f) == newest {
+			us = append(us, v)
+			srcs = append(srcs, rel(root, f))
+		}
 		empty, ok1, err1 := num(f, timedEmptyLine, data)
 		args, ok2, err2 := num(f, timedArgsLine, data)
 		scalars, ok3, err3 := num(f, timedScalarsLine, data)
@@ -473,7 +494,16 @@ func launchRuns(root string) ([]Run, error) {
 	}
 	out := []Run{calib(LaunchEmpty, "Go, back to back (host clock)", median(us), srcs)}
 	if len(perBuf) > 0 {
-		out[0] = calib(LaunchEmpty, "lessons' protocol, one block", median(timedEmpty), argSrcs)
+		pool := append([]float64(nil), timedEmpty...)
+		scalar := max(0, median(perScalar))
+		for ns, vs := range spin {
+			if ns <= floorSpinNs {
+				for _, v := range vs {
+					pool = append(pool, v-scalar)
+				}
+			}
+		}
+		out[0] = calib(LaunchEmpty, "lessons' protocol: the empty kernel, and the spin kernel at most 1 µs less a scalar", median(pool), argSrcs)
 		out = append(out,
 			calib(LaunchPerBuffer, "lessons' protocol, (six arguments − empty − a scalar) / 5", max(0, median(perBuf)), argSrcs),
 			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", max(0, median(perScalar)), argSrcs))
