@@ -16,8 +16,9 @@ import (
 
 // CorpusName is the evidence folder of issue 29's H200 run over the corpus
 // (scripts/evidence/libs-corpus.sh): one libs-<batch>.json per batch (a
-// size, or one power-law family at 2^23), cusparse.jsonl from the same
-// call, and Nsight Compute's counters on the two worst cases.
+// size, or one power-law family at 2^23) and cusparse.jsonl from the same
+// call (the 08:07 UTC run it replaced, in git history at 7097d03, also had
+// Nsight Compute's counters on the two worst cases).
 const CorpusName = "libs-corpus-h200-2026-12-06"
 
 // UnseenSeed and UnseenRows are the corpus's held-out draws (issue 29:

@@ -20,12 +20,12 @@ import (
 // SpreadRuns are the evidence folders of H200 calls whose SpreadMethods
 // ran the same kernels: the repeat call of 2026-12-04 02:15 UTC (2^14,
 // 2^17, 2^20 rows and SuiteSparse), binning's call of 06:41 UTC that day
-// and the corpus run (CorpusName, 2026-12-06 08:07 UTC). Those methods'
+// and the corpus run (CorpusName, 2026-12-06 20:30 UTC). Those methods'
 // kernels (CSR-vector, split, merge path) are the same in libs.cu from
 // split's commit b09be8b, before the repeat call, to 9e94886 and on to the
-// corpus run's build (libs.ptx as now, tiles of 512; git diff: only the
-// tiles' and binning's kernels changed), so the tiles and binning are left
-// out. A corpus run with other CSR-vector, split or merge-path kernels
+// corpus run's build (libs.ptx as now, tiles of 512 in blocks of two
+// warps; git diff: only the tiles' and binning's kernels changed), so the
+// tiles and binning are left out. A corpus run with other CSR-vector, split or merge-path kernels
 // must leave this list.
 var SpreadRuns = []string{"libs-corpus-repeat-h200-2026-12-04", CorpusName, "libs-binning-h200-2026-12-04"}
 

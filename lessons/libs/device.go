@@ -413,7 +413,8 @@ func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.
 		if method == MethodTileV4 {
 			name = KernelTileV4
 		}
-		tpb := ThreadsPerBlock / WarpSize
+		tpb := TileThreads / WarpSize
+		block = sim.Dim1(TileThreads)
 		err := add(name, (p.nTiles+tpb-1)/tpb, d.rowPtr, d.colIdx, d.val, d.x, d.y, int32(d.nnz), int32(p.nTiles), p.tileRow, p.partial, p.tileDone)
 		return ls, names, err
 	}

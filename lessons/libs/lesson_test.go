@@ -181,6 +181,12 @@ func TestChoose(t *testing.T) {
 		}
 	}
 	skew := spmvref.SeedRowLengths(1<<10, true)
+	// The table holds the rules' logic to fixed rules (the fit of the
+	// 2026-12-06 08:07 UTC corpus run), not to DefaultRules, which each
+	// corpus run refits (TestCorpusRun): a long row beyond 64× the
+	// balanced share to split, small under half the device to one wide
+	// CSR-vector launch, spread to the tiles, float4 from a median of 32.
+	fixed := Rules{LongFactor: 64, SmallFill: 0.5, SpreadCV: 0.5, SpreadTile: true, LaneWork: 8, V4MinMean: 32, LocalTile: 0.4}
 	tests := []struct {
 		name     string
 		lengths  []int
@@ -210,12 +216,15 @@ func TestChoose(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := Choose(StatsOf(tt.lengths), tt.resident)
+			c := ChooseWith(fixed, StatsOf(tt.lengths), tt.resident)
 			if c.Method != tt.want {
 				t.Errorf("Choose = %s (%s), want %s", c.Method, c.Reason, tt.want)
 			}
 			if c.Reason == "" {
 				t.Error("no reason given")
+			}
+			if got, want := Choose(StatsOf(tt.lengths), tt.resident), ChooseWith(DefaultRules(), StatsOf(tt.lengths), tt.resident); got != want {
+				t.Errorf("Choose = %+v, ChooseWith(DefaultRules()) = %+v", got, want)
 			}
 		})
 	}

@@ -80,7 +80,21 @@
 // A lane's run of consecutive products in the segmented sums (a multiple
 // of 8: two float4s of products and 8 start flags at a time).
 #define TILE_RUN (TILE_NZ / LIBS_WARP)
-#define TILE_WARPS (LIBS_BLOCK / LIBS_WARP)
+// Threads a block of spmvTile: two warps (two tiles), so that a warp
+// still on its tile holds its block's slot and shared memory (5 KiB)
+// alone, not seven finished warps' too. 64, not 256, since the H200 run
+// of 2026-12-06, 20:30 UTC (with the full tile's loads unrolled: 11-13%
+// less time on the power laws at 2^23, evidence/libs-ab-blocks-h200-2026-12-06).
+// module.go's TileThreads must say the same.
+#ifndef TILE_BLOCK
+#define TILE_BLOCK 64
+#endif
+#define TILE_WARPS (TILE_BLOCK / LIBS_WARP)
+// Blocks an SM must hold (__launch_bounds__): 24 of two warps, 48 warps,
+// up to 40 registers a thread.
+#ifndef TILE_MIN_BLOCKS
+#define TILE_MIN_BLOCKS 24
+#endif
 
 // rowPartial is one lane's share of row [first, last): entries sub,
 // sub + W, sub + 2W, ... of the row. With V4 the aligned middle of the row is
@@ -364,8 +378,8 @@ __device__ __forceinline__ void splitSpmv(const int* __restrict__ rowPtr,
 // every slice: ncu on the H200 counted 22.7 M membar requests in the L2
 // for powerlaw20-2^23 (cuSPARSE's csrmv 25 K), 16% of all its L2 requests,
 // with the L2's tag lookups the busy unit (95%) and 19% of the warps'
-// cycles stalled on the fence. Launch: 256 threads a block (8 tiles),
-// ceil(nTiles / 8) blocks; nTiles = nnz / TILE_NZ + 1, slot 2 * nTiles
+// cycles stalled on the fence. Launch: TILE_BLOCK threads a block (64:
+// 2 tiles), ceil(nTiles / 2) blocks; nTiles = nnz / TILE_NZ + 1, slot 2 * nTiles
 // 64-bit words and tileDone nTiles counts, zero before the first SpMV
 // (spmvTilePrep).
 __device__ __forceinline__ float warpSum(float v) { return groupSum<LIBS_WARP>(v); }
@@ -481,7 +495,32 @@ __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
     }
     // Step 1: the tile's products, coalesced; the last tile's places past
     // nnz are 0.
-    if (V4) {
+    if (V4 && b - a == TILE_NZ) {
+        // A full tile: every lane's TILE_RUN / 4 float4s unrolled, so
+        // their gathers are in flight together.
+        const float4* val4 = reinterpret_cast<const float4*>(val);
+        const int4* col4 = reinterpret_cast<const int4*>(colIdx);
+        float4* prod4 = reinterpret_cast<float4*>(prod);
+#pragma unroll
+        for (int r = 0; r < TILE_RUN / 4; ++r) {
+            const int q = a / 4 + lane + r * LIBS_WARP;
+            const float4 v = __ldcs(&val4[q]);
+            const int4 c = __ldcs(&col4[q]);
+            float4 p;
+            p.x = v.x * x[c.x];
+            p.y = v.y * x[c.y];
+            p.z = v.z * x[c.z];
+            p.w = v.w * x[c.w];
+            prod4[q - a / 4] = p;
+        }
+    } else if (!V4 && b - a == TILE_NZ) {
+        // A full tile: every lane's TILE_RUN nonzeros unrolled.
+#pragma unroll
+        for (int r = 0; r < TILE_RUN; ++r) {
+            const int j = a + lane + r * LIBS_WARP;
+            prod[j - a] = __ldcs(&val[j]) * x[__ldcs(&colIdx[j])];
+        }
+    } else if (V4) {
         const float4* val4 = reinterpret_cast<const float4*>(val);
         const int4* col4 = reinterpret_cast<const int4*>(colIdx);
         float4* prod4 = reinterpret_cast<float4*>(prod);
@@ -1098,10 +1137,12 @@ __global__ void spmvBinScatter(const int* __restrict__ rowPtr, int nRows,
     }
 }
 
-// __launch_bounds__(256, 8): at most 32 registers, so 8 blocks (64 warps,
-// the H200's most) fit an SM; without it ptxas (sm_90) gave 40 registers,
-// 6 blocks, and ncu measured 65% of the warps active against cuSPARSE's 94%.
-__global__ void __launch_bounds__(LIBS_BLOCK, 8) spmvTile(const int* __restrict__ rowPtr,
+// __launch_bounds__(64, 24): at most 40 registers, so 24 blocks of two
+// warps (48 warps) fit an SM. Blocks of 256 had (256, 8), 32 registers
+// for 64 warps: without a bound ptxas (sm_90) gave 40 registers, 6 blocks
+// of 8 warps, and ncu measured 65% of the warps active against cuSPARSE's
+// 94%; with blocks of two a warp that finishes frees its slot sooner.
+__global__ void __launch_bounds__(TILE_BLOCK, TILE_MIN_BLOCKS) spmvTile(const int* __restrict__ rowPtr,
                          const int* __restrict__ colIdx,
                          const float* __restrict__ val,
                          const float* __restrict__ x, float* __restrict__ y,
@@ -1110,7 +1151,7 @@ __global__ void __launch_bounds__(LIBS_BLOCK, 8) spmvTile(const int* __restrict_
     tileSpmv<false>(rowPtr, colIdx, val, x, y, nnz, nTiles, tileRow, slot, tileDone);
 }
 
-__global__ void __launch_bounds__(LIBS_BLOCK, 8) spmvTileV4(const int* __restrict__ rowPtr,
+__global__ void __launch_bounds__(TILE_BLOCK, TILE_MIN_BLOCKS) spmvTileV4(const int* __restrict__ rowPtr,
                            const int* __restrict__ colIdx,
                            const float* __restrict__ val,
                            const float* __restrict__ x, float* __restrict__ y,

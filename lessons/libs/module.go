@@ -36,6 +36,8 @@ const (
 	// TileNZ is libs.cu's TILE_NZ: each warp of spmvTile takes TileNZ
 	// consecutive nonzeros, TileNZ / WarpSize a lane in its segmented sums.
 	TileNZ = 512
+	// TileThreads is libs.cu's TILE_BLOCK: spmvTile's blocks.
+	TileThreads = 64
 	// BinRows is libs.cu's BIN_ROWS: the rows each block of spmvBinCount
 	// and spmvBinScatter takes (8 rounds of 256).
 	BinRows = 8 * ThreadsPerBlock
