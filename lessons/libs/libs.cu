@@ -465,6 +465,22 @@ __device__ __forceinline__ void tileRows(const int* __restrict__ rowPtr,
     e = r < r1 ? rowPtr[r + 1] : 0;
 }
 
+
+// tileProduct4 stages four products of a tile: float4 q of val and int4 q
+// of colIdx (streaming), their x gathers, into prod4[q - a4].
+__device__ __forceinline__ void tileProduct4(const float4* __restrict__ val4,
+                                             const int4* __restrict__ col4,
+                                             const float* __restrict__ x,
+                                             float4* prod4, int q, int a4) {
+    const float4 v = __ldcs(&val4[q]);
+    const int4 c = __ldcs(&col4[q]);
+    float4 p;
+    p.x = v.x * x[c.x];
+    p.y = v.y * x[c.y];
+    p.z = v.z * x[c.z];
+    p.w = v.w * x[c.w];
+    prod4[q - a4] = p;
+}
 template <bool V4>
 __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
                                          const int* __restrict__ colIdx,
@@ -503,15 +519,7 @@ __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
         float4* prod4 = reinterpret_cast<float4*>(prod);
 #pragma unroll
         for (int r = 0; r < TILE_RUN / 4; ++r) {
-            const int q = a / 4 + lane + r * LIBS_WARP;
-            const float4 v = __ldcs(&val4[q]);
-            const int4 c = __ldcs(&col4[q]);
-            float4 p;
-            p.x = v.x * x[c.x];
-            p.y = v.y * x[c.y];
-            p.z = v.z * x[c.z];
-            p.w = v.w * x[c.w];
-            prod4[q - a / 4] = p;
+            tileProduct4(val4, col4, x, prod4, a / 4 + lane + r * LIBS_WARP, a / 4);
         }
     } else if (!V4 && b - a == TILE_NZ) {
         // A full tile: every lane's TILE_RUN nonzeros unrolled.
@@ -525,14 +533,7 @@ __device__ __forceinline__ void tileSpmv(const int* __restrict__ rowPtr,
         const int4* col4 = reinterpret_cast<const int4*>(colIdx);
         float4* prod4 = reinterpret_cast<float4*>(prod);
         for (int q = a / 4 + lane; 4 * q + 4 <= b; q += LIBS_WARP) {
-            const float4 v = __ldcs(&val4[q]);
-            const int4 c = __ldcs(&col4[q]);
-            float4 p;
-            p.x = v.x * x[c.x];
-            p.y = v.y * x[c.y];
-            p.z = v.z * x[c.z];
-            p.w = v.w * x[c.w];
-            prod4[q - a / 4] = p;
+            tileProduct4(val4, col4, x, prod4, q, a / 4);
         }
         for (int j = max(a, b & ~3) + lane; j < b; j += LIBS_WARP) {
             prod[j - a] = __ldcs(&val[j]) * x[__ldcs(&colIdx[j])];
