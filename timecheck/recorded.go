@@ -365,7 +365,7 @@ const floorSpinNs = 1000
 //
 // It returns up to three calibration runs, left out of the summaries. The
 // model predicts the lessons' protocol (3 warm-ups, CUDA events around 10
-// runs), so where the newest records time with that protocol the floor is
+// runs), so where records time with that protocol the floor is
 // theirs:
 //   - LaunchEmpty, the model's TimedLaunch: the median of the protocol's
 //     timings of kernels at the floor where the records have them: the
