@@ -17,11 +17,13 @@
 # and PACKDIR.tgz beside it. Put PACKDIR under .cache/ (ignored) and name
 # PACKDIR.tgz in the device call's carry.
 #
-# Example (the next H200 corpus call of issue 29: main against the tiles
-# in two-warp blocks with their gathers unrolled):
+# Example (the H200 call of 2026-12-06, 21:38 UTC: main against its tiles
+# at 32 registers, evidence/libs-ab-minblocks-h200-2026-12-06; the patches
+# under scripts/evidence/libs/ are the candidates timed so far, each on
+# the main of its day: tiles-unroll-blocks64.patch is main since then):
 #
 #   bash scripts/evidence/libs-ab-pack.sh .cache/ab/next A=- \
-#     E=scripts/evidence/libs/tiles-unroll-blocks64.patch
+#     G=scripts/evidence/libs/tiles-minblocks32.patch
 #   # on the device (carry .cache/ab/next.tgz), from the repository root:
 #   tar -C /tmp -xzf .cache/ab/next.tgz && \
 #     bash scripts/evidence/libs-h200-call.sh /tmp/next /tmp/res; tar -C /tmp -czf $OUT/res.tgz res
