@@ -13,9 +13,9 @@
 #     then the libs lesson at 2^14 rows twice (vector4, vector8, split4,
 #     split8, tile on uniform, powerlaw20, banded): the floor and the
 #     lesson's calls on one host (issue 27, held out). Recorded as
-#     evidence/timemodel-launchmany-h200-DATE, its launch-go-r*.txt are
-#     the newest day's launch records (timecheck's launchRuns), which set
-#     the model's TimedLaunch and its per-buffer and per-scalar costs
+#     evidence/timemodel-launchmany-h200-DATE, its launch-go-r*.txt join
+#     every lease's launch records (timecheck's launchRuns), whose medians
+#     set the model's TimedLaunch and its per-buffer and per-scalar costs
 #     (sim/model.go; TestEmbeddedPromise): the lesson check, the sweep's
 #     report and the pinned times are then made again
 #     (scripts/evidence/timemodel/RECORDING.md).
