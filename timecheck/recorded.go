@@ -506,7 +506,7 @@ func launchRuns(root string) ([]Run, error) {
 		out[0] = calib(LaunchEmpty, "lessons' protocol: the empty kernel, and the spin kernel at most 1 µs less a scalar", median(pool), argSrcs)
 		out = append(out,
 			calib(LaunchPerBuffer, "lessons' protocol, (six arguments − empty − a scalar) / 5", max(0, median(perBuf)), argSrcs),
-			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", max(0, median(perScalar)), argSrcs))
+			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", scalar, argSrcs))
 	}
 	nss := make([]int, 0, len(spin))
 	for ns := range spin {
