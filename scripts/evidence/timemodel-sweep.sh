@@ -16,6 +16,11 @@
 #   PASS.jsonl   `warplab timemodel sweep --backend gpu`: one record per case
 #   PASS.txt     its output: the code each module loaded as, progress, errors
 #   timeline.txt seconds since the start at each step
+#   launch-go-PASS.txt, launch-go-end.txt  `warplab bench launch --backend
+#                gpu` before each pass and after the last: the host's launch
+#                floor on the lease that timed the sweep (since the
+#                thirty-fifth pass the check models a recorded set with the
+#                launch records of its own folder; docs/timemodel.md)
 # The GPU host has CUDA 13's nvcc and no Go; the lessons' kernels load as
 # cubins its nvcc compiles (as in every recorded lesson run), the sweep's
 # own kernels too.
@@ -40,8 +45,14 @@ log() { echo "$(($(date +%s) - start))s: $*" | tee -a "$E/timeline.txt"; }
 } >"$E/env-${passes[0]}.txt" 2>&1
 [ "${passes[0]}" = sweep ] && mv "$E/env-sweep.txt" "$E/env.txt"
 log "start"
+floor() {
+	"$W" bench launch --backend gpu --n 20000 >"$E/launch-go-$1.txt" 2>&1
+	log "launch floor $1 (exit $?)"
+}
 for p in "${passes[@]}"; do
+	floor "$p"
 	timeout $((S + 120)) "$W" timemodel sweep --backend gpu --deadline "${S}s" --out "$E/$p.jsonl" >"$E/$p.txt" 2>&1
 	log "$p (exit $?): $(wc -l <"$E/$p.jsonl") records"
 	tail -3 "$E/$p.txt"
 done
+floor end
