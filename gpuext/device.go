@@ -49,6 +49,13 @@ type Options struct {
 	// LoadPasses). Timing only: the results are the same. Ignored on a GPU.
 	SASSWidths bool
 
+	// HostFloor, on the simulator, replaces the model's host launch floor
+	// (sim.Model.HostFloor) with one measured on the host a run is
+	// compared with: the floor is the lease's, not the GPU's, so a
+	// recorded run beside its own warplab bench launch records is modeled
+	// with them (timecheck). nil keeps the model's. Ignored on a GPU.
+	HostFloor *sim.HostFloor
+
 	// Compile is how a module that has CUDA C and no PTX
 	// (Module{Name, CUDA}) is compiled to PTX, by the simulator or for a
 	// GPU loading PTX: which nvcc, which caches. The zero value uses nvcc
@@ -157,6 +164,9 @@ func openSim(key string, opts Options) (*Device, error) {
 	m, err := sim.ModelByKey(key)
 	if err != nil {
 		return nil, err
+	}
+	if opts.HostFloor != nil {
+		m = m.WithHostFloor(*opts.HostFloor)
 	}
 	name := "simulated " + m.Name + " (modeled)"
 	be := &simBackend{sd: sim.NewDevice(m), model: m, name: name, compile: opts.Compile, sassWidths: opts.SASSWidths}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/warplab/warplab/sim"
 	"math"
 	"os"
 	"path/filepath"
@@ -403,20 +404,9 @@ const floorSpinNs = 1000
 func launchRuns(root string) ([]Run, error) {
 	a, _ := filepath.Glob(filepath.Join(root, "evidence", "launch-overhead-*", "launch-overhead.txt"))
 	b, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go*.txt"))
-	var files []string
-	contents := map[string][]byte{}
-	for _, f := range append(a, b...) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
-		if m := launchGPULine.FindSubmatch(data); m != nil && string(m[1]) != LaunchGPU {
-			continue // another GPU's host: not the H200's floor
-		}
-		files, contents[f] = append(files, f), data
-	}
-	if len(files) == 0 {
-		return nil, nil
+	recs, err := readLaunchRecords(root, append(a, b...))
+	if err != nil || len(recs) == 0 {
+		return nil, err
 	}
 	date := func(f string) string {
 		d := filepath.Base(filepath.Dir(f))
@@ -426,9 +416,64 @@ func launchRuns(root string) ([]Run, error) {
 		return d
 	}
 	newest := ""
-	for _, f := range files {
-		newest = max(newest, date(f))
+	for _, r := range recs {
+		newest = max(newest, date(r.file))
 	}
+	var us []float64
+	var srcs, argSrcs, spinSrcs []string
+	spin := map[int][]float64{} // spin ns -> µs per call, one a record
+	for _, r := range recs {
+		if date(r.file) == newest {
+			us = append(us, r.hostLoop)
+			srcs = append(srcs, rel(root, r.file))
+		}
+		if r.protocol {
+			argSrcs = append(argSrcs, rel(root, r.file))
+		}
+		if len(r.spin) > 0 {
+			for ns, v := range r.spin {
+				spin[ns] = append(spin[ns], v)
+			}
+			spinSrcs = append(spinSrcs, rel(root, r.file))
+		}
+	}
+	calib := func(kernel, config string, us float64, srcs []string) Run {
+		return Run{Lesson: "launch", Input: "empty kernel", Kernel: kernel, Config: config,
+			Group: "launch", Half: "calibration", Measured: us * 1e-6, Sources: srcs}
+	}
+	out := []Run{calib(LaunchEmpty, "Go, back to back (host clock)", median(us), srcs)}
+	if f, ok := floorOf(recs); ok {
+		out[0] = calib(LaunchEmpty, "lessons' protocol: the empty kernel, and the spin kernel at most 1 µs less a scalar", f.Launch*1e6, argSrcs)
+		out = append(out,
+			calib(LaunchPerBuffer, "lessons' protocol, (six arguments − empty − a scalar) / 5", f.PerBuffer*1e6, argSrcs),
+			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", f.PerScalar*1e6, argSrcs))
+	}
+	nss := make([]int, 0, len(spin))
+	for ns := range spin {
+		nss = append(nss, ns)
+	}
+	sort.Ints(nss)
+	for _, ns := range nss {
+		out = append(out, calib(fmt.Sprintf("%s%d ns", LaunchSpin, ns), "lessons' protocol, one thread spinning that long on the GPU's timer", median(spin[ns]), spinSrcs))
+	}
+	return out, nil
+}
+
+// launchRecord is what the floor takes of one `warplab bench launch`
+// record, in microseconds.
+type launchRecord struct {
+	file     string
+	hostLoop float64 // back to back, one sync at the end (host clock)
+	// protocol: the record times the empty kernel, six arguments and six
+	// scalars with the lessons' protocol (since 2026-12-01, 20:39 UTC).
+	protocol             bool
+	empty, args, scalars float64
+	spin                 map[int]float64 // spin ns -> µs per call
+}
+
+// readLaunchRecords reads the given `warplab bench launch` records, those
+// of LaunchGPU (a record that names another GPU is left out).
+func readLaunchRecords(root string, files []string) ([]launchRecord, error) {
 	num := func(f string, re *regexp.Regexp, data []byte) (float64, bool, error) {
 		m := re.FindSubmatch(data)
 		if m == nil {
@@ -440,11 +485,16 @@ func launchRuns(root string) ([]Run, error) {
 		}
 		return v, true, nil
 	}
-	var us, timedEmpty, perBuf, perScalar []float64
-	var srcs, argSrcs, spinSrcs []string
-	spin := map[int][]float64{} // spin ns -> µs per call, one a record
+	var recs []launchRecord
 	for _, f := range files {
-		data := contents[f]
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		if m := launchGPULine.FindSubmatch(data); m != nil && string(m[1]) != LaunchGPU {
+			continue // another GPU's host: not the H200's floor
+		}
+		r := launchRecord{file: f}
 		v, ok, err := num(f, launchLine, data)
 		if err != nil {
 			return nil, err
@@ -452,10 +502,7 @@ func launchRuns(root string) ([]Run, error) {
 		if !ok {
 			return nil, fmt.Errorf("timecheck: %s: no \"launch overhead on ...\" block with a back-to-back line", rel(root, f))
 		}
-		if date(f) == newest {
-			us = append(us, v)
-			srcs = append(srcs, rel(root, f))
-		}
+		r.hostLoop = v
 		empty, ok1, err1 := num(f, timedEmptyLine, data)
 		args, ok2, err2 := num(f, timedArgsLine, data)
 		scalars, ok3, err3 := num(f, timedScalarsLine, data)
@@ -464,11 +511,7 @@ func launchRuns(root string) ([]Run, error) {
 		}
 		switch {
 		case ok1 && ok2 && ok3:
-			scalar := (scalars - empty) / 6
-			timedEmpty = append(timedEmpty, empty)
-			perScalar = append(perScalar, scalar)
-			perBuf = append(perBuf, (args-empty-scalar)/5)
-			argSrcs = append(argSrcs, rel(root, f))
+			r.protocol, r.empty, r.args, r.scalars = true, empty, args, scalars
 		case ok1 || ok2 || ok3:
 			return nil, fmt.Errorf("timecheck: %s: the lessons' protocol block lacks a line (empty kernel, six arguments and six scalar arguments, one block each)", rel(root, f))
 		}
@@ -476,45 +519,77 @@ func launchRuns(root string) ([]Run, error) {
 		if all := anySpinLine.FindAll(data, -1); len(all) != len(ms) {
 			return nil, fmt.Errorf("timecheck: %s: %d spin kernel lines, %d of them as warplab bench launch prints them (\"spin kernel, N ns on the GPU: T us per call\")", rel(root, f), len(all), len(ms))
 		}
-		if len(ms) > 0 {
-			for _, m := range ms {
-				ns, err1 := strconv.Atoi(string(m[1]))
-				v, err2 := strconv.ParseFloat(string(m[2]), 64)
-				if err := errors.Join(err1, err2); err != nil {
-					return nil, fmt.Errorf("timecheck: %s: spin line %q: %v", rel(root, f), m[0], err)
-				}
-				spin[ns] = append(spin[ns], v)
+		for _, m := range ms {
+			ns, err1 := strconv.Atoi(string(m[1]))
+			v, err2 := strconv.ParseFloat(string(m[2]), 64)
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, fmt.Errorf("timecheck: %s: spin line %q: %v", rel(root, f), m[0], err)
 			}
-			spinSrcs = append(spinSrcs, rel(root, f))
+			if r.spin == nil {
+				r.spin = map[int]float64{}
+			}
+			r.spin[ns] = v
 		}
+		recs = append(recs, r)
 	}
-	calib := func(kernel, config string, us float64, srcs []string) Run {
-		return Run{Lesson: "launch", Input: "empty kernel", Kernel: kernel, Config: config,
-			Group: "launch", Half: "calibration", Measured: us * 1e-6, Sources: srcs}
+	return recs, nil
+}
+
+// floorOf is the host floor of the records that time with the lessons'
+// protocol (launchRuns says how; ok is false when none does): a scalar's
+// cost the median of (six scalars − empty) / 6, a buffer's the median of
+// (six arguments − empty − a scalar) / 5 (0 where a median is negative),
+// and the interval the median of the empty kernel's timings and the spin
+// kernel's at most floorSpinNs less a scalar's cost. Seconds.
+func floorOf(recs []launchRecord) (f sim.HostFloor, ok bool) {
+	var pool, perBuf, perScalar []float64
+	for _, r := range recs {
+		if !r.protocol {
+			continue
+		}
+		s := (r.scalars - r.empty) / 6
+		pool, perScalar = append(pool, r.empty), append(perScalar, s)
+		perBuf = append(perBuf, (r.args-r.empty-s)/5)
 	}
-	out := []Run{calib(LaunchEmpty, "Go, back to back (host clock)", median(us), srcs)}
-	if len(perBuf) > 0 {
-		pool := append([]float64(nil), timedEmpty...)
-		scalar := max(0, median(perScalar))
-		for ns, vs := range spin {
+	if len(perBuf) == 0 {
+		return sim.HostFloor{}, false
+	}
+	scalar := max(0, median(perScalar))
+	for _, r := range recs {
+		for ns, v := range r.spin {
 			if ns <= floorSpinNs {
-				for _, v := range vs {
-					pool = append(pool, v-scalar)
-				}
+				pool = append(pool, v-scalar)
 			}
 		}
-		out[0] = calib(LaunchEmpty, "lessons' protocol: the empty kernel, and the spin kernel at most 1 µs less a scalar", median(pool), argSrcs)
-		out = append(out,
-			calib(LaunchPerBuffer, "lessons' protocol, (six arguments − empty − a scalar) / 5", max(0, median(perBuf)), argSrcs),
-			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", scalar, argSrcs))
 	}
-	nss := make([]int, 0, len(spin))
-	for ns := range spin {
-		nss = append(nss, ns)
+	return sim.HostFloor{Launch: median(pool) * 1e-6, PerBuffer: max(0, median(perBuf)) * 1e-6, PerScalar: scalar * 1e-6}, true
+}
+
+// LeaseFloors returns the host floor (floorOf) of each evidence folder
+// that holds `warplab bench launch` records of LaunchGPU with the lessons'
+// protocol (launch-go*.txt), keyed by the folder relative to root: the
+// floor of the lease that recorded the folder's runs. Since the
+// thirty-fifth pass the sweep's cases recorded beside such records are
+// modeled with them (SweepSimOptions.Floors) instead of the model's floor,
+// the median over every lease: the GPU's time is what the sweep judges,
+// and the host's interval on a lease moves by more than the band between
+// leases (docs/timemodel.md).
+func LeaseFloors(root string) (map[string]sim.HostFloor, error) {
+	files, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go*.txt"))
+	byDir := map[string][]string{}
+	for _, f := range files {
+		d := filepath.Dir(f)
+		byDir[d] = append(byDir[d], f)
 	}
-	sort.Ints(nss)
-	for _, ns := range nss {
-		out = append(out, calib(fmt.Sprintf("%s%d ns", LaunchSpin, ns), "lessons' protocol, one thread spinning that long on the GPU's timer", median(spin[ns]), spinSrcs))
+	out := map[string]sim.HostFloor{}
+	for d, fs := range byDir {
+		recs, err := readLaunchRecords(root, fs)
+		if err != nil {
+			return nil, err
+		}
+		if f, ok := floorOf(recs); ok {
+			out[rel(root, d)] = f
+		}
 	}
 	return out, nil
 }

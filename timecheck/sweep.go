@@ -51,6 +51,23 @@ type SweepCase struct {
 	// SampleStride of each launch and scaled (sim's block sampling): the
 	// input was past the simulation budget.
 	SampleStride int `json:"sample_stride,omitempty"`
+	// HostFloor names the evidence folder whose launch records gave the
+	// host floor the case was modeled with (SweepSimOptions.Floors); empty
+	// for the model's own.
+	HostFloor string `json:"host_floor,omitempty"`
+}
+
+// folder is the folder of c's recordings when they all lie in one.
+func (c SweepCase) folder() string {
+	d := ""
+	for i, s := range c.Sources {
+		if i == 0 {
+			d = filepath.Dir(s)
+		} else if filepath.Dir(s) != d {
+			return ""
+		}
+	}
+	return d
 }
 
 // Group is the case's pairs key: family, input and GPU.
@@ -164,6 +181,11 @@ type SweepSimOptions struct {
 	// the PTX's loop passes, even where ptxas could give the compiled ones
 	// (gpuext.Options.SASSWidths).
 	PTXWidths bool
+	// Floors, when set, gives the host floor of the lease that recorded a
+	// folder's runs (LeaseFloors): a case whose recordings all lie in such
+	// a folder is modeled with that floor (gpuext.Options.HostFloor), the
+	// rest with the model's.
+	Floors map[string]sim.HostFloor
 }
 
 // SweepWidths says which shared access widths and loads' loop passes
@@ -205,12 +227,35 @@ func SimulateSweep(ctx context.Context, cases []SweepCase, o SweepSimOptions) er
 	if _, err := sim.ModelByKey(o.Model); err != nil {
 		return err
 	}
-	dev, err := gpuext.OpenWith("sim:"+o.Model, gpuext.Options{SASSWidths: !o.PTXWidths})
-	if err != nil {
+	// One simulated device for each host floor: the model's ("") and each
+	// lease's the cases need.
+	devs := map[string]*gpuext.Device{}
+	defer func() {
+		for _, d := range devs {
+			d.Close()
+		}
+	}()
+	device := func(floor string) (*gpuext.Device, error) {
+		if d := devs[floor]; d != nil {
+			return d, nil
+		}
+		opts := gpuext.Options{SASSWidths: !o.PTXWidths}
+		if floor != "" {
+			f := o.Floors[floor]
+			opts.HostFloor = &f
+		}
+		d, err := gpuext.OpenWith("sim:"+o.Model, opts)
+		if err != nil {
+			return nil, err
+		}
+		devs[floor] = d
+		return d, nil
+	}
+	if _, err := device(""); err != nil {
 		return err
 	}
-	defer dev.Close()
 	byGroup := map[string][]int{}
+	floorOfGroup := map[string]string{}
 	for i, c := range cases {
 		if o.Only != nil && !o.Only(c) {
 			if c.Modeled == 0 {
@@ -219,6 +264,18 @@ func SimulateSweep(ctx context.Context, cases []SweepCase, o SweepSimOptions) er
 			continue
 		}
 		k := c.Family + "|" + c.Input
+		floor := c.folder()
+		if _, ok := o.Floors[floor]; !ok {
+			floor = ""
+		}
+		if prev, ok := floorOfGroup[k]; ok && prev != floor {
+			floor = "" // an input recorded on two leases: the model's floor
+			for _, j := range byGroup[k] {
+				cases[j].HostFloor = ""
+			}
+		}
+		floorOfGroup[k] = floor
+		cases[i].HostFloor = floor
 		byGroup[k] = append(byGroup[k], i)
 	}
 	inputs, err := sweep.Select(sweep.Options{Only: func(in sweep.Input) bool { return byGroup[in.Group()] != nil }})
@@ -244,7 +301,11 @@ func SimulateSweep(ctx context.Context, cases []SweepCase, o SweepSimOptions) er
 		if o.Progress != nil {
 			o.Progress(in.Family + " " + in.Name)
 		}
-		err := sweep.Run(ctx, dev, []sweep.Input{in}, sweep.Options{SimWork: o.MaxWork}, func(r sweep.Record) error {
+		dev, err := device(floorOfGroup[in.Group()])
+		if err != nil {
+			return err
+		}
+		err = sweep.Run(ctx, dev, []sweep.Input{in}, sweep.Options{SimWork: o.MaxWork}, func(r sweep.Record) error {
 			for _, i := range idx {
 				if cases[i].Kernel == r.Kernel {
 					cases[i].Modeled, cases[i].ModeledGPU, cases[i].Bound = r.MeanMs*1e-3, r.GPUMs*1e-3, r.Bound
@@ -407,6 +468,35 @@ type SweepReport struct {
 	// About, when set, says where the measured and modeled times come
 	// from in place of the sweep's words (LibsCases' reports).
 	About string `json:"about,omitempty"`
+	// HostFloors are the leases' host floors some cases were modeled
+	// with (SweepCase.HostFloor; SetHostFloors), in microseconds.
+	HostFloors []LeaseFloor `json:"host_floors,omitempty"`
+}
+
+// LeaseFloor is one folder's host floor as the sweep's report gives it.
+type LeaseFloor struct {
+	Folder      string  `json:"folder"`
+	LaunchUs    float64 `json:"launch_us"`
+	PerBufferUs float64 `json:"per_buffer_us"`
+	PerScalarUs float64 `json:"per_scalar_us"`
+	Cases       int     `json:"cases"`
+}
+
+// SetHostFloors records in r the floors (LeaseFloors) its cases were
+// modeled with.
+func (r *SweepReport) SetHostFloors(floors map[string]sim.HostFloor) {
+	n := map[string]int{}
+	for _, c := range r.Cases {
+		if c.HostFloor != "" {
+			n[c.HostFloor]++
+		}
+	}
+	r.HostFloors = nil
+	for d, k := range n {
+		f := floors[d]
+		r.HostFloors = append(r.HostFloors, LeaseFloor{Folder: d, LaunchUs: f.Launch * 1e6, PerBufferUs: f.PerBuffer * 1e6, PerScalarUs: f.PerScalar * 1e6, Cases: k})
+	}
+	sort.Slice(r.HostFloors, func(i, j int) bool { return r.HostFloors[i].Folder < r.HostFloors[j].Folder })
 }
 
 // NewSweepReport summarizes cases for model key.
@@ -530,6 +620,9 @@ func (r *SweepReport) WriteTable(w io.Writer) error {
 	} else {
 		fmt.Fprintf(w, "\n* outside ±25%%. Measured: CUDA events, 3 warm-ups and 10 back-to-back runs, per call (evidence/timemodel-sweep-*); modeled: the simulator (model %s), one launch from the same PTX (inputs past the simulation budget: a sample of each grid's blocks, scaled; \"sampled 1/k\"). Regime: the model's bound.\n\n", r.Model)
 	}
+	for _, f := range r.HostFloors {
+		fmt.Fprintf(w, "Host floor of %d cases: their lease's, from %s's launch records (%.3f µs, %.3f a buffer, %.3f a scalar), not the model's.\n\n", f.Cases, f.Folder, f.LaunchUs, f.PerBufferUs, f.PerScalarUs)
+	}
 	line := func(s SweepSummary) {
 		pairs := "no pairs with a 25% gap"
 		if s.Pairs > 0 {
@@ -624,6 +717,6 @@ func TakeSweepModeled(cases, prev []SweepCase) {
 			continue
 		}
 		cases[i].Modeled, cases[i].ModeledGPU, cases[i].Bound, cases[i].Skipped = p.Modeled, p.ModeledGPU, p.Bound, p.Skipped
-		cases[i].SampleStride = p.SampleStride
+		cases[i].SampleStride, cases[i].HostFloor = p.SampleStride, p.HostFloor
 	}
 }

@@ -3,10 +3,14 @@ package timecheck
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/warplab/warplab/internal/launchbench"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -215,5 +219,94 @@ func TestEmbeddedSweepMeasuredCurrent(t *testing.T) {
 	}
 	if s := summarizeSweep("all", rep.Cases, SweepPairs(rep.Cases)); s != rep.All {
 		t.Errorf("embedded summary %+v is not its cases' %+v", rep.All, s)
+	}
+}
+
+// TestSweepLeaseFloor: a sweep recorded beside launch records is modeled
+// with its lease's host floor (LeaseFloors, SweepSimOptions.Floors), the
+// report says so, and the same cases without Floors take the model's.
+func TestSweepLeaseFloor(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "evidence", "timemodel-sweep-fixture")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join("testdata", "sweep", "a.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sweep.jsonl"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Two records of a host far slower than any H200 lease: empty 50 and
+	// 52 µs, a scalar 0.1 µs, a buffer 0.5 µs; and one of another GPU,
+	// left out.
+	for i, r := range []struct {
+		gpu   string
+		empty float64
+	}{{"NVIDIA H200", 50}, {"NVIDIA H200", 52}, {"NVIDIA H100 80GB HBM3", 500}} {
+		res := launchbench.Result{Launches: 20000, AsyncMicros: 40, RoundTripMicros: 60, ArgsAsyncMicros: 41, WideAsyncMicros: 41, ScalarsAsyncMicros: 40,
+			Repeats: 101, TimedEmptyMicros: r.empty, TimedArgsMicros: r.empty + 2.6, TimedWideMicros: r.empty + 3, TimedScalarsMicros: r.empty + 0.6}
+		var b strings.Builder
+		if err := res.WriteText(&b, r.gpu, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("launch-go-r%d.txt", i)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	floors, err := LeaseFloors(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := filepath.Join("evidence", "timemodel-sweep-fixture")
+	f, ok := floors[key]
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if !ok || len(floors) != 1 || !near(f.Launch, 51e-6) || !near(f.PerScalar, 0.1e-6) || !near(f.PerBuffer, 0.5e-6) {
+		t.Fatalf("LeaseFloors = %v, want %s: 51 µs, 0.5 a buffer, 0.1 a scalar", floors, key)
+	}
+	files := []string{filepath.Join(dir, "sweep.jsonl")}
+	only := func(c SweepCase) bool { return c.Family == "stream" }
+	model, err := SweepFiles(root, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SimulateSweep(context.Background(), model, SweepSimOptions{Only: only}); err != nil {
+		t.Fatal(err)
+	}
+	lease, err := SweepFiles(root, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SimulateSweep(context.Background(), lease, SweepSimOptions{Only: only, Floors: floors}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i, c := range lease {
+		if !only(c) {
+			continue
+		}
+		n++
+		if c.HostFloor != key || c.Modeled < f.Launch || c.Bound != "launch" {
+			t.Errorf("%s with the lease's floor: modeled %.3g s, bound %q, floor %q; want at least %.3g s, launch, %s", c.Key(), c.Modeled, c.Bound, c.HostFloor, f.Launch, key)
+		}
+		if m := model[i]; m.HostFloor != "" || m.Modeled >= 20e-6 || m.ModeledGPU != c.ModeledGPU {
+			t.Errorf("%s with the model's floor: modeled %.3g s (GPU %.3g, the lease's run %.3g), floor %q", m.Key(), m.Modeled, m.ModeledGPU, c.ModeledGPU, m.HostFloor)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no stream case in the fixture")
+	}
+	rep, err := NewSweepReport("h200", lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep.SetHostFloors(floors)
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("Host floor of %d cases: their lease's, from %s's launch records (51.000 µs", n, key); !strings.Contains(b.String(), want) {
+		t.Errorf("report lacks %q:\n%s", want, b.String())
 	}
 }

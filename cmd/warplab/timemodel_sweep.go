@@ -191,6 +191,13 @@ func runSweepCheck(cmd, root, model string, sf *sweepFlags, stdout, stderr io.Wr
 		fmt.Fprintf(stdout, "no recorded sweep under %s/evidence\n", root)
 		return exitOK
 	}
+	// The host floor of the lease that recorded a folder, where its launch
+	// records lie beside the sweep (timemodel-sweep.sh since the
+	// thirty-fifth pass).
+	floors, err := timecheck.LeaseFloors(root)
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
 	widths := ""
 	if sf.from != "" {
 		f, err := os.Open(sf.from)
@@ -208,7 +215,7 @@ func runSweepCheck(cmd, root, model string, sf *sweepFlags, stdout, stderr io.Wr
 	if sf.from == "" || sf.family != "" {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 		defer stop()
-		o := timecheck.SweepSimOptions{Model: model, MaxWork: sf.maxWork, PTXWidths: sf.ptxWidths}
+		o := timecheck.SweepSimOptions{Model: model, MaxWork: sf.maxWork, PTXWidths: sf.ptxWidths, Floors: floors}
 		if w := timecheck.SweepWidths(model, sf.ptxWidths); widths == "" || widths == w {
 			widths = w
 		} else {
@@ -241,6 +248,7 @@ func runSweepCheck(cmd, root, model string, sf *sweepFlags, stdout, stderr io.Wr
 		return fail(stderr, cmd, usageErrorf("%v", err))
 	}
 	rep.Widths = widths
+	rep.SetHostFloors(floors)
 	if err := rep.WriteTable(stdout); err != nil {
 		return fail(stderr, cmd, err)
 	}
