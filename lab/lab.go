@@ -15,9 +15,11 @@
 package lab
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/launchbench"
 	"github.com/warplab/warplab/notebooks/ptxcache"
 	"github.com/warplab/warplab/sparse/spmvref"
 )
@@ -45,6 +47,14 @@ type Options struct {
 	// LibsRecorded is WARPLAB_LIBS_RECORDED, a folder of recorded libs
 	// runs to read instead of the repository's ("": the repository's).
 	LibsRecorded string
+	// HostFloor is WARPLAB_HOST_FLOOR, a folder of `warplab bench launch`
+	// records (launch-go*.txt): the simulator then models the launch
+	// floor of the host that recorded them (launchbench.FloorDir) in
+	// place of its model's, the median over the H200 leases we recorded.
+	// The floor is the host's and the lease's, so comparing modeled times
+	// with runs recorded beside such records asks for theirs. "": the
+	// model's.
+	HostFloor string
 }
 
 // FromEnv reads the environment: the one place WARPLAB_* is read for
@@ -61,6 +71,7 @@ func FromEnv() Options {
 		},
 		Matrices:     os.Getenv("WARPLAB_MATRICES"),
 		LibsRecorded: os.Getenv("WARPLAB_LIBS_RECORDED"),
+		HostFloor:    os.Getenv("WARPLAB_HOST_FLOOR"),
 	}
 	o.Device = gpuext.Options{
 		PTXOnly:    os.Getenv("WARPLAB_PTX_ONLY") == "1",
@@ -77,8 +88,18 @@ func FromEnv() Options {
 // directory (spmvref.MatricesDir); "" when there is none.
 func (o Options) MatricesDir() string { return spmvref.MatricesDir(o.Matrices) }
 
-// Open opens the device spec names (see gpuext.Open) with o.Device.
-func (o Options) Open(spec string) (*gpuext.Device, error) { return gpuext.OpenWith(spec, o.Device) }
+// Open opens the device spec names (see gpuext.Open) with o.Device, and
+// on the simulator the host floor of o.HostFloor's records when it is set.
+func (o Options) Open(spec string) (*gpuext.Device, error) {
+	if o.HostFloor != "" && o.Device.HostFloor == nil {
+		f, err := launchbench.FloorDir(o.HostFloor, "")
+		if err != nil {
+			return nil, fmt.Errorf("WARPLAB_HOST_FLOOR: %w", err)
+		}
+		o.Device.HostFloor = &f
+	}
+	return gpuext.OpenWith(spec, o.Device)
+}
 
 // Compile compiles CUDA C with o.PTX (see gpuext.Compile).
 func (o Options) Compile(name, src string) (*gpuext.Module, error) {

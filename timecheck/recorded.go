@@ -2,13 +2,12 @@ package timecheck
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"github.com/warplab/warplab/internal/launchbench"
 	"github.com/warplab/warplab/sim"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -318,20 +317,6 @@ func lessonRank(l string) int {
 // left out, however new.
 const LaunchGPU = "NVIDIA H200"
 
-var (
-	// launchGPULine names the GPU of a `warplab bench launch` record.
-	launchGPULine = regexp.MustCompile(`(?m)^launch overhead on ([^,\n]+),`)
-	launchLine    = regexp.MustCompile(`(?m)^launch overhead on .*\n\s*back to back, one sync at the end:\s*([0-9.]+) us per launch`)
-	// The lessons' protocol block of `warplab bench launch` (since
-	// 2026-12-01, 20:39 UTC): the empty kernel, six arguments (five
-	// buffers and a count) and six scalars, each a median of timings.
-	timedEmptyLine   = regexp.MustCompile(`(?m)^\s*empty kernel, one block:\s*([0-9.]+) us per call`)
-	timedArgsLine    = regexp.MustCompile(`(?m)^\s*six arguments, one block:\s*([0-9.]+) us per call`)
-	timedScalarsLine = regexp.MustCompile(`(?m)^\s*six scalar arguments, one block:\s*([0-9.]+) us per call`)
-	spinLine         = regexp.MustCompile(`(?m)^\s*spin kernel,\s*([0-9]+) ns on the GPU:\s*([0-9.]+) us per call$`)
-	anySpinLine      = regexp.MustCompile(`(?m)^\s*spin kernel,.*$`)
-)
-
 // Kernel names of the launch calibration runs, one per model constant
 // they set (NewReport).
 const (
@@ -342,11 +327,6 @@ const (
 	// time per call of a kernel that holds one thread 4 µs.
 	LaunchSpin = "spin "
 )
-
-// floorSpinNs is the longest spin whose timings join the empty kernel's
-// in LaunchEmpty's pool: a third of the 3 µs to which the spin curve is
-// flat.
-const floorSpinNs = 1000
 
 // launchRuns reads the records of Go's launch microbenchmark (`warplab
 // bench launch`): evidence/launch-overhead-*/launch-overhead.txt and the
@@ -371,7 +351,7 @@ const floorSpinNs = 1000
 //   - LaunchEmpty, the model's TimedLaunch: the median of the protocol's
 //     timings of kernels at the floor where the records have them: the
 //     empty kernel's and, where a record times the spin curve, the spin
-//     kernel's at spins of at most floorSpinNs less a scalar's cost (its
+//     kernel's at spins of at most launchbench.FloorSpinNs less a scalar's cost (its
 //     one argument; LaunchPerScalar's median). Each measures the host's
 //     interval alone (the curve is flat to 3 µs of spin,
 //     evidence/timemodel-launchcurve-h200-2026-12-04), and the interval is
@@ -396,7 +376,7 @@ const floorSpinNs = 1000
 //     six-argument kernel's floor came out 1.3 µs under its own timing.
 //   - LaunchSpin, one per spin time, from the records that also time the
 //     spin kernel (launchbench's spin curve): its time per call, the
-//     median over the records. Those past floorSpinNs set nothing (the
+//     median over the records. Those past launchbench.FloorSpinNs set nothing (the
 //     ones at or under it are in LaunchEmpty's pool): the check sets each
 //     beside the model's time per call for a kernel of that time
 //     (Constants.TimedCall), a test of how the model joins the host's
@@ -424,14 +404,14 @@ func launchRuns(root string) ([]Run, error) {
 	spin := map[int][]float64{} // spin ns -> µs per call, one a record
 	for _, r := range recs {
 		if date(r.file) == newest {
-			us = append(us, r.hostLoop)
+			us = append(us, r.HostLoop)
 			srcs = append(srcs, rel(root, r.file))
 		}
-		if r.protocol {
+		if r.Protocol {
 			argSrcs = append(argSrcs, rel(root, r.file))
 		}
-		if len(r.spin) > 0 {
-			for ns, v := range r.spin {
+		if len(r.Spin) > 0 {
+			for ns, v := range r.Spin {
 				spin[ns] = append(spin[ns], v)
 			}
 			spinSrcs = append(spinSrcs, rel(root, r.file))
@@ -459,110 +439,40 @@ func launchRuns(root string) ([]Run, error) {
 	return out, nil
 }
 
-// launchRecord is what the floor takes of one `warplab bench launch`
-// record, in microseconds.
+// launchRecord is one `warplab bench launch` record and its file.
 type launchRecord struct {
-	file     string
-	hostLoop float64 // back to back, one sync at the end (host clock)
-	// protocol: the record times the empty kernel, six arguments and six
-	// scalars with the lessons' protocol (since 2026-12-01, 20:39 UTC).
-	protocol             bool
-	empty, args, scalars float64
-	spin                 map[int]float64 // spin ns -> µs per call
+	launchbench.Record
+	file string
 }
 
 // readLaunchRecords reads the given `warplab bench launch` records, those
 // of LaunchGPU (a record that names another GPU is left out).
 func readLaunchRecords(root string, files []string) ([]launchRecord, error) {
-	num := func(f string, re *regexp.Regexp, data []byte) (float64, bool, error) {
-		m := re.FindSubmatch(data)
-		if m == nil {
-			return 0, false, nil
-		}
-		v, err := strconv.ParseFloat(string(m[1]), 64)
-		if err != nil {
-			return 0, false, fmt.Errorf("timecheck: %s: %v", rel(root, f), err)
-		}
-		return v, true, nil
-	}
 	var recs []launchRecord
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		if m := launchGPULine.FindSubmatch(data); m != nil && string(m[1]) != LaunchGPU {
+		r, err := launchbench.ReadText(data)
+		if err != nil {
+			return nil, fmt.Errorf("timecheck: %s: %w", rel(root, f), err)
+		}
+		if r.GPU != "" && r.GPU != LaunchGPU {
 			continue // another GPU's host: not the H200's floor
 		}
-		r := launchRecord{file: f}
-		v, ok, err := num(f, launchLine, data)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return nil, fmt.Errorf("timecheck: %s: no \"launch overhead on ...\" block with a back-to-back line", rel(root, f))
-		}
-		r.hostLoop = v
-		empty, ok1, err1 := num(f, timedEmptyLine, data)
-		args, ok2, err2 := num(f, timedArgsLine, data)
-		scalars, ok3, err3 := num(f, timedScalarsLine, data)
-		if err := errors.Join(err1, err2, err3); err != nil {
-			return nil, err
-		}
-		switch {
-		case ok1 && ok2 && ok3:
-			r.protocol, r.empty, r.args, r.scalars = true, empty, args, scalars
-		case ok1 || ok2 || ok3:
-			return nil, fmt.Errorf("timecheck: %s: the lessons' protocol block lacks a line (empty kernel, six arguments and six scalar arguments, one block each)", rel(root, f))
-		}
-		ms := spinLine.FindAllSubmatch(data, -1)
-		if all := anySpinLine.FindAll(data, -1); len(all) != len(ms) {
-			return nil, fmt.Errorf("timecheck: %s: %d spin kernel lines, %d of them as warplab bench launch prints them (\"spin kernel, N ns on the GPU: T us per call\")", rel(root, f), len(all), len(ms))
-		}
-		for _, m := range ms {
-			ns, err1 := strconv.Atoi(string(m[1]))
-			v, err2 := strconv.ParseFloat(string(m[2]), 64)
-			if err := errors.Join(err1, err2); err != nil {
-				return nil, fmt.Errorf("timecheck: %s: spin line %q: %v", rel(root, f), m[0], err)
-			}
-			if r.spin == nil {
-				r.spin = map[int]float64{}
-			}
-			r.spin[ns] = v
-		}
-		recs = append(recs, r)
+		recs = append(recs, launchRecord{Record: r, file: f})
 	}
 	return recs, nil
 }
 
-// floorOf is the host floor of the records that time with the lessons'
-// protocol (launchRuns says how; ok is false when none does): a scalar's
-// cost the median of (six scalars − empty) / 6, a buffer's the median of
-// (six arguments − empty − a scalar) / 5 (0 where a median is negative),
-// and the interval the median of the empty kernel's timings and the spin
-// kernel's at most floorSpinNs less a scalar's cost. Seconds.
-func floorOf(recs []launchRecord) (f sim.HostFloor, ok bool) {
-	var pool, perBuf, perScalar []float64
-	for _, r := range recs {
-		if !r.protocol {
-			continue
-		}
-		s := (r.scalars - r.empty) / 6
-		pool, perScalar = append(pool, r.empty), append(perScalar, s)
-		perBuf = append(perBuf, (r.args-r.empty-s)/5)
+// floorOf is launchbench.Floor of recs.
+func floorOf(recs []launchRecord) (sim.HostFloor, bool) {
+	rs := make([]launchbench.Record, len(recs))
+	for i, r := range recs {
+		rs[i] = r.Record
 	}
-	if len(perBuf) == 0 {
-		return sim.HostFloor{}, false
-	}
-	scalar := max(0, median(perScalar))
-	for _, r := range recs {
-		for ns, v := range r.spin {
-			if ns <= floorSpinNs {
-				pool = append(pool, v-scalar)
-			}
-		}
-	}
-	return sim.HostFloor{Launch: median(pool) * 1e-6, PerBuffer: max(0, median(perBuf)) * 1e-6, PerScalar: scalar * 1e-6}, true
+	return launchbench.Floor(rs)
 }
 
 // LeaseFloors returns the host floor (floorOf) of each evidence folder

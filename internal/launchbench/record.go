@@ -1,0 +1,161 @@
+package launchbench
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/warplab/warplab/sim"
+)
+
+// Record is what a `warplab bench launch` text (Result.WriteText) gives
+// back of the host's launch floor, in microseconds.
+type Record struct {
+	GPU      string  // the device the record names
+	HostLoop float64 // the empty kernel back to back, one sync at the end (host clock)
+	// Protocol: the record times the empty kernel, six arguments and six
+	// scalars with the lessons' protocol (since 2026-12-01, 20:39 UTC).
+	Protocol             bool
+	Empty, Args, Scalars float64
+	Spin                 map[int]float64 // spin ns -> µs per call
+}
+
+var (
+	gpuLine     = regexp.MustCompile(`(?m)^launch overhead on ([^,\n]+),`)
+	loopLine    = regexp.MustCompile(`(?m)^launch overhead on .*\n\s*back to back, one sync at the end:\s*([0-9.]+) us per launch`)
+	emptyLine   = regexp.MustCompile(`(?m)^\s*empty kernel, one block:\s*([0-9.]+) us per call`)
+	argsLine    = regexp.MustCompile(`(?m)^\s*six arguments, one block:\s*([0-9.]+) us per call`)
+	scalarsLine = regexp.MustCompile(`(?m)^\s*six scalar arguments, one block:\s*([0-9.]+) us per call`)
+	spinLine    = regexp.MustCompile(`(?m)^\s*spin kernel,\s*([0-9]+) ns on the GPU:\s*([0-9.]+) us per call$`)
+	anySpinLine = regexp.MustCompile(`(?m)^\s*spin kernel,.*$`)
+)
+
+// ReadText parses a record as WriteText prints it.
+func ReadText(data []byte) (Record, error) {
+	num := func(re *regexp.Regexp) (float64, bool, error) {
+		m := re.FindSubmatch(data)
+		if m == nil {
+			return 0, false, nil
+		}
+		v, err := strconv.ParseFloat(string(m[1]), 64)
+		return v, true, err
+	}
+	var r Record
+	if m := gpuLine.FindSubmatch(data); m != nil {
+		r.GPU = string(m[1])
+	}
+	v, ok, err := num(loopLine)
+	if err != nil {
+		return Record{}, err
+	}
+	if !ok {
+		return Record{}, errors.New("no \"launch overhead on ...\" block with a back-to-back line")
+	}
+	r.HostLoop = v
+	empty, ok1, err1 := num(emptyLine)
+	args, ok2, err2 := num(argsLine)
+	scalars, ok3, err3 := num(scalarsLine)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return Record{}, err
+	}
+	switch {
+	case ok1 && ok2 && ok3:
+		r.Protocol, r.Empty, r.Args, r.Scalars = true, empty, args, scalars
+	case ok1 || ok2 || ok3:
+		return Record{}, errors.New("the lessons' protocol block lacks a line (empty kernel, six arguments and six scalar arguments, one block each)")
+	}
+	ms := spinLine.FindAllSubmatch(data, -1)
+	if all := anySpinLine.FindAll(data, -1); len(all) != len(ms) {
+		return Record{}, fmt.Errorf("%d spin kernel lines, %d of them as warplab bench launch prints them (\"spin kernel, N ns on the GPU: T us per call\")", len(all), len(ms))
+	}
+	for _, m := range ms {
+		ns, err1 := strconv.Atoi(string(m[1]))
+		v, err2 := strconv.ParseFloat(string(m[2]), 64)
+		if err := errors.Join(err1, err2); err != nil {
+			return Record{}, fmt.Errorf("spin line %q: %v", m[0], err)
+		}
+		if r.Spin == nil {
+			r.Spin = map[int]float64{}
+		}
+		r.Spin[ns] = v
+	}
+	return r, nil
+}
+
+// FloorSpinNs is the longest spin whose timings join the empty kernel's
+// in Floor's pool: a third of the 3 µs to which the spin curve is flat
+// (evidence/timemodel-launchcurve-h200-2026-12-04).
+const FloorSpinNs = 1000
+
+// Floor is the host floor of the records that time with the lessons'
+// protocol (ok is false when none does), each figure a median over
+// records, since the host's interval moves from call to call and has two
+// modes within one process on some hosts: a scalar's cost the median of
+// (six scalars − empty) / 6, a buffer's the median of (six arguments −
+// empty − a scalar) / 5 (so that the floor of a kernel of five buffers and
+// a count is that kernel's own timing; 0 where a median is negative), and
+// the interval the median of the empty kernel's timings and the spin
+// kernel's at spins of at most FloorSpinNs less a scalar's cost (its one
+// argument). In seconds, as the simulator takes it.
+func Floor(recs []Record) (f sim.HostFloor, ok bool) {
+	var pool, perBuf, perScalar []float64
+	for _, r := range recs {
+		if !r.Protocol {
+			continue
+		}
+		s := (r.Scalars - r.Empty) / 6
+		pool, perScalar = append(pool, r.Empty), append(perScalar, s)
+		perBuf = append(perBuf, (r.Args-r.Empty-s)/5)
+	}
+	if len(perBuf) == 0 {
+		return sim.HostFloor{}, false
+	}
+	scalar := max(0, median(perScalar))
+	for _, r := range recs {
+		for ns, v := range r.Spin {
+			if ns <= FloorSpinNs {
+				pool = append(pool, v-scalar)
+			}
+		}
+	}
+	return sim.HostFloor{Launch: median(pool) * 1e-6, PerBuffer: max(0, median(perBuf)) * 1e-6, PerScalar: scalar * 1e-6}, true
+}
+
+// FloorDir is the host floor (Floor) of the records dir/launch-go*.txt
+// that name gpu ("" for any): the floor of the lease that recorded them.
+func FloorDir(dir, gpu string) (sim.HostFloor, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "launch-go*.txt"))
+	var recs []Record
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return sim.HostFloor{}, err
+		}
+		r, err := ReadText(data)
+		if err != nil {
+			return sim.HostFloor{}, fmt.Errorf("launchbench: %s: %w", f, err)
+		}
+		if gpu == "" || r.GPU == gpu {
+			recs = append(recs, r)
+		}
+	}
+	f, ok := Floor(recs)
+	if !ok {
+		return sim.HostFloor{}, fmt.Errorf("launchbench: no warplab bench launch record with the lessons' protocol in %s (launch-go*.txt%s)", dir, map[bool]string{true: ", of " + gpu}[gpu != ""])
+	}
+	return f, nil
+}
+
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
