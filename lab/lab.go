@@ -19,7 +19,7 @@ import (
 	"os"
 
 	"github.com/warplab/warplab/gpuext"
-	"github.com/warplab/warplab/internal/launchbench"
+	"github.com/warplab/warplab/internal/launchrec"
 	"github.com/warplab/warplab/notebooks/ptxcache"
 	"github.com/warplab/warplab/sparse/spmvref"
 )
@@ -49,7 +49,7 @@ type Options struct {
 	LibsRecorded string
 	// HostFloor is WARPLAB_HOST_FLOOR, a folder of `warplab bench launch`
 	// records (launch-go*.txt): the simulator then models the launch
-	// floor of the host that recorded them (launchbench.FloorDir) in
+	// floor of the host that recorded them (launchrec.FloorDir) in
 	// place of its model's, the median over the H200 leases we recorded.
 	// The floor is the host's and the lease's, so comparing modeled times
 	// with runs recorded beside such records asks for theirs. "": the
@@ -92,7 +92,7 @@ func (o Options) MatricesDir() string { return spmvref.MatricesDir(o.Matrices) }
 // on the simulator the host floor of o.HostFloor's records when it is set.
 func (o Options) Open(spec string) (*gpuext.Device, error) {
 	if o.HostFloor != "" && o.Device.HostFloor == nil {
-		f, err := launchbench.FloorDir(o.HostFloor, "")
+		f, err := launchrec.FloorDir(o.HostFloor, "")
 		if err != nil {
 			return nil, fmt.Errorf("WARPLAB_HOST_FLOOR: %w", err)
 		}

@@ -3,7 +3,7 @@ package timecheck
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/warplab/warplab/internal/launchbench"
+	"github.com/warplab/warplab/internal/launchrec"
 	"github.com/warplab/warplab/sim"
 	"math"
 	"os"
@@ -351,7 +351,7 @@ const (
 //   - LaunchEmpty, the model's TimedLaunch: the median of the protocol's
 //     timings of kernels at the floor where the records have them: the
 //     empty kernel's and, where a record times the spin curve, the spin
-//     kernel's at spins of at most launchbench.FloorSpinNs less a scalar's cost (its
+//     kernel's at spins of at most launchrec.FloorSpinNs less a scalar's cost (its
 //     one argument; LaunchPerScalar's median). Each measures the host's
 //     interval alone (the curve is flat to 3 µs of spin,
 //     evidence/timemodel-launchcurve-h200-2026-12-04), and the interval is
@@ -376,7 +376,7 @@ const (
 //     six-argument kernel's floor came out 1.3 µs under its own timing.
 //   - LaunchSpin, one per spin time, from the records that also time the
 //     spin kernel (launchbench's spin curve): its time per call, the
-//     median over the records. Those past launchbench.FloorSpinNs set nothing (the
+//     median over the records. Those past launchrec.FloorSpinNs set nothing (the
 //     ones at or under it are in LaunchEmpty's pool): the check sets each
 //     beside the model's time per call for a kernel of that time
 //     (Constants.TimedCall), a test of how the model joins the host's
@@ -441,7 +441,7 @@ func launchRuns(root string) ([]Run, error) {
 
 // launchRecord is one `warplab bench launch` record and its file.
 type launchRecord struct {
-	launchbench.Record
+	launchrec.Record
 	file string
 }
 
@@ -454,7 +454,7 @@ func readLaunchRecords(root string, files []string) ([]launchRecord, error) {
 		if err != nil {
 			return nil, err
 		}
-		r, err := launchbench.ReadText(data)
+		r, err := launchrec.ReadText(data)
 		if err != nil {
 			return nil, fmt.Errorf("timecheck: %s: %w", rel(root, f), err)
 		}
@@ -466,13 +466,13 @@ func readLaunchRecords(root string, files []string) ([]launchRecord, error) {
 	return recs, nil
 }
 
-// floorOf is launchbench.Floor of recs.
+// floorOf is launchrec.Floor of recs.
 func floorOf(recs []launchRecord) (sim.HostFloor, bool) {
-	rs := make([]launchbench.Record, len(recs))
+	rs := make([]launchrec.Record, len(recs))
 	for i, r := range recs {
 		rs[i] = r.Record
 	}
-	return launchbench.Floor(rs)
+	return launchrec.Floor(rs)
 }
 
 // LeaseFloors returns the host floor (floorOf) of each evidence folder

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/launchrec"
 	"github.com/warplab/warplab/internal/ptxcheck"
 )
 
@@ -55,6 +56,20 @@ func TestWriteTextAsRecorded(t *testing.T) {
 	}
 	if b.String() != string(want) {
 		t.Errorf("WriteText printed\n%s\nthe record holds\n%s", b.String(), want)
+	}
+	// launchrec reads back what WriteText prints.
+	r.Spin = []SpinPoint{{Nanos: 0, Micros: 6.1}, {Nanos: 2000, Micros: 7.2}}
+	b.Reset()
+	if err := r.WriteText(&b, "NVIDIA H200", false); err != nil {
+		t.Fatal(err)
+	}
+	got, err := launchrec.ReadText([]byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.GPU != "NVIDIA H200" || got.HostLoop != 5.73 || !got.Protocol || got.Empty != 5.89 || got.Args != 7.44 || got.Scalars != 6.33 ||
+		len(got.Spin) != 2 || got.Spin[0] != 6.1 || got.Spin[2000] != 7.2 {
+		t.Errorf("launchrec.ReadText(WriteText) = %+v", got)
 	}
 }
 

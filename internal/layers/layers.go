@@ -7,7 +7,7 @@
 //	   low-level helpers (internal/testenv, cusrc, ncu, browser, evidence)
 //	1  sparse/..., sim/internal/...
 //	2  sim
-//	3  gpuext
+//	3  gpuext, internal/launchrec (the launch records read back, for lab)
 //	4  plots/chart, internal/ptxcheck, internal/launchbench, lab (the
 //	   environment, read once at the edge into lab.Options)
 //	5  plots, lessons/lesson
@@ -52,6 +52,7 @@ func ranks() map[string]int {
 		"sim/internal/":             1,
 		"sim":                       2,
 		"gpuext":                    3,
+		"internal/launchrec":        3, // reads launchbench's records into a sim.HostFloor, for lab
 		"plots/chart":               4,
 		"internal/ptxcheck":         4,
 		"internal/launchbench":      4,

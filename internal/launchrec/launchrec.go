@@ -1,4 +1,9 @@
-package launchbench
+// Package launchrec reads back what `warplab bench launch` records
+// (internal/launchbench's Result.WriteText) and turns the records into the
+// host's launch floor the simulator takes (sim.HostFloor): the median over
+// records, since the host's interval moves from call to call. It sits
+// below gpuext, so that package lab can read a floor for a device it opens.
+package launchrec
 
 import (
 	"errors"
@@ -12,7 +17,7 @@ import (
 	"github.com/warplab/warplab/sim"
 )
 
-// Record is what a `warplab bench launch` text (Result.WriteText) gives
+// Record is what a `warplab bench launch` text (launchbench.Result.WriteText) gives
 // back of the host's launch floor, in microseconds.
 type Record struct {
 	GPU      string  // the device the record names
@@ -137,7 +142,7 @@ func FloorDir(dir, gpu string) (sim.HostFloor, error) {
 		}
 		r, err := ReadText(data)
 		if err != nil {
-			return sim.HostFloor{}, fmt.Errorf("launchbench: %s: %w", f, err)
+			return sim.HostFloor{}, fmt.Errorf("launchrec: %s: %w", f, err)
 		}
 		if gpu == "" || r.GPU == gpu {
 			recs = append(recs, r)
@@ -145,7 +150,7 @@ func FloorDir(dir, gpu string) (sim.HostFloor, error) {
 	}
 	f, ok := Floor(recs)
 	if !ok {
-		return sim.HostFloor{}, fmt.Errorf("launchbench: no warplab bench launch record with the lessons' protocol in %s (launch-go*.txt%s)", dir, map[bool]string{true: ", of " + gpu}[gpu != ""])
+		return sim.HostFloor{}, fmt.Errorf("launchrec: no warplab bench launch record with the lessons' protocol in %s (launch-go*.txt%s)", dir, map[bool]string{true: ", of " + gpu}[gpu != ""])
 	}
 	return f, nil
 }

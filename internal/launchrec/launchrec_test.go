@@ -1,0 +1,64 @@
+package launchrec
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// record is a `warplab bench launch` text as launchbench's WriteText
+// prints it (timecheck's tests write theirs with WriteText itself).
+func record(gpu string, empty, args, scalars float64, spin map[int]float64) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "launch overhead on %s, 20000 launches of an empty kernel (host clock, measured)\n", gpu)
+	fmt.Fprintf(&b, "  back to back, one sync at the end: %8.2f us per launch\n", 4.1)
+	fmt.Fprintf(&b, "lessons' protocol (3 warm-ups, CUDA events around 10 runs), median of 101 timings (measured)\n")
+	fmt.Fprintf(&b, "  empty kernel, one block:           %8.2f us per call\n", empty)
+	fmt.Fprintf(&b, "  six arguments, one block:          %8.2f us per call\n", args)
+	fmt.Fprintf(&b, "  six scalar arguments, one block:   %8.2f us per call\n", scalars)
+	for ns, v := range spin {
+		fmt.Fprintf(&b, "  spin kernel, %6d ns on the GPU: %8.2f us per call\n", ns, v)
+	}
+	return b.String()
+}
+
+// TestFloorDir: the floor is the medians over a folder's records of the
+// GPU asked for (the empty kernel's and the spin kernel's at most
+// FloorSpinNs, less a scalar's cost, pooled), and a folder with none is
+// an error that names it.
+func TestFloorDir(t *testing.T) {
+	dir := t.TempDir()
+	recs := map[string]string{
+		"launch-go-r1.txt": record("NVIDIA H200", 4, 6, 4.6, map[int]float64{0: 6.1, 2000: 7}),
+		"launch-go-r2.txt": record("NVIDIA H200", 6, 8, 6.6, nil),
+		"launch-go-r3.txt": record("NVIDIA H100 80GB HBM3", 50, 52, 50.6, nil),
+	}
+	for name, body := range recs {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := FloorDir(dir, "NVIDIA H200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A scalar 0.1 µs in both; a buffer (2 − 0.1) / 5 = 0.38; the pool
+	// 4, 6 and the spin at 0 ns less a scalar, 6.0: median 6.
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+	if !near(got.Launch, 6e-6) || !near(got.PerScalar, 0.1e-6) || !near(got.PerBuffer, 0.38e-6) {
+		t.Errorf("FloorDir = %+v, want 6 µs, 0.38 a buffer, 0.1 a scalar", got)
+	}
+	if _, err := FloorDir(t.TempDir(), ""); err == nil || !strings.Contains(err.Error(), "no warplab bench launch record") {
+		t.Errorf("an empty folder: %v", err)
+	}
+	bad := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bad, "launch-go.txt"), []byte("launch overhead on X, 1 launches\n  back to back, one sync at the end: 4 us per launch\n  empty kernel, one block: 4 us per call\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FloorDir(bad, ""); err == nil || !strings.Contains(err.Error(), "lacks a line") || !strings.Contains(err.Error(), "launch-go.txt") {
+		t.Errorf("a record missing the protocol's lines: %v", err)
+	}
+}
