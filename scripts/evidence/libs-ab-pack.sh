@@ -17,16 +17,19 @@
 # and PACKDIR.tgz beside it. Put PACKDIR under .cache/ (ignored) and name
 # PACKDIR.tgz in the device call's carry.
 #
-# Example (the H200 call of 2026-12-06, 21:38 UTC: main against its tiles
-# at 32 registers, evidence/libs-ab-minblocks-h200-2026-12-06; the patches
-# under scripts/evidence/libs/ are the candidates timed so far, each on
-# the main of its day: tiles-unroll-blocks64.patch is main since then):
+# Example (the next H200 call, prepared 2026-12-06 22:29 UTC and not yet
+# made: main against the tiles at 16 and 20 blocks an SM; the patches
+# under scripts/evidence/libs/ are the candidates timed or prepared so
+# far, each on the main of its day; tiles-unroll-blocks64.patch is main
+# since 655ac5e):
 #
 #   bash scripts/evidence/libs-ab-pack.sh .cache/ab/next A=- \
-#     G=scripts/evidence/libs/tiles-minblocks32.patch
+#     L16=scripts/evidence/libs/tiles-minblocks16.patch \
+#     L20=scripts/evidence/libs/tiles-minblocks20.patch
 #   # on the device (carry .cache/ab/next.tgz), from the repository root:
-#   tar -C /tmp -xzf .cache/ab/next.tgz && \
-#     bash scripts/evidence/libs-h200-call.sh /tmp/next /tmp/res; tar -C /tmp -czf $OUT/res.tgz res
+#   tar -C /tmp -xzf .cache/ab/next.tgz && AB_NAMES="A L16 L20" AB_CORPUS_IF=none \
+#     bash scripts/evidence/libs-ab-corpus.sh /tmp/next /tmp/res/ab; tar -C /tmp -czf $OUT/res.tgz res
+#   # a winner over A: the corpus with it, scripts/evidence/libs-h200-call.sh
 set -eu
 P="${1:?usage: libs-ab-pack.sh PACKDIR NAME=PATCH ...}"
 shift
