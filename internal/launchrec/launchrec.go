@@ -150,7 +150,11 @@ func FloorDir(dir, gpu string) (sim.HostFloor, error) {
 	}
 	f, ok := Floor(recs)
 	if !ok {
-		return sim.HostFloor{}, fmt.Errorf("launchrec: no warplab bench launch record with the lessons' protocol in %s (launch-go*.txt%s)", dir, map[bool]string{true: ", of " + gpu}[gpu != ""])
+		of := ""
+		if gpu != "" {
+			of = " of " + gpu
+		}
+		return sim.HostFloor{}, fmt.Errorf("launchrec: no warplab bench launch record%s with the lessons' protocol in %s (launch-go*.txt)", of, dir)
 	}
 	return f, nil
 }
