@@ -53,7 +53,9 @@ type Options struct {
 	// (sim.Model.HostFloor) with one measured on the host a run is
 	// compared with: the floor is the lease's, not the GPU's, so a
 	// recorded run beside its own warplab bench launch records is modeled
-	// with them (timecheck). nil keeps the model's. Ignored on a GPU.
+	// with them (timecheck). The device's name then says so ("simulated
+	// NVIDIA H200 with a host floor of 5.53 µs (modeled)"). nil keeps the
+	// model's. Ignored on a GPU.
 	HostFloor *sim.HostFloor
 
 	// Compile is how a module that has CUDA C and no PTX
@@ -165,10 +167,13 @@ func openSim(key string, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, err
 	}
+	name := "simulated " + m.Name + " (modeled)"
 	if opts.HostFloor != nil {
 		m = m.WithHostFloor(*opts.HostFloor)
+		// Say so wherever the device is named: its times at the floor
+		// are that host's, not the model's.
+		name = fmt.Sprintf("simulated %s with a host floor of %.2f µs (modeled)", m.Name, m.TimedLaunch*1e6)
 	}
-	name := "simulated " + m.Name + " (modeled)"
 	be := &simBackend{sd: sim.NewDevice(m), model: m, name: name, compile: opts.Compile, sassWidths: opts.SASSWidths}
 	if src := opts.PTXFrom; src != nil {
 		if l, ok := src.be.(ptxLoader); ok {

@@ -85,6 +85,9 @@ func TestOpenHostFloor(t *testing.T) {
 	if f := d.Model().HostFloor(); math.Abs(f.Launch-40e-6) > 1e-12 {
 		t.Errorf("host floor %+v, want 40 µs from the record", f)
 	}
+	if want := "simulated NVIDIA H200 with a host floor of 40.00 µs (modeled)"; d.Name() != want {
+		t.Errorf("Name() = %q, want %q: a device with another host's floor says so", d.Name(), want)
+	}
 	if _, err := (Options{HostFloor: t.TempDir()}).Open("sim:h200"); err == nil || !strings.Contains(err.Error(), "WARPLAB_HOST_FLOOR") {
 		t.Errorf("a folder without records: %v", err)
 	}
