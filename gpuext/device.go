@@ -50,7 +50,7 @@ type Options struct {
 	SASSWidths bool
 
 	// HostFloor, on the simulator, replaces the model's host launch floor
-	// (sim.Model.HostFloor) with one measured on the host a run is
+	// (its Constants.HostFloor) with one measured on the host a run is
 	// compared with: the floor is the lease's, not the GPU's, so a
 	// recorded run beside its own warplab bench launch records is modeled
 	// with them (timecheck). The device's name then says so ("simulated
@@ -169,7 +169,7 @@ func openSim(key string, opts Options) (*Device, error) {
 	}
 	name := "simulated " + m.Name + " (modeled)"
 	if opts.HostFloor != nil {
-		m = m.WithHostFloor(*opts.HostFloor)
+		m.HostFloor = *opts.HostFloor
 		// Say so wherever the device is named: its times at the floor
 		// are that host's, not the model's.
 		name = fmt.Sprintf("simulated %s with a host floor of %.2f µs (modeled)", m.Name, m.TimedLaunch*1e6)

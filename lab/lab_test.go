@@ -82,7 +82,7 @@ func TestOpenHostFloor(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	if f := d.Model().HostFloor(); math.Abs(f.Launch-40e-6) > 1e-12 {
+	if f := d.Model().HostFloor; math.Abs(f.TimedLaunch-40e-6) > 1e-12 {
 		t.Errorf("host floor %+v, want 40 µs from the record", f)
 	}
 	if want := "simulated NVIDIA H200 with a host floor of 40.00 µs (modeled)"; d.Name() != want {

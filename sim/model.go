@@ -27,15 +27,14 @@ const (
 	gib = 1 << 30
 )
 
-// The host's launch floor, measured with the H200 (timecheck.launchRuns:
-// the medians over every lease's warplab bench launch records; its
-// sources in timemodel_calib.go). It is a property of the host and gpuext,
-// not of the GPU, so every model takes it, once, from here.
-const (
-	timedLaunch          = 5.415e-6
-	timedLaunchPerBuffer = 0.259333e-6
-	timedLaunchPerScalar = 0.0825e-6
-)
+// measuredHostFloor is the host's launch floor, measured with the H200
+// (timecheck.launchRuns: the medians over every lease's warplab bench
+// launch records; its sources in timemodel_calib.go). It is a property of
+// the host and gpuext, not of the GPU, so every model takes it, once,
+// from here.
+func measuredHostFloor() timing.HostFloor {
+	return timing.HostFloor{TimedLaunch: 5.415e-6, TimedLaunchPerBuffer: 0.259333e-6, TimedLaunchPerScalar: 0.0825e-6}
+}
 
 // Models returns the GPUs the simulator knows, slowest first. It returns a
 // fresh slice each call, so callers may modify what they get.
@@ -51,7 +50,7 @@ func Models() []Model {
 			Constants: timing.Constants{
 				L2Bandwidth: 1.3e12, IssuePerSMCycle: 4, LaunchOverhead: 3e-6, PCIeBandwidth: 12e9, PCIeLatency: 10e-6,
 				L1Latency: 32 / 1.59e9, L2Latency: 188 / 1.59e9, DRAMLatency: 500e-9, WarpCPI: 4, DRAMAchievable: 0.8 * 320e9,
-				TimedLaunch: timedLaunch, TimedLaunchPerBuffer: timedLaunchPerBuffer, TimedLaunchPerScalar: timedLaunchPerScalar, L1MissFrom: 0.5,
+				HostFloor: measuredHostFloor(), L1MissFrom: 0.5,
 				L1MissTo: 1.5, L2LineShare: 0.52,
 				SharedWavesPerCycle: 1, SharedWaveCycles: 2, BarrierCycles: 11.7, BarrierCyclesPerWarp: 1.0,
 			},
@@ -67,7 +66,7 @@ func Models() []Model {
 			Constants: timing.Constants{
 				L2Bandwidth: 5.5e12, IssuePerSMCycle: 4, LaunchOverhead: 2.5e-6, PCIeBandwidth: 24e9, PCIeLatency: 8e-6,
 				L1Latency: 40e-9, L2Latency: 300e-9, DRAMLatency: 700e-9, WarpCPI: 4, DRAMAchievable: 0.85 * 1935e9,
-				TimedLaunch: timedLaunch, TimedLaunchPerBuffer: timedLaunchPerBuffer, TimedLaunchPerScalar: timedLaunchPerScalar, L1MissFrom: 0.5,
+				HostFloor: measuredHostFloor(), L1MissFrom: 0.5,
 				L1MissTo: 1.5, L2LineShare: 0.52,
 				SharedWavesPerCycle: 1, SharedWaveCycles: 2, BarrierCycles: 11.7, BarrierCyclesPerWarp: 1.0,
 			},
@@ -82,7 +81,7 @@ func Models() []Model {
 			Constants: timing.Constants{
 				L2Bandwidth: 10e12, IssuePerSMCycle: 4, LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
 				L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4, DRAMAchievable: 0.75 * 3.35e12,
-				TimedLaunch: timedLaunch, TimedLaunchPerBuffer: timedLaunchPerBuffer, TimedLaunchPerScalar: timedLaunchPerScalar, L1MissFrom: 0.5,
+				HostFloor: measuredHostFloor(), L1MissFrom: 0.5,
 				L1MissTo: 1.5, L2LineShare: 0.52,
 				SharedWavesPerCycle: 1, SharedWaveCycles: 2, BarrierCycles: 11.7, BarrierCyclesPerWarp: 1.0,
 				// Hopper's SM, measured (docs/timemodel.md, twenty-eighth
@@ -102,7 +101,7 @@ func Models() []Model {
 			Constants: timing.Constants{
 				L2Bandwidth: 10e12, IssuePerSMCycle: 4, LaunchOverhead: 2e-6, PCIeBandwidth: 50e9, PCIeLatency: 8e-6,
 				L1Latency: 20e-9, L2Latency: 150e-9, DRAMLatency: 450e-9, WarpCPI: 4, DRAMAchievable: 3.59e12,
-				TimedLaunch: timedLaunch, TimedLaunchPerBuffer: timedLaunchPerBuffer, TimedLaunchPerScalar: timedLaunchPerScalar, L1MissFrom: 0.5,
+				HostFloor: measuredHostFloor(), L1MissFrom: 0.5,
 				L1MissTo: 1.5, L2LineShare: 0.52,
 				SharedWavesPerCycle: 1, SharedWaveCycles: 2, BarrierCycles: 11.7, BarrierCyclesPerWarp: 1.0,
 				// Hopper's SM, measured (docs/timemodel.md, twenty-eighth

@@ -37,29 +37,10 @@ func (m Model) estimate(s *Stats) {
 	s.Time, s.DRAMReadBytes = timing.Estimate(&m.GPU, &m.Constants, &c)
 }
 
-// HostFloor is the host's side of a timed call: the interval between two
-// launches back to back from Go with the lessons' protocol (seconds), and
-// what each buffer and each scalar argument adds to it. It is the host's
-// and the lease's, not the GPU's (warplab bench launch measures it: 3.9 to
-// 6.4 µs for the empty kernel over four H200 leases), so a run recorded
-// beside its own launch records is best modeled with them
-// (Model.WithHostFloor).
-type HostFloor struct {
-	Launch, PerBuffer, PerScalar float64
-}
-
-// HostFloor is the model's own host floor (TimedLaunch and its costs per
-// argument).
-func (m Model) HostFloor() HostFloor {
-	return HostFloor{m.TimedLaunch, m.TimedLaunchPerBuffer, m.TimedLaunchPerScalar}
-}
-
-// WithHostFloor returns m with its host floor replaced by f: the same GPU
-// and GPU-side constants, the launch floor of another host or lease.
-func (m Model) WithHostFloor(f HostFloor) Model {
-	m.TimedLaunch, m.TimedLaunchPerBuffer, m.TimedLaunchPerScalar = f.Launch, f.PerBuffer, f.PerScalar
-	return m
-}
+// HostFloor is the host's side of a timed call (timing.HostFloor): a
+// Model's is its Constants.HostFloor, which another host's or lease's
+// replaces (gpuext.Options.HostFloor).
+type HostFloor = timing.HostFloor
 
 // LaunchFloor is the least time per call the lessons can time for a launch
 // with args: the host's launch interval, TimedLaunch plus the cost of each

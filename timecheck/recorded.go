@@ -423,10 +423,10 @@ func launchRuns(root string) ([]Run, error) {
 	}
 	out := []Run{calib(LaunchEmpty, "Go, back to back (host clock)", median(us), srcs)}
 	if f, ok := floorOf(recs); ok {
-		out[0] = calib(LaunchEmpty, "lessons' protocol: the empty kernel, and the spin kernel at most 1 µs less a scalar", f.Launch*1e6, argSrcs)
+		out[0] = calib(LaunchEmpty, "lessons' protocol: the empty kernel, and the spin kernel at most 1 µs less a scalar", f.TimedLaunch*1e6, argSrcs)
 		out = append(out,
-			calib(LaunchPerBuffer, "lessons' protocol, (six arguments − empty − a scalar) / 5", f.PerBuffer*1e6, argSrcs),
-			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", f.PerScalar*1e6, argSrcs))
+			calib(LaunchPerBuffer, "lessons' protocol, (six arguments − empty − a scalar) / 5", f.TimedLaunchPerBuffer*1e6, argSrcs),
+			calib(LaunchPerScalar, "lessons' protocol, six scalars' cost over none / 6", f.TimedLaunchPerScalar*1e6, argSrcs))
 	}
 	nss := make([]int, 0, len(spin))
 	for ns := range spin {

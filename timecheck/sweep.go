@@ -494,7 +494,7 @@ func (r *SweepReport) SetHostFloors(floors map[string]sim.HostFloor) {
 	r.HostFloors = nil
 	for d, k := range n {
 		f := floors[d]
-		r.HostFloors = append(r.HostFloors, LeaseFloor{Folder: d, LaunchUs: f.Launch * 1e6, PerBufferUs: f.PerBuffer * 1e6, PerScalarUs: f.PerScalar * 1e6, Cases: k})
+		r.HostFloors = append(r.HostFloors, LeaseFloor{Folder: d, LaunchUs: f.TimedLaunch * 1e6, PerBufferUs: f.TimedLaunchPerBuffer * 1e6, PerScalarUs: f.TimedLaunchPerScalar * 1e6, Cases: k})
 	}
 	sort.Slice(r.HostFloors, func(i, j int) bool { return r.HostFloors[i].Folder < r.HostFloors[j].Folder })
 }

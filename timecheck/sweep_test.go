@@ -262,7 +262,7 @@ func TestSweepLeaseFloor(t *testing.T) {
 	key := filepath.Join("evidence", "timemodel-sweep-fixture")
 	f, ok := floors[key]
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
-	if !ok || len(floors) != 1 || !near(f.Launch, 51e-6) || !near(f.PerScalar, 0.1e-6) || !near(f.PerBuffer, 0.5e-6) {
+	if !ok || len(floors) != 1 || !near(f.TimedLaunch, 51e-6) || !near(f.TimedLaunchPerScalar, 0.1e-6) || !near(f.TimedLaunchPerBuffer, 0.5e-6) {
 		t.Fatalf("LeaseFloors = %v, want %s: 51 µs, 0.5 a buffer, 0.1 a scalar", floors, key)
 	}
 	files := []string{filepath.Join(dir, "sweep.jsonl")}
@@ -287,8 +287,8 @@ func TestSweepLeaseFloor(t *testing.T) {
 			continue
 		}
 		n++
-		if c.HostFloor != key || c.Modeled < f.Launch || c.Bound != "launch" {
-			t.Errorf("%s with the lease's floor: modeled %.3g s, bound %q, floor %q; want at least %.3g s, launch, %s", c.Key(), c.Modeled, c.Bound, c.HostFloor, f.Launch, key)
+		if c.HostFloor != key || c.Modeled < f.TimedLaunch || c.Bound != "launch" {
+			t.Errorf("%s with the lease's floor: modeled %.3g s, bound %q, floor %q; want at least %.3g s, launch, %s", c.Key(), c.Modeled, c.Bound, c.HostFloor, f.TimedLaunch, key)
 		}
 		if m := model[i]; m.HostFloor != "" || m.Modeled >= 20e-6 || m.ModeledGPU != c.ModeledGPU {
 			t.Errorf("%s with the model's floor: modeled %.3g s (GPU %.3g, the lease's run %.3g), floor %q", m.Key(), m.Modeled, m.ModeledGPU, c.ModeledGPU, m.HostFloor)

@@ -127,7 +127,7 @@ func Floor(recs []Record) (f sim.HostFloor, ok bool) {
 			}
 		}
 	}
-	return sim.HostFloor{Launch: median(pool) * 1e-6, PerBuffer: max(0, median(perBuf)) * 1e-6, PerScalar: scalar * 1e-6}, true
+	return sim.HostFloor{TimedLaunch: median(pool) * 1e-6, TimedLaunchPerBuffer: max(0, median(perBuf)) * 1e-6, TimedLaunchPerScalar: scalar * 1e-6}, true
 }
 
 // FloorDir is the host floor (Floor) of the records dir/launch-go*.txt

@@ -48,7 +48,7 @@ func TestFloorDir(t *testing.T) {
 	// A scalar 0.1 µs in both; a buffer (2 − 0.1) / 5 = 0.38; the pool
 	// 4, 6 and the spin at 0 ns less a scalar, 6.0: median 6.
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
-	if !near(got.Launch, 6e-6) || !near(got.PerScalar, 0.1e-6) || !near(got.PerBuffer, 0.38e-6) {
+	if !near(got.TimedLaunch, 6e-6) || !near(got.TimedLaunchPerScalar, 0.1e-6) || !near(got.TimedLaunchPerBuffer, 0.38e-6) {
 		t.Errorf("FloorDir = %+v, want 6 µs, 0.38 a buffer, 0.1 a scalar", got)
 	}
 	if _, err := FloorDir(t.TempDir(), ""); err == nil || !strings.Contains(err.Error(), "no warplab bench launch record") {
