@@ -255,7 +255,6 @@ func SimulateSweep(ctx context.Context, cases []SweepCase, o SweepSimOptions) er
 		return err
 	}
 	byGroup := map[string][]int{}
-	floorOfGroup := map[string]string{}
 	for i, c := range cases {
 		if o.Only != nil && !o.Only(c) {
 			if c.Modeled == 0 {
@@ -264,19 +263,26 @@ func SimulateSweep(ctx context.Context, cases []SweepCase, o SweepSimOptions) er
 			continue
 		}
 		k := c.Family + "|" + c.Input
-		floor := c.folder()
+		byGroup[k] = append(byGroup[k], i)
+	}
+	// An input's kernels run on one device: its lease's floor where every
+	// case of it was recorded in one folder with launch records, else the
+	// model's.
+	floorOfGroup := map[string]string{}
+	for k, idx := range byGroup {
+		floor := cases[idx[0]].folder()
+		for _, i := range idx[1:] {
+			if cases[i].folder() != floor {
+				floor = ""
+			}
+		}
 		if _, ok := o.Floors[floor]; !ok {
 			floor = ""
 		}
-		if prev, ok := floorOfGroup[k]; ok && prev != floor {
-			floor = "" // an input recorded on two leases: the model's floor
-			for _, j := range byGroup[k] {
-				cases[j].HostFloor = ""
-			}
-		}
 		floorOfGroup[k] = floor
-		cases[i].HostFloor = floor
-		byGroup[k] = append(byGroup[k], i)
+		for _, i := range idx {
+			cases[i].HostFloor = floor
+		}
 	}
 	inputs, err := sweep.Select(sweep.Options{Only: func(in sweep.Input) bool { return byGroup[in.Group()] != nil }})
 	if err != nil {
