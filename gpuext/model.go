@@ -1,10 +1,6 @@
 package gpuext
 
-import (
-	"strings"
-
-	"github.com/warplab/warplab/sim"
-)
+import "github.com/warplab/warplab/sim"
 
 // gpuAttrs are the device attributes a simulator model is built from.
 type gpuAttrs struct {
@@ -28,7 +24,7 @@ type gpuAttrs struct {
 // it; or, for a GPU the simulator does not know, a model built from its
 // attributes, its rates estimated from clocks and bus width.
 func modelFor(a gpuAttrs) sim.Model {
-	m, ok := matchModel(a.Name)
+	m, ok := sim.ModelNamed(a.Name)
 	if !ok {
 		m = sim.Model{}
 		m.Key, m.IssuePerSMCycle, m.LaunchOverhead, m.PCIeBandwidth, m.PCIeLatency = "gpu", 4, 3e-6, 25e9, 10e-6
@@ -65,25 +61,4 @@ func modelFor(a gpuAttrs) sim.Model {
 		m.MemoryBytes = a.MemoryBytes
 	}
 	return m
-}
-
-// matchModel finds the known model whose key is a word of name.
-func matchModel(name string) (sim.Model, bool) {
-	lower := strings.ToLower(name)
-	isWordChar := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
-	for _, m := range sim.Models() {
-		key := strings.ToLower(m.Key)
-		for i := 0; ; {
-			j := strings.Index(lower[i:], key)
-			if j < 0 {
-				break
-			}
-			start, end := i+j, i+j+len(key)
-			if (start == 0 || !isWordChar(lower[start-1])) && (end == len(lower) || !isWordChar(lower[end])) {
-				return m, true
-			}
-			i = start + 1
-		}
-	}
-	return sim.Model{}, false
 }

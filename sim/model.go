@@ -120,6 +120,30 @@ func Models() []Model {
 	return ms
 }
 
+// ModelNamed finds the known model whose key is a word of a GPU's name,
+// case-insensitively ("NVIDIA H200" -> h200, "NVIDIA H100 80GB HBM3" ->
+// h100, "Tesla T4" -> t4): the model a recorded run on that GPU is judged
+// against, and the one gpuext builds a real GPU's model from.
+func ModelNamed(name string) (Model, bool) {
+	lower := strings.ToLower(name)
+	isWordChar := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+	for _, m := range Models() {
+		key := strings.ToLower(m.Key)
+		for i := 0; ; {
+			j := strings.Index(lower[i:], key)
+			if j < 0 {
+				break
+			}
+			start, end := i+j, i+j+len(key)
+			if (start == 0 || !isWordChar(lower[start-1])) && (end == len(lower) || !isWordChar(lower[end])) {
+				return m, true
+			}
+			i = start + 1
+		}
+	}
+	return Model{}, false
+}
+
 // ModelByKey finds a model by its short key ("t4", "a100", "h100", "h200"),
 // case-insensitively, and lists the known keys when it fails.
 func ModelByKey(key string) (Model, error) {

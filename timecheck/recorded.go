@@ -384,7 +384,7 @@ const (
 func launchRuns(root string) ([]Run, error) {
 	a, _ := filepath.Glob(filepath.Join(root, "evidence", "launch-overhead-*", "launch-overhead.txt"))
 	b, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go*.txt"))
-	recs, err := readLaunchRecords(root, append(a, b...))
+	recs, err := readLaunchRecords(root, append(a, b...), func(gpu string) bool { return gpu == LaunchGPU })
 	if err != nil || len(recs) == 0 {
 		return nil, err
 	}
@@ -446,8 +446,8 @@ type launchRecord struct {
 }
 
 // readLaunchRecords reads the given `warplab bench launch` records, those
-// of LaunchGPU (a record that names another GPU is left out).
-func readLaunchRecords(root string, files []string) ([]launchRecord, error) {
+// whose GPU gpu accepts (a record that names none is kept).
+func readLaunchRecords(root string, files []string, gpu func(name string) bool) ([]launchRecord, error) {
 	var recs []launchRecord
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -458,8 +458,8 @@ func readLaunchRecords(root string, files []string) ([]launchRecord, error) {
 		if err != nil {
 			return nil, fmt.Errorf("timecheck: %s: %w", rel(root, f), err)
 		}
-		if r.GPU != "" && r.GPU != LaunchGPU {
-			continue // another GPU's host: not the H200's floor
+		if r.GPU != "" && !gpu(r.GPU) {
+			continue // another GPU's host
 		}
 		recs = append(recs, launchRecord{Record: r, file: f})
 	}
@@ -476,15 +476,20 @@ func floorOf(recs []launchRecord) (sim.HostFloor, bool) {
 }
 
 // LeaseFloors returns the host floor (floorOf) of each evidence folder
-// that holds `warplab bench launch` records of LaunchGPU with the lessons'
-// protocol (launch-go*.txt), keyed by the folder relative to root: the
-// floor of the lease that recorded the folder's runs. Since the
+// that holds `warplab bench launch` records with the lessons' protocol
+// (launch-go*.txt) of a GPU that model stands for (sim.ModelNamed: "h200"
+// takes the H200's, "h100" an H100's), keyed by the folder relative to
+// root: the floor of the lease that recorded the folder's runs. Since the
 // thirty-fifth pass the sweep's cases recorded beside such records are
 // modeled with them (SweepSimOptions.Floors) instead of the model's floor,
-// the median over every lease: the GPU's time is what the sweep judges,
-// and the host's interval on a lease moves by more than the band between
-// leases (docs/timemodel.md).
-func LeaseFloors(root string) (map[string]sim.HostFloor, error) {
+// the median over every H200 lease: the GPU's time is what the sweep
+// judges, and the host's interval on a lease moves by more than the band
+// between leases (docs/timemodel.md).
+func LeaseFloors(root, model string) (map[string]sim.HostFloor, error) {
+	ofModel := func(gpu string) bool {
+		m, ok := sim.ModelNamed(gpu)
+		return ok && m.Key == model
+	}
 	files, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go*.txt"))
 	byDir := map[string][]string{}
 	for _, f := range files {
@@ -493,7 +498,7 @@ func LeaseFloors(root string) (map[string]sim.HostFloor, error) {
 	}
 	out := map[string]sim.HostFloor{}
 	for d, fs := range byDir {
-		recs, err := readLaunchRecords(root, fs)
+		recs, err := readLaunchRecords(root, fs, ofModel)
 		if err != nil {
 			return nil, err
 		}

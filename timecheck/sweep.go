@@ -117,6 +117,23 @@ func SweepRecorded(root string) ([]SweepCase, error) {
 	return SweepFiles(root, files)
 }
 
+// SweepOfModel splits recorded cases by the GPU they were measured on:
+// those of a GPU that model stands for (sim.ModelNamed, "h200" for the
+// H200's), which a check with that model judges, and the rest, counted by
+// GPU. A sweep recorded on another GPU (evidence/timemodel-sweep-h100-*)
+// is that GPU's model's to judge, never the H200's.
+func SweepOfModel(cases []SweepCase, model string) (mine []SweepCase, others map[string]int) {
+	others = map[string]int{}
+	for _, c := range cases {
+		if m, ok := sim.ModelNamed(c.GPU); ok && m.Key == model {
+			mine = append(mine, c)
+		} else {
+			others[c.GPU]++
+		}
+	}
+	return mine, others
+}
+
 // SweepFiles reads the given sweep files (paths in Sources relative to
 // root).
 func SweepFiles(root string, files []string) ([]SweepCase, error) {

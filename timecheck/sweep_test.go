@@ -29,10 +29,10 @@ func TestSweepFilesFixture(t *testing.T) {
 		meas    float64
 		sources int
 	}{
-		"stream|n=2^12|copyKernel|Fixture GPU":  {12e-6, 3},
-		"stream|n=2^12|copyStrided|Fixture GPU": {20e-6, 1},
-		"stream|n=2^12|saxpy|Fixture GPU":       {11e-6, 1},
-		"nosuch|x|k|Fixture GPU":                {1e-3, 1},
+		"stream|n=2^12|copyKernel|NVIDIA H200 (fixture)":  {12e-6, 3},
+		"stream|n=2^12|copyStrided|NVIDIA H200 (fixture)": {20e-6, 1},
+		"stream|n=2^12|saxpy|NVIDIA H200 (fixture)":       {11e-6, 1},
+		"nosuch|x|k|NVIDIA H200 (fixture)":                {1e-3, 1},
 	}
 	if len(cases) != len(want) {
 		t.Fatalf("%d cases, want %d: %+v", len(cases), len(want), cases)
@@ -42,7 +42,7 @@ func TestSweepFilesFixture(t *testing.T) {
 		if !ok || !near(c.Measured, w.meas) || len(c.Sources) != w.sources {
 			t.Errorf("case %s: measured %g from %d sources, want %+v", c.Key(), c.Measured, len(c.Sources), w)
 		}
-		if c.Key() == "stream|n=2^12|copyKernel|Fixture GPU" && (c.Driver != "1" || c.Date != "2026-01-02T00:00:00Z") {
+		if c.Key() == "stream|n=2^12|copyKernel|NVIDIA H200 (fixture)" && (c.Driver != "1" || c.Date != "2026-01-02T00:00:00Z") {
 			t.Errorf("copyKernel: driver %q date %q, want the newest recording's", c.Driver, c.Date)
 		}
 	}
@@ -199,10 +199,11 @@ func TestEmbeddedSweepMeasuredCurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cases, err := SweepRecorded(filepath.Join(".."))
+	all, err := SweepRecorded(filepath.Join(".."))
 	if err != nil {
 		t.Fatal(err)
 	}
+	cases, _ := SweepOfModel(all, "h200")
 	got := map[string]SweepCase{}
 	for _, c := range rep.Cases {
 		got[c.Key()] = c
@@ -255,7 +256,7 @@ func TestSweepLeaseFloor(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	floors, err := LeaseFloors(root)
+	floors, err := LeaseFloors(root, "h200")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,6 +265,10 @@ func TestSweepLeaseFloor(t *testing.T) {
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 	if !ok || len(floors) != 1 || !near(f.TimedLaunch, 51e-6) || !near(f.TimedLaunchPerScalar, 0.1e-6) || !near(f.TimedLaunchPerBuffer, 0.5e-6) {
 		t.Fatalf("LeaseFloors = %v, want %s: 51 µs, 0.5 a buffer, 0.1 a scalar", floors, key)
+	}
+	// The H100's model takes the H100's record alone.
+	if h100, err := LeaseFloors(root, "h100"); err != nil || !near(h100[key].TimedLaunch, 500e-6) {
+		t.Fatalf("LeaseFloors(h100) = %v, %v; want %s: 500 µs", h100, err, key)
 	}
 	files := []string{filepath.Join(dir, "sweep.jsonl")}
 	only := func(c SweepCase) bool { return c.Family == "stream" }
@@ -308,5 +313,30 @@ func TestSweepLeaseFloor(t *testing.T) {
 	}
 	if want := fmt.Sprintf("Host floor of %d cases: their lease's, from %s's launch records (51.000 µs", n, key); !strings.Contains(b.String(), want) {
 		t.Errorf("report lacks %q:\n%s", want, b.String())
+	}
+}
+
+// TestSweepOfModel: a check judges its model's GPU's cases; another GPU's
+// are counted apart, a GPU without a model too.
+func TestSweepOfModel(t *testing.T) {
+	cases := []SweepCase{{Kernel: "a", GPU: "NVIDIA H200"}, {Kernel: "b", GPU: "NVIDIA H100 80GB HBM3"},
+		{Kernel: "c", GPU: "NVIDIA H200"}, {Kernel: "d", GPU: "NVIDIA GeForce RTX 4090"}}
+	for _, tc := range []struct {
+		model  string
+		mine   string
+		others map[string]int
+	}{
+		{"h200", "ac", map[string]int{"NVIDIA H100 80GB HBM3": 1, "NVIDIA GeForce RTX 4090": 1}},
+		{"h100", "b", map[string]int{"NVIDIA H200": 2, "NVIDIA GeForce RTX 4090": 1}},
+		{"t4", "", map[string]int{"NVIDIA H200": 2, "NVIDIA H100 80GB HBM3": 1, "NVIDIA GeForce RTX 4090": 1}},
+	} {
+		mine, others := SweepOfModel(cases, tc.model)
+		var got string
+		for _, c := range mine {
+			got += c.Kernel
+		}
+		if got != tc.mine || fmt.Sprint(others) != fmt.Sprint(tc.others) {
+			t.Errorf("SweepOfModel(%s) = %q, %v; want %q, %v", tc.model, got, others, tc.mine, tc.others)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/internal/sweep"
+	"github.com/warplab/warplab/sim"
 	"github.com/warplab/warplab/timecheck"
 )
 
@@ -184,17 +185,20 @@ func runSweepCheck(cmd, root, model string, sf *sweepFlags, stdout, stderr io.Wr
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}
+	// The check judges the model's own GPU's runs; a sweep recorded on
+	// another GPU is its model's (--model h100 for an H100's).
+	cases, others := timecheck.SweepOfModel(cases, model)
 	if len(cases) == 0 {
 		if sf.only {
-			return fail(stderr, cmd, fmt.Errorf("no recorded sweep (evidence/timemodel-sweep-*/*.jsonl) under %s", root))
+			return fail(stderr, cmd, fmt.Errorf("no recorded sweep (evidence/timemodel-sweep-*/*.jsonl) of a GPU model %s stands for under %s%s", model, root, othersNote(others)))
 		}
-		fmt.Fprintf(stdout, "no recorded sweep under %s/evidence\n", root)
+		fmt.Fprintf(stdout, "no recorded sweep of a GPU model %s stands for under %s/evidence%s\n", model, root, othersNote(others))
 		return exitOK
 	}
 	// The host floor of the lease that recorded a folder, where its launch
 	// records lie beside the sweep (timemodel-sweep.sh since the
 	// thirty-fifth pass).
-	floors, err := timecheck.LeaseFloors(root)
+	floors, err := timecheck.LeaseFloors(root, model)
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}
@@ -252,10 +256,38 @@ func runSweepCheck(cmd, root, model string, sf *sweepFlags, stdout, stderr io.Wr
 	if err := rep.WriteTable(stdout); err != nil {
 		return fail(stderr, cmd, err)
 	}
+	if n := othersNote(others); n != "" {
+		fmt.Fprintf(stdout, "left out%s\n", n)
+	}
 	if sf.jsonPath != "" {
 		if err := writeFileAtomic(sf.jsonPath, rep.WriteJSON); err != nil {
 			return fail(stderr, cmd, fmt.Errorf("--sweep-json: %w", err))
 		}
 	}
 	return exitOK
+}
+
+// othersNote says which recorded sweep cases another GPU's model judges:
+// ": 223 cases recorded on NVIDIA H100 80GB HBM3 (--model h100)"; "" for
+// none.
+func othersNote(others map[string]int) string {
+	gpus := make([]string, 0, len(others))
+	for g := range others {
+		gpus = append(gpus, g)
+	}
+	sort.Strings(gpus)
+	var parts []string
+	for _, g := range gpus {
+		p := fmt.Sprintf("%d cases recorded on %s", others[g], g)
+		if m, ok := sim.ModelNamed(g); ok {
+			p += " (--model " + m.Key + ")"
+		} else {
+			p += " (no model of that GPU)"
+		}
+		parts = append(parts, p)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return ": " + strings.Join(parts, "; ")
 }
