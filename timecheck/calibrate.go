@@ -12,23 +12,29 @@ import (
 )
 
 // microbenchDir matches a recorded microbenchmark folder and captures the
-// GPU's model key: evidence/timemodel-microbench-<key>-<date>.
-var microbenchDir = regexp.MustCompile(`^timemodel-microbench-([a-z0-9]+)-(\d{4}-\d{2}-\d{2})$`)
+// GPU's model key: evidence/timemodel-microbench-<key>-<date>, whose
+// microbench.csv is the run, or evidence/timemodel-calib-<key>-<date>
+// (scripts/evidence/timemodel-calib.sh: every microbenchmark of a model in
+// one call), whose microbench/microbench.csv is.
+var microbenchDir = regexp.MustCompile(`^timemodel-(microbench|calib)-([a-z0-9]+)-(\d{4}-\d{2}-\d{2})$`)
 
 // newestMicrobench returns, per model key, the newest recorded
-// microbench.csv under root/evidence.
+// microbench.csv under root/evidence (by the date in its folder's name).
 func newestMicrobench(root string) map[string]string {
-	dirs, _ := filepath.Glob(filepath.Join(root, "evidence", "timemodel-microbench-*"))
-	sort.Strings(dirs)
+	dirs, _ := filepath.Glob(filepath.Join(root, "evidence", "timemodel-*"))
 	out := map[string]string{}
+	date := map[string]string{}
 	for _, d := range dirs {
 		m := microbenchDir.FindStringSubmatch(filepath.Base(d))
 		if m == nil {
 			continue
 		}
 		f := filepath.Join(d, "microbench.csv")
-		if _, err := os.Stat(f); err == nil {
-			out[m[1]] = f // sorted by name: the last date wins
+		if m[1] == "calib" {
+			f = filepath.Join(d, "microbench", "microbench.csv")
+		}
+		if _, err := os.Stat(f); err == nil && m[3] >= date[m[2]] {
+			out[m[2]], date[m[2]] = f, m[3]
 		}
 	}
 	return out

@@ -195,6 +195,40 @@ func TestCalibrateAndStale(t *testing.T) {
 	}
 }
 
+// TestNewestMicrobench: a model's newest run by its folder's date, a
+// timemodel-calib folder's microbench/ as a timemodel-microbench folder's
+// own file; other folders are not runs.
+func TestNewestMicrobench(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{
+		"timemodel-microbench-h200-2026-12-01/microbench.csv",
+		"timemodel-calib-h200-2026-11-30/microbench/microbench.csv",
+		"timemodel-microbench-h100-2026-12-01/microbench.csv",
+		"timemodel-calib-h100-2026-12-07/microbench/microbench.csv",
+		"timemodel-calib-t4-2026-12-07/microbench.csv", // not the layout
+		"timemodel-sweep-a100-2026-12-09/microbench.csv",
+	} {
+		p := filepath.Join(root, "evidence", f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]string{}
+	for k, f := range newestMicrobench(root) {
+		got[k] = rel(root, f)
+	}
+	want := map[string]string{
+		"h200": "evidence/timemodel-microbench-h200-2026-12-01/microbench.csv",
+		"h100": "evidence/timemodel-calib-h100-2026-12-07/microbench/microbench.csv",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("newestMicrobench = %v, want %v", got, want)
+	}
+}
+
 // TestRepositoryCalibrationCurrent: the simulator's calibration copy is the
 // newest recorded microbenchmark run (none recorded: nothing to hold).
 func TestRepositoryCalibrationCurrent(t *testing.T) {
