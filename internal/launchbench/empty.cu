@@ -11,7 +11,8 @@
 // argument costs (gpuext checks each buffer before a launch) and what a
 // scalar costs can be told apart.
 //
-// Launch assumption: any grid and block; no thread touches memory.
+// Launch assumption: any grid and block; no thread touches memory (but
+// copyKernel's, below).
 extern "C" __global__ void emptyKernel() {}
 
 extern "C" __global__ void argsKernel(const int *rowPtr, const int *colIdx, const float *val,
@@ -40,4 +41,15 @@ extern "C" __global__ void spinKernel(unsigned long long ns) {
     do {
         asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     } while (t - t0 < ns);
+}
+
+// copyKernel copies n floats, one a thread: launched over one warp (n 32)
+// and over the sweep's smallest copy (16 blocks of 256, n 4096), beside the
+// kernels above that touch no memory, it shows what a kernel's first loads
+// and its stores add to a call at the host's floor, where the time model
+// had only the spin curve's kernels (no memory touched) to go by
+// (docs/timemodel.md, "Another GPU").
+extern "C" __global__ void copyKernel(const float *x, float *y, unsigned int n) {
+    unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i];
 }

@@ -66,6 +66,13 @@ type Result struct {
 	TimedWideMicros    float64 `json:"timed_wide_us_per_call,omitempty"`
 	TimedScalarsMicros float64 `json:"timed_scalars_us_per_call,omitempty"`
 	TimedManyMicros    float64 `json:"timed_many_us_per_call,omitempty"`
+	// TimedWarpCopyMicros and TimedCopyMicros are copyKernel, the only
+	// kernel here that touches memory: one warp copying 32 floats, and 16
+	// blocks of 256 threads copying 4,096 (the sweep's smallest copy).
+	// Beside the empty kernel they say what loads and stores add to a
+	// call at the floor (since 2026-12-07; 0 in older records).
+	TimedWarpCopyMicros float64 `json:"timed_warp_copy_us_per_call,omitempty"`
+	TimedCopyMicros     float64 `json:"timed_copy_us_per_call,omitempty"`
 	// Spin is spinKernel's time per call with the lessons' protocol at
 	// each of SpinNanos (GPU only, like the Timed figures): how the time
 	// per call grows with a kernel's own GPU time near the host's launch
@@ -90,6 +97,10 @@ func SpinNanos() []int {
 	return []int{0, 500, 1000, 1500, 2000, 3000, 4000, 5000, 6000, 8000, 10000, 12000, 16000, 24000, 32000}
 }
 
+// CopyFloats is the larger copy's length: the sweep's smallest copy
+// (internal/sweep's stream family at n = 2^12), 16 blocks of 256 threads.
+const CopyFloats = 4096
+
 // TimedRepeats is how many times Measure times each kernel with the
 // lessons' protocol on a GPU.
 const TimedRepeats = 101
@@ -100,7 +111,7 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		return Result{}, fmt.Errorf("launchbench: %d launches; need at least 1", n)
 	}
 	m := Module()
-	var bufs [11]*gpuext.Buffer[float32]
+	var bufs [13]*gpuext.Buffer[float32]
 	defer func() {
 		for _, b := range bufs {
 			if b != nil {
@@ -109,7 +120,11 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		}
 	}()
 	for i := range bufs {
-		if bufs[i], err = gpuext.Alloc[float32](dev, fmt.Sprintf("arg%d", i), 256); err != nil {
+		n := 256
+		if i >= 11 { // copyKernel's x and y
+			n = CopyFloats
+		}
+		if bufs[i], err = gpuext.Alloc[float32](dev, fmt.Sprintf("arg%d", i), n); err != nil {
 			return Result{}, err
 		}
 	}
@@ -133,7 +148,14 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 			bufs[0], bufs[1], bufs[2], bufs[3], bufs[4], uint32(256), uint32(256), bufs[5], bufs[6], bufs[7], bufs[8], bufs[9], bufs[10], uint32(256))
 		return err
 	}
-	for _, f := range []func() error{empty, narrow, wide, scalars, many} {
+	copies := func(blocks, threads, n int) func() error {
+		return func() error {
+			_, err := dev.Launch(context.Background(), m.MustKernel("copyKernel"), gpuext.Config{Grid: blocks, Block: threads}, bufs[11], bufs[12], uint32(n))
+			return err
+		}
+	}
+	warpCopy, copy16 := copies(1, 32, 32), copies(CopyFloats/256, 256, CopyFloats)
+	for _, f := range []func() error{empty, narrow, wide, scalars, many, warpCopy, copy16} {
 		for i := 0; i < 100; i++ { // load the module, warm the driver
 			if err := f(); err != nil {
 				return Result{}, err
@@ -195,7 +217,8 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 		return us[len(us)/2], nil
 	}
 	r.Repeats = TimedRepeats
-	for _, m := range []measure{{&r.TimedEmptyMicros, empty}, {&r.TimedArgsMicros, narrow}, {&r.TimedWideMicros, wide}, {&r.TimedScalarsMicros, scalars}, {&r.TimedManyMicros, many}} {
+	for _, m := range []measure{{&r.TimedEmptyMicros, empty}, {&r.TimedArgsMicros, narrow}, {&r.TimedWideMicros, wide}, {&r.TimedScalarsMicros, scalars}, {&r.TimedManyMicros, many},
+		{&r.TimedWarpCopyMicros, warpCopy}, {&r.TimedCopyMicros, copy16}} {
 		if *m.into, err = timed(m.launch); err != nil {
 			return Result{}, err
 		}
@@ -238,6 +261,10 @@ func (r Result) WriteText(w io.Writer, device string, sim bool) error {
 		fmt.Fprintf(&b, "  six scalar arguments, one block:   %8.2f us per call\n", r.TimedScalarsMicros)
 		if r.TimedManyMicros > 0 {
 			fmt.Fprintf(&b, "  fourteen arguments, one block:     %8.2f us per call\n", r.TimedManyMicros)
+		}
+		if r.TimedWarpCopyMicros > 0 { // records before 2026-12-07 lack them
+			fmt.Fprintf(&b, "  copy of 32 floats, one warp:       %8.2f us per call\n", r.TimedWarpCopyMicros)
+			fmt.Fprintf(&b, "  copy of %d floats, %d blocks:    %8.2f us per call\n", CopyFloats, CopyFloats/256, r.TimedCopyMicros)
 		}
 	}
 	for _, p := range r.Spin {

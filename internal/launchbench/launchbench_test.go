@@ -59,6 +59,7 @@ func TestWriteTextAsRecorded(t *testing.T) {
 	}
 	// launchrec reads back what WriteText prints.
 	r.Spin = []SpinPoint{{Nanos: 0, Micros: 6.1}, {Nanos: 2000, Micros: 7.2}}
+	r.TimedWarpCopyMicros, r.TimedCopyMicros = 6.4, 7.9
 	b.Reset()
 	if err := r.WriteText(&b, "NVIDIA H200", false); err != nil {
 		t.Fatal(err)
@@ -68,7 +69,7 @@ func TestWriteTextAsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.GPU != "NVIDIA H200" || got.HostLoop != 5.73 || !got.Protocol || got.Empty != 5.89 || got.Args != 7.44 || got.Scalars != 6.33 ||
-		len(got.Spin) != 2 || got.Spin[0] != 6.1 || got.Spin[2000] != 7.2 {
+		len(got.Spin) != 2 || got.Spin[0] != 6.1 || got.Spin[2000] != 7.2 || got.WarpCopy != 6.4 || got.Copy != 7.9 {
 		t.Errorf("launchrec.ReadText(WriteText) = %+v", got)
 	}
 }

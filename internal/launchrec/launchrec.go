@@ -27,6 +27,10 @@ type Record struct {
 	Protocol             bool
 	Empty, Args, Scalars float64
 	Spin                 map[int]float64 // spin ns -> µs per call
+	// WarpCopy and Copy are the protocol's copy kernels (one warp's 32
+	// floats; 4,096 floats in 16 blocks), the only ones in the record that
+	// touch memory; 0 in records before 2026-12-07.
+	WarpCopy, Copy float64
 }
 
 var (
@@ -37,6 +41,8 @@ var (
 	scalarsLine = regexp.MustCompile(`(?m)^\s*six scalar arguments, one block:\s*([0-9.]+) us per call`)
 	spinLine    = regexp.MustCompile(`(?m)^\s*spin kernel,\s*([0-9]+) ns on the GPU:\s*([0-9.]+) us per call$`)
 	anySpinLine = regexp.MustCompile(`(?m)^\s*spin kernel,.*$`)
+	warpCopy    = regexp.MustCompile(`(?m)^\s*copy of 32 floats, one warp:\s*([0-9.]+) us per call`)
+	copyLine    = regexp.MustCompile(`(?m)^\s*copy of 4096 floats, 16 blocks:\s*([0-9.]+) us per call`)
 )
 
 // ReadText parses a record as WriteText prints it.
@@ -73,6 +79,15 @@ func ReadText(data []byte) (Record, error) {
 	case ok1 || ok2 || ok3:
 		return Record{}, errors.New("the lessons' protocol block lacks a line (empty kernel, six arguments and six scalar arguments, one block each)")
 	}
+	wc, okw, err1 := num(warpCopy)
+	cp, okc, err2 := num(copyLine)
+	if err := errors.Join(err1, err2); err != nil {
+		return Record{}, err
+	}
+	if okw != okc {
+		return Record{}, errors.New("the copy kernels' lines come in pairs (32 floats in one warp, 4096 floats in 16 blocks)")
+	}
+	r.WarpCopy, r.Copy = wc, cp
 	ms := spinLine.FindAllSubmatch(data, -1)
 	if all := anySpinLine.FindAll(data, -1); len(all) != len(ms) {
 		return Record{}, fmt.Errorf("%d spin kernel lines, %d of them as warplab bench launch prints them (\"spin kernel, N ns on the GPU: T us per call\")", len(all), len(ms))

@@ -62,3 +62,31 @@ func TestFloorDir(t *testing.T) {
 		t.Errorf("a record missing the protocol's lines: %v", err)
 	}
 }
+
+// TestReadTextCopies: the copy kernels' lines are read when both are
+// there, absent in older records, and one without the other is an error.
+func TestReadTextCopies(t *testing.T) {
+	base := record("NVIDIA H100 80GB HBM3", 3.6, 4.5, 3.8, nil)
+	warp := "  copy of 32 floats, one warp:           5.10 us per call\n"
+	copy16 := "  copy of 4096 floats, 16 blocks:        5.80 us per call\n"
+	for _, tc := range []struct {
+		name, text     string
+		warpUs, copyUs float64
+		err            string
+	}{
+		{"older record", base, 0, 0, ""},
+		{"both", base + warp + copy16, 5.1, 5.8, ""},
+		{"one", base + warp, 0, 0, "in pairs"},
+	} {
+		r, err := ReadText([]byte(tc.text))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: err %v, want one saying %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || r.WarpCopy != tc.warpUs || r.Copy != tc.copyUs {
+			t.Errorf("%s: WarpCopy %g, Copy %g, err %v; want %g, %g", tc.name, r.WarpCopy, r.Copy, err, tc.warpUs, tc.copyUs)
+		}
+	}
+}
