@@ -17,11 +17,13 @@
 # and PACKDIR.tgz beside it. Put PACKDIR under .cache/ (ignored) and name
 # PACKDIR.tgz in the device call's carry.
 #
-# Example (the next H200 call, prepared 2026-12-06 22:29 UTC and not yet
-# made: main against the tiles at 16 and 20 blocks an SM; the patches
-# under scripts/evidence/libs/ are the candidates timed or prepared so
-# far, each on the main of its day; tiles-unroll-blocks64.patch is main
-# since 655ac5e):
+# Example (the call of 2026-12-07 01:18 UTC, made on an H100 that came for
+# an H200: main against the tiles at 16 and 20 blocks an SM,
+# evidence/libs-ab-tileblocks-h100-2026-12-07; the patches under
+# scripts/evidence/libs/ are the candidates timed so far, each on the
+# main of its day; tiles-unroll-blocks64.patch is main since 655ac5e).
+# Tar whatever the call writes into one file under $OUT: the device tool
+# brings back at most eight files of it:
 #
 #   bash scripts/evidence/libs-ab-pack.sh .cache/ab/next A=- \
 #     L16=scripts/evidence/libs/tiles-minblocks16.patch \
