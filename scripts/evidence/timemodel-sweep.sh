@@ -21,6 +21,9 @@
 #                floor on the lease that timed the sweep (since the
 #                thirty-fifth pass the check models a recorded set with the
 #                launch records of its own folder; docs/timemodel.md)
+# A pass writes about five files: give $2 under /tmp and tar it into one
+# file under $OUT (the device tool brings back at most eight files of a
+# call; 2026-12-07's first H100 pass was lost that way).
 # The GPU host has CUDA 13's nvcc and no Go; the lessons' kernels load as
 # cubins its nvcc compiles (as in every recorded lesson run), the sweep's
 # own kernels too.
