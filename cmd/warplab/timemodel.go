@@ -54,7 +54,7 @@ func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	root := fs.String("root", ".", "the repository root (its evidence/ holds the recorded runs)")
-	model := fs.String("model", "h200", "the simulated device (the runs were recorded on the H200)")
+	model := fs.String("model", "h200", "the simulated device; the sweep judged is the one recorded on its GPU (h100: the H100's sweep, with --sweep-only; the lesson runs were recorded on the H200)")
 	matrices := fs.String("matrices", defaultMatrices(), "folder of the SuiteSparse .mtx files the recorded spmv runs used")
 	only := fs.String("only", "", "simulate only runs whose \"lesson input\" contains this text (e.g. \"spmv even\"); the rest are listed unmodeled")
 	half := fs.String("half", "", "simulate only the runs of this half (train or test)")

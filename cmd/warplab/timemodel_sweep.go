@@ -279,6 +279,9 @@ func othersNote(others map[string]int) string {
 	var parts []string
 	for _, g := range gpus {
 		p := fmt.Sprintf("%d cases recorded on %s", others[g], g)
+		if others[g] == 1 {
+			p = "1 case recorded on " + g
+		}
 		if m, ok := sim.ModelNamed(g); ok {
 			p += " (--model " + m.Key + ")"
 		} else {

@@ -150,7 +150,7 @@ func TestOthersNote(t *testing.T) {
 	}{
 		{nil, ""},
 		{map[string]int{"NVIDIA H100 80GB HBM3": 223}, ": 223 cases recorded on NVIDIA H100 80GB HBM3 (--model h100)"},
-		{map[string]int{"Tesla T4": 2, "NVIDIA GeForce RTX 4090": 1}, ": 1 cases recorded on NVIDIA GeForce RTX 4090 (no model of that GPU); 2 cases recorded on Tesla T4 (--model t4)"},
+		{map[string]int{"Tesla T4": 2, "NVIDIA GeForce RTX 4090": 1}, ": 1 case recorded on NVIDIA GeForce RTX 4090 (no model of that GPU); 2 cases recorded on Tesla T4 (--model t4)"},
 	} {
 		if got := othersNote(tc.others); got != tc.want {
 			t.Errorf("othersNote(%v) = %q, want %q", tc.others, got, tc.want)
