@@ -340,3 +340,26 @@ func TestSweepOfModel(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedLeaseFloors: the H100's recorded sweep is judged with its
+// lease's floor, the figures docs/timemodel.md ("Another GPU") and the
+// folder's README give, and the H200's check takes no floor from it.
+func TestRecordedLeaseFloors(t *testing.T) {
+	key := filepath.Join("evidence", "timemodel-sweep-h100-2026-12-07")
+	h100, err := LeaseFloors("..", "h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := h100[key]
+	round := func(s float64) float64 { return math.Round(s*1e9) / 1e3 } // µs, three places
+	if !ok || round(f.TimedLaunch) != 3.638 || round(f.TimedLaunchPerBuffer) != 0.188 || round(f.TimedLaunchPerScalar) != 0.032 {
+		t.Errorf("LeaseFloors(h100)[%s] = %+v, %v; want 3.638 µs, 0.188 a buffer, 0.032 a scalar", key, f, ok)
+	}
+	h200, err := LeaseFloors("..", "h200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := h200[key]; ok {
+		t.Errorf("the H200's floors include the H100's folder %s", key)
+	}
+}
