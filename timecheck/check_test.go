@@ -382,7 +382,7 @@ func TestEmbeddedPromise(t *testing.T) {
 // empty kernel's time per call (the protocol's, not the host loop's) and
 // the costs per buffer and per scalar, by their medians, a negative one
 // taken as 0; a
-// record of another GPU than LaunchGPU counts for nothing, however new; a
+// record of another GPU than LaunchModel's counts for nothing, however new; a
 // protocol block with a line missing is an error.
 func TestLaunchRunsNewest(t *testing.T) {
 	// Records as warplab bench launch prints them (launchbench's

@@ -310,12 +310,23 @@ func lessonRank(l string) int {
 	return 3
 }
 
-// LaunchGPU is the GPU whose launch records set the model's launch floor
-// (TimedLaunch and its costs per argument): the H200's, whose lesson runs
-// the check holds the model to. A record of `warplab bench launch` on
-// another GPU (evidence/libs-floor-h100-2026-12-06, on an H100's host) is
-// left out, however new.
-const LaunchGPU = "NVIDIA H200"
+// LaunchModel is the model whose GPU's launch records set the model's
+// launch floor (TimedLaunch and its costs per argument): the H200's, whose
+// lesson runs the check holds the model to. A record of `warplab bench
+// launch` on another GPU (evidence/libs-floor-h100-2026-12-06, on an
+// H100's host) is left out, however new.
+const LaunchModel = "h200"
+
+// ofModel says whether a GPU's name names model (sim.ModelNamed): the one
+// test of which GPU's records and runs a model takes, for the launch
+// floor (launchRuns), a lease's floor (LeaseFloors) and the sweep's cases
+// (SweepOfModel).
+func ofModel(model string) func(gpu string) bool {
+	return func(gpu string) bool {
+		m, ok := sim.ModelNamed(gpu)
+		return ok && m.Key == model
+	}
+}
 
 // Kernel names of the launch calibration runs, one per model constant
 // they set (NewReport).
@@ -330,7 +341,7 @@ const (
 
 // launchRuns reads the records of Go's launch microbenchmark (`warplab
 // bench launch`): evidence/launch-overhead-*/launch-overhead.txt and the
-// timemodel runs' launch-go*.txt, those of LaunchGPU (a record that names
+// timemodel runs' launch-go*.txt, those of LaunchModel's GPU (a record that names
 // another GPU is left out). Each figure is a median over records: the
 // host's launch interval moves from call to call and from lease to lease
 // (4.06 to 5.98 µs over 2026-12-01's records; two modes, about 4.2 and 6.2
@@ -384,7 +395,7 @@ const (
 func launchRuns(root string) ([]Run, error) {
 	a, _ := filepath.Glob(filepath.Join(root, "evidence", "launch-overhead-*", "launch-overhead.txt"))
 	b, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go*.txt"))
-	recs, err := readLaunchRecords(root, append(a, b...), func(gpu string) bool { return gpu == LaunchGPU })
+	recs, err := readLaunchRecords(root, append(a, b...), ofModel(LaunchModel))
 	if err != nil || len(recs) == 0 {
 		return nil, err
 	}
@@ -486,10 +497,6 @@ func floorOf(recs []launchRecord) (sim.HostFloor, bool) {
 // judges, and the host's interval on a lease moves by more than the band
 // between leases (docs/timemodel.md).
 func LeaseFloors(root, model string) (map[string]sim.HostFloor, error) {
-	ofModel := func(gpu string) bool {
-		m, ok := sim.ModelNamed(gpu)
-		return ok && m.Key == model
-	}
 	files, _ := filepath.Glob(filepath.Join(root, "evidence", "*", "launch-go*.txt"))
 	byDir := map[string][]string{}
 	for _, f := range files {
@@ -498,7 +505,7 @@ func LeaseFloors(root, model string) (map[string]sim.HostFloor, error) {
 	}
 	out := map[string]sim.HostFloor{}
 	for d, fs := range byDir {
-		recs, err := readLaunchRecords(root, fs, ofModel)
+		recs, err := readLaunchRecords(root, fs, ofModel(model))
 		if err != nil {
 			return nil, err
 		}

@@ -124,8 +124,9 @@ func SweepRecorded(root string) ([]SweepCase, error) {
 // is that GPU's model's to judge, never the H200's.
 func SweepOfModel(cases []SweepCase, model string) (mine []SweepCase, others map[string]int) {
 	others = map[string]int{}
+	ours := ofModel(model)
 	for _, c := range cases {
-		if m, ok := sim.ModelNamed(c.GPU); ok && m.Key == model {
+		if ours(c.GPU) {
 			mine = append(mine, c)
 		} else {
 			others[c.GPU]++
