@@ -11,6 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/launchbench"
+	"github.com/warplab/warplab/internal/launchrec"
 	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/libs"
 	"github.com/warplab/warplab/sim"
@@ -28,10 +31,12 @@ import (
 //	           sim/calibration/<model>.csv, where the model reads it
 //	libs       a simulator run of the libs lesson against recorded GPU
 //	           runs of it: the model on kernels it was not built against
+//	floorcopy  the warp copy's GPU time at the launch floor, from recorded
+//	           `warplab bench launch` texts, beside the model's
 func runTimeModel(args []string, stdout, stderr io.Writer) int {
 	const cmd = "warplab timemodel"
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprintf(stderr, "usage: warplab timemodel check|sweep|constants|calibrate|libs [flags]\n")
+		fmt.Fprintf(stderr, "usage: warplab timemodel check|sweep|constants|calibrate|libs|floorcopy [flags]\n")
 		return exitUsage
 	}
 	switch args[0] {
@@ -45,8 +50,10 @@ func runTimeModel(args []string, stdout, stderr io.Writer) int {
 		return runTimeModelCalibrate(args[1:], stdout, stderr)
 	case "libs":
 		return runTimeModelLibs(args[1:], stdout, stderr)
+	case "floorcopy":
+		return runTimeModelFloorCopy(args[1:], stdout, stderr)
 	}
-	return fail(stderr, cmd, usageErrorf("unknown subcommand %q (check, sweep, constants, calibrate, libs)", args[0]))
+	return fail(stderr, cmd, usageErrorf("unknown subcommand %q (check, sweep, constants, calibrate, libs, floorcopy)", args[0]))
 }
 
 func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
@@ -178,6 +185,73 @@ func runTimeModelCalibrate(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, cmd, err)
 	}
 	fmt.Fprintf(stdout, "copied %s to %s; rebuild for the model to read it\n", src, dst)
+	return exitOK
+}
+
+// runTimeModelFloorCopy is `warplab timemodel floorcopy [--model M] DIR...`:
+// the rule for a launch that touches memory at the floor
+// (docs/timemodel.md, "At the floor, a kernel that touches memory"), on
+// the `warplab bench launch` records (DIR/launch-go*.txt) of the model's
+// GPU: the warp copy's GPU time (launchrec.WarpCopyGPU) against the
+// simulator's for the same launch (launchbench.ModeledWarpCopy), and what
+// it exceeds it by, the fixed cost the rule gives such a launch.
+func runTimeModelFloorCopy(args []string, stdout, stderr io.Writer) int {
+	const cmd = "warplab timemodel floorcopy"
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "h200", "the device model whose GPU's records are read: t4, a100, h100 or h200")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return fail(stderr, cmd, usageErrorf("%v", err))
+	}
+	m, err := sim.ModelByKey(*model)
+	if err != nil {
+		return fail(stderr, cmd, usageErrorf("%v", err))
+	}
+	if fs.NArg() == 0 {
+		return fail(stderr, cmd, usageErrorf("no folder of launch records (DIR/launch-go*.txt)"))
+	}
+	var recs []launchrec.Record
+	for _, dir := range fs.Args() {
+		rs, err := launchrec.ReadDir(dir, "")
+		if err != nil {
+			return fail(stderr, cmd, err)
+		}
+		for _, r := range rs {
+			if of, ok := sim.ModelNamed(r.GPU); ok && of.Key == m.Key {
+				recs = append(recs, r)
+			}
+		}
+	}
+	copies := 0
+	for _, r := range recs {
+		if r.WarpCopy > 0 {
+			copies++
+		}
+	}
+	if copies == 0 {
+		return fail(stderr, cmd, fmt.Errorf("none of the %d launch records of %s in %s times the copy kernels (records since 2026-12-07)", len(recs), m.Name, strings.Join(fs.Args(), ", ")))
+	}
+	dev, err := gpuext.Open("sim:" + m.Key)
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	defer dev.Close()
+	modeled, err := launchbench.ModeledWarpCopy(dev)
+	if err != nil {
+		return fail(stderr, cmd, err)
+	}
+	gpu, n := launchrec.WarpCopyGPU(recs)
+	fmt.Fprintf(stdout, "warp copy (32 floats, one warp) on %s: %d of %d records time it, %d over their empty kernel by more than %.1f µs\n", m.Name, copies, len(recs), n, launchrec.CopyAboveEmpty)
+	fmt.Fprintf(stdout, "  modeled GPU time: %.2f µs\n", modeled*1e6)
+	if n == 0 {
+		fmt.Fprintf(stdout, "  its GPU time is under the floor on every record: no fixed cost by the rule\n")
+		return exitOK
+	}
+	fmt.Fprintf(stdout, "  measured GPU time (a call less the spin curve's offset), median: %.2f µs\n", gpu*1e6)
+	fmt.Fprintf(stdout, "  fixed GPU cost of a launch that loads or stores global memory, by the rule: %.2f µs\n", max(0, gpu-modeled)*1e6)
 	return exitOK
 }
 

@@ -63,6 +63,8 @@ func TestTimeModelUsage(t *testing.T) {
 		{"timemodel", "constants", "--model", "nosuch"},
 		{"timemodel", "libs"},
 		{"timemodel", "libs", "--modeled", "sim.json"},
+		{"timemodel", "floorcopy"},
+		{"timemodel", "floorcopy", "--model", "nosuch", "."},
 	} {
 		var stdout, stderr bytes.Buffer
 		if code := run(args, &stdout, &stderr); code != exitUsage {
@@ -104,5 +106,50 @@ func TestTimeModelLibs(t *testing.T) {
 	if code := run([]string{"timemodel", "libs", "--modeled", gpu, sim}, &stdout, &stderr); code != exitFail ||
 		!strings.Contains(stderr.String(), "not the simulator") {
 		t.Errorf("swapped runs: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestTimeModelFloorCopy: the rule's figures from launch records that time
+// the copy kernels (the H100's record of 2026-12-07 with copy lines
+// added: 5.575 µs a call, the spin curve's offset 2.075 µs past 5 µs, so
+// 3.50 µs of GPU time); a record without them is an error that says so,
+// and a copy at the floor gives no cost.
+func TestTimeModelFloorCopy(t *testing.T) {
+	base, err := os.ReadFile("../../evidence/timemodel-sweep-h100-2026-12-07/launch-go-sweep-r3.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(copyUs string) string {
+		dir := t.TempDir()
+		text := string(base)
+		if copyUs != "" {
+			text = strings.Replace(text, "  spin kernel,      0 ns", "  copy of 32 floats, one warp:       "+copyUs+" us per call\n  copy of 4096 floats, 16 blocks:        6.00 us per call\n  spin kernel,      0 ns", 1)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "launch-go-sweep.txt"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	for _, tc := range []struct {
+		name, copyUs, model string
+		code                int
+		want                []string
+	}{
+		{"over the floor", "5.575", "h100", exitOK, []string{"1 of 1 records time it, 1 over", "median: 3.50 µs", "by the rule: "}},
+		{"at the floor", "3.70", "h100", exitOK, []string{"no fixed cost by the rule"}},
+		{"no copy lines", "", "h100", exitFail, []string{"none of the 1 launch records"}},
+		{"another GPU's records", "5.53", "h200", exitFail, []string{"none of the 0 launch records of NVIDIA H200"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run([]string{"timemodel", "floorcopy", "--model", tc.model, write(tc.copyUs)}, &stdout, &stderr)
+		out := stdout.String() + stderr.String()
+		if code != tc.code {
+			t.Errorf("%s: exit %d, want %d\n%s", tc.name, code, tc.code, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%s: no %q in\n%s", tc.name, w, out)
+			}
+		}
 	}
 }

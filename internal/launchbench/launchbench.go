@@ -237,6 +237,44 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 	return r, nil
 }
 
+// ModeledWarpCopy is the simulator's GPU time (sim.Modeled.GPUSeconds,
+// seconds) for the warp copy Measure times on a GPU (copyKernel, one warp,
+// 32 floats), launched as the protocol launches it: after a launch of its
+// own, so its data is where back-to-back calls leave it. The rule for a
+// launch that touches memory at the floor (docs/timemodel.md) sets this
+// beside the records' GPU time of the same copy (launchrec.WarpCopyGPU).
+// dev must be a simulator.
+func ModeledWarpCopy(dev *gpuext.Device) (seconds float64, err error) {
+	if dev.Kind() != gpuext.Sim {
+		return 0, fmt.Errorf("launchbench: the modeled warp copy needs the simulator, not %s", dev.Name())
+	}
+	var x, y *gpuext.Buffer[float32]
+	defer func() {
+		for _, b := range []*gpuext.Buffer[float32]{x, y} {
+			if b != nil {
+				err = errors.Join(err, b.Free())
+			}
+		}
+	}()
+	if x, err = gpuext.Alloc[float32](dev, "x", 32); err != nil {
+		return 0, err
+	}
+	if y, err = gpuext.Alloc[float32](dev, "y", 32); err != nil {
+		return 0, err
+	}
+	k := Module().MustKernel("copyKernel")
+	var l *gpuext.Launch
+	for range 2 {
+		if l, err = dev.Launch(context.Background(), k, gpuext.Config{Grid: 1, Block: 32}, x, y, uint32(32)); err != nil {
+			return 0, err
+		}
+	}
+	if l.Stats == nil {
+		return 0, errors.New("launchbench: the simulator gave the warp copy no statistics")
+	}
+	return l.Stats.Time.GPUSeconds, nil
+}
+
 // WriteText prints r as `warplab bench launch` does, the text that
 // internal/timecheck reads back from the recorded runs (launch-go*.txt);
 // device names the GPU, and sim says that the simulator's own costs were

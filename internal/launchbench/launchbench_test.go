@@ -11,6 +11,7 @@ import (
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/launchrec"
 	"github.com/warplab/warplab/internal/ptxcheck"
+	"github.com/warplab/warplab/sim"
 )
 
 func TestPTXFresh(t *testing.T) {
@@ -88,4 +89,23 @@ func TestSpinOnSimulator(t *testing.T) {
 	if _, err := dev.Launch(ctx, Module().MustKernel("spinKernel"), gpuext.Config{Grid: 1, Block: 1}, uint64(2000)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestModeledWarpCopy: the simulator's GPU time of the protocol's warp
+// copy is a launch's worth of time (positive, under the host's floor, which
+// it is compared against), and the GPU backend is refused.
+func TestModeledWarpCopy(t *testing.T) {
+	dev, err := gpuext.Open("sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	s, err := ModeledWarpCopy(dev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if floor := dev.Model().LaunchFloor(sim.LaunchArgs{Buffers: 2, Scalars: 1}); s <= 0 || s >= floor {
+		t.Errorf("modeled warp copy %g s, want in (0, the floor %g s)", s, floor)
+	}
+	t.Logf("modeled GPU time of one warp's copy of 32 floats on %s: %.2f µs", dev.Name(), s*1e6)
 }

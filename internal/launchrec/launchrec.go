@@ -148,20 +148,9 @@ func Floor(recs []Record) (f sim.HostFloor, ok bool) {
 // FloorDir is the host floor (Floor) of the records dir/launch-go*.txt
 // that name gpu ("" for any): the floor of the lease that recorded them.
 func FloorDir(dir, gpu string) (sim.HostFloor, error) {
-	files, _ := filepath.Glob(filepath.Join(dir, "launch-go*.txt"))
-	var recs []Record
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return sim.HostFloor{}, err
-		}
-		r, err := ReadText(data)
-		if err != nil {
-			return sim.HostFloor{}, fmt.Errorf("launchrec: %s: %w", f, err)
-		}
-		if gpu == "" || r.GPU == gpu {
-			recs = append(recs, r)
-		}
+	recs, err := ReadDir(dir, gpu)
+	if err != nil {
+		return sim.HostFloor{}, err
 	}
 	f, ok := Floor(recs)
 	if !ok {
@@ -172,6 +161,69 @@ func FloorDir(dir, gpu string) (sim.HostFloor, error) {
 		return sim.HostFloor{}, fmt.Errorf("launchrec: no warplab bench launch record%s with the lessons' protocol in %s (launch-go*.txt)", of, dir)
 	}
 	return f, nil
+}
+
+// ReadDir reads the records dir/launch-go*.txt that name gpu ("" for
+// any), as `warplab timemodel sweep`'s script leaves them beside a pass.
+func ReadDir(dir, gpu string) ([]Record, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, "launch-go*.txt"))
+	var recs []Record
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		r, err := ReadText(data)
+		if err != nil {
+			return nil, fmt.Errorf("launchrec: %s: %w", f, err)
+		}
+		if gpu == "" || r.GPU == gpu {
+			recs = append(recs, r)
+		}
+	}
+	return recs, nil
+}
+
+// CopyAboveEmpty is how far a record's warp copy must be over its empty
+// kernel, in microseconds, before its GPU time counts (WarpCopyGPU): below
+// it the copy is at the floor and its GPU time is not seen. Fixed with
+// the rule (docs/timemodel.md, "At the floor, a kernel that touches
+// memory") before any record had the copy lines.
+const CopyAboveEmpty = 0.3
+
+// CurveSpinNs is the shortest spin on the spin curve's straight part,
+// where a call takes its spin plus a fixed offset (the H100's lease of
+// 2026-12-07: s + 2.15–2.18 µs from 3 µs).
+const CurveSpinNs = 5000
+
+// WarpCopyGPU is the GPU time of the warp copy (32 floats, one warp)
+// over records that time it, by the rule fixed before any did: a record's
+// is its time a call less its spin curve's offset (the median of time −
+// spin over spins of CurveSpinNs and more), where the copy is over that
+// record's empty kernel by more than CopyAboveEmpty; the result is the
+// median over those records, in seconds, and n how many there were (0:
+// no record saw the copy's GPU time, and the result is 0).
+func WarpCopyGPU(recs []Record) (seconds float64, n int) {
+	var gpu []float64
+	for _, r := range recs {
+		if r.WarpCopy <= 0 || !r.Protocol || r.WarpCopy-r.Empty <= CopyAboveEmpty {
+			continue
+		}
+		var offs []float64
+		for ns, v := range r.Spin {
+			if ns >= CurveSpinNs {
+				offs = append(offs, v-float64(ns)/1000)
+			}
+		}
+		if len(offs) == 0 {
+			continue
+		}
+		gpu = append(gpu, r.WarpCopy-median(offs))
+	}
+	if len(gpu) == 0 {
+		return 0, 0
+	}
+	return median(gpu) * 1e-6, len(gpu)
 }
 
 func median(v []float64) float64 {

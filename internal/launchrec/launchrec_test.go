@@ -90,3 +90,33 @@ func TestReadTextCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestWarpCopyGPU holds the rule's arithmetic: a record's copy less its
+// spin curve's offset, only where the copy is over the empty kernel by
+// more than CopyAboveEmpty and the curve has a spin of CurveSpinNs or
+// more; the median over those records.
+func TestWarpCopyGPU(t *testing.T) {
+	curve := map[int]float64{0: 4.0, 1000: 4.1, 5000: 7.2, 10000: 12.2} // offset 2.2
+	for _, tc := range []struct {
+		name  string
+		recs  []Record
+		want  float64 // µs
+		wantN int
+	}{
+		{"one record", []Record{{Protocol: true, Empty: 4.0, WarpCopy: 5.5, Spin: curve}}, 3.3, 1},
+		{"at the floor", []Record{{Protocol: true, Empty: 4.0, WarpCopy: 4.3, Spin: curve}}, 0, 0},
+		{"no curve past 5 µs", []Record{{Protocol: true, Empty: 4.0, WarpCopy: 5.5, Spin: map[int]float64{0: 4, 3000: 5.2}}}, 0, 0},
+		{"before the copy lines", []Record{{Protocol: true, Empty: 4.0, Spin: curve}}, 0, 0},
+		{"median of three", []Record{
+			{Protocol: true, Empty: 4.0, WarpCopy: 5.5, Spin: curve},
+			{Protocol: true, Empty: 4.0, WarpCopy: 6.0, Spin: curve},
+			{Protocol: true, Empty: 4.0, WarpCopy: 5.0, Spin: curve},
+			{Protocol: true, Empty: 4.0, WarpCopy: 4.2, Spin: curve}, // at the floor: out
+		}, 3.3, 3},
+	} {
+		got, n := WarpCopyGPU(tc.recs)
+		if n != tc.wantN || math.Abs(got-tc.want*1e-6) > 1e-12 {
+			t.Errorf("%s: %g s over %d records, want %g µs over %d", tc.name, got, n, tc.want, tc.wantN)
+		}
+	}
+}
