@@ -18,6 +18,15 @@ func TestCalibrationCopies(t *testing.T) {
 		{"h200-contention.csv", contentionRecorded},
 		{"h200-l2reuse.csv", "../evidence/timemodel-l2reuse-h200-2026-12-04/l2reuse.csv"},
 		{"h200-l2store.csv", "../evidence/timemodel-l2store-h200-2026-12-04/l2store.csv"},
+		// The H100's, one call (scripts/evidence/timemodel-calib.sh).
+		{"h100.csv", "../evidence/timemodel-calib-h100-2026-12-07/microbench/microbench.csv"},
+		{"h100-mechanisms.csv", "../evidence/timemodel-calib-h100-2026-12-07/micro-mechanisms/mechanisms.csv"},
+		{"h100-atomics.csv", "../evidence/timemodel-calib-h100-2026-12-07/micro-atomics/atomics.csv"},
+		{"h100-dram.csv", "../evidence/timemodel-calib-h100-2026-12-07/micro-dram/dram.csv"},
+		{"h100-dispatch.csv", "../evidence/timemodel-calib-h100-2026-12-07/dispatch/dispatch.csv"},
+		{"h100-contention.csv", "../evidence/timemodel-calib-h100-2026-12-07/contention/contention.csv"},
+		{"h100-l2reuse.csv", "../evidence/timemodel-calib-h100-2026-12-07/l2reuse/l2reuse.csv"},
+		{"h100-l2store.csv", "../evidence/timemodel-calib-h100-2026-12-07/l2store/l2store.csv"},
 	} {
 		t.Run(c.embedded, func(t *testing.T) {
 			want, err := os.ReadFile(c.recorded)

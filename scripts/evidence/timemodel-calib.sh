@@ -1,7 +1,7 @@
 #!/bin/bash
 # timemodel-calib.sh — every microbenchmark a model's constants come from
 # (sim.microbenchRuns: microbench, mechanisms, atomics, dram, dispatch,
-# contention, l2reuse, l2store), in one device call on whatever GPU it runs
+# contention, l2reuse with Nsight Compute's DRAM bytes, l2store), in one device call on whatever GPU it runs
 # on, from the repository root:
 #
 #   bash scripts/evidence/timemodel-calib.sh "$OUT/calib"
@@ -35,4 +35,17 @@ for n in dispatch contention l2reuse l2store; do
 	timeout 150 bash "$S/timemodel-micro.sh" "$n" "$E/$n" >"$E/$n.log" 2>&1
 	log "$n (exit $?)"
 done
+# l2reuse's misses are Nsight Compute's DRAM bytes, added to its CSV
+# (evidence/timemodel-l2reuse-h200-2026-12-04's commands): without them the
+# model has no L2ReuseBytes (the H100's call of 2026-12-07 03:40 lacked
+# this step).
+export PATH="$PATH:/usr/local/cuda/bin"
+R="$(cd "$S/../.." && pwd)"
+if command -v ncu >/dev/null && nvcc -O3 -arch=native -std=c++17 -I "$R/scripts/evidence/timemodel" -o /tmp/calib-l2r "$R/scripts/evidence/timemodel/l2reuse.cu" 2>"$E/l2reuse/nvcc-ncu.err"; then
+	timeout 150 ncu --csv --metrics dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sector_op_read_hit_rate.pct,gpu__time_duration.sum /tmp/calib-l2r once >"$E/l2reuse/ncu.csv" 2>"$E/l2reuse/ncu.err"
+	python3 "$R/scripts/evidence/timemodel/l2reuse-ncu.py" "$E/l2reuse/ncu.csv" "$E/l2reuse/l2reuse.csv"
+	log "l2reuse ncu (exit $?)"
+else
+	log "l2reuse ncu: no ncu or nvcc failed"
+fi
 log done
