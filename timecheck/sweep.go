@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -57,17 +58,37 @@ type SweepCase struct {
 	HostFloor string `json:"host_floor,omitempty"`
 }
 
-// folder is the folder of c's recordings when they all lie in one.
-func (c SweepCase) folder() string {
-	d := ""
-	for i, s := range c.Sources {
-		if i == 0 {
-			d = filepath.Dir(s)
-		} else if filepath.Dir(s) != d {
-			return ""
+// leases names the folders of c's recordings, each a lease's: sorted and
+// joined by "+" where there are several (floorFor reads it).
+func (c SweepCase) leases() string {
+	var ds []string
+	for _, s := range c.Sources {
+		if d := filepath.Dir(s); !slices.Contains(ds, d) {
+			ds = append(ds, d)
 		}
 	}
-	return d
+	slices.Sort(ds)
+	return strings.Join(ds, "+")
+}
+
+// floorFor is the host floor of the leases key names (SweepCase.leases):
+// a folder's own, or for a case recorded on several leases the median of
+// their floors, figure by figure, as its measured time is the median of
+// its recordings (two leases: their mean). False unless every folder has
+// a floor.
+func floorFor(floors map[string]sim.HostFloor, key string) (sim.HostFloor, bool) {
+	if key == "" {
+		return sim.HostFloor{}, false
+	}
+	var launch, buf, scalar []float64
+	for _, d := range strings.Split(key, "+") {
+		f, ok := floors[d]
+		if !ok {
+			return sim.HostFloor{}, false
+		}
+		launch, buf, scalar = append(launch, f.TimedLaunch), append(buf, f.TimedLaunchPerBuffer), append(scalar, f.TimedLaunchPerScalar)
+	}
+	return sim.HostFloor{TimedLaunch: median(launch), TimedLaunchPerBuffer: median(buf), TimedLaunchPerScalar: median(scalar)}, true
 }
 
 // Group is the case's pairs key: family, input and GPU.
@@ -259,7 +280,7 @@ func SimulateSweep(ctx context.Context, cases []SweepCase, o SweepSimOptions) er
 		}
 		opts := gpuext.Options{SASSWidths: !o.PTXWidths}
 		if floor != "" {
-			f := o.Floors[floor]
+			f, _ := floorFor(o.Floors, floor)
 			opts.HostFloor = &f
 		}
 		d, err := gpuext.OpenWith("sim:"+o.Model, opts)
@@ -283,18 +304,18 @@ func SimulateSweep(ctx context.Context, cases []SweepCase, o SweepSimOptions) er
 		k := c.Family + "|" + c.Input
 		byGroup[k] = append(byGroup[k], i)
 	}
-	// An input's kernels run on one device: its lease's floor where every
-	// case of it was recorded in one folder with launch records, else the
-	// model's.
+	// An input's kernels run on one device: its leases' floor where every
+	// case of it was recorded in the same folders, each with launch
+	// records (floorFor), else the model's.
 	floorOfGroup := map[string]string{}
 	for k, idx := range byGroup {
-		floor := cases[idx[0]].folder()
+		floor := cases[idx[0]].leases()
 		for _, i := range idx[1:] {
-			if cases[i].folder() != floor {
+			if cases[i].leases() != floor {
 				floor = ""
 			}
 		}
-		if _, ok := o.Floors[floor]; !ok {
+		if _, ok := floorFor(o.Floors, floor); !ok {
 			floor = ""
 		}
 		floorOfGroup[k] = floor
@@ -517,7 +538,7 @@ func (r *SweepReport) SetHostFloors(floors map[string]sim.HostFloor) {
 	}
 	r.HostFloors = nil
 	for d, k := range n {
-		f := floors[d]
+		f, _ := floorFor(floors, d)
 		r.HostFloors = append(r.HostFloors, LeaseFloor{Folder: d, LaunchUs: f.TimedLaunch * 1e6, PerBufferUs: f.TimedLaunchPerBuffer * 1e6, PerScalarUs: f.TimedLaunchPerScalar * 1e6, Cases: k})
 	}
 	sort.Slice(r.HostFloors, func(i, j int) bool { return r.HostFloors[i].Folder < r.HostFloors[j].Folder })
@@ -645,6 +666,11 @@ func (r *SweepReport) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "\n* outside ±25%%. Measured: CUDA events, 3 warm-ups and 10 back-to-back runs, per call (evidence/timemodel-sweep-*); modeled: the simulator (model %s), one launch from the same PTX (inputs past the simulation budget: a sample of each grid's blocks, scaled; \"sampled 1/k\"). Regime: the model's bound.\n\n", r.Model)
 	}
 	for _, f := range r.HostFloors {
+		if strings.Contains(f.Folder, "+") {
+			fmt.Fprintf(w, "Host floor of %d cases, each recorded on %d leases: the median of the leases' floors, from the launch records of %s (%.3f µs, %.3f a buffer, %.3f a scalar), not the model's.\n\n",
+				f.Cases, strings.Count(f.Folder, "+")+1, strings.ReplaceAll(f.Folder, "+", " and "), f.LaunchUs, f.PerBufferUs, f.PerScalarUs)
+			continue
+		}
 		fmt.Fprintf(w, "Host floor of %d cases: their lease's, from %s's launch records (%.3f µs, %.3f a buffer, %.3f a scalar), not the model's.\n\n", f.Cases, f.Folder, f.LaunchUs, f.PerBufferUs, f.PerScalarUs)
 	}
 	line := func(s SweepSummary) {
