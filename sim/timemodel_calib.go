@@ -251,6 +251,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"L2Bandwidth", m.L2Bandwidth, "B/s", src("L2Bandwidth")},
 		{"LaunchOverhead", m.LaunchOverhead, "s", dispatchSource(m, "LaunchOverhead", src("LaunchOverhead"))},
 		{"BlockDispatch", m.BlockDispatch, "s", dispatchSource(m, "BlockDispatch", "")},
+		{"MemoryLaunchSeconds", m.MemoryLaunchSeconds, "s", src("MemoryLaunchSeconds")},
 		{"BlockSeconds", m.BlockSeconds, "s", blockcostSource(m)},
 		{"WarpSlotRelease", b2f(m.WarpSlotRelease), "", warpSlotsSource(m)},
 		{"L1InFlight", b2f(m.L1InFlight), "", lineWaitSource(m)},
@@ -312,6 +313,7 @@ func CalibrationFile(key string) string {
 // a recorded microbenchmark replaces them.
 var defaultSources = map[string]map[string]string{
 	"h200": {
+		"MemoryLaunchSeconds":  "none: no H200 launch record times the copy kernels yet (warplab bench launch has timed them since 2026-12-07; the thirty-sixth pass's rule, docs/timemodel.md)",
 		"L1Bytes":              "published: 256 KB of combined L1 data cache and shared memory per SM (NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022; the H200 has the same SM)",
 		"L1DataBytes":          "published: all of it can be L1 when a kernel uses no shared memory (the carve-outs run from 0 to 228 KB of shared memory)",
 		"L2LineShare":          "measured: evidence/timemodel-l2sectors-h200-2026-12-01 (a warm 16 MiB buffer read with ld.global.cg at 64 warps per SM, eight loads in flight a thread): lanes 128 bytes apart, one sector of each of 32 lines a request, are served at 1.30e11 sectors (and lines) a second, 4.17 TB/s of sectors, against 2.51e11 sectors a second at l2_read's 8.03 TB/s; 1.30/2.51 = 0.52. Two sectors a line (6.75 TB/s) and four (6.69 TB/s) are not line-bound",
@@ -330,6 +332,7 @@ var defaultSources = map[string]map[string]string{
 		"TimedLaunchPerScalar": "measured: as TimedLaunchPerBuffer, (six scalars − the empty kernel) / 6 per record, 0.083 µs, the median over the same 20 records (−0.19 to 0.42 µs: the host's scatter; until 2026-12-06 the newest day's, 0.102 µs)",
 	},
 	"h100": {
+		"MemoryLaunchSeconds":  "none: measured, not adopted: warplab timemodel floorcopy --model h100 on the H100's launch records (evidence/timemodel-sweep-0338-h100-2026-12-07, 2026-12-07 03:38 UTC; 2 of its 4 records time the warp copy over the empty kernel by more than 0.3 µs) gives the warp copy's GPU time 3.365 µs against the model's 2.108 µs, 1.257 µs by the thirty-sixth pass's rule; the H100's sweep went from 198 to 199 of 223 within 25% on one lease and from 199 to 198 on the other with it (docs/timemodel.md, \"Another GPU\")",
 		"L1Bytes":              "published: 256 KB of combined L1 and shared memory per SM (NVIDIA H100 whitepaper)",
 		"L1DataBytes":          "published: carve-outs from 0 KB of shared memory",
 		"L1Miss":               "the H200's curve (same SM)",
@@ -348,6 +351,7 @@ var defaultSources = map[string]map[string]string{
 		"TimedLaunchPerScalar": "the H200's measured value (a property of the host and gpuext), assumed",
 	},
 	"a100": {
+		"MemoryLaunchSeconds":  "none: no A100 launch records",
 		"L1Bytes":              "published: 192 KB of combined L1 and shared memory per SM (NVIDIA A100 Tensor Core GPU Architecture whitepaper, 2020)",
 		"L1DataBytes":          "published: carve-outs from 0 KB of shared memory",
 		"L1Miss":               "the H200's curve, assumed",
@@ -366,6 +370,7 @@ var defaultSources = map[string]map[string]string{
 		"TimedLaunchPerScalar": "the H200's measured value (a property of the host and gpuext), assumed",
 	},
 	"t4": {
+		"MemoryLaunchSeconds":  "none: no T4 launch records; not measured here",
 		"L1Bytes":              "published: 96 KB of combined L1 and shared memory per SM on Turing (NVIDIA Turing GPU Architecture whitepaper, 2018); not measured here",
 		"L1DataBytes":          "published: the L1 takes 32 or 64 KB of it (shared memory 64 or 32 KB); not measured here",
 		"L1Miss":               "the H200's curve, assumed; not measured here (no T4 to measure)",

@@ -245,13 +245,13 @@ func runTimeModelFloorCopy(args []string, stdout, stderr io.Writer) int {
 	}
 	gpu, n := launchrec.WarpCopyGPU(recs)
 	fmt.Fprintf(stdout, "warp copy (32 floats, one warp) on %s: %d of %d records time it, %d over their empty kernel by more than %.1f µs\n", m.Name, copies, len(recs), n, launchrec.CopyAboveEmpty)
-	fmt.Fprintf(stdout, "  modeled GPU time: %.2f µs\n", modeled*1e6)
+	fmt.Fprintf(stdout, "  modeled GPU time: %.3f µs\n", modeled*1e6)
 	if n == 0 {
 		fmt.Fprintf(stdout, "  its GPU time is under the floor on every record: no fixed cost by the rule\n")
 		return exitOK
 	}
-	fmt.Fprintf(stdout, "  measured GPU time (a call less the spin curve's offset), median: %.2f µs\n", gpu*1e6)
-	fmt.Fprintf(stdout, "  fixed GPU cost of a launch that loads or stores global memory, by the rule: %.2f µs\n", max(0, gpu-modeled)*1e6)
+	fmt.Fprintf(stdout, "  measured GPU time (a call less the spin curve's offset), median: %.3f µs\n", gpu*1e6)
+	fmt.Fprintf(stdout, "  fixed GPU cost of a launch that loads or stores global memory, by the rule: %.3f µs\n", max(0, gpu-modeled)*1e6)
 	return exitOK
 }
 

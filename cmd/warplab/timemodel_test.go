@@ -135,7 +135,7 @@ func TestTimeModelFloorCopy(t *testing.T) {
 		code                int
 		want                []string
 	}{
-		{"over the floor", "5.575", "h100", exitOK, []string{"1 of 1 records time it, 1 over", "median: 3.50 µs", "by the rule: "}},
+		{"over the floor", "5.575", "h100", exitOK, []string{"1 of 1 records time it, 1 over", "median: 3.500 µs", "by the rule: "}},
 		{"at the floor", "3.70", "h100", exitOK, []string{"no fixed cost by the rule"}},
 		{"no copy lines", "", "h100", exitFail, []string{"none of the 1 launch records"}},
 		{"another GPU's records", "5.53", "h200", exitFail, []string{"none of the 0 launch records of NVIDIA H200"}},

@@ -238,7 +238,7 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 }
 
 // ModeledWarpCopy is the simulator's GPU time (sim.Modeled.GPUSeconds,
-// seconds) for the warp copy Measure times on a GPU (copyKernel, one warp,
+// seconds, less the model's MemoryLaunchSeconds) for the warp copy Measure times on a GPU (copyKernel, one warp,
 // 32 floats), launched as the protocol launches it: after a launch of its
 // own, so its data is where back-to-back calls leave it. The rule for a
 // launch that touches memory at the floor (docs/timemodel.md) sets this
@@ -272,7 +272,9 @@ func ModeledWarpCopy(dev *gpuext.Device) (seconds float64, err error) {
 	if l.Stats == nil {
 		return 0, errors.New("launchbench: the simulator gave the warp copy no statistics")
 	}
-	return l.Stats.Time.GPUSeconds, nil
+	// Without the model's own fixed cost of a launch that touches memory
+	// (timing.Constants.MemoryLaunchSeconds), which this sets.
+	return l.Stats.Time.GPUSeconds - dev.Model().MemoryLaunchSeconds, nil
 }
 
 // WriteText prints r as `warplab bench launch` does, the text that

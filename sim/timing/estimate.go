@@ -239,6 +239,10 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 		}
 	}
 	t.GPUSeconds = gpu + c.LaunchOverhead
+	if s.L2Sectors > 0 { // a launch that touches global memory
+		t.GPUSeconds += c.MemoryLaunchSeconds
+		t.KernelSeconds += c.MemoryLaunchSeconds
+	}
 	if r := s.Records; r != nil {
 		t.Occupancy = fmt.Sprintf("%d blocks of %d warps an SM; ", r.BlocksPerSM, r.WarpsPerBlock)
 		if r.Registers > 0 {

@@ -48,6 +48,17 @@ type Constants struct {
 	// empty blocks of any size): a grid of many short blocks takes at
 	// least its blocks × BlockDispatch. 0: blocks start as slots free.
 	BlockDispatch float64
+	// MemoryLaunchSeconds is what a launch that loads or stores global
+	// memory adds to the GPU's time beyond LaunchOverhead, which the
+	// launch microbenchmark's kernels (no memory) set: the thirty-sixth
+	// pass's rule (docs/timemodel.md, "At the floor, a kernel that
+	// touches memory"), the warp copy's GPU time over a GPU's launch
+	// records (launchrec.WarpCopyGPU) less the model's for the same
+	// launch without it. 0 in every model: the H100's records give 1.257
+	// µs, which took its sweep from 198 to 199 of 223 within 25% on one
+	// lease and from 199 to 198 on the other, and was not adopted
+	// (timecheck.TestMemoryLaunchRule holds the figure to the records).
+	MemoryLaunchSeconds float64
 	// BlockSeconds is what a block holds its SM's slots beyond its own
 	// path: from its start until its slots can start the next block
 	// (blockcost.cu: grids of k generations of empty blocks held to one
