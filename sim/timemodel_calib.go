@@ -332,7 +332,7 @@ var defaultSources = map[string]map[string]string{
 		"TimedLaunchPerScalar": "measured: as TimedLaunchPerBuffer, (six scalars − the empty kernel) / 6 per record, 0.083 µs, the median over the same 20 records (−0.19 to 0.42 µs: the host's scatter; until 2026-12-06 the newest day's, 0.102 µs)",
 	},
 	"h100": {
-		"MemoryLaunchSeconds":  "none: measured, not adopted: warplab timemodel floorcopy --model h100 on the H100's launch records (evidence/timemodel-sweep-0338-h100-2026-12-07, 2026-12-07 03:38 UTC; 2 of its 4 records time the warp copy over the empty kernel by more than 0.3 µs) gives the warp copy's GPU time 3.365 µs against the model's 2.108 µs, 1.257 µs by the thirty-sixth pass's rule; the H100's sweep went from 198 to 199 of 223 within 25% on one lease and from 199 to 198 on the other with it (docs/timemodel.md, \"Another GPU\")",
+		"MemoryLaunchSeconds":  "none: measured, not adopted: warplab timemodel floorcopy --model h100 on the H100's launch records (evidence/timemodel-sweep-0338-h100-2026-12-07, 2026-12-07 03:38 UTC; 2 of its 4 records time the warp copy over the empty kernel by more than 0.3 µs) gives the warp copy's GPU time 3.365 µs against the model's 2.108 µs, 1.257 µs by the thirty-sixth pass's rule; the H100's sweep went from 198 to 199 of 223 within 25% on one lease and from 199 to 198 on the other with it (docs/timemodel.md, \"Another GPU\"); with the rule corrected to the copy's own floor (its two buffers and count), 1 record and 1.912 µs, for the next records to judge",
 		"L1Bytes":              "published: 256 KB of combined L1 and shared memory per SM (NVIDIA H100 whitepaper)",
 		"L1DataBytes":          "published: carve-outs from 0 KB of shared memory",
 		"L1Miss":               "the H200's curve (same SM)",

@@ -244,7 +244,7 @@ func runTimeModelFloorCopy(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, cmd, err)
 	}
 	gpu, n := launchrec.WarpCopyGPU(recs)
-	fmt.Fprintf(stdout, "warp copy (32 floats, one warp) on %s: %d of %d records time it, %d over their empty kernel by more than %.1f µs\n", m.Name, copies, len(recs), n, launchrec.CopyAboveEmpty)
+	fmt.Fprintf(stdout, "warp copy (32 floats, one warp) on %s: %d of %d records time it, %d over the copy's own floor (the empty kernel, two buffers and a count) by more than %.1f µs\n", m.Name, copies, len(recs), n, launchrec.CopyAboveFloor)
 	fmt.Fprintf(stdout, "  modeled GPU time: %.3f µs\n", modeled*1e6)
 	if n == 0 {
 		fmt.Fprintf(stdout, "  its GPU time is under the floor on every record: no fixed cost by the rule\n")

@@ -184,12 +184,12 @@ func ReadDir(dir, gpu string) ([]Record, error) {
 	return recs, nil
 }
 
-// CopyAboveEmpty is how far a record's warp copy must be over its empty
-// kernel, in microseconds, before its GPU time counts (WarpCopyGPU): below
-// it the copy is at the floor and its GPU time is not seen. Fixed with
-// the rule (docs/timemodel.md, "At the floor, a kernel that touches
+// CopyAboveFloor is how far a record's warp copy must be over its own
+// floor, in microseconds, before its GPU time counts (WarpCopyGPU): below
+// it the host sets the copy's time and its GPU time is not seen. Fixed
+// with the rule (docs/timemodel.md, "At the floor, a kernel that touches
 // memory") before any record had the copy lines.
-const CopyAboveEmpty = 0.3
+const CopyAboveFloor = 0.3
 
 // CurveSpinNs is the shortest spin on the spin curve's straight part,
 // where a call takes its spin plus a fixed offset (the H100's lease of
@@ -197,16 +197,27 @@ const CopyAboveEmpty = 0.3
 const CurveSpinNs = 5000
 
 // WarpCopyGPU is the GPU time of the warp copy (32 floats, one warp)
-// over records that time it, by the rule fixed before any did: a record's
-// is its time a call less its spin curve's offset (the median of time −
-// spin over spins of CurveSpinNs and more), where the copy is over that
-// record's empty kernel by more than CopyAboveEmpty; the result is the
-// median over those records, in seconds, and n how many there were (0:
-// no record saw the copy's GPU time, and the result is 0).
+// over records that time it: a record's is its time a call less its spin
+// curve's offset (the median of time − spin over spins of CurveSpinNs and
+// more), where the copy is over its own floor on that record by more than
+// CopyAboveFloor; the result is the median over those records, in
+// seconds, and n how many there were (0: no record saw the copy's GPU
+// time, and the result is 0). The copy's floor is the record's empty
+// kernel plus its two buffers and a count at the record's costs (Floor's
+// arithmetic on the one record): the rule as committed compared with the
+// empty kernel alone, and on the first records with the copy lines (the
+// H100's, 2026-12-07 03:38 UTC) the copy's arguments put its floor 0.4–1.2
+// µs over it, so that rule counted host time as the GPU's; corrected
+// before any further record (docs/timemodel.md, "Another GPU").
 func WarpCopyGPU(recs []Record) (seconds float64, n int) {
 	var gpu []float64
 	for _, r := range recs {
-		if r.WarpCopy <= 0 || !r.Protocol || r.WarpCopy-r.Empty <= CopyAboveEmpty {
+		if r.WarpCopy <= 0 || !r.Protocol {
+			continue
+		}
+		scalar := (r.Scalars - r.Empty) / 6
+		buffer := (r.Args - r.Empty - scalar) / 5
+		if r.WarpCopy-(r.Empty+2*max(0, buffer)+max(0, scalar)) <= CopyAboveFloor {
 			continue
 		}
 		var offs []float64

@@ -92,9 +92,10 @@ func TestReadTextCopies(t *testing.T) {
 }
 
 // TestWarpCopyGPU holds the rule's arithmetic: a record's copy less its
-// spin curve's offset, only where the copy is over the empty kernel by
-// more than CopyAboveEmpty and the curve has a spin of CurveSpinNs or
-// more; the median over those records.
+// spin curve's offset, only where the copy is over its own floor (the
+// empty kernel, two buffers and a scalar at the record's costs) by more
+// than CopyAboveFloor and the curve has a spin of CurveSpinNs or more;
+// the median over those records.
 func TestWarpCopyGPU(t *testing.T) {
 	curve := map[int]float64{0: 4.0, 1000: 4.1, 5000: 7.2, 10000: 12.2} // offset 2.2
 	for _, tc := range []struct {
@@ -107,6 +108,9 @@ func TestWarpCopyGPU(t *testing.T) {
 		{"at the floor", []Record{{Protocol: true, Empty: 4.0, WarpCopy: 4.3, Spin: curve}}, 0, 0},
 		{"no curve past 5 µs", []Record{{Protocol: true, Empty: 4.0, WarpCopy: 5.5, Spin: map[int]float64{0: 4, 3000: 5.2}}}, 0, 0},
 		{"before the copy lines", []Record{{Protocol: true, Empty: 4.0, Spin: curve}}, 0, 0},
+		// a scalar 0.1 µs, a buffer 0.38: the copy's floor 4.86 µs
+		{"at its own arguments' floor", []Record{{Protocol: true, Empty: 4.0, Args: 6.0, Scalars: 4.6, WarpCopy: 5.0, Spin: curve}}, 0, 0},
+		{"over its own arguments' floor", []Record{{Protocol: true, Empty: 4.0, Args: 6.0, Scalars: 4.6, WarpCopy: 5.5, Spin: curve}}, 3.3, 1},
 		{"median of three", []Record{
 			{Protocol: true, Empty: 4.0, WarpCopy: 5.5, Spin: curve},
 			{Protocol: true, Empty: 4.0, WarpCopy: 6.0, Spin: curve},

@@ -54,10 +54,11 @@ type Constants struct {
 	// pass's rule (docs/timemodel.md, "At the floor, a kernel that
 	// touches memory"), the warp copy's GPU time over a GPU's launch
 	// records (launchrec.WarpCopyGPU) less the model's for the same
-	// launch without it. 0 in every model: the H100's records give 1.257
-	// µs, which took its sweep from 198 to 199 of 223 within 25% on one
-	// lease and from 199 to 198 on the other, and was not adopted
-	// (timecheck.TestMemoryLaunchRule holds the figure to the records).
+	// launch without it. 0 in every model: the H100's records gave 1.257
+	// µs by the rule as committed, which lost three of the H100's 223
+	// sweep cases within 25%, and it was not adopted (1.912 µs by the rule
+	// corrected to the copy's own floor, one record;
+	// timecheck.TestMemoryLaunchRule holds the figure to the records).
 	MemoryLaunchSeconds float64
 	// BlockSeconds is what a block holds its SM's slots beyond its own
 	// path: from its start until its slots can start the next block
