@@ -25,7 +25,7 @@ func TestCalibrationCopies(t *testing.T) {
 		{"h100-dram.csv", "../evidence/timemodel-calib-h100-2026-12-07/micro-dram/dram.csv"},
 		{"h100-dispatch.csv", "../evidence/timemodel-calib-h100-2026-12-07/dispatch/dispatch.csv"},
 		{"h100-contention.csv", "../evidence/timemodel-calib-h100-2026-12-07/contention/contention.csv"},
-		{"h100-l2reuse.csv", "../evidence/timemodel-calib-h100-2026-12-07/l2reuse/l2reuse.csv"},
+		{"h100-l2reuse.csv", "../evidence/timemodel-l2reuse-h100-2026-12-07/l2reuse.csv"}, // with ncu's rows
 		{"h100-l2store.csv", "../evidence/timemodel-calib-h100-2026-12-07/l2store/l2store.csv"},
 	} {
 		t.Run(c.embedded, func(t *testing.T) {
