@@ -56,9 +56,10 @@ type Constants struct {
 	// records (launchrec.WarpCopyGPU) less the model's for the same
 	// launch without it. 0 in every model: the H100's records gave 1.257
 	// µs by the rule as committed, which lost three of the H100's 223
-	// sweep cases within 25%, and it was not adopted (1.912 µs by the rule
-	// corrected to the copy's own floor, one record;
-	// timecheck.TestMemoryLaunchRule holds the figure to the records).
+	// sweep cases within 25%, and it was not adopted; by the rule
+	// corrected to the copy's own floor, 1.664 µs from 2 of 10 records,
+	// which lost five, not adopted either (timecheck.TestMemoryLaunchRule
+	// holds the figure to the records).
 	MemoryLaunchSeconds float64
 	// BlockSeconds is what a block holds its SM's slots beyond its own
 	// path: from its start until its slots can start the next block
