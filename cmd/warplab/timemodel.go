@@ -146,20 +146,32 @@ func runTimeModelCheck(args []string, stdout, stderr io.Writer) int {
 	return runSweepCheck(cmd, *root, *model, sf, stdout, stderr)
 }
 
-func runTimeModelConstants(args []string, stdout, stderr io.Writer) int {
-	const cmd = "warplab timemodel constants"
+// modelCommand parses args for a subcommand whose one flag is --model
+// (help says what the model selects) and returns the model and the
+// arguments after the flags; done is true when the command is over (help
+// printed, or a usage error reported), with its exit code.
+func modelCommand(cmd, help string, args []string, stderr io.Writer) (m sim.Model, rest []string, code int, done bool) {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	model := fs.String("model", "h200", "the device model: t4, a100, h100 or h200")
+	model := fs.String("model", "h200", help+": t4, a100, h100 or h200")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+			return sim.Model{}, nil, exitOK, true
 		}
-		return fail(stderr, cmd, usageErrorf("%v", err))
+		return sim.Model{}, nil, fail(stderr, cmd, usageErrorf("%v", err)), true
 	}
 	m, err := sim.ModelByKey(*model)
 	if err != nil {
-		return fail(stderr, cmd, usageErrorf("%v", err))
+		return sim.Model{}, nil, fail(stderr, cmd, usageErrorf("%v", err)), true
+	}
+	return m, fs.Args(), 0, false
+}
+
+func runTimeModelConstants(args []string, stdout, stderr io.Writer) int {
+	const cmd = "warplab timemodel constants"
+	m, _, code, done := modelCommand(cmd, "the device model", args, stderr)
+	if done {
+		return code
 	}
 	rep := &timecheck.Report{Model: m.Key, Constants: sim.TimeConstants(m)}
 	fmt.Fprintf(stdout, "time-model constants of %s (%s)\n", m.Name, m.Key)
@@ -197,33 +209,20 @@ func runTimeModelCalibrate(args []string, stdout, stderr io.Writer) int {
 // it exceeds it by, the fixed cost the rule gives such a launch.
 func runTimeModelFloorCopy(args []string, stdout, stderr io.Writer) int {
 	const cmd = "warplab timemodel floorcopy"
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	model := fs.String("model", "h200", "the device model whose GPU's records are read: t4, a100, h100 or h200")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return fail(stderr, cmd, usageErrorf("%v", err))
+	m, dirs, code, done := modelCommand(cmd, "the device model whose GPU's records are read", args, stderr)
+	if done {
+		return code
 	}
-	m, err := sim.ModelByKey(*model)
-	if err != nil {
-		return fail(stderr, cmd, usageErrorf("%v", err))
-	}
-	if fs.NArg() == 0 {
+	if len(dirs) == 0 {
 		return fail(stderr, cmd, usageErrorf("no folder of launch records (DIR/launch-go*.txt)"))
 	}
 	var recs []launchrec.Record
-	for _, dir := range fs.Args() {
-		rs, err := launchrec.ReadDir(dir, "")
+	for _, dir := range dirs {
+		rs, err := launchrec.ReadDir(dir, func(gpu string) bool { of, ok := sim.ModelNamed(gpu); return ok && of.Key == m.Key })
 		if err != nil {
 			return fail(stderr, cmd, err)
 		}
-		for _, r := range rs {
-			if of, ok := sim.ModelNamed(r.GPU); ok && of.Key == m.Key {
-				recs = append(recs, r)
-			}
-		}
+		recs = append(recs, rs...)
 	}
 	copies := 0
 	for _, r := range recs {
@@ -232,7 +231,7 @@ func runTimeModelFloorCopy(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if copies == 0 {
-		return fail(stderr, cmd, fmt.Errorf("none of the %d launch records of %s in %s times the copy kernels (records since 2026-12-07)", len(recs), m.Name, strings.Join(fs.Args(), ", ")))
+		return fail(stderr, cmd, fmt.Errorf("none of the %d launch records of %s in %s times the copy kernels (records since 2026-12-07)", len(recs), m.Name, strings.Join(dirs, ", ")))
 	}
 	dev, err := gpuext.Open("sim:" + m.Key)
 	if err != nil {

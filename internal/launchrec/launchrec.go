@@ -148,7 +148,7 @@ func Floor(recs []Record) (f sim.HostFloor, ok bool) {
 // FloorDir is the host floor (Floor) of the records dir/launch-go*.txt
 // that name gpu ("" for any): the floor of the lease that recorded them.
 func FloorDir(dir, gpu string) (sim.HostFloor, error) {
-	recs, err := ReadDir(dir, gpu)
+	recs, err := ReadDir(dir, func(g string) bool { return gpu == "" || g == gpu })
 	if err != nil {
 		return sim.HostFloor{}, err
 	}
@@ -163,9 +163,10 @@ func FloorDir(dir, gpu string) (sim.HostFloor, error) {
 	return f, nil
 }
 
-// ReadDir reads the records dir/launch-go*.txt that name gpu ("" for
-// any), as `warplab timemodel sweep`'s script leaves them beside a pass.
-func ReadDir(dir, gpu string) ([]Record, error) {
+// ReadDir reads the records dir/launch-go*.txt whose GPU keep accepts
+// (nil: all), as `warplab timemodel sweep`'s script leaves them beside a
+// pass.
+func ReadDir(dir string, keep func(gpu string) bool) ([]Record, error) {
 	files, _ := filepath.Glob(filepath.Join(dir, "launch-go*.txt"))
 	var recs []Record
 	for _, f := range files {
@@ -177,7 +178,7 @@ func ReadDir(dir, gpu string) ([]Record, error) {
 		if err != nil {
 			return nil, fmt.Errorf("launchrec: %s: %w", f, err)
 		}
-		if gpu == "" || r.GPU == gpu {
+		if keep == nil || keep(r.GPU) {
 			recs = append(recs, r)
 		}
 	}
