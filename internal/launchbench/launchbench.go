@@ -238,9 +238,10 @@ func Measure(dev *gpuext.Device, n int) (r Result, err error) {
 }
 
 // ModeledWarpCopy is the simulator's GPU time (sim.Modeled.GPUSeconds,
-// seconds, less the model's MemoryLaunchSeconds) for the warp copy Measure times on a GPU (copyKernel, one warp,
-// 32 floats), launched as the protocol launches it: after a launch of its
-// own, so its data is where back-to-back calls leave it. The rule for a
+// seconds, less the model's MemoryLaunchSeconds) for the warp copy
+// Measure times on a GPU (copyKernel, one warp, 32 floats), launched as
+// the protocol launches it: after a launch of its own, so its data is
+// where back-to-back calls leave it. The rule for a
 // launch that touches memory at the floor (docs/timemodel.md) sets this
 // beside the records' GPU time of the same copy (launchrec.WarpCopyGPU).
 // dev must be a simulator.
