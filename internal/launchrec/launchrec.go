@@ -106,6 +106,16 @@ func ReadText(data []byte) (Record, error) {
 	return r, nil
 }
 
+// argCosts is what a buffer and a scalar argument add to a call on one
+// record with the lessons' protocol: a scalar (six scalars − empty) / 6, a
+// buffer (six arguments − empty − a scalar) / 5, the kernel of six
+// arguments having five buffers and a count. Either may be negative (the
+// host's scatter).
+func (r Record) argCosts() (buffer, scalar float64) {
+	scalar = (r.Scalars - r.Empty) / 6
+	return (r.Args - r.Empty - scalar) / 5, scalar
+}
+
 // FloorSpinNs is the longest spin whose timings join the empty kernel's
 // in Floor's pool: a third of the 3 µs to which the spin curve is flat
 // (evidence/timemodel-launchcurve-h200-2026-12-04).
@@ -127,9 +137,9 @@ func Floor(recs []Record) (f sim.HostFloor, ok bool) {
 		if !r.Protocol {
 			continue
 		}
-		s := (r.Scalars - r.Empty) / 6
+		buf, s := r.argCosts()
 		pool, perScalar = append(pool, r.Empty), append(perScalar, s)
-		perBuf = append(perBuf, (r.Args-r.Empty-s)/5)
+		perBuf = append(perBuf, buf)
 	}
 	if len(perBuf) == 0 {
 		return sim.HostFloor{}, false
@@ -216,8 +226,7 @@ func WarpCopyGPU(recs []Record) (seconds float64, n int) {
 		if r.WarpCopy <= 0 || !r.Protocol {
 			continue
 		}
-		scalar := (r.Scalars - r.Empty) / 6
-		buffer := (r.Args - r.Empty - scalar) / 5
+		buffer, scalar := r.argCosts()
 		if r.WarpCopy-(r.Empty+2*max(0, buffer)+max(0, scalar)) <= CopyAboveFloor {
 			continue
 		}

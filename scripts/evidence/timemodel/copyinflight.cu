@@ -15,8 +15,8 @@
 //   saxpy  2K loads then K stores a thread (y = a x + y)
 // each with float loads (v=1) and float4 loads (v=4), for K = 1, 2, 4 and
 // 8: thread t handles elements t, t + T, ..., t + (K-1) T of the n / v
-// vectors (T the grid's threads), so a warp's every request is coalesced
-// and a thread has K requests in flight a round. Blocks of 256 threads.
+// vectors (T the grid's threads; loadK, storeK), so a warp's every
+// request is coalesced and a thread has K requests in flight a round. Blocks of 256 threads.
 // Rows: NAME,K=k v=v n=2^e,us (eventTime: 3 warm-ups, 10 runs, the
 // lessons' protocol) and NAME_gbs the bytes read and written over that
 // time. Nothing in the model reads it yet: the rule that would is to be
@@ -25,12 +25,30 @@
 
 #include <cstring>
 
+// Thread t's K elements are t, t + T, ..., t + (K-1) T (T the grid's
+// threads): loadK issues its K loads before any is used, so K requests
+// are in flight a thread; storeK stores K values the same way.
+__device__ inline long threadIndex() { return blockIdx.x * (long)blockDim.x + threadIdx.x; }
+__device__ inline long gridThreads() { return (long)gridDim.x * blockDim.x; }
+
 template <int K, class T>
-__global__ void readK(const T* __restrict__ x, float* __restrict__ sink, long nv) {
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x, stride = (long)gridDim.x * blockDim.x;
-    T v[K];
+__device__ inline void loadK(const T* __restrict__ x, T (&v)[K]) {
+    long t = threadIndex(), stride = gridThreads();
 #pragma unroll
     for (int i = 0; i < K; ++i) v[i] = x[t + i * stride];
+}
+
+template <int K, class T>
+__device__ inline void storeK(T* __restrict__ y, const T (&v)[K]) {
+    long t = threadIndex(), stride = gridThreads();
+#pragma unroll
+    for (int i = 0; i < K; ++i) y[t + i * stride] = v[i];
+}
+
+template <int K, class T>
+__global__ void readK(const T* __restrict__ x, float* __restrict__ sink) {
+    T v[K];
+    loadK(x, v);
     float s = 0;
 #pragma unroll
     for (int i = 0; i < K; ++i) s += reinterpret_cast<float*>(&v[i])[0];
@@ -38,20 +56,18 @@ __global__ void readK(const T* __restrict__ x, float* __restrict__ sink, long nv
 }
 
 template <int K, class T>
-__global__ void writeK(T* __restrict__ y, long nv, T k) {
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x, stride = (long)gridDim.x * blockDim.x;
+__global__ void writeK(T* __restrict__ y, T k) {
+    T v[K];
 #pragma unroll
-    for (int i = 0; i < K; ++i) y[t + i * stride] = k;
+    for (int i = 0; i < K; ++i) v[i] = k;
+    storeK(y, v);
 }
 
 template <int K, class T>
-__global__ void copyK(const T* __restrict__ x, T* __restrict__ y, long nv) {
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x, stride = (long)gridDim.x * blockDim.x;
+__global__ void copyK(const T* __restrict__ x, T* __restrict__ y) {
     T v[K];
-#pragma unroll
-    for (int i = 0; i < K; ++i) v[i] = x[t + i * stride];
-#pragma unroll
-    for (int i = 0; i < K; ++i) y[t + i * stride] = v[i];
+    loadK(x, v);
+    storeK(y, v);
 }
 
 __device__ inline float axpy(float a, float x, float y) { return a * x + y; }
@@ -60,16 +76,13 @@ __device__ inline float4 axpy(float a, float4 x, float4 y) {
 }
 
 template <int K, class T>
-__global__ void saxpyK(float a, const T* __restrict__ x, T* __restrict__ y, long nv) {
-    long t = blockIdx.x * (long)blockDim.x + threadIdx.x, stride = (long)gridDim.x * blockDim.x;
+__global__ void saxpyK(float a, const T* __restrict__ x, T* __restrict__ y) {
     T u[K], w[K];
+    loadK(x, u);
+    loadK(static_cast<const T*>(y), w);
 #pragma unroll
-    for (int i = 0; i < K; ++i) {
-        u[i] = x[t + i * stride];
-        w[i] = y[t + i * stride];
-    }
-#pragma unroll
-    for (int i = 0; i < K; ++i) y[t + i * stride] = axpy(a, u[i], w[i]);
+    for (int i = 0; i < K; ++i) w[i] = axpy(a, u[i], w[i]);
+    storeK(y, w);
 }
 
 __global__ void fill(float* a, long n) {
@@ -92,10 +105,10 @@ static void runAll(const char* vname, int v, float* x, float* y, float* sink, lo
         double bytes;  // read and written, a launch
         double us;
     } rs[] = {
-        {"read_inflight", 4.0 * n, 1e3 * eventTime([&] { readK<K, T><<<blocks, 256>>>(xv, sink, nv); })},
-        {"write_inflight", 4.0 * n, 1e3 * eventTime([&] { writeK<K, T><<<blocks, 256>>>(yv, nv, k); })},
-        {"copy_inflight", 8.0 * n, 1e3 * eventTime([&] { copyK<K, T><<<blocks, 256>>>(xv, yv, nv); })},
-        {"saxpy_inflight", 12.0 * n, 1e3 * eventTime([&] { saxpyK<K, T><<<blocks, 256>>>(2.0f, xv, yv, nv); })},
+        {"read_inflight", 4.0 * n, 1e3 * eventTime([&] { readK<K, T><<<blocks, 256>>>(xv, sink); })},
+        {"write_inflight", 4.0 * n, 1e3 * eventTime([&] { writeK<K, T><<<blocks, 256>>>(yv, k); })},
+        {"copy_inflight", 8.0 * n, 1e3 * eventTime([&] { copyK<K, T><<<blocks, 256>>>(xv, yv); })},
+        {"saxpy_inflight", 12.0 * n, 1e3 * eventTime([&] { saxpyK<K, T><<<blocks, 256>>>(2.0f, xv, yv); })},
     };
     for (auto& r : rs) {
         std::snprintf(note, sizeof note, "%s, %d requests a thread in flight, blocks of 256", vname, K);
