@@ -157,6 +157,7 @@ var microbenchRuns = []struct {
 	{contentionFile, applyContention},
 	{l2reuseFile, applyL2Reuse},
 	{l2storeFile, applyL2Store},
+	{copyinflightFile, applyCopyInflight},
 }
 
 // calibrate returns m with the constants its recorded microbenchmarks set.
@@ -284,6 +285,8 @@ func TimeConstants(m Model) []TimeConstant {
 		{"DRAMGranuleBytes", m.DRAMGranuleBytes, "B", dramSource(m, "DRAMGranuleBytes")},
 		{"L2ReuseBytes", m.L2ReuseBytes, "B", l2reuseSource(m)},
 		{"L2StoreLineSeconds", m.L2StoreLineSeconds, "s", l2storeSource(m)},
+		{"DRAMWrite", m.DRAMWrite, "B/s", copyinflightSource(m)},
+		{"DRAMOverlap", m.DRAMOverlap, "", copyinflightSource(m)},
 		{"DRAMLoadedPoints", float64(len(m.DRAMLoaded)), "points", dramSource(m, "DRAMLoaded")},
 		{"DRAMScatterLatency", m.DRAMScatterLatency, "s", dramSource(m, "DRAMScatterLatency")},
 		{"L2ScatterLatency", m.L2ScatterLatency, "s", dramSource(m, "L2ScatterLatency")},

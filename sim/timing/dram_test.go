@@ -126,3 +126,32 @@ func checkFixedPoint(t *testing.T, curve []LoadedLatency, idleLat, lat, bytes, l
 		t.Errorf("latency %g s outside [idle %g, at the idle throughput %g]", lat, idleLat, hi)
 	}
 }
+
+// TestDRAMTime: without DRAMWrite a launch's read and written bytes go
+// together at the lesser of DRAMAchievable and the in-flight rate (the
+// term as it was); with it, writes drain at their own rate and α says how
+// much of the shorter side the longer does not hide, never faster than
+// all bytes at DRAMAchievable.
+func TestDRAMTime(t *testing.T) {
+	const gb = 1e9
+	for _, c := range []struct {
+		name           string
+		write, alpha   float64
+		r, w, inflight float64
+		want           float64
+	}{
+		{"as before", 0, 0, 4 * gb, 4 * gb, 2e12, 8 * gb / 2e12},
+		{"as before, capped", 0, 0, 4 * gb, 4 * gb, 9e12, 8 * gb / 3e12},
+		{"hidden writes", 3e12, 0, 4 * gb, 1 * gb, 2e12, 4 * gb / 2e12},
+		{"serial", 3e12, 1, 4 * gb, 3 * gb, 2e12, 4*gb/2e12 + 3*gb/3e12},
+		{"half", 3e12, 0.5, 4 * gb, 3 * gb, 2e12, 4*gb/2e12 + 0.5*3*gb/3e12},
+		{"writes longer", 1e12, 0.5, 1 * gb, 4 * gb, 2e12, 4*gb/1e12 + 0.5*1*gb/2e12},
+		{"bus bound", 3e12, 0, 4 * gb, 4 * gb, 9e12, 8 * gb / 3e12},
+		{"reads only", 3e12, 0.5, 4 * gb, 0, 2e12, 4 * gb / 2e12},
+	} {
+		m := &Constants{DRAMAchievable: 3e12, DRAMWrite: c.write, DRAMOverlap: c.alpha}
+		if got := m.dramTime(c.r, c.w, c.inflight); math.Abs(got-c.want) > 1e-12*c.want {
+			t.Errorf("%s: %g s, want %g", c.name, got, c.want)
+		}
+	}
+}

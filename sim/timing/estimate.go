@@ -258,6 +258,18 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	return t, dramRead
 }
 
+// dramTime is the DRAM term of read and written bytes, the loads in
+// flight sustaining inflight bytes a second (Constants.DRAMWrite says
+// how writes share it).
+func (m *Constants) dramTime(read, write, inflight float64) float64 {
+	rate := min(m.DRAMAchievable, inflight)
+	if m.DRAMWrite <= 0 {
+		return (read + write) / rate
+	}
+	tR, tW := read/rate, write/m.DRAMWrite
+	return max((read+write)/m.DRAMAchievable, max(tR, tW)+m.DRAMOverlap*min(tR, tW))
+}
+
 // coldTime is kernelTime on cold caches, its DRAM misses waiting the
 // loaded latency (Constants.DRAMLoaded) at the DRAM throughput the launch
 // itself reaches: more time means less throughput and a shorter wait, so
@@ -398,7 +410,7 @@ func kernelTime(g *GPU, m *Constants, s *Counters, dramRead int64, warm bool, dr
 	}
 	l2 = m.l2Time(bw, s.L2Sectors, s.L2Lines, s.L2StoreLines)
 	if !warm {
-		dram = float64(dramRead+s.DRAMWriteBytes) / min(m.DRAMAchievable, inflightDRAM)
+		dram = m.dramTime(float64(dramRead), float64(s.DRAMWriteBytes), inflightDRAM)
 	}
 	issueRate := m.IssuePerSMCycle * clock * issueEff(g, s, active)
 	issue := float64(s.WarpInstructions) / (active * issueRate)

@@ -107,6 +107,17 @@ type Constants struct {
 	DRAMLatency     float64 // seconds: a dependent load that misses L2
 	WarpCPI         float64 // cycles per instruction of a warp issuing alone (dependent arithmetic)
 	DRAMAchievable  float64 // bytes/s a streaming kernel reaches (below GPU.DRAMBandwidth, the peak)
+	// DRAMWrite is the rate a kernel's written bytes drain at, bytes a
+	// second, and DRAMOverlap (α, 0 to 1) how much of the shorter of its
+	// reads and its writes the longer does not hide: the DRAM term is
+	// max(tR, tW) + α·min(tR, tW), tR the read bytes at the rate the
+	// loads in flight sustain, tW the written bytes at DRAMWrite. A store
+	// waits for nothing, so a copy's stores need not be held to its loads'
+	// rate (copyinflight.cu's read, write and copy rows set both). 0
+	// leaves today's term: read and written bytes together at the
+	// in-flight rate.
+	DRAMWrite   float64
+	DRAMOverlap float64
 	// HostFloor is the host's launch interval; the host's and the
 	// lease's, not the GPU's.
 	HostFloor
