@@ -109,6 +109,10 @@ func copyinflightSource(m Model) string {
 	return microbenchSource(copyinflightFile(m.Key), m.DRAMWrite > 0,
 		"none: no copyinflight microbenchmark for this model (written bytes go with the read bytes at the rate the loads in flight sustain)",
 		func(file, device string) string {
-			return fmt.Sprintf("measured: DRAMWrite the median of write_inflight_gbs (%.2f TB/s), DRAMOverlap the median over copy_inflight's rows of (copy − max(read, write)) / min(read, write) (%.2f) (%s; %s)", m.DRAMWrite/1e12, m.DRAMOverlap, file, device)
+			var errs []float64
+			for _, e := range saxpyInflightErrors(calibrations()[copyinflightFile(m.Key)].rows, m.DRAMOverlap) {
+				errs = append(errs, math.Abs(e))
+			}
+			return fmt.Sprintf("measured: DRAMWrite the median of write_inflight_gbs (%.2f TB/s), DRAMOverlap the median over copy_inflight's rows of (copy − max(read, write)) / min(read, write) (%.2f); saxpy_inflight's %d rows, not fitted, median |error| %.0f%% (%s; %s)", m.DRAMWrite/1e12, m.DRAMOverlap, len(errs), 100*median(errs), file, device)
 		})
 }
