@@ -20,7 +20,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("warplab bench launch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	backend := fs.String("backend", "auto", "where to launch: auto, sim or gpu")
-	n := fs.Int("n", 10000, "launches per measurement")
+	n := fs.Int("n", launchbench.DefaultLaunches, "launches per measurement")
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	if err := fs.Parse(args[1:]); err != nil {
 		return exitUsage

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/launchbench"
 	"github.com/warplab/warplab/lab"
 	"github.com/warplab/warplab/lessons/lesson"
 )
@@ -19,6 +21,11 @@ import (
 type sharedFlags struct {
 	backend, model, jsonPath, svgPath string
 	recorded                          bool
+	// launchRecords is a folder for `warplab bench launch` records made
+	// by the run's own process before and after the lesson: the host's
+	// launch floor in the mode the run's own process had (a process may
+	// run in a slower one than its neighbours; docs/timemodel.md).
+	launchRecords string
 }
 
 // parseLessonFlags defines the shared flags and l's own on one flag set,
@@ -33,6 +40,7 @@ func parseLessonFlags(l *lesson.Lesson, args []string, stderr io.Writer) (lesson
 	fs.StringVar(&f.model, "model", "", "the GPU the simulator models: t4, a100, h100 or h200 (default: the GPU present, else h200)")
 	fs.StringVar(&f.jsonPath, "json", "", "write the result as JSON to this file (- for stdout)")
 	fs.StringVar(&f.svgPath, "svg", "", "draw the lesson's figure to this file (.svg or .png)")
+	fs.StringVar(&f.launchRecords, "launch-records", "", "on a GPU, time the launch floor in this process before and after the lesson, as `warplab bench launch` does, into this folder (launch-go-NAME-before.txt, -after.txt; WARPLAB_HOST_FLOOR=FOLDER models a run with that floor)")
 	fs.BoolVar(&f.recorded, "recorded", false, "run nothing: show the lesson's recorded GPU run (its GPU, driver and date first), with --json and --svg as for a run")
 	lc := l.Flags(fs, lab.FromEnv())
 	fs.Usage = func() {
@@ -55,6 +63,9 @@ func parseLessonFlags(l *lesson.Lesson, args []string, stderr io.Writer) (lesson
 				where = append(where, "--"+fl.Name)
 			}
 		})
+		if f.launchRecords != "" {
+			where = append(where, "--launch-records")
+		}
 		if len(where) > 0 {
 			return nil, f, usageErrorf("--recorded shows a run already made; %s chooses where to run one: give one or the other", strings.Join(where, " and "))
 		}
@@ -72,6 +83,11 @@ func parseLessonFlags(l *lesson.Lesson, args []string, stderr io.Writer) (lesson
 	}
 	if err := lesson.CheckOutputFile("--svg", f.svgPath, ".svg", ".png"); err != nil {
 		return nil, f, usageErrorf("%v", err)
+	}
+	if f.launchRecords != "" {
+		if st, err := os.Stat(f.launchRecords); err != nil || !st.IsDir() {
+			return nil, f, usageErrorf("--launch-records %s: not a folder (make it first)", f.launchRecords)
+		}
 	}
 	if f.jsonPath != "" && f.jsonPath != "-" && filepath.Clean(f.jsonPath) == filepath.Clean(f.svgPath) {
 		return nil, f, usageErrorf("--json and --svg both name %s: give each its own file", f.jsonPath)
@@ -163,10 +179,39 @@ func runOnDevice(l *lesson.Lesson, lc lesson.Command, f sharedFlags, stdout, std
 			return write(stdout)
 		},
 	}
+	record := func(string) error { return nil }
+	if f.launchRecords != "" {
+		if dev.Kind() == gpuext.Sim {
+			return nil, usageErrorf("--launch-records times the GPU host's launch floor; the simulator's is its model's (--backend gpu)")
+		}
+		record = func(when string) error {
+			return recordLaunchFloor(dev, filepath.Join(f.launchRecords, "launch-go-"+l.Name+"-"+when+".txt"))
+		}
+	}
+	if err := record("before"); err != nil {
+		return nil, err
+	}
 	res, err := lc.Run(ctx, dev, p)
 	clear()
 	if err != nil && ctx.Err() != nil {
 		err = fmt.Errorf("interrupted (%w)", err)
 	}
+	if err == nil {
+		err = record("after")
+	}
 	return res, err
+}
+
+// recordLaunchFloor times dev's launch floor (launchbench.Measure, as
+// `warplab bench launch` with its default launches) into path, in the
+// text launchrec reads.
+func recordLaunchFloor(dev *gpuext.Device, path string) error {
+	r, err := launchbench.Measure(dev, launchbench.DefaultLaunches)
+	if err != nil {
+		return fmt.Errorf("--launch-records: %w", err)
+	}
+	if err := writeFileAtomic(path, func(w io.Writer) error { return r.WriteText(w, dev.Name(), false) }); err != nil {
+		return fmt.Errorf("--launch-records: %w", err)
+	}
+	return nil
 }

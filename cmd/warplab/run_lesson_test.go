@@ -52,6 +52,9 @@ func TestLessonSharedUsageErrors(t *testing.T) {
 			{[]string{"--model", "v100"}, `--model "v100"`},
 			{[]string{"--backend", "gpu", "--model", "t4"}, "--model picks the GPU the simulator models"},
 			{[]string{"--unroll", "2"}, "--unroll 2: want 1 or 4"},
+			{[]string{"--launch-records", "/no/such/dir"}, "--launch-records /no/such/dir: not a folder"},
+			{[]string{"--recorded", "--launch-records", "."}, "--recorded shows a run already made; --launch-records chooses"},
+			{[]string{"--backend", "sim", "--launch-records", "."}, "--launch-records times the GPU host's launch floor"},
 		} {
 			if (l.name == "tiling" || l.name == "libs") && c.args[0] == "--unroll" {
 				continue // no unrolled variants
@@ -70,7 +73,7 @@ func TestLessonSharedUsageErrors(t *testing.T) {
 		if code != exitOK || !strings.Contains(stderr, "usage: warplab run "+l.name) {
 			t.Errorf("%s -h: exit %d, %q", l.name, code, stderr)
 		}
-		for _, f := range []string{"-backend", "-model", "-json", "-svg", "-recorded"} {
+		for _, f := range []string{"-backend", "-model", "-json", "-svg", "-recorded", "-launch-records"} {
 			if !strings.Contains(stderr, f) {
 				t.Errorf("%s -h does not list the shared flag %s", l.name, f)
 			}

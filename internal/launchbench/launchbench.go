@@ -101,6 +101,10 @@ func SpinNanos() []int {
 // (internal/sweep's stream family at n = 2^12), 16 blocks of 256 threads.
 const CopyFloats = 4096
 
+// DefaultLaunches is how many launches back to back Measure's host-clock
+// figures take, unless told otherwise (`warplab bench launch --n`).
+const DefaultLaunches = 10000
+
 // TimedRepeats is how many times Measure times each kernel with the
 // lessons' protocol on a GPU.
 const TimedRepeats = 101

@@ -25,6 +25,9 @@
 #   LIBS_BACKEND=sim LIBS_ROWS=... LIBS_BIG=... LIBS_BIG_ROWS=... for a
 #   local dry run on the simulator (no peer, no ncu without a GPU).
 # OUTDIR receives env.txt, libs-*.json/txt (ours per batch), cusparse.jsonl,
+# launch-<batch>/ (the batch's own process's launch floor before and after
+# it, `--launch-records`; LIBS_LAUNCH_RECORDS=0 leaves them out; the
+# held-out check models a batch with WARPLAB_HOST_FLOOR=launch-<batch>),
 # ncu-*.csv: evidence/libs-corpus-h200-<date>/. LIBS_TAR=FILE also packs
 # OUTDIR into FILE at the end: the device tool brings back only a few files
 # a call (the first recorded call lost 16 of its 24), so write OUTDIR outside
@@ -87,7 +90,12 @@ batch() {
 	fi
 	mkdir -p "$T/d"
 	local t0=$SECONDS
-	timeout "$limit" "$W" run libs --backend "$BACKEND" --dump "$T/d" --json "$E/libs-$name.json" "$@" >"$E/libs-$name.txt" 2>"$E/libs-$name.err"
+	rec=()
+	if [ "$BACKEND" = gpu ] && [ "${LIBS_LAUNCH_RECORDS:-1}" = 1 ]; then
+		mkdir -p "$E/launch-$name"
+		rec=(--launch-records "$E/launch-$name")
+	fi
+	timeout "$limit" "$W" run libs --backend "$BACKEND" "${rec[@]}" --dump "$T/d" --json "$E/libs-$name.json" "$@" >"$E/libs-$name.txt" 2>"$E/libs-$name.err"
 	echo "batch $name: ours exit $? in $((SECONDS - t0))s: warplab-cuda run libs --backend $BACKEND $*" | sed "s|$M/|\$M/|g" >>"$E/env.txt"
 	[ -s "$E/libs-$name.err" ] || rm -f "$E/libs-$name.err"
 	if [ "$built" = 0 ]; then
