@@ -24,7 +24,9 @@ import (
 //	         the launch's global load requests over its load rounds: how
 //	         many loads the compiled loop has in flight together (loads
 //	         whose addresses do not depend on each other's results,
-//	         sim's markLoadRounds)
+//	         sim's markLoadRounds). With Constants.DRAMWrite the written
+//	         bytes drain at their own rate beside the read ones
+//	         (Constants.dramTime)
 //	l2       L2 sectors × 32 / L2Bandwidth
 //	l1       L1 wavefronts / (active SMs × clock): the L1 data stage serves
 //	         one wavefront per cycle (sim.Stats.L1Wavefronts)
