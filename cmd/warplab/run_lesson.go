@@ -197,10 +197,22 @@ func runOnDevice(l *lesson.Lesson, lc lesson.Command, f sharedFlags, stdout, std
 		err = fmt.Errorf("interrupted (%w)", err)
 	}
 	if err == nil {
-		err = record("after")
+		// The lesson's result is kept whatever this says: a record that
+		// could not be made after a run of minutes must not lose the run.
+		if rerr := record("after"); rerr != nil {
+			fmt.Fprintf(stderr, "warplab run %s: %v (the run's result is kept)\n", l.Name, rerr)
+			res = recordsFailed{res}
+		}
 	}
 	return res, err
 }
+
+// recordsFailed is a lesson's result whose closing launch record could
+// not be made: written as the result is, but not OK, so the exit status
+// says the run's output is incomplete.
+type recordsFailed struct{ lesson.Result }
+
+func (recordsFailed) OK() bool { return false }
 
 // recordLaunchFloor times dev's launch floor (launchbench.Measure, as
 // `warplab bench launch` with its default launches) into path, in the
