@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 )
 
 // The block's fixed cost on its SM (issue 27, milestone 3), from the
@@ -34,12 +33,11 @@ func applyBlockCost(m Model, rows []MicrobenchRow) Model {
 		if r.Name != "blockcost_empty" || r.Unit != "us" {
 			continue
 		}
-		p := blockcostParam.FindStringSubmatch(r.Param)
-		if p == nil || p[2] != "1" {
+		p, ok := paramInts(blockcostParam, r.Param)
+		if !ok || p[1] != 1 {
 			continue
 		}
-		threads, _ := strconv.Atoi(p[1])
-		k, _ := strconv.Atoi(p[3])
+		threads, k := p[0], p[2]
 		if threads <= 0 || k <= 0 {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -93,6 +94,25 @@ type calibRule struct {
 }
 
 func positive(v float64) bool { return v > 0 && v < 1e30 }
+
+// paramInts is a microbenchmark row's parameter read by re, whose groups
+// are all digits (`T=(\d+) b=(\d+)`): their values in order, or ok false
+// where the parameter is not of that form (or a number overflows).
+func paramInts(re *regexp.Regexp, param string) (v []int, ok bool) {
+	p := re.FindStringSubmatch(param)
+	if p == nil {
+		return nil, false
+	}
+	v = make([]int, len(p)-1)
+	for i, g := range p[1:] {
+		n, err := strconv.Atoi(g)
+		if err != nil {
+			return nil, false
+		}
+		v[i] = n
+	}
+	return v, true
+}
 
 // calibRules says which measurement sets which constant; TimeConstants and
 // docs/timemodel.md list the same.

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 )
 
 // The barrier's SM-wide rate (issue 27, milestone 3), from the contention
@@ -34,12 +33,11 @@ func applyContention(m Model, rows []MicrobenchRow) Model {
 		if r.Name != "cont_bar" || r.Unit != "cycles" {
 			continue
 		}
-		p := contentionParam.FindStringSubmatch(r.Param)
-		if p == nil {
+		p, ok := paramInts(contentionParam, r.Param)
+		if !ok {
 			continue
 		}
-		threads, _ := strconv.Atoi(p[1])
-		blocks, _ := strconv.Atoi(p[2])
+		threads, blocks := p[0], p[1]
 		if threads%32 != 0 || threads/32*blocks != contentionWarps {
 			continue
 		}

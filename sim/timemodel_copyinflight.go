@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"strconv"
 )
 
 // How a kernel's stores share DRAM with its loads (issue 27, the copy
@@ -29,25 +28,23 @@ func copyinflightTimes(rows []MicrobenchRow) map[string]map[inflightCase]float64
 		if r.Unit != "us" || !positive(r.Value) {
 			continue
 		}
-		p := copyinflightParam.FindStringSubmatch(r.Param)
-		if p == nil {
+		p, ok := paramInts(copyinflightParam, r.Param)
+		if !ok {
 			continue
 		}
-		k, _ := strconv.Atoi(p[1])
-		v, _ := strconv.Atoi(p[2])
-		e, _ := strconv.Atoi(p[3])
 		if out[r.Name] == nil {
 			out[r.Name] = map[inflightCase]float64{}
 		}
-		out[r.Name][inflightCase{k, v, e}] = r.Value * 1e-6
+		out[r.Name][inflightCase{p[0], p[1], p[2]}] = r.Value * 1e-6
 	}
 	return out
 }
 
-// copyOverlap is α of a copy against its read and its write alone:
-// (t_copy − max(tR, tW)) / min(tR, tW), clipped to [0, 1].
-func copyOverlap(copy, read, write float64) float64 {
-	a := (copy - max(read, write)) / min(read, write)
+// copyOverlap is α of a copy that took both seconds against its read and
+// its write alone: (both − max(read, write)) / min(read, write), clipped
+// to [0, 1].
+func copyOverlap(both, read, write float64) float64 {
+	a := (both - max(read, write)) / min(read, write)
 	return min(1, max(0, a))
 }
 

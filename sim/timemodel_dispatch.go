@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 )
 
 // The block-dispatch constants (issue 27, milestone 3), from the dispatch
@@ -37,12 +36,11 @@ func applyDispatch(m Model, rows []MicrobenchRow) Model {
 		if r.Name != "dispatch_empty" || r.Unit != "us" {
 			continue
 		}
-		p := dispatchParam.FindStringSubmatch(r.Param)
-		if p == nil {
+		p, ok := paramInts(dispatchParam, r.Param)
+		if !ok {
 			continue
 		}
-		threads, _ := strconv.Atoi(p[1])
-		waves, _ := strconv.Atoi(p[2])
+		threads, waves := p[0], p[1]
 		if threads <= 0 || threads > dispatchThreadsPerSM {
 			continue
 		}

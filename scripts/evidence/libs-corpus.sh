@@ -90,7 +90,7 @@ batch() {
 	fi
 	mkdir -p "$T/d"
 	local t0=$SECONDS
-	rec=()
+	local rec=()
 	if [ "$BACKEND" = gpu ] && [ "${LIBS_LAUNCH_RECORDS:-1}" = 1 ]; then
 		mkdir -p "$E/launch-$name"
 		rec=(--launch-records "$E/launch-$name")
