@@ -409,9 +409,10 @@ func TestFloorFor(t *testing.T) {
 // docs/timemodel.md and MemoryLaunchSeconds's source give, to every launch
 // record of each GPU in evidence/: by the corrected rule, the warp copy's
 // GPU time (launchrec.WarpCopyGPU) less the model's for the same launch
-// (launchbench.ModeledWarpCopy): 2.332 µs for the H100 from 4 of its 35
-// records with the copy lines (2 of 10 gave 1.664 µs before 2026-12-07's
-// 08:01 and 08:38 calls; the rule as committed, against the empty kernel,
+// (launchbench.ModeledWarpCopy): 2.332 µs for the H100 from 4 of its 15
+// records with the copy lines at a folder's top level (2 of 10 gave 1.664
+// µs before 2026-12-07's 08:01 and 08:38 calls; the corpus run's records
+// a batch, in subfolders, are not read; the rule as committed, against the empty kernel,
 // gave 1.257 µs from 2 of the first 4), none for the H200 (no record
 // times the copy). Each was judged on the H100's sweep and not adopted,
 // so every model's MemoryLaunchSeconds is 0; a new record with the copy
