@@ -1,0 +1,104 @@
+// memgap.cu — where a call's time goes once a kernel that touches memory
+// is past the launch floor (issue 27, held out; docs/timemodel.md, "What
+// it gets wrong"). On the H100 the libs lesson's kernels at 2^14 rows take
+// 5.2 µs at the median alone on the GPU (Nsight Compute, caches warm) and
+// 10.6 µs a call under the lessons' protocol, where the spin curve (a
+// kernel of s µs takes s + 2.2 µs a call past the floor) says 7.4. This
+// times, for a copy (one float loaded and stored a thread, blocks of 256,
+// n = 2^12 to 2^22: warm in L2, a few µs to tens) and a spin kernel (one
+// thread, s ns of %globaltimer) of matched lengths:
+//   call    eventTime: 3 warm-ups, events around 10 launches back to back
+//           (the lessons' protocol), µs a call
+//   queued  gpuTime: 20 launches queued behind a 3 ms spin, so the host's
+//           rate is out of it: the GPU's own µs a launch back to back
+//   alone   one launch between two events after a synchronize, the median
+//           of 21: the kernel and one launch's latency
+// and the SM clock (clock64 over %globaltimer in a 20 µs spin) before each
+// copy size. If call ≈ queued where queued is past the floor, the cost is
+// the GPU's in the stream; if call > queued, the host's.
+// CSV rows: name,param,value,unit,note (sim.ParseMicrobench reads them).
+//
+//   nvcc -O3 -arch=native -std=c++17 -I scripts/evidence/timemodel -o memgap memgap.cu
+#include "bench.cuh"
+
+#include <algorithm>
+
+__global__ void copy1(const float* __restrict__ x, float* __restrict__ y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i];
+}
+
+__device__ unsigned long long gtime() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// spinNs holds one thread for ns of %globaltimer; with out != nullptr it
+// writes the SM cycles and nanoseconds it spun.
+__global__ void spinNs(unsigned long long ns, unsigned long long* out) {
+    unsigned long long t0 = gtime(), c0 = clock64(), t;
+    do {
+        t = gtime();
+    } while (t - t0 < ns);
+    if (out) {
+        out[0] = clock64() - c0;
+        out[1] = t - t0;
+    }
+}
+
+static double mhz(unsigned long long* d) {
+    unsigned long long h[2];
+    spinNs<<<1, 1>>>(20000, d);
+    check(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), "clock read");
+    return h[1] ? 1e3 * double(h[0]) / double(h[1]) : 0;
+}
+
+template <class F>
+static double aloneTime(F launch) {
+    std::vector<double> v;
+    for (int i = 0; i < 21; ++i) {
+        check(cudaDeviceSynchronize(), "sync");
+        v.push_back(1e3 * eventsAround(launch));
+    }
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+template <class F>
+static void three(const char* name, const char* param, F launch, const char* what) {
+    char note[160];
+    std::snprintf(note, sizeof note, "%s; 3 warm-ups and 10 back to back between events", what);
+    row(name, param, 1e3 * eventTime(launch), "us", note);
+    std::snprintf(note, sizeof note, "%s; 20 launches queued behind a 3 ms spin", what);
+    char qn[64];
+    std::snprintf(qn, sizeof qn, "%s_queued", name);
+    row(qn, param, gpuTime(launch, 20), "us", note);
+    std::snprintf(note, sizeof note, "%s; one launch between events after a sync, median of 21", what);
+    std::snprintf(qn, sizeof qn, "%s_alone", name);
+    row(qn, param, aloneTime(launch), "us", note);
+}
+
+int main() {
+    deviceHeader();
+    const int maxN = 1 << 22;
+    float *x, *y;
+    unsigned long long* clk;
+    check(cudaMalloc(&x, sizeof(float) * maxN), "malloc");
+    check(cudaMalloc(&y, sizeof(float) * maxN), "malloc");
+    check(cudaMalloc(&clk, 2 * sizeof(unsigned long long)), "malloc");
+    check(cudaMemset(x, 0, sizeof(float) * maxN), "memset");
+    for (int e = 12; e <= 22; ++e) {
+        const int n = 1 << e;
+        char p[32];
+        std::snprintf(p, sizeof p, "n=2^%d", e);
+        row("sm_clock", p, mhz(clk), "MHz", "clock64 cycles over %globaltimer ns in a 20 us spin, before this size");
+        three("copy", p, [&] { copy1<<<(n + 255) / 256, 256>>>(x, y, n); }, "y = x, one float a thread, blocks of 256");
+    }
+    for (unsigned long long ns : {0ull, 2000ull, 4000ull, 6000ull, 8000ull, 12000ull, 16000ull, 24000ull}) {
+        char p[32];
+        std::snprintf(p, sizeof p, "s=%lluns", ns);
+        three("spin", p, [&] { spinNs<<<1, 1>>>(ns, nullptr); }, "one thread spinning s ns of globaltimer, no memory");
+    }
+    return 0;
+}
