@@ -390,24 +390,37 @@ func ms(t time.Duration) float64 { return float64(t.Nanoseconds()) / 1e6 }
 
 func blocksFor(threads int) int { return max(1, (threads+ThreadsPerBlock-1)/ThreadsPerBlock) }
 
-// launch runs one SpMV by method: the launches and the CUDA kernel names,
-// in order. The preparation must have been made (prepare).
-func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, method string) ([]*gpuext.Launch, []string, error) {
+// launchStep is one kernel launch of an SpMV method, resolved: the
+// kernel's handle and name, its grid and block, and its arguments.
+type launchStep struct {
+	k    *gpuext.Kernel
+	name string
+	cfg  gpuext.Config
+	args []any
+}
+
+// plan resolves one SpMV by method (prepared) into its launches, in order,
+// once: the method's name parsed, its kernels' names formatted and looked
+// up, its grids and arguments set. A timed loop then only launches
+// (runPlan): resolving a method in the loop put Go's string formatting
+// between the GPU's launches, 2 µs of the 10 µs a call the lesson timed at
+// 2^14 rows on the H100 (evidence/libs-launchpath-h100-2026-12-07), which
+// neither cuSPARSE's peer nor the model's launch floor pays.
+func (d *devMatrix) plan(mod *gpuext.Module, method string) ([]launchStep, error) {
 	block := sim.Dim1(ThreadsPerBlock)
-	var ls []*gpuext.Launch
-	var names []string
+	var steps []launchStep
 	add := func(name string, blocks int, args ...any) error {
-		l, err := dev.Launch(ctx, mod.MustKernel(name), gpuext.Config{Grid: blocks, Block: block}, args...)
+		k, err := mod.Kernel(name)
 		if err != nil {
 			return err
 		}
-		ls, names = append(ls, l), append(names, name)
+		steps = append(steps, launchStep{k: k, name: name, cfg: gpuext.Config{Grid: blocks, Block: block}, args: args})
 		return nil
 	}
 	if method == MethodTile || method == MethodTileV4 {
 		p := d.tile
 		if p == nil {
-			return nil, nil, errors.New(method + ": not prepared")
+			return nil, errors.New(method + ": not prepared")
 		}
 		name := KernelTile
 		if method == MethodTileV4 {
@@ -416,27 +429,27 @@ func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.
 		tpb := TileThreads / WarpSize
 		block = sim.Dim1(TileThreads)
 		err := add(name, (p.nTiles+tpb-1)/tpb, d.rowPtr, d.colIdx, d.val, d.x, d.y, int32(d.nnz), int32(p.nTiles), p.tileRow, p.partial, p.tileDone)
-		return ls, names, err
+		return steps, err
 	}
 	if w, v4, ok := parseSplit(method); ok {
 		p := d.split[w]
 		if p == nil {
-			return nil, nil, errors.New(method + ": not prepared")
+			return nil, errors.New(method + ": not prepared")
 		}
 		vec := blocksFor(d.rows * w)
 		chunkBlocks := (p.nChunks + ThreadsPerBlock/WarpSize - 1) / (ThreadsPerBlock / WarpSize)
 		err := add(SplitKernel(w, v4), vec+chunkBlocks, d.rowPtr, d.colIdx, d.val, d.x, d.y, int32(d.rows), int32(vec),
 			p.chunkLong, p.longRow, p.longFirst, p.longChunks, p.partial, p.longDone, int32(p.nChunks))
-		return ls, names, err
+		return steps, err
 	}
 	if w, v4, ok := parseVector(method); ok {
 		err := add(VectorKernel(w, v4), blocksFor(d.rows*w), d.rowPtr, d.colIdx, d.val, d.x, d.y, uint64(d.rows))
-		return ls, names, err
+		return steps, err
 	}
 	switch method {
 	case MethodBinned:
 		if d.bins == nil {
-			return nil, nil, errors.New("binned: not prepared")
+			return nil, errors.New("binned: not prepared")
 		}
 		for _, b := range d.bins.bins {
 			var err error
@@ -446,23 +459,48 @@ func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.
 				err = add(BinKernel(b.Width), blocksFor(b.Count*b.Width), d.rowPtr, d.colIdx, d.val, d.x, d.y, d.bins.rows, int32(b.First), int32(b.Count))
 			}
 			if err != nil {
-				return ls, names, err
+				return nil, err
 			}
 		}
-		return ls, names, nil
+		return steps, nil
 	case MethodMerge:
 		if d.tileRow == nil {
-			return nil, nil, errors.New("merge path: not prepared")
+			return nil, errors.New("merge path: not prepared")
 		}
 		if err := add(KernelMergePath, d.mergeBlk, d.rowPtr, d.colIdx, d.val, d.x, d.y, d.tileRow, d.tileNz,
 			d.carryRow, d.carryVal, int32(d.rows), int32(d.nnz)); err != nil {
-			return ls, names, err
+			return nil, err
 		}
 		n := d.mergeBlk
 		err := add(KernelMergeFixup, blocksFor(n), d.carryRow, d.carryVal, d.y, int32(n), int32(d.rows))
-		return ls, names, err
+		return steps, err
 	}
-	return nil, nil, errors.New("libs: unknown method " + method)
+	return nil, errors.New("libs: unknown method " + method)
+}
+
+// runPlan launches steps in order: the launches and their kernels' names.
+// A launch that fails stops it, with the launches before it.
+func runPlan(ctx context.Context, dev *gpuext.Device, steps []launchStep) ([]*gpuext.Launch, []string, error) {
+	ls := make([]*gpuext.Launch, 0, len(steps))
+	names := make([]string, 0, len(steps))
+	for _, s := range steps {
+		l, err := dev.Launch(ctx, s.k, s.cfg, s.args...)
+		if err != nil {
+			return ls, names, err
+		}
+		ls, names = append(ls, l), append(names, s.name)
+	}
+	return ls, names, nil
+}
+
+// launch runs one SpMV by method: the launches and the CUDA kernel names,
+// in order. The preparation must have been made (prepare).
+func (d *devMatrix) launch(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, method string) ([]*gpuext.Launch, []string, error) {
+	steps, err := d.plan(mod, method)
+	if err != nil {
+		return nil, nil, err
+	}
+	return runPlan(ctx, dev, steps)
 }
 
 // simCopyBytes sizes the simulator's copy reference like the largest seed

@@ -627,7 +627,11 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 			}
 			run.MinMs, run.TimeKind = run.TimeMs, gpuext.Modeled
 		} else {
-			t, err := dev.Time(func() error { _, _, err := d.launch(ctx, dev, mod, m); return err }, o.Warmups, o.Runs)
+			steps, err := d.plan(mod, m)
+			if err != nil {
+				return fmt.Errorf("libs: %s on %s: %w", m, in.Key, err)
+			}
+			t, err := dev.Time(func() error { _, _, err := runPlan(ctx, dev, steps); return err }, o.Warmups, o.Runs)
 			if err != nil {
 				return fmt.Errorf("libs: timing %s on %s: %w", m, in.Key, err)
 			}
