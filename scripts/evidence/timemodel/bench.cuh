@@ -10,11 +10,13 @@
 // returns milliseconds per launch; queuedTime times the GPU's own cost per
 // launch, the host's rate left out, and gpuTime does so behind spinFor;
 // uploadRandom fills a device array with
-// the atomics runs' random values; readKernel reads a float4 array once,
+// the atomics runs' random values; aloneTime and callQueuedAlone time a
+// launch alone and three ways (memgap.cu, libsfloor.cu); readKernel reads a float4 array once,
 // grid-stride (a bandwidth run, or data put in L2 before a warm run).
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -101,6 +103,36 @@ __global__ void spinFor(unsigned long long cycles) {
 template <class F>
 static double gpuTime(F launch, int n) {
     return queuedTime(launch, n, [] { spinFor<<<1, 1>>>(6000000ULL); });
+}
+
+// aloneTime is one launch between two events after a synchronize, the
+// median of 21 in µs: the kernel and one launch's latency (memgap.cu,
+// libsfloor.cu).
+template <class F>
+static double aloneTime(F launch) {
+    std::vector<double> v;
+    for (int i = 0; i < 21; ++i) {
+        check(cudaDeviceSynchronize(), "sync");
+        v.push_back(1e3 * eventsAround(launch));
+    }
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+// callQueuedAlone prints a launch's three times as rows NAME (eventTime,
+// the lessons' protocol), NAME_queued (gpuTime of 20, the GPU's own) and
+// NAME_alone (aloneTime), in µs, each note starting with what.
+template <class F>
+static void callQueuedAlone(const char* name, const char* param, F launch, const char* what) {
+    char note[200], qn[64];
+    std::snprintf(note, sizeof note, "%s; 3 warm-ups and 10 back to back between events", what);
+    row(name, param, 1e3 * eventTime(launch), "us", note);
+    std::snprintf(note, sizeof note, "%s; 20 launches queued behind a 3 ms spin", what);
+    std::snprintf(qn, sizeof qn, "%s_queued", name);
+    row(qn, param, gpuTime(launch, 20), "us", note);
+    std::snprintf(note, sizeof note, "%s; one launch between events after a sync, median of 21", what);
+    std::snprintf(qn, sizeof qn, "%s_alone", name);
+    row(qn, param, aloneTime(launch), "us", note);
 }
 
 // uploadRandom copies n values of a 64-bit LCG (Knuth's MMIX constants,

@@ -18,30 +18,7 @@
 //   nvcc -O3 -arch=native -std=c++17 -I scripts/evidence/timemodel -o libsfloor libsfloor.cu
 #include "bench.cuh"
 
-#include <algorithm>
-
 #include "../../../lessons/libs/libs.cu"
-
-template <class F>
-static double aloneTime(F launch) {
-    std::vector<double> v;
-    for (int i = 0; i < 21; ++i) {
-        check(cudaDeviceSynchronize(), "sync");
-        v.push_back(1e3 * eventsAround(launch));
-    }
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-template <class F>
-static void three(const char* name, const char* param, F launch) {
-    char qn[64];
-    row(name, param, 1e3 * eventTime(launch), "us", "3 warm-ups and 10 back to back between events");
-    std::snprintf(qn, sizeof qn, "%s_queued", name);
-    row(qn, param, gpuTime(launch, 20), "us", "20 launches queued behind a 3 ms spin");
-    std::snprintf(qn, sizeof qn, "%s_alone", name);
-    row(qn, param, aloneTime(launch), "us", "one launch between events after a sync, median of 21");
-}
 
 int main() {
     deviceHeader();
@@ -76,8 +53,8 @@ int main() {
     check(cudaMemset(dX, 0, sizeof(float) * rows), "memset");
     char p[64];
     std::snprintf(p, sizeof p, "rows=2^14 nnz=%d", nnz);
-    three("vector2", p, [&] { spmvVector2<<<(rows * 2 + 255) / 256, 256>>>(dRp, dCi, dV, dX, dY, (size_t)rows); });
-    three("vector8", p, [&] { spmvVector8<<<(rows * 8 + 255) / 256, 256>>>(dRp, dCi, dV, dX, dY, (size_t)rows); });
-    three("vector2", p, [&] { spmvVector2<<<(rows * 2 + 255) / 256, 256>>>(dRp, dCi, dV, dX, dY, (size_t)rows); });
+    callQueuedAlone("vector2", p, [&] { spmvVector2<<<(rows * 2 + 255) / 256, 256>>>(dRp, dCi, dV, dX, dY, (size_t)rows); }, "the lesson's kernel, launched as the lesson launches it");
+    callQueuedAlone("vector8", p, [&] { spmvVector8<<<(rows * 8 + 255) / 256, 256>>>(dRp, dCi, dV, dX, dY, (size_t)rows); }, "the lesson's kernel, launched as the lesson launches it");
+    callQueuedAlone("vector2", p, [&] { spmvVector2<<<(rows * 2 + 255) / 256, 256>>>(dRp, dCi, dV, dX, dY, (size_t)rows); }, "the lesson's kernel, launched as the lesson launches it");
     return 0;
 }

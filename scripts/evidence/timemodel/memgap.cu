@@ -21,8 +21,6 @@
 //   nvcc -O3 -arch=native -std=c++17 -I scripts/evidence/timemodel -o memgap memgap.cu
 #include "bench.cuh"
 
-#include <algorithm>
-
 __global__ void copy1(const float* __restrict__ x, float* __restrict__ y, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = x[i];
@@ -54,31 +52,6 @@ static double mhz(unsigned long long* d) {
     return h[1] ? 1e3 * double(h[0]) / double(h[1]) : 0;
 }
 
-template <class F>
-static double aloneTime(F launch) {
-    std::vector<double> v;
-    for (int i = 0; i < 21; ++i) {
-        check(cudaDeviceSynchronize(), "sync");
-        v.push_back(1e3 * eventsAround(launch));
-    }
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-}
-
-template <class F>
-static void three(const char* name, const char* param, F launch, const char* what) {
-    char note[160];
-    std::snprintf(note, sizeof note, "%s; 3 warm-ups and 10 back to back between events", what);
-    row(name, param, 1e3 * eventTime(launch), "us", note);
-    std::snprintf(note, sizeof note, "%s; 20 launches queued behind a 3 ms spin", what);
-    char qn[64];
-    std::snprintf(qn, sizeof qn, "%s_queued", name);
-    row(qn, param, gpuTime(launch, 20), "us", note);
-    std::snprintf(note, sizeof note, "%s; one launch between events after a sync, median of 21", what);
-    std::snprintf(qn, sizeof qn, "%s_alone", name);
-    row(qn, param, aloneTime(launch), "us", note);
-}
-
 int main() {
     deviceHeader();
     const int maxN = 1 << 22;
@@ -93,12 +66,12 @@ int main() {
         char p[32];
         std::snprintf(p, sizeof p, "n=2^%d", e);
         row("sm_clock", p, mhz(clk), "MHz", "clock64 cycles over %globaltimer ns in a 20 us spin, before this size");
-        three("copy", p, [&] { copy1<<<(n + 255) / 256, 256>>>(x, y, n); }, "y = x, one float a thread, blocks of 256");
+        callQueuedAlone("copy", p, [&] { copy1<<<(n + 255) / 256, 256>>>(x, y, n); }, "y = x, one float a thread, blocks of 256");
     }
     for (unsigned long long ns : {0ull, 2000ull, 4000ull, 6000ull, 8000ull, 12000ull, 16000ull, 24000ull}) {
         char p[32];
         std::snprintf(p, sizeof p, "s=%lluns", ns);
-        three("spin", p, [&] { spinNs<<<1, 1>>>(ns, nullptr); }, "one thread spinning s ns of globaltimer, no memory");
+        callQueuedAlone("spin", p, [&] { spinNs<<<1, 1>>>(ns, nullptr); }, "one thread spinning s ns of globaltimer, no memory");
     }
     return 0;
 }
