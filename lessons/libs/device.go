@@ -403,9 +403,10 @@ type launchStep struct {
 // once: the method's name parsed, its kernels' names formatted and looked
 // up, its grids and arguments set. A timed loop then only launches
 // (runPlan): resolving a method in the loop put Go's string formatting
-// between the GPU's launches, 2 µs of the 10 µs a call the lesson timed at
-// 2^14 rows on the H100 (evidence/libs-launchpath-h100-2026-12-07), which
-// neither cuSPARSE's peer nor the model's launch floor pays.
+// between the GPU's launches, 0.8–2.3 µs of the 8–10 µs a call the lesson
+// timed at 2^14 rows on the H100 (BenchmarkLaunchPath,
+// evidence/libs-launchpath-h100-2026-12-07), which neither cuSPARSE's peer
+// nor the model's launch floor pays.
 func (d *devMatrix) plan(mod *gpuext.Module, method string) ([]launchStep, error) {
 	block := sim.Dim1(ThreadsPerBlock)
 	var steps []launchStep
