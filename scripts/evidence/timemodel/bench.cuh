@@ -105,6 +105,36 @@ static double gpuTime(F launch, int n) {
     return queuedTime(launch, n, [] { spinFor<<<1, 1>>>(6000000ULL); });
 }
 
+// gtime reads %globaltimer, the GPU's nanosecond clock.
+__device__ inline unsigned long long gtime() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// spinNs runs for ns nanoseconds of %globaltimer; with out != nullptr
+// thread 0 of block 0 writes the SM cycles and nanoseconds it spun
+// (coldlaunch.cu, memgap.cu).
+__global__ void spinNs(unsigned long long ns, unsigned long long* out) {
+    unsigned long long t0 = gtime(), c0 = clock64(), t;
+    do {
+        t = gtime();
+    } while (t - t0 < ns);
+    if (out && blockIdx.x == 0 && threadIdx.x == 0) {
+        out[0] = clock64() - c0;
+        out[1] = t - t0;
+    }
+}
+
+// smClockMHz is the SM clock: spinNs's cycles over its nanoseconds in a
+// 20 µs spin, d two words of device memory.
+static double smClockMHz(unsigned long long* d) {
+    unsigned long long h[2];
+    spinNs<<<1, 32>>>(20000, d);
+    check(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), "clock read");
+    return h[1] ? 1e3 * double(h[0]) / double(h[1]) : 0;
+}
+
 // aloneTime is one launch between two events after a synchronize, the
 // median of 21 in µs: the kernel and one launch's latency (memgap.cu,
 // libsfloor.cu).

@@ -20,32 +20,6 @@ __global__ void tiny(const float* x, float* y, int n) {
     if (i < n) y[i] = x[i] * 2.0f;
 }
 
-__device__ unsigned long long gtime() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-// spin runs for ns nanoseconds of %globaltimer; with out != nullptr thread 0
-// of block 0 writes the SM cycles and nanoseconds it spun.
-__global__ void spin(unsigned long long ns, unsigned long long* out) {
-    unsigned long long t0 = gtime(), c0 = clock64(), t;
-    do {
-        t = gtime();
-    } while (t - t0 < ns);
-    if (out && blockIdx.x == 0 && threadIdx.x == 0) {
-        out[0] = clock64() - c0;
-        out[1] = t - t0;
-    }
-}
-
-static double mhz(unsigned long long* d) {
-    unsigned long long h[2];
-    spin<<<1, 32>>>(20000, d);
-    check(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), "clock read");
-    return h[1] ? 1e3 * double(h[0]) / double(h[1]) : 0;
-}
-
 int main(int argc, char** argv) {
     int trials = argc > 1 ? std::atoi(argv[1]) : 5;
     const int n = 1056 * 256;
@@ -62,15 +36,15 @@ int main(int argc, char** argv) {
         char p[32];
         std::snprintf(p, sizeof p, "trial %d", t);
         sleep();
-        row("clock_after_idle", p, mhz(clk), "MHz", "SM clock right after 200 ms idle");
+        row("clock_after_idle", p, smClockMHz(clk), "MHz", "SM clock right after 200 ms idle");
         sleep();
         row("tiny_idle", p, 1e3 * eventTime(launch), "us", "3 warm-ups + 10 runs after 200 ms idle");
-        spin<<<132, 32>>>(20000000ull, nullptr);
+        spinNs<<<132, 32>>>(20000000ull, nullptr);
         check(cudaDeviceSynchronize(), "spin");
         row("tiny_busy", p, 1e3 * eventTime(launch), "us", "3 warm-ups + 10 runs right after a 20 ms spin kernel");
-        spin<<<132, 32>>>(20000000ull, nullptr);
+        spinNs<<<132, 32>>>(20000000ull, nullptr);
         check(cudaDeviceSynchronize(), "spin");
-        row("clock_after_busy", p, mhz(clk), "MHz", "SM clock right after a 20 ms spin kernel");
+        row("clock_after_busy", p, smClockMHz(clk), "MHz", "SM clock right after a 20 ms spin kernel");
         sleep();
         row("tiny_long", p, 1e3 * eventTime(launch, 200), "us", "200 warm-ups + 10 runs after 200 ms idle");
     }

@@ -26,32 +26,6 @@ __global__ void copy1(const float* __restrict__ x, float* __restrict__ y, int n)
     if (i < n) y[i] = x[i];
 }
 
-__device__ unsigned long long gtime() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-// spinNs holds one thread for ns of %globaltimer; with out != nullptr it
-// writes the SM cycles and nanoseconds it spun.
-__global__ void spinNs(unsigned long long ns, unsigned long long* out) {
-    unsigned long long t0 = gtime(), c0 = clock64(), t;
-    do {
-        t = gtime();
-    } while (t - t0 < ns);
-    if (out) {
-        out[0] = clock64() - c0;
-        out[1] = t - t0;
-    }
-}
-
-static double mhz(unsigned long long* d) {
-    unsigned long long h[2];
-    spinNs<<<1, 1>>>(20000, d);
-    check(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost), "clock read");
-    return h[1] ? 1e3 * double(h[0]) / double(h[1]) : 0;
-}
-
 int main() {
     deviceHeader();
     const int maxN = 1 << 22;
@@ -65,7 +39,7 @@ int main() {
         const int n = 1 << e;
         char p[32];
         std::snprintf(p, sizeof p, "n=2^%d", e);
-        row("sm_clock", p, mhz(clk), "MHz", "clock64 cycles over %globaltimer ns in a 20 us spin, before this size");
+        row("sm_clock", p, smClockMHz(clk), "MHz", "clock64 cycles over %globaltimer ns in a 20 us spin, before this size");
         callQueuedAlone("copy", p, [&] { copy1<<<(n + 255) / 256, 256>>>(x, y, n); }, "y = x, one float a thread, blocks of 256");
     }
     for (unsigned long long ns : {0ull, 2000ull, 4000ull, 6000ull, 8000ull, 12000ull, 16000ull, 24000ull}) {
