@@ -45,15 +45,12 @@ func BenchmarkLaunchPath(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	k := steps[0].k
+	s := steps[0] // vector2 is one launch
 	for _, c := range []struct {
 		name string
 		f    func() error
 	}{
-		{"bare", func() error {
-			_, err := dev.Launch(ctx, k, gpuext.Config{Grid: blocksFor(d.rows * 2), Block: ThreadsPerBlock}, d.rowPtr, d.colIdx, d.val, d.x, d.y, uint64(d.rows))
-			return err
-		}},
+		{"bare", func() error { _, err := dev.Launch(ctx, s.k, s.cfg, s.args...); return err }},
 		{"planned", func() error { _, _, err := runPlan(ctx, dev, steps); return err }},
 		{"resolved-each-call", func() error { _, _, err := d.launch(ctx, dev, mod, method); return err }},
 	} {

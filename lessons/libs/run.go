@@ -605,7 +605,11 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 				mr.Bins = d.bins.recorded()
 			}
 		}
-		ls, names, err := d.checkedLaunch(ctx, dev, mod, m, y)
+		steps, err := d.plan(mod, m)
+		if err != nil {
+			return fmt.Errorf("libs: %s on %s: %w", m, in.Key, err)
+		}
+		ls, names, err := d.checkedRun(ctx, dev, steps, y)
 		if err != nil {
 			if cerr := ctx.Err(); cerr != nil {
 				err = cerr // the simulator's "cancelled" fault: say it was ctx
@@ -627,10 +631,6 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 			}
 			run.MinMs, run.TimeKind = run.TimeMs, gpuext.Modeled
 		} else {
-			steps, err := d.plan(mod, m)
-			if err != nil {
-				return fmt.Errorf("libs: %s on %s: %w", m, in.Key, err)
-			}
 			t, err := dev.Time(func() error { _, _, err := runPlan(ctx, dev, steps); return err }, o.Warmups, o.Runs)
 			if err != nil {
 				return fmt.Errorf("libs: timing %s on %s: %w", m, in.Key, err)
@@ -651,10 +651,20 @@ func runInput(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, in In
 // is filled with NaN first, so a row no thread writes cannot pass as the
 // previous method's answer. It returns the launches and their kernels.
 func (d *devMatrix) checkedLaunch(ctx context.Context, dev *gpuext.Device, mod *gpuext.Module, method string, y []float32) ([]*gpuext.Launch, []string, error) {
+	steps, err := d.plan(mod, method)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d.checkedRun(ctx, dev, steps, y)
+}
+
+// checkedRun is checkedLaunch of a method already planned: run plans a
+// method once for its checked launch and its timed ones.
+func (d *devMatrix) checkedRun(ctx context.Context, dev *gpuext.Device, steps []launchStep, y []float32) ([]*gpuext.Launch, []string, error) {
 	if err := d.y.Fill(float32(math.NaN())); err != nil {
 		return nil, nil, err
 	}
-	ls, names, err := d.launch(ctx, dev, mod, method)
+	ls, names, err := runPlan(ctx, dev, steps)
 	if err != nil {
 		return nil, nil, err
 	}
