@@ -178,6 +178,7 @@ var microbenchRuns = []struct {
 	{l2reuseFile, applyL2Reuse},
 	{l2storeFile, applyL2Store},
 	{copyinflightFile, applyCopyInflight},
+	{l2warmFile, applyL2Warm},
 }
 
 // calibrate returns m with the constants its recorded microbenchmarks set.
@@ -304,6 +305,7 @@ func TimeConstants(m Model) []TimeConstant {
 		{"AtomicUnitsPoints", float64(len(m.AtomicUnits)), "points", atomicSource(m, "measured: atom_g_lines at m lines over its rate at one, and atom_g_spread")},
 		{"DRAMGranuleBytes", m.DRAMGranuleBytes, "B", dramSource(m, "DRAMGranuleBytes")},
 		{"L2ReuseBytes", m.L2ReuseBytes, "B", l2reuseSource(m)},
+		{"WarmCapacity", m.WarmCapacity(&m.GPU), "B", l2warmSource(m)},
 		{"L2StoreLineSeconds", m.L2StoreLineSeconds, "s", l2storeSource(m)},
 		{"DRAMWrite", m.DRAMWrite, "B/s", copyinflightSource(m)},
 		{"DRAMOverlap", m.DRAMOverlap, "", copyinflightSource(m)},

@@ -28,6 +28,8 @@ if nvcc -O3 -arch=native -std=c++17 -I "$R/scripts/evidence/timemodel" -o "$T/l2
 	echo "l2warm exit $?"
 	timeout 150 ncu --csv --cache-control none -k regex:probe --metrics dram__bytes_read.sum "$T/l2warm" ncu >"$E/ncu.csv" 2>"$E/ncu.err"
 	echo "l2warm ncu exit $?"
+	# ncu's ==PROF== and ==WARNING== lines go to stdout too: keep the CSV alone.
+	grep -v '^==' "$E/ncu.csv" >"$T/ncu.csv" && mv "$T/ncu.csv" "$E/ncu.csv"
 	python3 "$R/scripts/evidence/timemodel/l2warm-ncu.py" "$E/ncu.csv" "$E/l2warm.csv" 2>"$E/l2warm-ncu.err"
 	echo "l2warm-ncu.py exit $?"
 else

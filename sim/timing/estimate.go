@@ -65,11 +65,13 @@ import (
 // interval (LaunchFloor: TimedLaunch and a cost per argument, buffers
 // costing more than scalars), whichever is longer; Bound is then "launch".
 //
-// Warm or cold: a launch whose footprint fits in half the L2 finds in L2
-// the share of it that the launches before it on the device left there
-// (L2History); a kernel timed back to back finds all of it, a CG call
-// after a large SpMV little. Its time is the warm and the cold time
-// weighted by that share.
+// Warm or cold: a launch finds in L2 the share of its footprint that the
+// launches before it on the device left there (L2History), and no more
+// than the share the L2 keeps of such a footprint across launches
+// (WarmShare, measured; without a curve, all of a footprint within half
+// the L2 and none of a larger one); a kernel timed back to back finds all
+// a small footprint, a CG call after a large SpMV little. Its time is the
+// warm and the cold time weighted by that share.
 //
 // DRAM bytes come from the L2 model: each distinct sector a launch reads or
 // writes is fetched once; the re-reads the per-block L1 model sent to L2
@@ -228,15 +230,16 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	cold, coldTerms, coldBound := coldTime(g, c, s, dramRead)
 	t = Modeled{KernelSeconds: cold + c.LaunchOverhead, Kind: TimeModeled}
 	// Warm: the lessons time back-to-back launches after warm-ups on the
-	// same buffers, so a footprint that fits in L2 is found there: L1
-	// misses hit L2 and nothing waits for DRAM.
-	// Launches in between (CG's solve) may have pushed part of it out:
-	// that share is cold (L2History).
+	// same buffers, so the share of the footprint the L2 keeps across
+	// launches is found there (the measured WarmShare curve, else all of
+	// a footprint within half the L2): its L1 misses hit L2 and nothing
+	// waits for DRAM. Launches in between (CG's solve) may have pushed
+	// part of it out: that share is cold (L2History).
 	gpu, terms, bound := cold, coldTerms, coldBound
-	if footprint <= g.L2Bytes/2 && s.L2Share > 0 {
+	if share := c.warmShare(g, footprint, s.L2Share); share > 0 {
 		warm, warmTerms, warmBound := warmTime(g, c, s, dramRead)
-		gpu = s.L2Share*warm + (1-s.L2Share)*cold
-		if s.L2Share >= 0.5 {
+		gpu = share*warm + (1-share)*cold
+		if share >= 0.5 {
 			terms, bound = warmTerms, warmBound
 		}
 	}

@@ -237,6 +237,13 @@ type Constants struct {
 	// timemodel_l2store.go: the slope of the l2store microbenchmark's
 	// column stores). 0: stores' lines at the loads' rate (L2LineShare).
 	L2StoreLineSeconds float64
+	// WarmShare is the share of its footprint a launch finds in L2 when
+	// the same kernel ran on the same buffers just before it, by
+	// footprint, in increasing Bytes (sim's timemodel_l2warm.go, from the
+	// l2warm microbenchmark: Nsight Compute's DRAM bytes of a read after
+	// four launches of it). Empty: a footprint of at most half the L2 is
+	// found whole and a larger one not at all (WarmCapacity, Estimate).
+	WarmShare []WarmPoint
 	// DRAMLoaded is the latency of a coalesced DRAM request against the
 	// DRAM's throughput (dram_chase_v4: warps walking random 512-byte
 	// blocks of 4 GiB, one request in flight a warp, at 16 to 64 warps per

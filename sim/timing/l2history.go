@@ -16,22 +16,24 @@ type l2Use struct {
 }
 
 // l2Keep bounds the device's launch history: a launch further back than
-// this many can only matter behind launches that touched under half the L2
-// in all, which the lessons' sequences never are.
+// this many can only matter behind launches that touched less than the
+// L2's capacity across launches in all, which the lessons' sequences
+// never are.
 const l2Keep = 64
 
 // Resident reports which share of a launch's footprint (bytes per buffer,
-// total) the launches before it on the device left in an L2 of l2Bytes,
-// and records the launch. The model's L2 holds half its size across
-// launches (docs/timemodel.md, "Warm and cold") and keeps what was touched
-// last: walking back from the newest launch, each buffer takes the next
-// bytes of that half the first time it is met, and a launch's buffers
-// share its part evenly (they were touched interleaved). A buffer is found
-// in L2 for the share of it that lies inside the half. A buffer no earlier
-// launch touched is taken as found there, as a lesson's timed launches
-// find it after their warm-ups; so a kernel timed back to back, its own
-// last launch, keeps today's rule (warm when its footprint fits).
-func (h *L2History) Resident(l2Bytes int64, bytes map[int]int64, total int64) float64 {
+// total) the launches before it on the device left in an L2 that keeps
+// capacity bytes across launches (Constants.WarmCapacity: measured, or
+// half the L2; docs/timemodel.md, "Warm and cold"), and records the
+// launch. The L2 keeps what was touched last: walking back from the
+// newest launch, each buffer takes the next bytes of that capacity the
+// first time it is met, and a launch's buffers share its part evenly
+// (they were touched interleaved). A buffer is found in L2 for the share
+// of it that lies inside the capacity. A buffer no earlier launch touched
+// is taken as found there, as a lesson's timed launches find it after
+// their warm-ups; so a kernel timed back to back, its own last launch, is
+// warm when its footprint fits.
+func (h *L2History) Resident(capacity float64, bytes map[int]int64, total int64) float64 {
 	defer func() {
 		if h.touched == nil {
 			h.touched = map[int]bool{}
@@ -47,20 +49,19 @@ func (h *L2History) Resident(l2Bytes int64, bytes map[int]int64, total int64) fl
 	if total <= 0 {
 		return 1
 	}
-	half := float64(l2Bytes) / 2
 	var warm float64
 	for id, n := range bytes {
-		warm += h.kept(id, half) * float64(n)
+		warm += h.kept(id, capacity) * float64(n)
 	}
 	return min(1, warm/float64(total))
 }
 
 // kept is the share of buffer id that the history leaves inside the newest
-// half bytes.
-func (h *L2History) kept(id int, half float64) float64 {
+// capacity bytes.
+func (h *L2History) kept(id int, capacity float64) float64 {
 	seen := map[int]bool{}
 	after := 0.0 // distinct bytes touched since
-	for i := len(h.uses) - 1; i >= 0 && after < half; i-- {
+	for i := len(h.uses) - 1; i >= 0 && after < capacity; i-- {
 		u := h.uses[i]
 		fresh := 0.0 // this launch's bytes not already counted
 		for b, n := range u.bytes {
@@ -72,7 +73,7 @@ func (h *L2History) kept(id int, half float64) float64 {
 			if fresh <= 0 {
 				return 1
 			}
-			return min(1, max(0, half-after)/fresh)
+			return min(1, max(0, capacity-after)/fresh)
 		}
 		for b := range u.bytes {
 			seen[b] = true
@@ -80,7 +81,7 @@ func (h *L2History) kept(id int, half float64) float64 {
 		after += fresh
 	}
 	if h.touched[id] {
-		return 0 // pushed out: more than half the L2 since, or beyond the kept history
+		return 0 // pushed out: more than the capacity since, or beyond the kept history
 	}
 	return 1
 }

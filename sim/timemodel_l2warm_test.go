@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"math"
+	"os"
+	"testing"
+)
+
+// TestApplyL2Warm holds the thirty-eighth pass's rule to its text: the
+// share at F is 1 − the probe's DRAM bytes / F, clamped, sorted by F; the
+// timed rows and the copy's are not read; fewer than three rows set
+// nothing.
+func TestApplyL2Warm(t *testing.T) {
+	row := func(name, param string, v float64, unit string) MicrobenchRow {
+		return MicrobenchRow{Name: name, Param: param, Value: v, Unit: unit}
+	}
+	rows := []MicrobenchRow{
+		row("l2warm_read", "8 MiB", 3.8, "us"),
+		row("l2warm_read_dram", "40 MiB", 20*mib, "B"),
+		row("l2warm_read_dram", "8 MiB", 768, "B"),
+		row("l2warm_copy_dram", "8 MiB", 4*mib, "B"),
+		row("l2warm_read_dram", "64 MiB", 65*mib, "B"),
+	}
+	m := applyL2Warm(Model{}, rows)
+	want := []struct{ mib, share float64 }{{8, 1 - 768.0/(8*mib)}, {40, 0.5}, {64, 0}}
+	if len(m.WarmShare) != len(want) {
+		t.Fatalf("WarmShare has %d points, want %d: %+v", len(m.WarmShare), len(want), m.WarmShare)
+	}
+	for i, w := range want {
+		p := m.WarmShare[i]
+		if p.Bytes != w.mib*mib || math.Abs(p.Share-w.share) > 1e-12 {
+			t.Errorf("point %d = %+v, want %g MiB at %g", i, p, w.mib, w.share)
+		}
+	}
+	if m := applyL2Warm(Model{}, rows[:3]); len(m.WarmShare) != 0 {
+		t.Errorf("two read rows set a curve: %+v", m.WarmShare)
+	}
+}
+
+// TestL2WarmRecorded applies the rule to the H100's recorded run
+// (evidence/timemodel-l2warm-h100-2026-12-07, not embedded: the
+// thirty-eighth pass was not adopted, docs/timemodel.md): its capacity
+// lies between the footprints where the probe read under and over half
+// its bytes from DRAM; and the embedded models, with no l2warm run, keep
+// half their L2.
+func TestL2WarmRecorded(t *testing.T) {
+	data, err := os.ReadFile("../evidence/timemodel-l2warm-h100-2026-12-07/l2warm.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, err := ParseMicrobench(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h100, err := ModelByKey("h100")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := h100.WarmCapacity(&h100.GPU), float64(h100.L2Bytes)/2; got != want {
+		t.Errorf("embedded H100 warm capacity %g, want half its L2 %g (no l2warm run embedded)", got, want)
+	}
+	m := applyL2Warm(h100, rows)
+	c := m.WarmCapacity(&m.GPU)
+	var under, over float64
+	for _, p := range m.WarmShare {
+		if p.Share > 0.5 {
+			under = p.Bytes
+		} else if over == 0 {
+			over = p.Bytes
+		}
+	}
+	if len(m.WarmShare) != 16 || c < under || c > over {
+		t.Errorf("recorded H100 warm capacity %.1f MiB, not between %.0f and %.0f MiB (%d points, want 16)", c/mib, under/mib, over/mib, len(m.WarmShare))
+	}
+}
