@@ -1,0 +1,45 @@
+#!/bin/bash
+# h200-open.sh — what issues 27 and 29 still need from an H200, in two
+# device calls of at most 600 s each (the second right after the first,
+# while the machine is warm), from the repository root:
+#
+#   bash scripts/evidence/libs-ab-pack.sh .cache/ab/plan A=-   # here; carry .cache/ab/plan.tgz
+#   bash scripts/evidence/h200-open.sh 1 /tmp/res && tar -C /tmp -czf $OUT/res1.tgz res
+#   bash scripts/evidence/h200-open.sh 2 /tmp/res && tar -C /tmp -czf $OUT/res2.tgz res
+#
+# Part 1 (about 330 s): l2warm.cu (the thirty-eighth pass's microbenchmark,
+# for the H200's own verdict), copyinflight.cu (the thirty-seventh pass's;
+# the H200 has no run), and the sweep, two passes beside launch records
+# (timemodel-sweep.sh BIN OUT 100 sweep-r4 sweep-r5). Part 2 (about 200
+# s): the libs corpus with the peer and launch records, timed with planned
+# launches (libs-corpus.sh, no Nsight Compute), for issue 29's table and
+# chooser fit and issue 27's held-out runs. A GPU other than an H200 runs
+# nothing (exit 3): the rules these feed are the H200's.
+# Each step writes evidence/-shaped folders under OUTDIR named
+# <subject>-h200-<date>; their READMEs are written when they are committed.
+set -u
+P="${1:?usage: h200-open.sh 1|2 OUTDIR}"
+O="${2:?usage: h200-open.sh 1|2 OUTDIR}"
+R="$(cd "$(dirname "$0")/../.." && pwd)"
+G="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
+echo "$G"
+case "$G" in *H200*) ;; *) echo "h200-open: not an H200; nothing run"; exit 3 ;; esac
+D="$(date -u +%Y-%m-%d)"
+mkdir -p "$O"
+[ -x /tmp/plan/A/warplab-cuda ] || tar -C /tmp -xzf "$R/.cache/ab/plan.tgz"
+case "$P" in
+1)
+	timeout 100 bash "$R/scripts/evidence/timemodel-l2warm.sh" "$O/timemodel-l2warm-h200-$D" >"$O/l2warm.log" 2>&1
+	timeout 80 bash "$R/scripts/evidence/timemodel-micro.sh" copyinflight "$O/timemodel-copyinflight-h200-$D" >"$O/micro.log" 2>&1
+	timeout 250 bash "$R/scripts/evidence/timemodel-sweep.sh" /tmp/plan/A "$O/timemodel-sweep-h200-$D" 100 sweep-r4 sweep-r5 >"$O/sweep.log" 2>&1
+	;;
+2)
+	LIBS_NCU=0 LIBS_BUDGET=230 LIBS_MATRICES=/tmp/plan/matrices timeout 400 \
+		bash "$R/scripts/evidence/libs-corpus.sh" /tmp/plan/A "$O/libs-corpus-h200-$D" >"$O/corpus.log" 2>&1
+	;;
+*)
+	echo "h200-open: part 1 or 2" >&2
+	exit 2
+	;;
+esac
+echo "h200-open: part $P done"
