@@ -7,22 +7,15 @@ then each gather_ms X). Each launch's dram__bytes_read.sum becomes a row
 `l2reuse_dram,X_MB,bytes,B,ncu dram__bytes_read.sum` (the stream as X 0).
 """
 import csv
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ncucsv  # noqa: E402
 
 ncu, out = sys.argv[1], sys.argv[2]
 xs = [r[1] for r in csv.reader(open(out)) if r and r[0] in ("stream_ms", "gather_ms")]
-dram = {}
-hdr = None
-for r in csv.reader(open(ncu)):
-    if r and r[0] == "ID":
-        hdr = r
-        continue
-    if hdr and len(r) == len(hdr):
-        d = dict(zip(hdr, r))
-        if d["Metric Name"] == "dram__bytes_read.sum":
-            v = float(d["Metric Value"].replace(",", ""))
-            scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}[d["Metric Unit"]]
-            dram[int(d["ID"])] = v * scale
+dram = ncucsv.metric_by_id(ncu, "dram__bytes_read.sum")
 if sorted(dram) != list(range(len(xs))):
     sys.exit(f"l2reuse-ncu: {len(dram)} launches in {ncu}, {len(xs)} rows in {out}")
 with open(out, "a") as f:

@@ -8,22 +8,15 @@ dram__bytes_read.sum becomes a row `l2warm_read_dram,F MiB,bytes,B,...` (or
 l2warm_copy_dram).
 """
 import csv
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ncucsv  # noqa: E402
 
 ncu, out = sys.argv[1], sys.argv[2]
 rows = [(r[0], r[1]) for r in csv.reader(open(out)) if r and r[0] in ("l2warm_read", "l2warm_copy")]
-dram = {}
-hdr = None
-for r in csv.reader(open(ncu)):
-    if r and r[0] == "ID":
-        hdr = r
-        continue
-    if hdr and len(r) == len(hdr):
-        d = dict(zip(hdr, r))
-        if d["Metric Name"] == "dram__bytes_read.sum":
-            v = float(d["Metric Value"].replace(",", ""))
-            scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "Kibyte": 1024, "Mibyte": 1 << 20, "Gibyte": 1 << 30}[d["Metric Unit"]]
-            dram[int(d["ID"])] = v * scale
+dram = ncucsv.metric_by_id(ncu, "dram__bytes_read.sum")
 if sorted(dram) != list(range(len(rows))):
     sys.exit(f"l2warm-ncu: {len(dram)} probes in {ncu}, {len(rows)} rows in {out}")
 with open(out, "a") as f:

@@ -28,26 +28,18 @@
 
 #include <cstring>
 
-__global__ void probeRead(const float4* __restrict__ p, size_t n, float* out) {
-    float s = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float4 v = p[i];
-        s += v.x + v.y + v.z + v.w;
-    }
-    if (s == 12345.0f) out[0] = s;
-}
+__global__ void probeRead(const float4* __restrict__ p, size_t n, float* out) { readBody(p, n, out); }
 
-__global__ void copyKernel(const float4* __restrict__ a, float4* __restrict__ b, size_t n) {
+// copyBody copies a[0..n) to b, grid-stride: copyKernel and its probe twin.
+__device__ __forceinline__ void copyBody(const float4* __restrict__ a, float4* __restrict__ b, size_t n) {
     for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         b[i] = a[i];
     }
 }
 
-__global__ void probeCopy(const float4* __restrict__ a, float4* __restrict__ b, size_t n) {
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        b[i] = a[i];
-    }
-}
+__global__ void copyKernel(const float4* __restrict__ a, float4* __restrict__ b, size_t n) { copyBody(a, b, n); }
+
+__global__ void probeCopy(const float4* __restrict__ a, float4* __restrict__ b, size_t n) { copyBody(a, b, n); }
 
 int main(int argc, char** argv) {
     const bool ncu = argc > 1 && std::strcmp(argv[1], "ncu") == 0;
