@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""ncu-warm-join.py RUNDIR SIM_JSON [--each]: Nsight Compute's warm kernel time
+against the model's GPU time and the lesson's time a call, launch by launch.
+
+RUNDIR holds a libs-ncu-warm run (evidence/libs-ncu-warm-2p17-h100-2026-12-07):
+ncu.csv (`ncu --csv --cache-control none --clock-control none --metrics
+gpu__time_duration.sum,... warplab-cuda run libs ... --runs 2 --warmups 1`),
+libs-ncu.json (that run's JSON, whose method order is the launches' order) and
+libs-plain.json (the same matrices under the lessons' protocol). SIM_JSON is
+`warplab run libs --backend sim` on the same matrices with WARPLAB_HOST_FLOOR
+pointed at a copy of the run's launch records with every figure 0.10 us, so
+that a modeled call is the kernel's own GPU time. Single-kernel methods only
+(one launch a call); a method's ncu time is the median of its last two
+launches (the timed runs). Prints the ratios by matrix; --each, every launch.
+"""
+
+import csv
+import json
+import statistics
+import sys
+
+UNIT_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1, "usecond": 1, "ms": 1e3, "msecond": 1e3}
+
+
+def launches(path):
+    """ncu's gpu__time_duration.sum of each launch, in launch order: (kernel, us)."""
+    rows = list(csv.reader(open(path)))
+    start = next(n for n, r in enumerate(rows) if r and r[0] == "ID")
+    hdr = rows[start]
+    out = []
+    for r in rows[start + 1:]:
+        if len(r) != len(hdr):
+            continue
+        x = dict(zip(hdr, r))
+        if x["Metric Name"] == "gpu__time_duration.sum":
+            us = float(x["Metric Value"].replace(",", "")) * UNIT_US[x["Metric Unit"]]
+            out.append((int(x["ID"]), x["Kernel Name"].split("(")[0].strip(), us))
+    return [(k, us) for _, k, us in sorted(out)]
+
+
+def groups(ls):
+    """Consecutive launches of one kernel: [kernel, [us, ...]]."""
+    out = []
+    for k, us in ls:
+        if out and out[-1][0] == k:
+            out[-1][1].append(us)
+        else:
+            out.append([k, [us]])
+    return out
+
+
+def runs(j):
+    return {(m["key"], r["method"]): r for m in j["matrices"] for r in m["runs"]}
+
+
+def main():
+    rundir, simf = sys.argv[1], sys.argv[2]
+    gs = groups(launches(rundir + "/ncu.csv"))
+    order = json.load(open(rundir + "/libs-ncu.json"))
+    sim, plain = runs(json.load(open(simf))), runs(json.load(open(rundir + "/libs-plain.json")))
+    gi, res = 0, []
+    for m in order["matrices"]:
+        for r in m["runs"]:
+            ks = [k.strip() for k in r["kernels"].split(",")]
+            if r.get("launches", 1) != 1 or len(ks) != 1:
+                continue
+            while gi < len(gs) and gs[gi][0] != ks[0]:
+                gi += 1
+            if gi >= len(gs):
+                break
+            ncu = statistics.median(gs[gi][1][-2:])
+            gi += 1
+            s, p = sim.get((m["key"], r["method"])), plain.get((m["key"], r["method"]))
+            if s and p:
+                res.append((m["key"], r["method"], ncu, s["time_ms"] * 1e3, p["time_ms"] * 1e3))
+    rat = sorted(s / n for _, _, n, s, _ in res)
+    print(f"{len(res)} single-kernel launches; model GPU / ncu warm: median {statistics.median(rat):.2f}, "
+          f"10th percentile {rat[len(rat) // 10]:.2f}, 90th {rat[len(rat) * 9 // 10]:.2f}, "
+          f"within 25%: {sum(1 for x in rat if 0.8 <= x <= 1.25)} of {len(rat)}")
+    print("matrix,launches,model_over_ncu,ncu_us,call_us,call_minus_ncu_us")
+    for key in dict.fromkeys(k for k, *_ in res):
+        sub = [(n, s, p) for k, _, n, s, p in res if k == key]
+        med = lambda f: statistics.median(f(x) for x in sub)  # noqa: E731
+        print(f"{key},{len(sub)},{med(lambda x: x[1] / x[0]):.2f},{med(lambda x: x[0]):.2f},{med(lambda x: x[2]):.2f},{med(lambda x: x[2] - x[0]):.2f}")
+    if "--each" in sys.argv[3:]:
+        print("matrix,method,ncu_us,model_us,call_us")
+        for k, me, n, s, p in res:
+            print(f"{k},{me},{n:.2f},{s:.2f},{p:.2f}")
+
+
+main()
