@@ -17,6 +17,9 @@
 # nothing (exit 3): the rules these feed are the H200's.
 # Each step writes evidence/-shaped folders under OUTDIR named
 # <subject>-h200-<date>; their READMEs are written when they are committed.
+# Then, on the development machine, each microbenchmark's verdict by its
+# rule: scripts/evidence/timemodel-judge.sh h200 l2warm|copyinflight CSV
+# (after the new sweep folder is in evidence/, so both sides see it).
 set -u
 P="${1:?usage: h200-open.sh 1|2 OUTDIR}"
 O="${2:?usage: h200-open.sh 1|2 OUTDIR}"
