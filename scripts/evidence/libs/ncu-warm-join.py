@@ -14,28 +14,22 @@ that a modeled call is the kernel's own GPU time. Single-kernel methods only
 launches (the timed runs). Prints the ratios by matrix; --each, every launch.
 """
 
-import csv
 import json
+import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "timemodel"))
+import ncucsv  # noqa: E402
 
 UNIT_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1, "usecond": 1, "ms": 1e3, "msecond": 1e3}
 
 
 def launches(path):
     """ncu's gpu__time_duration.sum of each launch, in launch order: (kernel, us)."""
-    rows = list(csv.reader(open(path)))
-    start = next(n for n, r in enumerate(rows) if r and r[0] == "ID")
-    hdr = rows[start]
-    out = []
-    for r in rows[start + 1:]:
-        if len(r) != len(hdr):
-            continue
-        x = dict(zip(hdr, r))
-        if x["Metric Name"] == "gpu__time_duration.sum":
-            us = float(x["Metric Value"].replace(",", "")) * UNIT_US[x["Metric Unit"]]
-            out.append((int(x["ID"]), x["Kernel Name"].split("(")[0].strip(), us))
-    return [(k, us) for _, k, us in sorted(out)]
+    out = sorted((int(d["ID"]), d["Kernel Name"].split("(")[0].strip(), ncucsv.value(d) * UNIT_US[d["Metric Unit"]])
+                 for d in ncucsv.rows(path) if d["Metric Name"] == "gpu__time_duration.sum")
+    return [(k, us) for _, k, us in out]
 
 
 def groups(ls):
