@@ -24,6 +24,18 @@
 // them, and l2warm-ncu.py appends them as l2warm_read_dram and
 // l2warm_copy_dram rows (bytes). A probe's DRAM read bytes over the bytes
 // it reads are the share of its footprint it did not find in L2.
+//
+// The thirty-ninth pass (docs/timemodel.md, "Waves") adds two reads of the
+// same F. readKernel is one wave of blocks striding over the array, so a
+// block reads the same bytes on the same SM every launch; the lessons'
+// kernels run many waves, whose blocks land on whichever SM frees first,
+// so a byte is read from another SM, often behind the other L2 partition,
+// than the launch before. waveKernel (l2warm_waves) reads one float4 a
+// thread in F / 4 KiB blocks of 256, many waves, as the lessons' kernels;
+// movedKernel (l2warm_moved) is readKernel with every block's share handed
+// to the block half the grid away at each launch (the diagnosis: the same
+// one-wave stream, only the SM that reads a byte changes). Their probes,
+// probeWaves and probeMoved, come after the copy's in the same order.
 #include "bench.cuh"
 
 #include <cstring>
@@ -36,6 +48,37 @@ __device__ __forceinline__ void copyBody(const float4* __restrict__ a, float4* _
         b[i] = a[i];
     }
 }
+
+// waveBody reads one float4 a thread (element blockIdx * blockDim + tid):
+// waveKernel and its probe twin.
+__device__ __forceinline__ void waveBody(const float4* __restrict__ p, size_t n, float* out) {
+    const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < n) {
+        float4 v = p[i];
+        if (v.x + v.y + v.z + v.w == 12345.0f) out[0] = v.x;
+    }
+}
+
+__global__ void waveKernel(const float4* __restrict__ p, size_t n, float* out) { waveBody(p, n, out); }
+
+__global__ void probeWaves(const float4* __restrict__ p, size_t n, float* out) { waveBody(p, n, out); }
+
+// movedBody is readBody as block (blockIdx + shift) mod gridDim would run it:
+// with shift alternating 0 and gridDim / 2, every launch reads each byte
+// from the block half the grid away from the one that read it last.
+__device__ __forceinline__ void movedBody(const float4* __restrict__ p, size_t n, float* out, unsigned shift) {
+    const size_t b = (blockIdx.x + shift) % gridDim.x;
+    float s = 0;
+    for (size_t i = b * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        float4 v = p[i];
+        s += v.x + v.y + v.z + v.w;
+    }
+    if (s == 12345.0f) out[0] = s;
+}
+
+__global__ void movedKernel(const float4* __restrict__ p, size_t n, float* out, unsigned shift) { movedBody(p, n, out, shift); }
+
+__global__ void probeMoved(const float4* __restrict__ p, size_t n, float* out, unsigned shift) { movedBody(p, n, out, shift); }
 
 __global__ void copyKernel(const float4* __restrict__ a, float4* __restrict__ b, size_t n) { copyBody(a, b, n); }
 
@@ -64,6 +107,10 @@ int main(int argc, char** argv) {
         std::snprintf(p, sizeof p, "%d MiB", mib);
         auto read = [&] { readKernel<<<blocks, 256>>>(a, nRead, sink); };
         auto copy = [&] { copyKernel<<<blocks, 256>>>(a, b, nCopy); };
+        const unsigned waveBlocks = (unsigned)((nRead + 255) / 256);
+        auto waves = [&] { waveKernel<<<waveBlocks, 256>>>(a, nRead, sink); };
+        unsigned launch = 0;  // movedKernel's launches so far: its shift alternates
+        auto moved = [&] { movedKernel<<<blocks, 256>>>(a, nRead, sink, (launch++ % 2) * (blocks / 2)); };
         if (ncu) {
             for (int i = 0; i < 4; ++i) read();
             probeRead<<<blocks, 256>>>(a, nRead, sink);
@@ -71,10 +118,18 @@ int main(int argc, char** argv) {
             for (int i = 0; i < 4; ++i) copy();
             probeCopy<<<blocks, 256>>>(a, b, nCopy);
             check(cudaDeviceSynchronize(), "probeCopy");
+            for (int i = 0; i < 4; ++i) waves();
+            probeWaves<<<waveBlocks, 256>>>(a, nRead, sink);
+            check(cudaDeviceSynchronize(), "probeWaves");
+            for (int i = 0; i < 4; ++i) moved();  // shifts 0, half, 0, half
+            probeMoved<<<blocks, 256>>>(a, nRead, sink, 0u);
+            check(cudaDeviceSynchronize(), "probeMoved");
             continue;
         }
         row("l2warm_read", p, 1e3 * eventTime(read), "us", "one float4 array read, back to back (3 warm-ups, 10 launches)");
         row("l2warm_copy", p, 1e3 * eventTime(copy), "us", "half the footprint read, half written, back to back");
+        row("l2warm_waves", p, 1e3 * eventTime(waves), "us", "the read as one float4 a thread, F / 4 KiB blocks of 256 (many waves), back to back");
+        row("l2warm_moved", p, 1e3 * eventTime(moved), "us", "the one-wave read, each block's share moved half the grid every launch, back to back");
     }
     return 0;
 }
