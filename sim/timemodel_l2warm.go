@@ -21,13 +21,28 @@ func l2warmFile(key string) string { return key + "-l2warm" }
 
 var l2warmParam = regexp.MustCompile(`^(\d+) MiB$`)
 
-// applyL2Warm sets WarmShare from the l2warm_read_dram rows: at F MiB the
-// share 1 − DRAM read bytes / F, clamped to [0, 1], in increasing F. Fewer
-// than three rows leave the model as it was (half the L2).
+// applyL2Warm sets WarmShare from the l2warm_read_dram rows and
+// WarmShareWaves from the l2warm_waves_dram rows (the thirty-ninth pass,
+// "Waves"): at F MiB the share 1 − DRAM read bytes / F, clamped to [0, 1],
+// in increasing F. A curve of fewer than three rows is left unset (no
+// WarmShare: half the L2; no WarmShareWaves: a many-wave launch takes
+// WarmShare).
 func applyL2Warm(m Model, rows []MicrobenchRow) Model {
+	if w := warmCurve(rows, "l2warm_read_dram"); w != nil {
+		m.WarmShare = w
+	}
+	if w := warmCurve(rows, "l2warm_waves_dram"); w != nil {
+		m.WarmShareWaves = w
+	}
+	return m
+}
+
+// warmCurve is the share curve of the rows called name, nil with fewer
+// than three.
+func warmCurve(rows []MicrobenchRow, name string) []timing.WarmPoint {
 	var w []timing.WarmPoint
 	for _, r := range rows {
-		if r.Name != "l2warm_read_dram" || r.Unit != "B" || r.Value < 0 {
+		if r.Name != name || r.Unit != "B" || r.Value < 0 {
 			continue
 		}
 		p, ok := paramInts(l2warmParam, r.Param)
@@ -38,11 +53,10 @@ func applyL2Warm(m Model, rows []MicrobenchRow) Model {
 		w = append(w, timing.WarmPoint{Bytes: f, Share: min(1, max(0, 1-r.Value/f))})
 	}
 	if len(w) < 3 {
-		return m
+		return nil
 	}
 	sort.Slice(w, func(i, j int) bool { return w[i].Bytes < w[j].Bytes })
-	m.WarmShare = w
-	return m
+	return w
 }
 
 // l2warmSource names WarmCapacity's rows and the embedded file they come
@@ -51,6 +65,10 @@ func l2warmSource(m Model) string {
 	return microbenchSource(l2warmFile(m.Key), len(m.WarmShare) > 0,
 		"none: no l2warm microbenchmark for this model (half the L2 kept across launches, a larger footprint found cold)",
 		func(file, device string) string {
-			return fmt.Sprintf("measured: the footprint at which l2warm_read_dram's warm share (1 − the probe's DRAM bytes / F, after four launches of a float4 read of F, Nsight Compute, --cache-control none) falls to one half, %.1f MiB of the %d MiB L2; the share itself, by footprint, weighs the warm time (%d points; %s; %s)", m.WarmCapacity(&m.GPU)/mib, m.L2Bytes>>20, len(m.WarmShare), file, device)
+			waves := "no many-wave curve: a grid of more than one wave takes the same share"
+			if n := len(m.WarmShareWaves); n > 0 {
+				waves = fmt.Sprintf("a grid of more than one wave takes l2warm_waves_dram's share instead (%d points)", n)
+			}
+			return fmt.Sprintf("measured: the footprint at which l2warm_read_dram's warm share (1 − the probe's DRAM bytes / F, after four launches of a float4 read of F, Nsight Compute, --cache-control none) falls to one half, %.1f MiB of the %d MiB L2; the share itself, by footprint, weighs the warm time (%d points; %s); %s; %s", m.WarmCapacity(&m.GPU)/mib, m.L2Bytes>>20, len(m.WarmShare), waves, file, device)
 		})
 }

@@ -6,10 +6,11 @@ import (
 	"testing"
 )
 
-// TestApplyL2Warm holds the thirty-eighth pass's rule to its text: the
-// share at F is 1 − the probe's DRAM bytes / F, clamped, sorted by F; the
-// timed rows and the copy's are not read; fewer than three rows set
-// nothing.
+// TestApplyL2Warm holds the thirty-eighth and thirty-ninth passes' rules
+// to their text: the share at F is 1 − the probe's DRAM bytes / F,
+// clamped, sorted by F, for the stream (WarmShare) and the many-wave read
+// (WarmShareWaves) apart; the timed rows, the copy's and the moved
+// stream's are not read; fewer than three rows set no curve.
 func TestApplyL2Warm(t *testing.T) {
 	row := func(name, param string, v float64, unit string) MicrobenchRow {
 		return MicrobenchRow{Name: name, Param: param, Value: v, Unit: unit}
@@ -20,8 +21,18 @@ func TestApplyL2Warm(t *testing.T) {
 		row("l2warm_read_dram", "8 MiB", 768, "B"),
 		row("l2warm_copy_dram", "8 MiB", 4*mib, "B"),
 		row("l2warm_read_dram", "64 MiB", 65*mib, "B"),
+		row("l2warm_waves_dram", "8 MiB", 0, "B"),
+		row("l2warm_waves_dram", "16 MiB", 4*mib, "B"),
+		row("l2warm_moved_dram", "16 MiB", 8*mib, "B"),
 	}
 	m := applyL2Warm(Model{}, rows)
+	if len(m.WarmShareWaves) != 0 {
+		t.Errorf("two waves rows set a many-wave curve: %+v", m.WarmShareWaves)
+	}
+	m = applyL2Warm(Model{}, append(rows, row("l2warm_waves_dram", "4 MiB", 0, "B")))
+	if w := m.WarmShareWaves; len(w) != 3 || w[0].Bytes != 4*mib || w[2].Bytes != 16*mib || w[2].Share != 0.75 {
+		t.Errorf("many-wave curve %+v, want 4, 8 and 16 MiB, 0.75 at 16 (the moved rows not read)", w)
+	}
 	want := []struct{ mib, share float64 }{{8, 1 - 768.0/(8*mib)}, {40, 0.5}, {64, 0}}
 	if len(m.WarmShare) != len(want) {
 		t.Fatalf("WarmShare has %d points, want %d: %+v", len(m.WarmShare), len(want), m.WarmShare)

@@ -68,8 +68,9 @@ import (
 // Warm or cold: a launch finds in L2 the share of its footprint that the
 // launches before it on the device left there (L2History), and no more
 // than the share the L2 keeps of such a footprint across launches
-// (WarmShare, measured; without a curve, all of a footprint within half
-// the L2 and none of a larger one); a kernel timed back to back finds all
+// (WarmShare, measured; WarmShareWaves for a grid of more than one wave
+// where measured; without a curve, all of a footprint within half the L2
+// and none of a larger one); a kernel timed back to back finds all
 // a small footprint, a CG call after a large SpMV little. Its time is the
 // warm and the cold time weighted by that share.
 //
@@ -236,7 +237,11 @@ func Estimate(g *GPU, c *Constants, s *Counters) (t Modeled, dramRead int64) {
 	// waits for DRAM. Launches in between (CG's solve) may have pushed
 	// part of it out: that share is cold (L2History).
 	gpu, terms, bound := cold, coldTerms, coldBound
-	if share := c.warmShare(g, footprint, s.L2Share); share > 0 {
+	many := false
+	if r := s.Records; r != nil {
+		many = g.ManyWaves(s.Blocks, r.BlocksPerSM)
+	}
+	if share := c.warmShare(g, footprint, s.L2Share, many); share > 0 {
 		warm, warmTerms, warmBound := warmTime(g, c, s, dramRead)
 		gpu = share*warm + (1-share)*cold
 		if share >= 0.5 {

@@ -244,6 +244,11 @@ type Constants struct {
 	// four launches of it). Empty: a footprint of at most half the L2 is
 	// found whole and a larger one not at all (WarmCapacity, Estimate).
 	WarmShare []WarmPoint
+	// WarmShareWaves is WarmShare for a launch of more than one wave of
+	// blocks (GPU.ManyWaves), from the same microbenchmark's read of one
+	// float4 a thread (l2warm_waves). Empty: such a launch takes
+	// WarmShare.
+	WarmShareWaves []WarmPoint
 	// DRAMLoaded is the latency of a coalesced DRAM request against the
 	// DRAM's throughput (dram_chase_v4: warps walking random 512-byte
 	// blocks of 4 GiB, one request in flight a warp, at 16 to 64 warps per

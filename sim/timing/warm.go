@@ -7,11 +7,10 @@ type WarmPoint struct {
 	Bytes, Share float64
 }
 
-// warmShareAt is the curve's share at footprint f: linear between its
-// points, the first point's below them and the last point's above them;
-// 1 without a curve (the half-L2 rule decides then).
-func (c *Constants) warmShareAt(f float64) float64 {
-	w := c.WarmShare
+// shareAt is curve w's share at footprint f: linear between its points,
+// the first point's below them and the last point's above them; 1 without
+// a curve (the half-L2 rule decides then).
+func shareAt(w []WarmPoint, f float64) float64 {
 	if len(w) == 0 {
 		return 1
 	}
@@ -51,13 +50,27 @@ func (c *Constants) WarmCapacity(g *GPU) float64 {
 // warmShare is the share of a launch's footprint found in L2: what its
 // history left (l2Share) and, with a measured curve, no more than the
 // curve's share at the footprint; without one, the history's share when
-// the footprint fits in half the L2 and none otherwise.
-func (c *Constants) warmShare(g *GPU, footprint int64, l2Share float64) float64 {
-	if len(c.WarmShare) == 0 {
+// the footprint fits in half the L2 and none otherwise. A launch of more
+// than one wave of blocks (manyWaves) reads a byte from another SM than
+// its last launch did, and takes the many-wave curve where one was
+// measured (WarmShareWaves; docs/timemodel.md, "Waves").
+func (c *Constants) warmShare(g *GPU, footprint int64, l2Share float64, manyWaves bool) float64 {
+	w := c.WarmShare
+	if manyWaves && len(c.WarmShareWaves) > 0 {
+		w = c.WarmShareWaves
+	}
+	if len(w) == 0 {
 		if footprint > g.L2Bytes/2 {
 			return 0
 		}
 		return l2Share
 	}
-	return min(l2Share, c.warmShareAt(float64(footprint)))
+	return min(l2Share, shareAt(w, float64(footprint)))
+}
+
+// ManyWaves reports whether a grid of blocks, blocksPerSM of them an SM at
+// once, runs in more than one wave on g: some of its blocks start only when
+// others end, on whichever SM frees first. Unknown occupancy (0) is one wave.
+func (g *GPU) ManyWaves(blocks int64, blocksPerSM int) bool {
+	return blocksPerSM > 0 && blocks > int64(g.SMs)*int64(blocksPerSM)
 }
