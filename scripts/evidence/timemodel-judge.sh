@@ -17,15 +17,32 @@
 # working tree is left as it is. Embedding the CSV in the repository, its
 # evidence folder and TestCalibrationCopies are for whoever commits a
 # verdict of adopted.
+#
+# JUDGE_BASE=DIR keeps the checks without the CSV in DIR and takes them
+# from there when DIR/commit names HEAD (the same model, evidence/ aside),
+# so the half that does not need the run can go while the GPU is awaited:
+#   JUDGE_BASE=/tmp/judge-base bash scripts/evidence/timemodel-judge.sh h100 - -
+# runs the base checks alone (NAME and CSV "-") and stops.
 set -eu
 M="${1:?usage: timemodel-judge.sh MODEL NAME CSV}"
 N="${2:?usage: timemodel-judge.sh MODEL NAME CSV}"
-C="$(cd "$(dirname "${3:?usage: timemodel-judge.sh MODEL NAME CSV}")" && pwd)/$(basename "$3")"
+: "${3:?usage: timemodel-judge.sh MODEL NAME CSV}"
+C=-
+[ "$3" = - ] || C="$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
 R="$(git rev-parse --show-toplevel)"
 W="$(mktemp -d "${TMPDIR:-/tmp}/judge-XXXXXX")"
+B="${JUDGE_BASE:-}"
+head="$(git -C "$R" rev-parse HEAD)"
+if [ -n "$B" ]; then
+	mkdir -p "$B"
+	[ "$(cat "$B/commit" 2>/dev/null)" = "$head" ] || rm -f "$B"/base-*.txt
+	echo "$head" >"$B/commit"
+fi
+sides="base with"
+[ "$C" = - ] && sides=base
 cleanup() { git -C "$R" worktree remove --force "$W/base" 2>/dev/null || true; git -C "$R" worktree remove --force "$W/with" 2>/dev/null || true; }
 trap cleanup EXIT
-for side in base with; do
+for side in $sides; do
 	git -C "$R" worktree add -q --detach "$W/$side" HEAD
 	if [ "$side" = with ]; then
 		[ ! -e "$W/with/sim/calibration/$M-$N.csv" ] || { echo "timemodel-judge: sim/calibration/$M-$N.csv is already embedded at HEAD" >&2; exit 2; }
@@ -39,10 +56,19 @@ checks="sweep"
 for c in $checks; do
 	flag=--sweep-only
 	[ "$c" = lesson ] && flag=--no-sweep
-	for side in base with; do
+	for side in $sides; do
+		if [ "$side" = base ] && [ -n "$B" ] && [ -s "$B/base-$c.txt" ]; then
+			cp "$B/base-$c.txt" "$W/base-$c.txt"
+			continue
+		fi
 		(cd "$R" && "$W/warplab-$side" timemodel check $flag --model "$M" >"$W/$side-$c.txt" 2>&1) || true
+		[ "$side" = base ] && [ -n "$B" ] && cp "$W/base-$c.txt" "$B/base-$c.txt"
 	done
 done
+if [ "$C" = - ]; then
+	echo "timemodel-judge: base checks in $B at $head"
+	exit 0
+fi
 within() { sed -n 's/^  all .* \([0-9][0-9]*\) within 25%.*/\1/p' "$1" | head -1; }
 wrong() { sed -n 's/.*ordered wrong: \([0-9][0-9]*\).*/\1/p' "$1" | head -1; }
 low() { awk '/^per family/{f=1; next} /^per regime/{f=0} f && match($0, /\( *[0-9]+%\)/) { p = substr($0, RSTART + 1, RLENGTH - 3) + 0; if (p < 80) n++ } END { print n + 0 }' "$1"; }
