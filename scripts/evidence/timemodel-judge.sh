@@ -23,6 +23,13 @@
 # so the half that does not need the run can go while the GPU is awaited:
 #   JUDGE_BASE=/tmp/judge-base bash scripts/evidence/timemodel-judge.sh h100 - -
 # runs the base checks alone (NAME and CSV "-") and stops.
+#
+# JUDGE_HELDOUT=DIR (a libs corpus run's folder, e.g.
+# evidence/libs-corpus-planned-h100-2026-12-07) also reports, not judges,
+# the held-out libs runs of DIR/libs-ROWS.json for each ROWS in
+# JUDGE_HELDOUT_ROWS (default 131072; about a minute a size and side):
+# the lesson simulated on the corpus with each side's model, then
+# `warplab timemodel libs`.
 set -eu
 M="${1:?usage: timemodel-judge.sh MODEL NAME CSV}"
 N="${2:?usage: timemodel-judge.sh MODEL NAME CSV}"
@@ -53,7 +60,25 @@ done
 # The checks read evidence/ from the repository root (the working tree's).
 checks="sweep"
 [ "$M" = h200 ] && checks="sweep lesson"
-for c in $checks; do
+H="${JUDGE_HELDOUT:-}"
+[ -z "$H" ] || H="$(cd "$H" && pwd)"
+rows="${JUDGE_HELDOUT_ROWS:-131072}"
+for c in $checks ${H:+heldout}; do
+	if [ "$c" = heldout ]; then
+		for side in $sides; do
+			for n in $rows; do
+				out="$W/$side-libs-$n.json"
+				if [ "$side" = base ] && [ -n "$B" ] && [ -s "$B/base-libs-$n.json" ]; then
+					cp "$B/base-libs-$n.json" "$out"
+				else
+					(cd "$R" && WARPLAB_SASS=1 "$W/warplab-$side" run libs --backend sim --corpus --rows "$n" --copy-mib -1 --model "$M" --json "$out" >/dev/null 2>&1) || true
+					[ "$side" = base ] && [ -n "$B" ] && cp "$out" "$B/base-libs-$n.json"
+				fi
+				(cd "$R" && "$W/warplab-$side" timemodel libs --modeled "$out" "$H/libs-$n.json" >"$W/$side-heldout-$n.txt" 2>&1) || true
+			done
+		done
+		continue
+	fi
 	flag=--sweep-only
 	[ "$c" = lesson ] && flag=--no-sweep
 	for side in $sides; do
@@ -86,3 +111,9 @@ for c in $checks; do
 	fi
 done
 echo "verdict ($M, $N): $verdict"
+if [ -n "$H" ]; then
+	for n in $rows; do
+		echo "held out (reported, not judged), $(basename "$H") at $n rows, without $N: $(grep -m1 '^  all ' "$W/base-heldout-$n.txt" | sed 's/^ *//')"
+		echo "held out (reported, not judged), $(basename "$H") at $n rows, with $N:    $(grep -m1 '^  all ' "$W/with-heldout-$n.txt" | sed 's/^ *//')"
+	done
+fi
