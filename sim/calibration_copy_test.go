@@ -28,6 +28,7 @@ func TestCalibrationCopies(t *testing.T) {
 		{"h100-l2reuse.csv", "../evidence/timemodel-l2reuse-h100-2026-12-07/l2reuse.csv"}, // with ncu's rows
 		{"h100-l2store.csv", "../evidence/timemodel-calib-h100-2026-12-07/l2store/l2store.csv"},
 		{"h100-copyinflight.csv", "../evidence/timemodel-copyinflight-h100-2026-12-07/copyinflight.csv"},
+		{"h100-l2warm.csv", "../evidence/timemodel-l2warm-waves-h100-2026-12-07/l2warm.csv"},
 	} {
 		t.Run(c.embedded, func(t *testing.T) {
 			want, err := os.ReadFile(c.recorded)

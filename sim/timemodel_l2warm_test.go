@@ -4,6 +4,8 @@ import (
 	"math"
 	"os"
 	"testing"
+
+	"github.com/warplab/warplab/sim/timing"
 )
 
 // TestApplyL2Warm holds the thirty-eighth and thirty-ninth passes' rules
@@ -48,39 +50,65 @@ func TestApplyL2Warm(t *testing.T) {
 	}
 }
 
-// TestL2WarmRecorded applies the rule to the H100's recorded run
-// (evidence/timemodel-l2warm-h100-2026-12-07, not embedded: the
-// thirty-eighth pass was not adopted, docs/timemodel.md): its capacity
-// lies between the footprints where the probe read under and over half
-// its bytes from DRAM; and the embedded models, with no l2warm run, keep
-// half their L2.
+// TestL2WarmRecorded applies the rules to the H100's recorded runs: the
+// thirty-eighth pass's (evidence/timemodel-l2warm-h100-2026-12-07, the
+// stream alone, not adopted) and the thirty-ninth's
+// (evidence/timemodel-l2warm-waves-h100-2026-12-07, the stream and the
+// many-wave read, adopted and embedded as sim/calibration/h100-l2warm.csv).
+// Each curve's capacity lies between the footprints where its probe read
+// under and over half its bytes from DRAM; the embedded H100 model has
+// both curves, 16 points each; the H200, with no l2warm run, keeps half
+// its L2.
 func TestL2WarmRecorded(t *testing.T) {
-	data, err := os.ReadFile("../evidence/timemodel-l2warm-h100-2026-12-07/l2warm.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, _, err := ParseMicrobench(data)
-	if err != nil {
-		t.Fatal(err)
-	}
 	h100, err := ModelByKey("h100")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := h100.WarmCapacity(&h100.GPU), float64(h100.L2Bytes)/2; got != want {
-		t.Errorf("embedded H100 warm capacity %g, want half its L2 %g (no l2warm run embedded)", got, want)
+	h200, err := ModelByKey("h200")
+	if err != nil {
+		t.Fatal(err)
 	}
-	m := applyL2Warm(h100, rows)
-	c := m.WarmCapacity(&m.GPU)
-	var under, over float64
-	for _, p := range m.WarmShare {
-		if p.Share > 0.5 {
-			under = p.Bytes
-		} else if over == 0 {
-			over = p.Bytes
+	if got, want := h200.WarmCapacity(&h200.GPU), float64(h200.L2Bytes)/2; got != want || len(h200.WarmShareWaves) != 0 {
+		t.Errorf("embedded H200 warm capacity %g, want half its L2 %g and no many-wave curve (no l2warm run)", got, want)
+	}
+	if len(h100.WarmShare) != 16 || len(h100.WarmShareWaves) != 16 {
+		t.Errorf("embedded H100 curves have %d and %d points, want 16 each", len(h100.WarmShare), len(h100.WarmShareWaves))
+	}
+	for _, run := range []struct {
+		dir   string
+		waves bool
+	}{
+		{"timemodel-l2warm-h100-2026-12-07", false},
+		{"timemodel-l2warm-waves-h100-2026-12-07", true},
+	} {
+		data, err := os.ReadFile("../evidence/" + run.dir + "/l2warm.csv")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(m.WarmShare) != 16 || c < under || c > over {
-		t.Errorf("recorded H100 warm capacity %.1f MiB, not between %.0f and %.0f MiB (%d points, want 16)", c/mib, under/mib, over/mib, len(m.WarmShare))
+		rows, _, err := ParseMicrobench(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := applyL2Warm(Model{GPU: h100.GPU}, rows)
+		curves := map[string][]timing.WarmPoint{"stream": m.WarmShare}
+		if run.waves {
+			curves["many waves"] = m.WarmShareWaves
+		} else if len(m.WarmShareWaves) != 0 {
+			t.Errorf("%s: a many-wave curve from a run without one", run.dir)
+		}
+		for name, w := range curves {
+			c := (&timing.Constants{WarmShare: w}).WarmCapacity(&m.GPU)
+			var under, over float64
+			for _, p := range w {
+				if p.Share > 0.5 {
+					under = p.Bytes
+				} else if over == 0 {
+					over = p.Bytes
+				}
+			}
+			if len(w) != 16 || c < under || c > over {
+				t.Errorf("%s, %s: capacity %.1f MiB, not between %.0f and %.0f MiB (%d points, want 16)", run.dir, name, c/mib, under/mib, over/mib, len(w))
+			}
+		}
 	}
 }
