@@ -51,9 +51,11 @@ func (c *Constants) WarmCapacity(g *GPU) float64 {
 // history left (l2Share) and, with a measured curve, no more than the
 // curve's share at the footprint; without one, the history's share when
 // the footprint fits in half the L2 and none otherwise. A launch of more
-// than one wave of blocks (manyWaves) reads a byte from another SM than
-// its last launch did, and takes the many-wave curve where one was
-// measured (WarmShareWaves; docs/timemodel.md, "Waves").
+// than one wave of blocks (manyWaves) keeps less of its footprint across
+// launches than a one-wave launch striding over it (the H100: 37.0 MiB
+// against 42.7), and takes the many-wave curve where one was measured
+// (WarmShareWaves; docs/timemodel.md, "Waves": not because another SM
+// reads a byte, which the moved stream ruled out; the cause is open).
 func (c *Constants) warmShare(g *GPU, footprint int64, l2Share float64, manyWaves bool) float64 {
 	w := c.WarmShare
 	if manyWaves && len(c.WarmShareWaves) > 0 {

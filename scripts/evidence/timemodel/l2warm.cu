@@ -35,7 +35,10 @@
 // movedKernel (l2warm_moved) is readKernel with every block's share handed
 // to the block half the grid away at each launch (the diagnosis: the same
 // one-wave stream, only the SM that reads a byte changes). Their probes,
-// probeWaves and probeMoved, come after the copy's in the same order.
+// probeWaves and probeMoved, come after the copy's in the same order. On
+// the H100 (evidence/timemodel-l2warm-waves-h100-2026-12-07) the many-wave
+// read kept 37.0 MiB, the stream 42.7 and the moved stream 40.8: the SM
+// that reads a byte is not what costs the many-wave read its share.
 #include "bench.cuh"
 
 #include <cstring>
