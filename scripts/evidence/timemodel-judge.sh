@@ -63,22 +63,7 @@ checks="sweep"
 H="${JUDGE_HELDOUT:-}"
 [ -z "$H" ] || H="$(cd "$H" && pwd)"
 rows="${JUDGE_HELDOUT_ROWS:-131072}"
-for c in $checks ${H:+heldout}; do
-	if [ "$c" = heldout ]; then
-		for side in $sides; do
-			for n in $rows; do
-				out="$W/$side-libs-$n.json"
-				if [ "$side" = base ] && [ -n "$B" ] && [ -s "$B/base-libs-$n.json" ]; then
-					cp "$B/base-libs-$n.json" "$out"
-				else
-					(cd "$R" && WARPLAB_SASS=1 "$W/warplab-$side" run libs --backend sim --corpus --rows "$n" --copy-mib -1 --model "$M" --json "$out" >/dev/null 2>&1) || true
-					[ "$side" = base ] && [ -n "$B" ] && cp "$out" "$B/base-libs-$n.json"
-				fi
-				(cd "$R" && "$W/warplab-$side" timemodel libs --modeled "$out" "$H/libs-$n.json" >"$W/$side-heldout-$n.txt" 2>&1) || true
-			done
-		done
-		continue
-	fi
+for c in $checks; do
 	flag=--sweep-only
 	[ "$c" = lesson ] && flag=--no-sweep
 	for side in $sides; do
@@ -90,6 +75,21 @@ for c in $checks ${H:+heldout}; do
 		[ "$side" = base ] && [ -n "$B" ] && cp "$W/base-$c.txt" "$B/base-$c.txt"
 	done
 done
+# The held-out libs runs, reported beside the verdict.
+if [ -n "$H" ]; then
+	for side in $sides; do
+		for n in $rows; do
+			out="$W/$side-libs-$n.json"
+			if [ "$side" = base ] && [ -n "$B" ] && [ -s "$B/base-libs-$n.json" ]; then
+				cp "$B/base-libs-$n.json" "$out"
+			else
+				(cd "$R" && WARPLAB_SASS=1 "$W/warplab-$side" run libs --backend sim --corpus --rows "$n" --copy-mib -1 --model "$M" --json "$out" >/dev/null 2>&1) || true
+				[ "$side" = base ] && [ -n "$B" ] && cp "$out" "$B/base-libs-$n.json"
+			fi
+			(cd "$R" && "$W/warplab-$side" timemodel libs --modeled "$out" "$H/libs-$n.json" >"$W/$side-heldout-$n.txt" 2>&1) || true
+		done
+	done
+fi
 if [ "$C" = - ]; then
 	echo "timemodel-judge: base checks in $B at $head"
 	exit 0

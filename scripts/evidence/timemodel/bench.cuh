@@ -183,9 +183,11 @@ static void uploadRandom(unsigned* r, int n, uint64_t seed) {
 // read, and gathers.cu's warm-up of its L2 buffer.
 // readBody is its body, for a kernel that must read the same way under
 // another name (l2warm.cu's probe, which Nsight Compute picks by name).
-__device__ __forceinline__ void readBody(const float4* __restrict__ p, size_t n, float* out) {
+// b is the block whose share this block reads: blockIdx.x, or another
+// (l2warm.cu's moved stream).
+__device__ __forceinline__ void readBody(const float4* __restrict__ p, size_t n, float* out, size_t b = blockIdx.x) {
     float s = 0;
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    for (size_t i = b * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
         float4 v = p[i];
         s += v.x + v.y + v.z + v.w;
     }

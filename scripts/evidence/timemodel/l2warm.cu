@@ -70,13 +70,7 @@ __global__ void probeWaves(const float4* __restrict__ p, size_t n, float* out) {
 // with shift alternating 0 and gridDim / 2, every launch reads each byte
 // from the block half the grid away from the one that read it last.
 __device__ __forceinline__ void movedBody(const float4* __restrict__ p, size_t n, float* out, unsigned shift) {
-    const size_t b = (blockIdx.x + shift) % gridDim.x;
-    float s = 0;
-    for (size_t i = b * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
-        float4 v = p[i];
-        s += v.x + v.y + v.z + v.w;
-    }
-    if (s == 12345.0f) out[0] = s;
+    readBody(p, n, out, (blockIdx.x + shift) % gridDim.x);
 }
 
 __global__ void movedKernel(const float4* __restrict__ p, size_t n, float* out, unsigned shift) { movedBody(p, n, out, shift); }
