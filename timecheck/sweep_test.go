@@ -362,11 +362,16 @@ func TestRecordedLeaseFloors(t *testing.T) {
 	if f, ok := h100[key2]; !ok || round(f.TimedLaunch) != 4.425 || round(f.TimedLaunchPerBuffer) != 0.293 || round(f.TimedLaunchPerScalar) != 0.127 {
 		t.Errorf("LeaseFloors(h100)[%s] = %+v, %v; want 4.425 µs, 0.293 a buffer, 0.127 a scalar", key2, f, ok)
 	}
+	// The fourth, 16:58 UTC (evidence/timemodel-sweep-1658-h100-2026-12-07).
+	key4 := filepath.Join("evidence", "timemodel-sweep-1658-h100-2026-12-07")
+	if f, ok := h100[key4]; !ok || round(f.TimedLaunch) != 6.008 || round(f.TimedLaunchPerBuffer) != 0.2 || round(f.TimedLaunchPerScalar) != 0.053 {
+		t.Errorf("LeaseFloors(h100)[%s] = %+v, %v; want 6.008 µs, 0.200 a buffer, 0.053 a scalar", key4, f, ok)
+	}
 	h200, err := LeaseFloors("..", "h200")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{key, key2} {
+	for _, k := range []string{key, key2, key4} {
 		if _, ok := h200[k]; ok {
 			t.Errorf("the H200's floors include the H100's folder %s", k)
 		}
