@@ -19,40 +19,53 @@ import (
 const LibsFamilyPrefix = "libs-"
 
 // LibsCases pairs each method run on each matrix of modeled (a simulator
-// run) with the same matrix and method in the measured runs (GPU runs,
-// in order; a later one does not replace an earlier one's run), one
-// SweepCase each: family "libs-" + the corpus family (libs.Family), input
-// the matrix key, kernel the method. Runs that were skipped, wrong or
-// untimed on either side are left out. It fails when modeled is not a
-// simulator run or a measured one is not a GPU run, so that a swap is
-// not reported as a fit.
+// run) with the same matrix and method in the measured runs (GPU runs),
+// one SweepCase each: family "libs-" + the corpus family (libs.Family),
+// input the matrix key, kernel the method. A case timed by several
+// measured runs (two leases' corpus runs; the SuiteSparse files, which
+// every batch of a corpus run times) is measured as the median of their
+// times, the sweep's rule for a case of several leases (SweepFiles), and
+// names each run in Sources, the first's GPU, driver and date its own.
+// Runs that were skipped, wrong or untimed on either side are left out.
+// It fails when modeled is not a simulator run or a measured one is not
+// a GPU run, so that a swap is not reported as a fit.
 func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, error) {
 	if modeled.Backend != gpuext.Sim {
 		return nil, fmt.Errorf("timecheck: the modeled libs run is a %s run, not the simulator's", modeled.Backend)
 	}
 	type key struct{ matrix, method string }
-	got := map[key]SweepCase{} // the measured side of each case
+	got := map[key]SweepCase{}   // the measured side of each case
+	times := map[key][]float64{} // its measured times, seconds
 	for i, r := range measured {
 		if r.Backend != gpuext.GPU {
 			return nil, fmt.Errorf("timecheck: measured libs run %d is a %s run, not a GPU's", i+1, r.Backend)
 		}
 		for _, m := range r.Matrices {
 			for _, k := range m.Runs {
-				if _, dup := got[key{m.Key, k.Method}]; dup || !timed(k) {
+				if !timed(k) {
 					continue
 				}
-				got[key{m.Key, k.Method}] = SweepCase{GPU: r.Device.Name, Driver: r.Driver, Date: r.Date,
-					Measured: k.TimeMs / 1e3, Sources: []string{fmt.Sprintf("libs run %d (%s)", i+1, r.Date)}}
+				kk := key{m.Key, k.Method}
+				src := fmt.Sprintf("libs run %d (%s)", i+1, r.Date)
+				c, dup := got[kk]
+				if !dup {
+					c = SweepCase{GPU: r.Device.Name, Driver: r.Driver, Date: r.Date}
+				}
+				c.Sources = append(c.Sources, src)
+				got[kk] = c
+				times[kk] = append(times[kk], k.TimeMs/1e3)
 			}
 		}
 	}
 	var out []SweepCase
 	for _, m := range modeled.Matrices {
 		for _, k := range m.Runs {
-			c, ok := got[key{m.Key, k.Method}]
+			kk := key{m.Key, k.Method}
+			c, ok := got[kk]
 			if !ok || !timed(k) {
 				continue
 			}
+			c.Measured = median(times[kk])
 			c.Family, c.Kernel, c.Input = LibsFamilyPrefix+libs.Family(m.Key), k.Method, m.Key
 			c.Size, c.SizeUnit, c.Modeled = m.Rows, "rows", k.TimeMs/1e3
 			out = append(out, c)

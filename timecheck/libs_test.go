@@ -9,9 +9,9 @@ import (
 )
 
 // TestLibsCases: a matrix and method in both runs is one case, modeled
-// over measured; skipped, wrong or missing runs are left out; an earlier
-// measured run is not replaced by a later one; and a swapped pair of
-// runs is refused.
+// over measured; skipped, wrong or missing runs are left out; a case
+// several measured runs timed takes the median of their times and names
+// each; and a swapped pair of runs is refused.
 func TestLibsCases(t *testing.T) {
 	run := func(backend gpuext.Kind, date string, ms map[string]float64) *libs.Result {
 		r := &libs.Result{Backend: backend, Date: date, Device: libs.Device{Name: string(backend) + " device", Model: "h200"}}
@@ -32,7 +32,8 @@ func TestLibsCases(t *testing.T) {
 	sim := run(gpuext.Sim, "", map[string]float64{"tile": 0.010, "vector4": 0.020, "wrong": 0.01, "skipped": 0.01, "only-modeled": 0.01})
 	gpu1 := run(gpuext.GPU, "day 1", map[string]float64{"tile": 0.008, "wrong": 0.01, "skipped": 0.01})
 	gpu2 := run(gpuext.GPU, "day 2", map[string]float64{"tile": 0.100, "vector4": 0.025})
-	cases, err := LibsCases(sim, gpu1, gpu2)
+	gpu3 := run(gpuext.GPU, "day 3", map[string]float64{"tile": 0.0125, "wrong": 0.01})
+	cases, err := LibsCases(sim, gpu1, gpu2, gpu3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestLibsCases(t *testing.T) {
 		measured, ratio float64
 		source          string
 	}{
-		{"tile", 8e-6, 1.25, "day 1"},
+		{"tile", 12.5e-6, 0.8, "day 1,day 2,day 3"}, // the median of 8, 100 and 12.5 µs
 		{"vector4", 25e-6, 0.8, "day 2"},
 	} {
 		c, ok := got[tc.method]
@@ -59,8 +60,17 @@ func TestLibsCases(t *testing.T) {
 		if d := c.Measured - tc.measured; d > 1e-12 || d < -1e-12 || c.Ratio() < tc.ratio-1e-9 || c.Ratio() > tc.ratio+1e-9 {
 			t.Errorf("%s: measured %g ratio %g, want %g and %g", tc.method, c.Measured, c.Ratio(), tc.measured, tc.ratio)
 		}
-		if !strings.Contains(c.Sources[0], tc.source) {
-			t.Errorf("%s: source %q, want the %s run", tc.method, c.Sources[0], tc.source)
+		if want := strings.Split(tc.source, ","); len(c.Sources) != len(want) {
+			t.Errorf("%s: sources %q, want the runs of %s", tc.method, c.Sources, tc.source)
+		} else {
+			for i, w := range want {
+				if !strings.Contains(c.Sources[i], w) {
+					t.Errorf("%s: source %d %q, want the %s run", tc.method, i, c.Sources[i], w)
+				}
+			}
+		}
+		if c.Date != "day 1" && tc.method == "tile" {
+			t.Errorf("tile: date %q, want the first run's", c.Date)
 		}
 	}
 	if len(cases) != 2 {
