@@ -28,7 +28,8 @@ const LibsFamilyPrefix = "libs-"
 // names each run in Sources, the first's GPU, driver and date its own.
 // Runs that were skipped, wrong or untimed on either side are left out.
 // It fails when modeled is not a simulator run or a measured one is not
-// a GPU run, so that a swap is not reported as a fit.
+// a GPU run, so that a swap is not reported as a fit, and when the
+// measured runs are of more than one GPU.
 func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, error) {
 	if modeled.Backend != gpuext.Sim {
 		return nil, fmt.Errorf("timecheck: the modeled libs run is a %s run, not the simulator's", modeled.Backend)
@@ -39,6 +40,10 @@ func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, err
 	for i, r := range measured {
 		if r.Backend != gpuext.GPU {
 			return nil, fmt.Errorf("timecheck: measured libs run %d is a %s run, not a GPU's", i+1, r.Backend)
+		}
+		if r.Device.Name != measured[0].Device.Name {
+			// a median over two GPUs' times is neither's
+			return nil, fmt.Errorf("timecheck: measured libs runs 1 and %d are of different GPUs (%s, %s)", i+1, measured[0].Device.Name, r.Device.Name)
 		}
 		for _, m := range r.Matrices {
 			for _, k := range m.Runs {

@@ -11,7 +11,7 @@ import (
 // TestLibsCases: a matrix and method in both runs is one case, modeled
 // over measured; skipped, wrong or missing runs are left out; a case
 // several measured runs timed takes the median of their times and names
-// each; and a swapped pair of runs is refused.
+// each; and a swapped pair of runs, or runs of two GPUs, are refused.
 func TestLibsCases(t *testing.T) {
 	run := func(backend gpuext.Kind, date string, ms map[string]float64) *libs.Result {
 		r := &libs.Result{Backend: backend, Date: date, Device: libs.Device{Name: string(backend) + " device", Model: "h200"}}
@@ -88,6 +88,11 @@ func TestLibsCases(t *testing.T) {
 	}
 	if _, err := LibsCases(sim, sim); err == nil {
 		t.Error("a simulator run given as the measured one: no error")
+	}
+	other := run(gpuext.GPU, "day 4", map[string]float64{"tile": 0.009})
+	other.Device.Name = "another GPU"
+	if _, err := LibsCases(sim, gpu1, other); err == nil || !strings.Contains(err.Error(), "different GPUs") {
+		t.Errorf("runs of two GPUs: %v, want an error naming them", err)
 	}
 	if _, err := LibsCases(sim, run(gpuext.GPU, "", map[string]float64{"merge_path": 1})); err == nil {
 		t.Error("no matrix and method in common: no error")
