@@ -35,8 +35,11 @@ func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, err
 		return nil, fmt.Errorf("timecheck: the modeled libs run is a %s run, not the simulator's", modeled.Backend)
 	}
 	type key struct{ matrix, method string }
-	got := map[key]SweepCase{}   // the measured side of each case
-	times := map[key][]float64{} // its measured times, seconds
+	type timings struct {
+		c     SweepCase // the measured side of a case: the first run's GPU, driver and date, every run's source
+		times []float64 // its measured times, seconds
+	}
+	got := map[key]*timings{}
 	for i, r := range measured {
 		if r.Backend != gpuext.GPU {
 			return nil, fmt.Errorf("timecheck: measured libs run %d is a %s run, not a GPU's", i+1, r.Backend)
@@ -45,32 +48,31 @@ func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, err
 			// a median over two GPUs' times is neither's
 			return nil, fmt.Errorf("timecheck: measured libs runs 1 and %d are of different GPUs (%s, %s)", i+1, measured[0].Device.Name, r.Device.Name)
 		}
+		src := fmt.Sprintf("libs run %d (%s)", i+1, r.Date)
 		for _, m := range r.Matrices {
 			for _, k := range m.Runs {
 				if !timed(k) {
 					continue
 				}
-				kk := key{m.Key, k.Method}
-				src := fmt.Sprintf("libs run %d (%s)", i+1, r.Date)
-				c, dup := got[kk]
-				if !dup {
-					c = SweepCase{GPU: r.Device.Name, Driver: r.Driver, Date: r.Date}
+				g := got[key{m.Key, k.Method}]
+				if g == nil {
+					g = &timings{c: SweepCase{GPU: r.Device.Name, Driver: r.Driver, Date: r.Date}}
+					got[key{m.Key, k.Method}] = g
 				}
-				c.Sources = append(c.Sources, src)
-				got[kk] = c
-				times[kk] = append(times[kk], k.TimeMs/1e3)
+				g.c.Sources = append(g.c.Sources, src)
+				g.times = append(g.times, k.TimeMs/1e3)
 			}
 		}
 	}
 	var out []SweepCase
 	for _, m := range modeled.Matrices {
 		for _, k := range m.Runs {
-			kk := key{m.Key, k.Method}
-			c, ok := got[kk]
+			g, ok := got[key{m.Key, k.Method}]
 			if !ok || !timed(k) {
 				continue
 			}
-			c.Measured = median(times[kk])
+			c := g.c
+			c.Measured = median(g.times)
 			c.Family, c.Kernel, c.Input = LibsFamilyPrefix+libs.Family(m.Key), k.Method, m.Key
 			c.Size, c.SizeUnit, c.Modeled = m.Rows, "rows", k.TimeMs/1e3
 			out = append(out, c)

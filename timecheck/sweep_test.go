@@ -347,33 +347,29 @@ func TestSweepOfModel(t *testing.T) {
 // lease's floor, the figures docs/timemodel.md ("Another GPU") and the
 // folder's README give, and the H200's check takes no floor from it.
 func TestRecordedLeaseFloors(t *testing.T) {
-	key := filepath.Join("evidence", "timemodel-sweep-h100-2026-12-07")
 	h100, err := LeaseFloors("..", "h100")
 	if err != nil {
 		t.Fatal(err)
-	}
-	f, ok := h100[key]
-	round := func(s float64) float64 { return math.Round(s*1e9) / 1e3 } // µs, three places
-	if !ok || round(f.TimedLaunch) != 3.638 || round(f.TimedLaunchPerBuffer) != 0.188 || round(f.TimedLaunchPerScalar) != 0.032 {
-		t.Errorf("LeaseFloors(h100)[%s] = %+v, %v; want 3.638 µs, 0.188 a buffer, 0.032 a scalar", key, f, ok)
-	}
-	// The second lease, 2026-12-07 03:38 UTC.
-	key2 := filepath.Join("evidence", "timemodel-sweep-0338-h100-2026-12-07")
-	if f, ok := h100[key2]; !ok || round(f.TimedLaunch) != 4.425 || round(f.TimedLaunchPerBuffer) != 0.293 || round(f.TimedLaunchPerScalar) != 0.127 {
-		t.Errorf("LeaseFloors(h100)[%s] = %+v, %v; want 4.425 µs, 0.293 a buffer, 0.127 a scalar", key2, f, ok)
-	}
-	// The fourth, 16:58 UTC (evidence/timemodel-sweep-1658-h100-2026-12-07).
-	key4 := filepath.Join("evidence", "timemodel-sweep-1658-h100-2026-12-07")
-	if f, ok := h100[key4]; !ok || round(f.TimedLaunch) != 6.008 || round(f.TimedLaunchPerBuffer) != 0.2 || round(f.TimedLaunchPerScalar) != 0.053 {
-		t.Errorf("LeaseFloors(h100)[%s] = %+v, %v; want 6.008 µs, 0.200 a buffer, 0.053 a scalar", key4, f, ok)
 	}
 	h200, err := LeaseFloors("..", "h200")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range []string{key, key2, key4} {
-		if _, ok := h200[k]; ok {
-			t.Errorf("the H200's floors include the H100's folder %s", k)
+	round := func(s float64) float64 { return math.Round(s*1e9) / 1e3 } // µs, three places
+	for _, tc := range []struct {
+		dir                   string
+		floor, buffer, scalar float64 // µs
+	}{
+		{"timemodel-sweep-h100-2026-12-07", 3.638, 0.188, 0.032},      // the first lease, 01:19 UTC
+		{"timemodel-sweep-0338-h100-2026-12-07", 4.425, 0.293, 0.127}, // the second, 03:38
+		{"timemodel-sweep-1658-h100-2026-12-07", 6.008, 0.200, 0.053}, // the fourth, 16:58
+	} {
+		key := filepath.Join("evidence", tc.dir)
+		if f, ok := h100[key]; !ok || round(f.TimedLaunch) != tc.floor || round(f.TimedLaunchPerBuffer) != tc.buffer || round(f.TimedLaunchPerScalar) != tc.scalar {
+			t.Errorf("LeaseFloors(h100)[%s] = %+v, %v; want %.3f µs, %.3f a buffer, %.3f a scalar", key, f, ok, tc.floor, tc.buffer, tc.scalar)
+		}
+		if _, ok := h200[key]; ok {
+			t.Errorf("the H200's floors include the H100's folder %s", key)
 		}
 	}
 }
