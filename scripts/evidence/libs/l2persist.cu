@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+//
+// l2persist.cu: does keeping x in L2 (an access policy window, CUDA 11's
+// persisting L2 accesses) pay for an SpMV whose columns are random?
+// (issue 29.) On the random-column power laws at 2^23 rows our tiles and
+// cuSPARSE both reach about a quarter of the copy bandwidth: the gathers
+// of x (32 MiB at 2^23 columns, under the H100's 50 MiB and the H200's
+// 60 MiB of L2) miss L2 about half the time while col and val stream
+// through it (evidence/libs-ncu-l2ops-h200-2026-12-04). With x held in
+// L2 a gather would cost an L2 sector, not a DRAM granule.
+//
+// For each matrix (files written by `warplab run libs --dump DIR`, the
+// format cusparse_peer.cu reads) it times, on one stream, with the
+// lesson's protocol (3 warm-ups, the mean of 10 runs between two events):
+//   - cusparseSpMV (CUSPARSE_SPMV_ALG_DEFAULT), y checked against the
+//     file's reference with the lesson's tolerance;
+//   - gather: the nonzeros streamed once (val, colIdx with __ldcs, as the
+//     tiles load them) and val[j] * x[colIdx[j]] summed by each thread, a
+//     sum a thread stored: the gathers and streams of any nonzero-tiled
+//     SpMV without its row bookkeeping, a ceiling for the tiles;
+// each without a window, then with one on x (hitProp persisting,
+// missProp streaming, hitRatio 1, the window min(x's bytes, the device's
+// accessPolicyMaxWindowSize), the set-aside min(x's bytes, its
+// persistingL2CacheMaxSize)), then without again (the set-aside reset), so
+// a drift in the lease shows as the two "off" rows differing.
+//
+// The rule, fixed before the first call (2026-12-07, 20:05 UTC): the
+// window on x is worth building into the lesson (a launch attribute in
+// gpuext, the tiles launched with it, cuSPARSE's peer timed with it too)
+// if, on the random-column power laws at 2^23 rows, cuSPARSE with it takes
+// at most 1/1.2 of its time without, and the gather ceiling likewise, the
+// two "off" rows within 3% of each other; otherwise it is recorded and not
+// pursued. The clustered power law and uniform-2^20 (x in L2 either way)
+// are the controls: no gain is expected there.
+//
+// Output: one JSON object a line on stdout.
+//
+// Build: nvcc -O3 -arch=sm_90 -o l2persist l2persist.cu -lcusparse
+// Run:   l2persist DIR/*.csr
+
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define CK(call)                                                                                       \
+    do {                                                                                               \
+        cudaError_t e_ = (call);                                                                       \
+        if (e_ != cudaSuccess) {                                                                       \
+            fprintf(stderr, "l2persist: %s:%d %s: %s\n", __FILE__, __LINE__, #call,                    \
+                    cudaGetErrorString(e_));                                                           \
+            exit(1);                                                                                   \
+        }                                                                                              \
+    } while (0)
+#define CS(call)                                                                                       \
+    do {                                                                                               \
+        cusparseStatus_t s_ = (call);                                                                  \
+        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
+            fprintf(stderr, "l2persist: %s:%d %s: %s\n", __FILE__, __LINE__, #call,                    \
+                    cusparseGetErrorString(s_));                                                       \
+            exit(1);                                                                                   \
+        }                                                                                              \
+    } while (0)
+
+static const int kWarmups = 3, kRuns = 10;
+static const double kTolerance = 1e-5;
+
+struct Csr {
+    int64_t rows = 0, cols = 0, nnz = 0;
+    std::vector<int32_t> rowPtr, colIdx;
+    std::vector<float> val, x, want, scale;
+};
+
+template <typename T>
+static bool readN(FILE* f, std::vector<T>& v, int64_t n) {
+    v.resize((size_t)n);
+    return n == 0 || fread(v.data(), sizeof(T), (size_t)n, f) == (size_t)n;
+}
+
+static bool readCsr(const char* path, Csr& m) {
+    FILE* f = fopen(path, "rb");
+    if (!f) return false;
+    char magic[8];
+    int64_t d[3];
+    bool ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, "WLCSR01\0", 8) == 0 &&
+              fread(d, sizeof(int64_t), 3, f) == 3 && d[0] >= 0 && d[1] >= 0 && d[2] >= 0 && d[2] <= INT32_MAX;
+    if (ok) {
+        m.rows = d[0], m.cols = d[1], m.nnz = d[2];
+        ok = readN(f, m.rowPtr, m.rows + 1) && readN(f, m.colIdx, m.nnz) && readN(f, m.val, m.nnz) &&
+             readN(f, m.x, m.cols) && readN(f, m.want, m.rows) && readN(f, m.scale, m.rows);
+    }
+    fclose(f);
+    return ok;
+}
+
+__global__ void gather(const float* __restrict__ val, const int* __restrict__ col, const float* __restrict__ x,
+                       float* __restrict__ out, int nnz) {
+    float acc = 0.0f;
+    const int stride = gridDim.x * blockDim.x;
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < nnz; j += stride) {
+        acc += __ldcs(&val[j]) * x[__ldcs(&col[j])];
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+template <typename F>
+static double meanMs(cudaStream_t s, F f) {
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    for (int i = 0; i < kWarmups; ++i) f();
+    CK(cudaStreamSynchronize(s));
+    CK(cudaEventRecord(a, s));
+    for (int i = 0; i < kRuns; ++i) f();
+    CK(cudaEventRecord(b, s));
+    CK(cudaEventSynchronize(b));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, a, b));
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    return ms / kRuns;
+}
+
+static std::string keyOf(const char* path) {
+    std::string s(path);
+    size_t slash = s.find_last_of('/');
+    if (slash != std::string::npos) s = s.substr(slash + 1);
+    if (s.size() > 4 && s.substr(s.size() - 4) == ".csr") s = s.substr(0, s.size() - 4);
+    return s;
+}
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: l2persist FILE.csr...\n");
+        return 2;
+    }
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, 0));
+    int driver = 0;
+    CK(cudaDriverGetVersion(&driver));
+    cudaStream_t s;
+    CK(cudaStreamCreate(&s));
+    cusparseHandle_t h;
+    CS(cusparseCreate(&h));
+    CS(cusparseSetStream(h, s));
+    int failures = 0;
+    for (int a = 1; a < argc; ++a) {
+        Csr m;
+        if (!readCsr(argv[a], m)) {
+            fprintf(stderr, "l2persist: %s: cannot read a warplab CSR file\n", argv[a]);
+            return 1;
+        }
+        const std::string key = keyOf(argv[a]);
+        int32_t *dRow, *dCol;
+        float *dVal, *dX, *dY, *dOut;
+        const int threads = 256, blocks = prop.multiProcessorCount * 8;
+        CK(cudaMalloc(&dRow, sizeof(int32_t) * (m.rows + 1)));
+        CK(cudaMalloc(&dCol, sizeof(int32_t) * std::max<int64_t>(m.nnz, 1)));
+        CK(cudaMalloc(&dVal, sizeof(float) * std::max<int64_t>(m.nnz, 1)));
+        CK(cudaMalloc(&dX, sizeof(float) * std::max<int64_t>(m.cols, 1)));
+        CK(cudaMalloc(&dY, sizeof(float) * std::max<int64_t>(m.rows, 1)));
+        CK(cudaMalloc(&dOut, sizeof(float) * threads * blocks));
+        CK(cudaMemcpy(dRow, m.rowPtr.data(), sizeof(int32_t) * (m.rows + 1), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dCol, m.colIdx.data(), sizeof(int32_t) * m.nnz, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dVal, m.val.data(), sizeof(float) * m.nnz, cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(dX, m.x.data(), sizeof(float) * m.cols, cudaMemcpyHostToDevice));
+        cusparseSpMatDescr_t A;
+        cusparseDnVecDescr_t X, Y;
+        CS(cusparseCreateCsr(&A, m.rows, m.cols, m.nnz, dRow, dCol, dVal, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                             CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+        CS(cusparseCreateDnVec(&X, m.cols, dX, CUDA_R_32F));
+        CS(cusparseCreateDnVec(&Y, m.rows, dY, CUDA_R_32F));
+        const float alpha = 1.0f, beta = 0.0f;
+        size_t bufBytes = 0;
+        CS(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
+                                   CUSPARSE_SPMV_ALG_DEFAULT, &bufBytes));
+        void* buf = nullptr;
+        CK(cudaMalloc(&buf, std::max<size_t>(bufBytes, 1)));
+        auto spmv = [&] {
+            CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
+                            CUSPARSE_SPMV_ALG_DEFAULT, buf));
+        };
+        auto gath = [&] { gather<<<blocks, threads, 0, s>>>(dVal, dCol, dX, dOut, (int)m.nnz); };
+        const size_t xBytes = sizeof(float) * m.cols;
+        const size_t window = std::min<size_t>(xBytes, (size_t)prop.accessPolicyMaxWindowSize);
+        const size_t setAside = std::min<size_t>(xBytes, (size_t)prop.persistingL2CacheMaxSize);
+        const char* phases[] = {"off", "on", "off-again"};
+        for (int phase = 0; phase < 3; ++phase) {
+            cudaStreamAttrValue attr;
+            memset(&attr, 0, sizeof(attr));
+            if (phase == 1) {
+                CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, setAside));
+                attr.accessPolicyWindow.base_ptr = dX;
+                attr.accessPolicyWindow.num_bytes = window;
+                attr.accessPolicyWindow.hitRatio = 1.0f;
+                attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
+                attr.accessPolicyWindow.missProp = cudaAccessPropertyStreaming;
+            } else {
+                attr.accessPolicyWindow.num_bytes = 0;  // no window
+            }
+            CK(cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &attr));
+            if (phase == 2) {
+                CK(cudaCtxResetPersistingL2Cache());
+                CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
+            }
+            // One checked SpMV; y is NaN first, so a row never written fails.
+            CK(cudaMemsetAsync(dY, 0xff, sizeof(float) * m.rows, s));
+            spmv();
+            std::vector<float> y(m.rows);
+            CK(cudaMemcpyAsync(y.data(), dY, sizeof(float) * m.rows, cudaMemcpyDeviceToHost, s));
+            CK(cudaStreamSynchronize(s));
+            bool correct = true;
+            for (int64_t r = 0; r < m.rows; ++r) {
+                const double sc = m.scale[r] == 0 ? 1.0 : (double)m.scale[r];
+                if (!(std::fabs((double)y[r] - (double)m.want[r]) / sc <= kTolerance)) correct = false;
+            }
+            if (!correct) ++failures;
+            const double cs = meanMs(s, spmv), g = meanMs(s, gath);
+            size_t limit = 0;
+            CK(cudaDeviceGetLimit(&limit, cudaLimitPersistingL2CacheSize));
+            printf("{\"matrix\":\"%s\",\"rows\":%lld,\"nnz\":%lld,\"window\":\"%s\",\"window_bytes\":%zu,"
+                   "\"set_aside_bytes\":%zu,\"cusparse_ms\":%.6f,\"gather_ms\":%.6f,\"correct\":%s,"
+                   "\"gpu\":\"%s\",\"driver\":%d,\"l2_bytes\":%d}\n",
+                   key.c_str(), (long long)m.rows, (long long)m.nnz, phases[phase], phase == 1 ? window : 0, limit,
+                   cs, g, correct ? "true" : "false", prop.name, driver, prop.l2CacheSize);
+            fflush(stdout);
+        }
+        CK(cudaFree(buf));
+        CS(cusparseDestroySpMat(A));
+        CS(cusparseDestroyDnVec(X));
+        CS(cusparseDestroyDnVec(Y));
+        CK(cudaFree(dRow));
+        CK(cudaFree(dCol));
+        CK(cudaFree(dVal));
+        CK(cudaFree(dX));
+        CK(cudaFree(dY));
+        CK(cudaFree(dOut));
+    }
+    CS(cusparseDestroy(h));
+    if (failures) fprintf(stderr, "l2persist: %d wrong outputs\n", failures);
+    return failures ? 1 : 0;
+}
