@@ -23,9 +23,9 @@ rm -rf "$D" && mkdir -p "$D"
 } >"$O/env.txt" 2>&1
 W=/tmp/plan/A/warplab-cuda
 $W run libs --backend gpu --families powerlaw15,powerlaw20,powerlaw20c --rows 8388608 --no-pair --copy-mib -1 \
-	--methods tile --runs 1 --warmups 0 --dump "$D" >"$O/dump.txt" 2>&1
+	--methods tile --runs 1 --warmups 1 --dump "$D" >"$O/dump.txt" 2>&1
 $W run libs --backend gpu --families uniform --rows 1048576 --no-pair --copy-mib -1 \
-	--methods tile --runs 1 --warmups 0 --dump "$D" >>"$O/dump.txt" 2>&1
+	--methods tile --runs 1 --warmups 1 --dump "$D" >>"$O/dump.txt" 2>&1
 nvcc -O3 -arch=sm_90 -o /tmp/l2persist "$R/scripts/evidence/libs/l2persist.cu" -lcusparse >"$O/build.txt" 2>&1
 /tmp/l2persist "$D"/*.csr >"$O/l2persist.jsonl" 2>"$O/l2persist.err"
 echo "l2persist exit $?" >>"$O/l2persist.err"
