@@ -84,7 +84,9 @@ func TestMedianRuns(t *testing.T) {
 // one GPU (WARPLAB_LIBS_LEASES: their folders, comma-separated): each
 // run's fit, every rule set (DefaultRules, each run's fit, the fit on the
 // runs' medians) judged on every run and on the medians, leave one family
-// out and the held-out draws twice held out on each. The lessons/libs
+// out and the held-out draws twice held out on each, every 1.1× line with
+// how many of its misses are inside the leases' own run-to-run spread
+// (MeasureSpread over every method). The lessons/libs
 // README's two-lease figures come from it:
 //
 //	WARPLAB_LIBS_LEASES=$PWD/evidence/libs-corpus-planned-h100-2026-12-07,$PWD/evidence/libs-corpus-planned-1944-h100-2026-12-07 \
@@ -114,6 +116,10 @@ func TestChooserLeases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The leases' own spread of the goal's ratio, every method (the
+	// leases ran one build).
+	sp := MeasureSpread(runs, func(string) bool { return true })
+	t.Logf("run-to-run spread of pick over fastest: %v", sp)
 	judged := append(append([]*Recorded{}, runs...), med)
 	judgedUnseen := append(append([]*Recorded{}, unseen...), medUnseen)
 	name := func(i int) string {
@@ -138,7 +144,7 @@ func TestChooserLeases(t *testing.T) {
 	}
 	for i, rec := range judged {
 		for _, s := range sets {
-			lines, err := GoalLines(rec, s.rules)
+			lines, err := GoalLinesSpread(rec, s.rules, &sp)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,6 +168,6 @@ func TestChooserLeases(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("on %s: %s; held-out draws, twice held out: %s", name(i), HeldoutLine(hs, nil), HeldoutLine(uh, nil))
+		t.Logf("on %s: %s; held-out draws, twice held out: %s", name(i), HeldoutLine(hs, &sp), HeldoutLine(uh, &sp))
 	}
 }
