@@ -2,6 +2,7 @@ package timecheck
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/lessons/libs"
@@ -120,4 +121,40 @@ func LibsCasesOf(modeled []*libs.Result, measured ...*libs.Result) ([]SweepCase,
 // timed: a run with a time, not skipped, whose output was right.
 func timed(k libs.KernelRun) bool {
 	return k.Skipped == "" && k.Correct && k.TimeMs > 0
+}
+
+// SetLibsSizes groups r's cases, LibsCases' of the libs corpus, by the
+// size their matrix's key names (libs.SizeClass) into r.BySize, each with
+// the pairs on its inputs: "2^k rows" ("powerlaw20-2^17"; "stencil27-2^17"
+// too, whose 50³ rows are about that), then "files" (the SuiteSparse
+// matrices, whose keys name no size). The held-out check's figures by
+// size, which docs/timemodel.md tabulates, come from one report this way.
+func (r *SweepReport) SetLibsSizes() {
+	label := func(k int) string {
+		if k == 0 {
+			return "files"
+		}
+		return fmt.Sprintf("2^%d rows", k)
+	}
+	var classes []int
+	for _, c := range r.Cases {
+		if k := libs.SizeClass(c.Input); !slices.Contains(classes, k) {
+			classes = append(classes, k)
+		}
+	}
+	slices.Sort(classes)
+	if len(classes) > 0 && classes[0] == 0 {
+		classes = append(classes[1:], 0) // the files last
+	}
+	r.BySize = nil
+	for _, k := range classes {
+		cs := filterCases(r.Cases, func(c SweepCase) bool { return libs.SizeClass(c.Input) == k })
+		var ps []Pair
+		for _, p := range r.Pairs {
+			if libs.SizeClass(p.Input) == k {
+				ps = append(ps, p)
+			}
+		}
+		r.BySize = append(r.BySize, summarizeSweep(label(k), cs, ps))
+	}
 }

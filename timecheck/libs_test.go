@@ -140,3 +140,48 @@ func TestLibsCasesOf(t *testing.T) {
 		}
 	}
 }
+
+// TestSetLibsSizes: a libs report's cases grouped by the size their keys
+// name, smallest first and the files last, each with its inputs' pairs.
+func TestSetLibsSizes(t *testing.T) {
+	c := func(input, kernel string, measured, modeled float64) SweepCase {
+		return SweepCase{Family: LibsFamilyPrefix + libs.Family(input), Kernel: kernel, Input: input, GPU: "g",
+			Size: 1000, SizeUnit: "rows", Measured: measured, Modeled: modeled}
+	}
+	cases := []SweepCase{
+		c("stencil27-2^17", "tile", 10e-6, 10e-6), // 50³ rows: its key says 2^17
+		c("stencil27-2^17", "vector2", 20e-6, 15e-6),
+		c("bayer10", "tile", 10e-6, 20e-6),
+		c("road-s2-2^14", "tile", 10e-6, 11e-6),
+		c("uniform-2^17", "tile", 10e-6, 30e-6),
+	}
+	r, err := NewSweepReport("h200", cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.SetLibsSizes()
+	want := []struct {
+		name                  string
+		cases, within, pairs int
+	}{
+		{"2^14 rows", 1, 1, 0},
+		{"2^17 rows", 3, 2, 1}, // stencil27's two kernels, 2× apart: one pair
+		{"files", 1, 0, 0},
+	}
+	if len(r.BySize) != len(want) {
+		t.Fatalf("%d sizes, want %d: %+v", len(r.BySize), len(want), r.BySize)
+	}
+	for i, w := range want {
+		s := r.BySize[i]
+		if s.Name != w.name || s.Cases != w.cases || s.Within != w.within || s.Pairs != w.pairs {
+			t.Errorf("size %d: %s %d cases, %d within, %d pairs; want %s %d, %d, %d", i, s.Name, s.Cases, s.Within, s.Pairs, w.name, w.cases, w.within, w.pairs)
+		}
+	}
+	var b strings.Builder
+	if err := r.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "per size:\n  2^14 rows") || strings.Contains(b.String(), "per regime") {
+		t.Errorf("the table has no per-size block, or an empty per-regime one:\n%s", b.String())
+	}
+}

@@ -501,7 +501,10 @@ type SweepReport struct {
 	ByFamily []SweepSummary `json:"by_family"` // internal/sweep's order
 	ByRegime []SweepSummary `json:"by_regime"`
 	ByGPU    []SweepSummary `json:"by_gpu"`
-	Pairs    []Pair         `json:"pairs"`
+	// BySize groups the cases by the rows their matrix's key names
+	// (SetLibsSizes: the held-out libs reports); nil in the sweep's.
+	BySize []SweepSummary `json:"by_size,omitempty"`
+	Pairs  []Pair         `json:"pairs"`
 	// LeaveOneOut says how the figures stand to leave-one-family-out:
 	// which model constants are fitted from runs (refitted without each
 	// family), or that none is.
@@ -691,9 +694,17 @@ func (r *SweepReport) WriteTable(w io.Writer) error {
 	for _, s := range r.ByFamily {
 		line(s)
 	}
-	fmt.Fprintln(w, "per regime (the model's bound):")
-	for _, s := range r.ByRegime {
-		line(s)
+	if len(r.BySize) > 0 {
+		fmt.Fprintln(w, "per size:")
+		for _, s := range r.BySize {
+			line(s)
+		}
+	}
+	if len(r.ByRegime) > 0 {
+		fmt.Fprintln(w, "per regime (the model's bound):")
+		for _, s := range r.ByRegime {
+			line(s)
+		}
 	}
 	fmt.Fprintln(w, "per GPU:")
 	for _, s := range r.ByGPU {

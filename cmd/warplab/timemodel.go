@@ -310,6 +310,7 @@ func runTimeModelLibs(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, cmd, err)
 	}
+	rep.SetLibsSizes()
 	rep.About = fmt.Sprintf("Measured: the libs lesson's GPU runs (%s), CUDA events, mean of the runs after warm-ups, per SpMV; "+
 		"modeled: %s, one checked launch per method, times from %s. Families are libs-<corpus family>; no regime (the lesson keeps no bound).",
 		strings.Join(fs.Args(), ", "), sim.Device.Name, sim.Device.Timing())

@@ -383,6 +383,11 @@ func goalLines(rec *Recorded, rules Rules, sp *Spread) ([]string, error) {
 	return out, nil
 }
 
+// SizeClass is the log2 of the rows a generated matrix's key names
+// ("powerlaw20-2^17", "road-s2-2^20"), 0 for a key that names none (a
+// file).
+func SizeClass(key string) int { return sizeClass(key, 0) }
+
 // sizeClass is a key's size as a power of two ("-2^17" → 17), 0 for a
 // file matrix.
 func sizeClass(key string, rows int) int {
