@@ -41,6 +41,8 @@
 #include <cuda_runtime.h>
 #include <cusparse.h>
 
+#include "csrfile.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -72,34 +74,6 @@
 static const int kWarmups = 3, kRuns = 10;
 static const double kTolerance = 1e-5;
 
-struct Csr {
-    int64_t rows = 0, cols = 0, nnz = 0;
-    std::vector<int32_t> rowPtr, colIdx;
-    std::vector<float> val, x, want, scale;
-};
-
-template <typename T>
-static bool readN(FILE* f, std::vector<T>& v, int64_t n) {
-    v.resize((size_t)n);
-    return n == 0 || fread(v.data(), sizeof(T), (size_t)n, f) == (size_t)n;
-}
-
-static bool readCsr(const char* path, Csr& m) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return false;
-    char magic[8];
-    int64_t d[3];
-    bool ok = fread(magic, 1, 8, f) == 8 && memcmp(magic, "WLCSR01\0", 8) == 0 &&
-              fread(d, sizeof(int64_t), 3, f) == 3 && d[0] >= 0 && d[1] >= 0 && d[2] >= 0 && d[2] <= INT32_MAX;
-    if (ok) {
-        m.rows = d[0], m.cols = d[1], m.nnz = d[2];
-        ok = readN(f, m.rowPtr, m.rows + 1) && readN(f, m.colIdx, m.nnz) && readN(f, m.val, m.nnz) &&
-             readN(f, m.x, m.cols) && readN(f, m.want, m.rows) && readN(f, m.scale, m.rows);
-    }
-    fclose(f);
-    return ok;
-}
-
 __global__ void gather(const float* __restrict__ val, const int* __restrict__ col, const float* __restrict__ x,
                        float* __restrict__ out, int nnz) {
     float acc = 0.0f;
@@ -128,14 +102,6 @@ static double meanMs(cudaStream_t s, F f) {
     return ms / kRuns;
 }
 
-static std::string keyOf(const char* path) {
-    std::string s(path);
-    size_t slash = s.find_last_of('/');
-    if (slash != std::string::npos) s = s.substr(slash + 1);
-    if (s.size() > 4 && s.substr(s.size() - 4) == ".csr") s = s.substr(0, s.size() - 4);
-    return s;
-}
-
 int main(int argc, char** argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: l2persist FILE.csr...\n");
@@ -153,8 +119,9 @@ int main(int argc, char** argv) {
     int failures = 0;
     for (int a = 1; a < argc; ++a) {
         Csr m;
-        if (!readCsr(argv[a], m)) {
-            fprintf(stderr, "l2persist: %s: cannot read a warplab CSR file\n", argv[a]);
+        std::string err;
+        if (!readCsr(argv[a], m, err)) {
+            fprintf(stderr, "l2persist: %s\n", err.c_str());
             return 1;
         }
         const std::string key = keyOf(argv[a]);
