@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/warplab/warplab/internal/stats"
 )
 
 // The block's fixed cost on its SM (issue 27, milestone 3), from the
@@ -56,7 +58,7 @@ func applyBlockCost(m Model, rows []MicrobenchRow) Model {
 	if len(slopes) == 0 {
 		return m
 	}
-	s := median(slopes)
+	s := stats.Median(slopes)
 	if s <= 0 || s > 1e-5 {
 		return m
 	}

@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 	"regexp"
+
+	"github.com/warplab/warplab/internal/stats"
 )
 
 // The barrier's SM-wide rate (issue 27, milestone 3), from the contention
@@ -46,7 +48,7 @@ func applyContention(m Model, rows []MicrobenchRow) Model {
 	if len(per) == 0 {
 		return m
 	}
-	v := median(per)
+	v := stats.Median(per)
 	if v > 0 && v < 100 {
 		m.BarrierWarpCycles = v
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+
+	"github.com/warplab/warplab/internal/stats"
 )
 
 // How a kernel's stores share DRAM with its loads (issue 27, the copy
@@ -72,7 +74,7 @@ func applyCopyInflight(m Model, rows []MicrobenchRow) Model {
 	if len(rates) < 4 || len(alphas) < 4 {
 		return m
 	}
-	w, a := median(rates), median(alphas)
+	w, a := stats.Median(rates), stats.Median(alphas)
 	if w < 1e9 || w > 1e14 || math.IsNaN(a) {
 		return m
 	}
@@ -110,6 +112,6 @@ func copyinflightSource(m Model) string {
 			for _, e := range saxpyInflightErrors(calibrations()[copyinflightFile(m.Key)].rows, m.DRAMOverlap) {
 				errs = append(errs, math.Abs(e))
 			}
-			return fmt.Sprintf("measured: DRAMWrite the median of write_inflight_gbs (%.2f TB/s), DRAMOverlap the median over copy_inflight's rows of (copy − max(read, write)) / min(read, write) (%.2f); saxpy_inflight's %d rows, not fitted, median |error| %.0f%% (%s; %s)", m.DRAMWrite/1e12, m.DRAMOverlap, len(errs), 100*median(errs), file, device)
+			return fmt.Sprintf("measured: DRAMWrite the median of write_inflight_gbs (%.2f TB/s), DRAMOverlap the median over copy_inflight's rows of (copy − max(read, write)) / min(read, write) (%.2f); saxpy_inflight's %d rows, not fitted, median |error| %.0f%% (%s; %s)", m.DRAMWrite/1e12, m.DRAMOverlap, len(errs), 100*stats.Median(errs), file, device)
 		})
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/warplab/warplab/internal/stats"
 	"github.com/warplab/warplab/sim/timing"
 )
 
@@ -41,7 +42,7 @@ func applyMechanisms(m Model, rows []MicrobenchRow) Model {
 	for _, r := range append(get("sh_ld_rate"), get("sh_st_rate")...) {
 		rates = append(rates, r.Value)
 	}
-	if v := median(rates); v > 0.1 && v < 8 {
+	if v := stats.Median(rates); v > 0.1 && v < 8 {
 		m.SharedWavesPerCycle = v
 	}
 	// SharedWaveCycles: the slope of sh_ld_lat (one warp's dependent chain
@@ -167,18 +168,6 @@ func loadedCurve(c []timing.LoadedLatency) string {
 		parts[i] = fmt.Sprintf("%.2f TB/s: %.0f ns", p.Rate/1e12, p.Seconds*1e9)
 	}
 	return strings.Join(parts, ", ")
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	if n := len(s); n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // fitLine is the least-squares line y = slope·x + icept; ok is false with

@@ -27,6 +27,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/warplab/warplab/internal/stats"
 	"github.com/warplab/warplab/lessons/lesson"
 	"github.com/warplab/warplab/sim"
 )
@@ -90,7 +91,7 @@ func Summarize(runs []Run) Summary {
 	}
 	if s.Runs > 0 {
 		s.ShareWithin = float64(s.Within) / float64(s.Runs)
-		s.MedianAbsErr = median(errs)
+		s.MedianAbsErr = stats.Median(errs)
 	}
 	if s.Pairs > 0 {
 		s.ShareRight = float64(s.PairsRight) / float64(s.Pairs)

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/stats"
 	"github.com/warplab/warplab/lessons/libs"
 )
 
@@ -73,7 +74,7 @@ func LibsCases(modeled *libs.Result, measured ...*libs.Result) ([]SweepCase, err
 				continue
 			}
 			c := g.c
-			c.Measured = median(g.times)
+			c.Measured = stats.Median(g.times)
 			c.Family, c.Kernel, c.Input = LibsFamilyPrefix+libs.Family(m.Key), k.Method, m.Key
 			c.Size, c.SizeUnit, c.Modeled = m.Rows, "rows", k.TimeMs/1e3
 			out = append(out, c)

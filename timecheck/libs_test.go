@@ -161,7 +161,7 @@ func TestSetLibsSizes(t *testing.T) {
 	}
 	r.SetLibsSizes()
 	want := []struct {
-		name                  string
+		name                 string
 		cases, within, pairs int
 	}{
 		{"2^14 rows", 1, 1, 0},

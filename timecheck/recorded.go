@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/warplab/warplab/internal/ncu"
+	"github.com/warplab/warplab/internal/stats"
 )
 
 // Run is one kernel run the check compares: what the lesson timed on the
@@ -274,9 +275,9 @@ func Recorded(root string) ([]Run, error) {
 	for _, k := range order {
 		a := byKey[k]
 		r := a.run
-		r.Measured = median(a.meas)
+		r.Measured = stats.Median(a.meas)
 		if len(a.ncu) > 0 {
-			r.NCU = median(a.ncu)
+			r.NCU = stats.Median(a.ncu)
 		}
 		if r.Half == "" {
 			r.Half = halfOf(r.Lesson, r.Input)
@@ -432,7 +433,7 @@ func launchRuns(root string) ([]Run, error) {
 		return Run{Lesson: "launch", Input: "empty kernel", Kernel: kernel, Config: config,
 			Group: "launch", Half: "calibration", Measured: us * 1e-6, Sources: srcs}
 	}
-	out := []Run{calib(LaunchEmpty, "Go, back to back (host clock)", median(us), srcs)}
+	out := []Run{calib(LaunchEmpty, "Go, back to back (host clock)", stats.Median(us), srcs)}
 	if f, ok := floorOf(recs); ok {
 		out[0] = calib(LaunchEmpty, "lessons' protocol: the empty kernel, and the spin kernel at most 1 µs less a scalar", f.TimedLaunch*1e6, argSrcs)
 		out = append(out,
@@ -445,7 +446,7 @@ func launchRuns(root string) ([]Run, error) {
 	}
 	sort.Ints(nss)
 	for _, ns := range nss {
-		out = append(out, calib(fmt.Sprintf("%s%d ns", LaunchSpin, ns), "lessons' protocol, one thread spinning that long on the GPU's timer", median(spin[ns]), spinSrcs))
+		out = append(out, calib(fmt.Sprintf("%s%d ns", LaunchSpin, ns), "lessons' protocol, one thread spinning that long on the GPU's timer", stats.Median(spin[ns]), spinSrcs))
 	}
 	return out, nil
 }
@@ -552,7 +553,7 @@ func spmvNCU(root, jsonFile string, runs []spmvRun) []float64 {
 				}
 			}
 			if len(d) > 0 {
-				out[i] = median(d)
+				out[i] = stats.Median(d)
 			}
 		}
 		if ok {
@@ -586,24 +587,11 @@ func tilingNCU(root, jsonFile string, n int) map[string]float64 {
 		}
 		out := map[string]float64{}
 		for k, v := range by {
-			out[k] = median(v)
+			out[k] = stats.Median(v)
 		}
 		return out
 	}
 	return map[string]float64{}
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func pow2(n int) string {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/stats"
 	"github.com/warplab/warplab/internal/sweep"
 	"github.com/warplab/warplab/sim"
 )
@@ -88,7 +89,7 @@ func floorFor(floors map[string]sim.HostFloor, key string) (sim.HostFloor, bool)
 		}
 		launch, buf, scalar = append(launch, f.TimedLaunch), append(buf, f.TimedLaunchPerBuffer), append(scalar, f.TimedLaunchPerScalar)
 	}
-	return sim.HostFloor{TimedLaunch: median(launch), TimedLaunchPerBuffer: median(buf), TimedLaunchPerScalar: median(scalar)}, true
+	return sim.HostFloor{TimedLaunch: stats.Median(launch), TimedLaunchPerBuffer: stats.Median(buf), TimedLaunchPerScalar: stats.Median(scalar)}, true
 }
 
 // Group is the case's pairs key: family, input and GPU.
@@ -197,7 +198,7 @@ func SweepFiles(root string, files []string) ([]SweepCase, error) {
 	out := make([]SweepCase, 0, len(order))
 	for _, k := range order {
 		a := by[k]
-		a.c.Measured = median(a.meas)
+		a.c.Measured = stats.Median(a.meas)
 		out = append(out, a.c)
 	}
 	return out, nil
@@ -481,7 +482,7 @@ func summarizeSweep(name string, cases []SweepCase, pairs []Pair) SweepSummary {
 	}
 	if s.Modeled > 0 {
 		s.ShareWithin = float64(s.Within) / float64(s.Modeled)
-		s.MedianAbsErr = median(errs)
+		s.MedianAbsErr = stats.Median(errs)
 	}
 	for _, p := range pairs {
 		s.Pairs++

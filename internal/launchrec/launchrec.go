@@ -11,9 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 
+	"github.com/warplab/warplab/internal/stats"
 	"github.com/warplab/warplab/sim"
 )
 
@@ -144,7 +144,7 @@ func Floor(recs []Record) (f sim.HostFloor, ok bool) {
 	if len(perBuf) == 0 {
 		return sim.HostFloor{}, false
 	}
-	scalar := max(0, median(perScalar))
+	scalar := max(0, stats.Median(perScalar))
 	for _, r := range recs {
 		for ns, v := range r.Spin {
 			if ns <= FloorSpinNs {
@@ -152,7 +152,7 @@ func Floor(recs []Record) (f sim.HostFloor, ok bool) {
 			}
 		}
 	}
-	return sim.HostFloor{TimedLaunch: median(pool) * 1e-6, TimedLaunchPerBuffer: max(0, median(perBuf)) * 1e-6, TimedLaunchPerScalar: scalar * 1e-6}, true
+	return sim.HostFloor{TimedLaunch: stats.Median(pool) * 1e-6, TimedLaunchPerBuffer: max(0, stats.Median(perBuf)) * 1e-6, TimedLaunchPerScalar: scalar * 1e-6}, true
 }
 
 // FloorDir is the host floor (Floor) of the records dir/launch-go*.txt
@@ -239,20 +239,10 @@ func WarpCopyGPU(recs []Record) (seconds float64, n int) {
 		if len(offs) == 0 {
 			continue
 		}
-		gpu = append(gpu, r.WarpCopy-median(offs))
+		gpu = append(gpu, r.WarpCopy-stats.Median(offs))
 	}
 	if len(gpu) == 0 {
 		return 0, 0
 	}
-	return median(gpu) * 1e-6, len(gpu)
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	return stats.Median(gpu) * 1e-6, len(gpu)
 }

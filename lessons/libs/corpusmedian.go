@@ -3,6 +3,8 @@ package libs
 import (
 	"fmt"
 	"slices"
+
+	"github.com/warplab/warplab/internal/stats"
 )
 
 // MedianRuns merges corpus runs of one GPU into one: each method's time on
@@ -59,7 +61,7 @@ func MedianRuns(recs ...*Recorded) (*Recorded, error) {
 			if len(ts) == 0 {
 				continue
 			}
-			t := medianOf(ts)
+			t := stats.Median(ts)
 			if k.TimeMs > 0 {
 				k.GBs *= k.TimeMs / t
 			}
@@ -99,21 +101,9 @@ func medianPeer(recs []*Recorded) []PeerRun {
 	for _, k := range order {
 		p := lines[k]
 		if len(means[k]) > 0 {
-			p.MeanMs, p.MinMs, p.Correct = medianOf(means[k]), medianOf(mins[k]), true
+			p.MeanMs, p.MinMs, p.Correct = stats.Median(means[k]), stats.Median(mins[k]), true
 		}
 		out = append(out, p)
 	}
 	return out
-}
-
-// medianOf is the median of xs (the mean of the middle two for an even
-// count), xs left as it was.
-func medianOf(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
