@@ -1,11 +1,12 @@
 #!/bin/bash
-# h200-open.sh — what issues 27 and 29 still need from an H200, in two
-# device calls of at most 600 s each (the second right after the first,
-# while the machine is warm), from the repository root:
+# h200-open.sh — what issues 27 and 29 still need from an H200, in three
+# device calls of at most 600 s each (one after another, while the
+# machine is warm), from the repository root:
 #
 #   bash scripts/evidence/libs-ab-pack.sh .cache/ab/plan A=-   # here; carry .cache/ab/plan.tgz
 #   bash scripts/evidence/h200-open.sh 1 /tmp/res && tar -C /tmp -czf $OUT/res1.tgz res
 #   bash scripts/evidence/h200-open.sh 2 /tmp/res && tar -C /tmp -czf $OUT/res2.tgz res
+#   bash scripts/evidence/h200-open.sh 3 /tmp/res && tar -C /tmp -czf $OUT/res3.tgz res
 #
 # Part 1 (about 330 s): l2warm.cu (the thirty-eighth pass's microbenchmark,
 # for the H200's own verdict), copyinflight.cu (the thirty-seventh pass's;
@@ -13,7 +14,9 @@
 # (timemodel-sweep.sh BIN OUT 100 sweep-r4 sweep-r5). Part 2 (about 200
 # s): the libs corpus with the peer and launch records, timed with planned
 # launches (libs-corpus.sh, no Nsight Compute), for issue 29's table and
-# chooser fit and issue 27's held-out runs. A GPU other than an H200 runs
+# chooser fit and issue 27's held-out runs. Part 3 (about 150 s):
+# l2persist.cu (libs-l2persist.sh), x held in L2 by an access policy
+# window, by the rule in its header (issue 29). A GPU other than an H200 runs
 # nothing (exit 3): the rules these feed are the H200's.
 # Each step writes evidence/-shaped folders under OUTDIR named
 # <subject>-h200-<date>; their READMEs are written when they are committed.
@@ -21,8 +24,8 @@
 # rule: scripts/evidence/timemodel-judge.sh h200 l2warm|copyinflight CSV
 # (after the new sweep folder is in evidence/, so both sides see it).
 set -u
-P="${1:?usage: h200-open.sh 1|2 OUTDIR}"
-O="${2:?usage: h200-open.sh 1|2 OUTDIR}"
+P="${1:?usage: h200-open.sh 1|2|3 OUTDIR}"
+O="${2:?usage: h200-open.sh 1|2|3 OUTDIR}"
 R="$(cd "$(dirname "$0")/../.." && pwd)"
 G="$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader)"
 echo "$G"
@@ -40,8 +43,11 @@ case "$P" in
 	LIBS_NCU=0 LIBS_BUDGET=230 LIBS_MATRICES=/tmp/plan/matrices timeout 400 \
 		bash "$R/scripts/evidence/libs-corpus.sh" /tmp/plan/A "$O/libs-corpus-h200-$D" >"$O/corpus.log" 2>&1
 	;;
+3)
+	timeout 200 bash "$R/scripts/evidence/libs-l2persist.sh" "$O/libs-l2persist-h200-$D" >"$O/l2persist.log" 2>&1
+	;;
 *)
-	echo "h200-open: part 1 or 2" >&2
+	echo "h200-open: part 1, 2 or 3" >&2
 	exit 2
 	;;
 esac
