@@ -20,9 +20,10 @@ import (
 // The first run gives the rest (device, date, copy reference, the
 // matrices, their statistics and order; a method only a later run has
 // comes after the first run's). A method no run timed correctly keeps the
-// entry of the first run that has it. Runs recorded on different GPUs are refused: a
-// median of two GPUs' times is neither's. MedianRuns does not change its
-// arguments.
+// entry of the first run that has it; one that some run timed is timed,
+// whatever the others say (skipped, wrong). Runs recorded on different
+// GPUs are refused: a median of two GPUs' times is neither's. MedianRuns
+// does not change its arguments.
 func MedianRuns(recs ...*Recorded) (*Recorded, error) {
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("libs: MedianRuns: no runs")
@@ -62,10 +63,13 @@ func MedianRuns(recs ...*Recorded) (*Recorded, error) {
 				continue
 			}
 			t := stats.Median(ts)
-			if k.TimeMs > 0 {
+			switch {
+			case m.MinBytes > 0:
+				k.GBs = float64(m.MinBytes) / (t * 1e-3) / 1e9 // as run measures it
+			case k.TimeMs > 0:
 				k.GBs *= k.TimeMs / t
 			}
-			k.TimeMs, k.Correct = t, true
+			k.TimeMs, k.Correct, k.Skipped = t, true, ""
 			m.Runs[j] = k
 		}
 		res.Matrices[i] = m

@@ -7,9 +7,9 @@ import (
 	"testing"
 )
 
-// medianRec is one run of one matrix: the methods' times given (wrong: a
-// method recorded wrong) and cuSPARSE's (0: its line wrong), for
-// TestMedianRuns.
+// medianRec is one run of one matrix: the methods' times given (0: the
+// method skipped; wrong: a method recorded wrong) and cuSPARSE's (0: its
+// line wrong), for TestMedianRuns.
 func medianRec(dir, gpu string, times map[string]float64, wrong string, peerMs float64) *Recorded {
 	m := MatrixResult{Key: "powerlaw20-2^14", MinBytes: 1e6}
 	for _, method := range []string{"vector2", "tile", "split2"} {
@@ -17,7 +17,11 @@ func medianRec(dir, gpu string, times map[string]float64, wrong string, peerMs f
 		if !ok {
 			continue
 		}
-		m.Runs = append(m.Runs, KernelRun{Method: method, TimeMs: t, GBs: 1e6 / (t * 1e-3) / 1e9, Correct: method != wrong})
+		k := KernelRun{Method: method, TimeMs: t, GBs: 1e6 / (t * 1e-3) / 1e9, Correct: method != wrong}
+		if t == 0 {
+			k.Correct, k.Skipped, k.GBs = false, "over the pass limit", 0
+		}
+		m.Runs = append(m.Runs, k)
 	}
 	return &Recorded{
 		Dir:  dir,
@@ -30,7 +34,7 @@ func TestMedianRuns(t *testing.T) {
 	const h100 = "NVIDIA H100 80GB HBM3"
 	a := medianRec("a", h100, map[string]float64{"vector2": 0.010, "tile": 0.008, "split2": 0.020}, "", 0.009)
 	b := medianRec("b", h100, map[string]float64{"vector2": 0.014, "tile": 0.012, "split2": 0.030}, "split2", 0.011)
-	c := medianRec("c", h100, map[string]float64{"vector2": 0.011, "tile": 0.020}, "", 0) // no split2; its peer line wrong
+	c := medianRec("c", h100, map[string]float64{"vector2": 0.011, "tile": 0.020, "split2": 0}, "", 0) // split2 skipped; its peer line wrong
 	tests := []struct {
 		name string
 		recs []*Recorded
@@ -39,8 +43,8 @@ func TestMedianRuns(t *testing.T) {
 	}{
 		{"one run is itself", []*Recorded{a}, map[string]float64{"vector2": 0.010, "tile": 0.008, "split2": 0.020}, 0.009},
 		{"two runs: the mean of the two", []*Recorded{a, b}, map[string]float64{"vector2": 0.012, "tile": 0.010, "split2": 0.020}, 0.010},
-		{"three runs: the middle one; a wrong or missing run left out", []*Recorded{a, b, c}, map[string]float64{"vector2": 0.011, "tile": 0.012, "split2": 0.020}, 0.010},
-		{"the order of the runs does not matter", []*Recorded{c, a, b}, map[string]float64{"vector2": 0.011, "tile": 0.012, "split2": 0.020}, 0.010},
+		{"three runs: the middle one; a wrong or skipped run left out", []*Recorded{a, b, c}, map[string]float64{"vector2": 0.011, "tile": 0.012, "split2": 0.020}, 0.010},
+		{"the order does not matter, a skipped first run's method timed", []*Recorded{c, a, b}, map[string]float64{"vector2": 0.011, "tile": 0.012, "split2": 0.020}, 0.010},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +55,7 @@ func TestMedianRuns(t *testing.T) {
 			m := got.Ours.Matrices[0]
 			for method, want := range tt.want {
 				r := m.Run(method)
-				if math.Abs(r.TimeMs-want) > 1e-12 || !r.Correct {
+				if math.Abs(r.TimeMs-want) > 1e-12 || !r.Correct || r.Skipped != "" {
 					t.Errorf("%s: %.4f ms (correct %v), want %.4f", method, r.TimeMs, r.Correct, want)
 				}
 				if gbs := 1e6 / (want * 1e-3) / 1e9; math.Abs(r.GBs-gbs) > 1e-9*gbs {
