@@ -4,7 +4,7 @@
 // modules are below everything). The table is the architecture in one place:
 //
 //	0  table, sparse, sim/ptx, sim/timing, notebooks/ptxcache and the
-//	   low-level helpers (internal/testenv, cusrc, ncu, browser, evidence)
+//	   low-level helpers (internal/testenv, cusrc, ncu, browser, evidence, stats)
 //	1  sparse/..., sim/internal/...
 //	2  sim
 //	3  gpuext, internal/launchrec (the launch records read back, for lab)
@@ -47,6 +47,7 @@ func ranks() map[string]int {
 		"internal/ncu":       0,
 		"internal/browser":   0,
 		"internal/evidence":  0,
+		"internal/stats":     0,
 
 		"sparse/":                   1,
 		"sim/internal/":             1,
