@@ -343,7 +343,7 @@ func goalLines(rec *Recorded, rules Rules, sp *Spread) ([]string, error) {
 	bySize := map[int]*cnt{}
 	var sizes []int
 	for _, l := range ls {
-		size := sizeClass(l.Key, l.Rows)
+		size := SizeClass(l.Key)
 		if bySize[size] == nil {
 			bySize[size] = &cnt{}
 			sizes = append(sizes, size)
@@ -384,13 +384,9 @@ func goalLines(rec *Recorded, rules Rules, sp *Spread) ([]string, error) {
 }
 
 // SizeClass is the log2 of the rows a generated matrix's key names
-// ("powerlaw20-2^17", "road-s2-2^20"), 0 for a key that names none (a
-// file).
-func SizeClass(key string) int { return sizeClass(key, 0) }
-
-// sizeClass is a key's size as a power of two ("-2^17" → 17), 0 for a
-// file matrix.
-func sizeClass(key string, rows int) int {
+// ("powerlaw20-2^17" → 17, "road-s2-2^20" → 20), 0 for a key that names
+// none (a file matrix).
+func SizeClass(key string) int {
 	if i := strings.LastIndex(key, "-2^"); i >= 0 {
 		if n, err := strconv.Atoi(key[i+3:]); err == nil {
 			return n

@@ -248,8 +248,8 @@ func TestUnseenKeys(t *testing.T) {
 		if KeySeed(key) != wantSeed || Unseen(key) != (wantSeed != CorpusSeed) {
 			t.Errorf("%q: seed %d, unseen %v; want seed %d", key, KeySeed(key), Unseen(key), wantSeed)
 		}
-		if tt.rows == 1<<20 && sizeClass(key, tt.rows) != 20 {
-			t.Errorf("%q: size class %d, want 20", key, sizeClass(key, tt.rows))
+		if tt.rows == 1<<20 && SizeClass(key) != 20 {
+			t.Errorf("%q: size class %d, want 20", key, SizeClass(key))
 		}
 	}
 	for _, key := range []string{"even-2^19", "skewed-2^23", "rajat01", "powerlaw20-sx-2^20", "a-s2-b"} {

@@ -36,7 +36,7 @@ func SpreadMethods(method string) bool {
 }
 
 // Spread is the measured run-to-run change of a method's time over
-// another's on the same matrix, by size class (sizeClass: log2 of the
+// another's on the same matrix, by size class (SizeClass: log2 of the
 // rows, 0 for a file matrix).
 type Spread struct {
 	Runs   []string        // the folders it was measured on
@@ -77,7 +77,7 @@ func MeasureSpread(recs []*Recorded, same func(method string) bool) Spread {
 					continue
 				}
 				refB := mb.Run(ref).TimeMs
-				size := sizeClass(ma.Key, ma.Rows)
+				size := SizeClass(ma.Key)
 				for _, r := range ma.Runs {
 					rb := mb.Run(r.Method)
 					if r.Method == ref || !same(r.Method) || !r.Correct || r.TimeMs <= 0 || !rb.Correct || rb.TimeMs <= 0 {
@@ -148,7 +148,7 @@ func (sp Spread) MissLine(ls []CorpusLine) string {
 			continue
 		}
 		miss++
-		if sp.Within(sizeClass(l.Key, l.Rows), r) {
+		if sp.Within(SizeClass(l.Key), r) {
 			within++
 		} else {
 			outside = append(outside, fmt.Sprintf("%s %.2f×", l.Key, r))
@@ -219,7 +219,7 @@ func HeldoutLine(hs []Heldout, sp *Spread) string {
 
 // sizeRows is the rows a key's size class names (2^k), 0 for a file.
 func sizeRows(key string) int {
-	if k := sizeClass(key, 0); k > 0 {
+	if k := SizeClass(key); k > 0 {
 		return 1 << k
 	}
 	return 0

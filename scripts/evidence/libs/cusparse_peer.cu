@@ -25,42 +25,14 @@
 // Build (on the GPU host): nvcc -O3 -o cusparse_peer cusparse_peer.cu -lcusparse
 // Run:   cusparse_peer [--copy-mib N] DIR/*.csr
 
-#include <cuda_runtime.h>
-#include <cusparse.h>
+#define WARPLAB_PROG "cusparse_peer"
+#include "devcsr.cuh"
 
-#include "csrfile.h"
-
-#include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
-
-#define CK(call)                                                              \
-    do {                                                                      \
-        cudaError_t e_ = (call);                                              \
-        if (e_ != cudaSuccess) {                                              \
-            fprintf(stderr, "cusparse_peer: %s:%d %s: %s\n", __FILE__,        \
-                    __LINE__, #call, cudaGetErrorString(e_));                 \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
-#define CS(call)                                                              \
-    do {                                                                      \
-        cusparseStatus_t s_ = (call);                                         \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                  \
-            fprintf(stderr, "cusparse_peer: %s:%d %s: %s\n", __FILE__,        \
-                    __LINE__, #call, cusparseGetErrorString(s_));             \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
 
 static const int kWarmups = 3, kRuns = 10;
-static const double kTolerance = 1e-5;
 
 // timeIt: warm-ups, then the mean over kRuns between two events, then the
 // fastest of kRuns each between its own two events.
@@ -144,23 +116,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         const std::string key = keyOf(argv[a]);
-        int32_t *dRow, *dCol;
-        float *dVal, *dX, *dY;
-        CK(cudaMalloc(&dRow, sizeof(int32_t) * (m.rows + 1)));
-        CK(cudaMalloc(&dCol, sizeof(int32_t) * std::max<int64_t>(m.nnz, 1)));
-        CK(cudaMalloc(&dVal, sizeof(float) * std::max<int64_t>(m.nnz, 1)));
-        CK(cudaMalloc(&dX, sizeof(float) * std::max<int64_t>(m.cols, 1)));
-        CK(cudaMalloc(&dY, sizeof(float) * std::max<int64_t>(m.rows, 1)));
-        CK(cudaMemcpy(dRow, m.rowPtr.data(), sizeof(int32_t) * (m.rows + 1), cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(dCol, m.colIdx.data(), sizeof(int32_t) * m.nnz, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(dVal, m.val.data(), sizeof(float) * m.nnz, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(dX, m.x.data(), sizeof(float) * m.cols, cudaMemcpyHostToDevice));
-        cusparseSpMatDescr_t A;
-        cusparseDnVecDescr_t X, Y;
-        CS(cusparseCreateCsr(&A, m.rows, m.cols, m.nnz, dRow, dCol, dVal, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                             CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-        CS(cusparseCreateDnVec(&X, m.cols, dX, CUDA_R_32F));
-        CS(cusparseCreateDnVec(&Y, m.rows, dY, CUDA_R_32F));
+        DevCsr d(m);
         const float alpha = 1.0f, beta = 0.0f;
         struct {
             cusparseSpMVAlg_t alg;
@@ -172,48 +128,34 @@ int main(int argc, char** argv) {
             CK(cudaDeviceSynchronize());
             auto t0 = std::chrono::steady_clock::now();
             size_t bufBytes = 0;
-            CS(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
+            CS(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.A, d.X, &beta, d.Y, CUDA_R_32F,
                                        al.alg, &bufBytes));
             void* buf = nullptr;
             CK(cudaMalloc(&buf, std::max<size_t>(bufBytes, 1)));
 #ifdef WARPLAB_PREPROCESS
-            CS(cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
+            CS(cusparseSpMV_preprocess(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.A, d.X, &beta, d.Y, CUDA_R_32F,
                                        al.alg, buf));
 #endif
             CK(cudaDeviceSynchronize());
             const double prepMs =
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             auto spmv = [&] {
-                CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F, al.alg,
+                CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.A, d.X, &beta, d.Y, CUDA_R_32F, al.alg,
                                 buf));
             };
             // One checked run; y is NaN first (all bytes 0xff), so a row
             // never written fails.
-            CK(cudaMemset(dY, 0xff, sizeof(float) * m.rows));
+            CK(cudaMemset(d.y, 0xff, sizeof(float) * m.rows));
             spmv();
-            CK(cudaMemcpy(y.data(), dY, sizeof(float) * m.rows, cudaMemcpyDeviceToHost));
-            double maxErr = 0;
-            bool correct = true;
-            for (int64_t r = 0; r < m.rows; ++r) {
-                const double s = m.scale[r] == 0 ? 1.0 : (double)m.scale[r];
-                const double e = std::fabs((double)y[r] - (double)m.want[r]) / s;
-                if (!(e <= kTolerance)) correct = false;
-                maxErr = std::max(maxErr, std::isnan(e) ? INFINITY : e);
-            }
+            CK(cudaMemcpy(y.data(), d.y, sizeof(float) * m.rows, cudaMemcpyDeviceToHost));
+            const double maxErr = maxRelErr(m, y);
+            const bool correct = maxErr <= kTolerance;
             if (!correct) ++failures;
             double mean, mn;
             timeIt(spmv, mean, mn);
             printLine(key, al.name, mean, mn, prepMs, 0, maxErr, correct);
             CK(cudaFree(buf));
         }
-        CS(cusparseDestroySpMat(A));
-        CS(cusparseDestroyDnVec(X));
-        CS(cusparseDestroyDnVec(Y));
-        CK(cudaFree(dRow));
-        CK(cudaFree(dCol));
-        CK(cudaFree(dVal));
-        CK(cudaFree(dX));
-        CK(cudaFree(dY));
     }
     CS(cusparseDestroy(h));
     if (failures) fprintf(stderr, "cusparse_peer: %d wrong outputs\n", failures);

@@ -38,41 +38,13 @@
 // Build: nvcc -O3 -arch=sm_90 -o l2persist l2persist.cu -lcusparse
 // Run:   l2persist DIR/*.csr
 
-#include <cuda_runtime.h>
-#include <cusparse.h>
+#define WARPLAB_PROG "l2persist"
+#include "devcsr.cuh"
 
-#include "csrfile.h"
-
-#include <algorithm>
-#include <cmath>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
-#include <vector>
-
-#define CK(call)                                                                                       \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            fprintf(stderr, "l2persist: %s:%d %s: %s\n", __FILE__, __LINE__, #call,                    \
-                    cudaGetErrorString(e_));                                                           \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
-#define CS(call)                                                                                       \
-    do {                                                                                               \
-        cusparseStatus_t s_ = (call);                                                                  \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
-            fprintf(stderr, "l2persist: %s:%d %s: %s\n", __FILE__, __LINE__, #call,                    \
-                    cusparseGetErrorString(s_));                                                       \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
 
 static const int kWarmups = 3, kRuns = 10;
-static const double kTolerance = 1e-5;
 
 __global__ void gather(const float* __restrict__ val, const int* __restrict__ col, const float* __restrict__ x,
                        float* __restrict__ out, int nnz) {
@@ -125,36 +97,21 @@ int main(int argc, char** argv) {
             return 1;
         }
         const std::string key = keyOf(argv[a]);
-        int32_t *dRow, *dCol;
-        float *dVal, *dX, *dY, *dOut;
+        float* dOut;
         const int threads = 256, blocks = prop.multiProcessorCount * 8;
-        CK(cudaMalloc(&dRow, sizeof(int32_t) * (m.rows + 1)));
-        CK(cudaMalloc(&dCol, sizeof(int32_t) * std::max<int64_t>(m.nnz, 1)));
-        CK(cudaMalloc(&dVal, sizeof(float) * std::max<int64_t>(m.nnz, 1)));
-        CK(cudaMalloc(&dX, sizeof(float) * std::max<int64_t>(m.cols, 1)));
-        CK(cudaMalloc(&dY, sizeof(float) * std::max<int64_t>(m.rows, 1)));
+        DevCsr d(m);
         CK(cudaMalloc(&dOut, sizeof(float) * threads * blocks));
-        CK(cudaMemcpy(dRow, m.rowPtr.data(), sizeof(int32_t) * (m.rows + 1), cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(dCol, m.colIdx.data(), sizeof(int32_t) * m.nnz, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(dVal, m.val.data(), sizeof(float) * m.nnz, cudaMemcpyHostToDevice));
-        CK(cudaMemcpy(dX, m.x.data(), sizeof(float) * m.cols, cudaMemcpyHostToDevice));
-        cusparseSpMatDescr_t A;
-        cusparseDnVecDescr_t X, Y;
-        CS(cusparseCreateCsr(&A, m.rows, m.cols, m.nnz, dRow, dCol, dVal, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                             CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
-        CS(cusparseCreateDnVec(&X, m.cols, dX, CUDA_R_32F));
-        CS(cusparseCreateDnVec(&Y, m.rows, dY, CUDA_R_32F));
         const float alpha = 1.0f, beta = 0.0f;
         size_t bufBytes = 0;
-        CS(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
+        CS(cusparseSpMV_bufferSize(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.A, d.X, &beta, d.Y, CUDA_R_32F,
                                    CUSPARSE_SPMV_ALG_DEFAULT, &bufBytes));
         void* buf = nullptr;
         CK(cudaMalloc(&buf, std::max<size_t>(bufBytes, 1)));
         auto spmv = [&] {
-            CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, A, X, &beta, Y, CUDA_R_32F,
+            CS(cusparseSpMV(h, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, d.A, d.X, &beta, d.Y, CUDA_R_32F,
                             CUSPARSE_SPMV_ALG_DEFAULT, buf));
         };
-        auto gath = [&] { gather<<<blocks, threads, 0, s>>>(dVal, dCol, dX, dOut, (int)m.nnz); };
+        auto gath = [&] { gather<<<blocks, threads, 0, s>>>(d.val, d.col, d.x, dOut, (int)m.nnz); };
         const size_t xBytes = sizeof(float) * m.cols;
         const size_t window = std::min<size_t>(xBytes, (size_t)prop.accessPolicyMaxWindowSize);
         const size_t setAside = std::min<size_t>(xBytes, (size_t)prop.persistingL2CacheMaxSize);
@@ -164,7 +121,7 @@ int main(int argc, char** argv) {
             memset(&attr, 0, sizeof(attr));
             if (phase == 1) {
                 CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, setAside));
-                attr.accessPolicyWindow.base_ptr = dX;
+                attr.accessPolicyWindow.base_ptr = d.x;
                 attr.accessPolicyWindow.num_bytes = window;
                 attr.accessPolicyWindow.hitRatio = 1.0f;
                 attr.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;
@@ -178,16 +135,12 @@ int main(int argc, char** argv) {
                 CK(cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0));
             }
             // One checked SpMV; y is NaN first, so a row never written fails.
-            CK(cudaMemsetAsync(dY, 0xff, sizeof(float) * m.rows, s));
+            CK(cudaMemsetAsync(d.y, 0xff, sizeof(float) * m.rows, s));
             spmv();
             std::vector<float> y(m.rows);
-            CK(cudaMemcpyAsync(y.data(), dY, sizeof(float) * m.rows, cudaMemcpyDeviceToHost, s));
+            CK(cudaMemcpyAsync(y.data(), d.y, sizeof(float) * m.rows, cudaMemcpyDeviceToHost, s));
             CK(cudaStreamSynchronize(s));
-            bool correct = true;
-            for (int64_t r = 0; r < m.rows; ++r) {
-                const double sc = m.scale[r] == 0 ? 1.0 : (double)m.scale[r];
-                if (!(std::fabs((double)y[r] - (double)m.want[r]) / sc <= kTolerance)) correct = false;
-            }
+            const bool correct = maxRelErr(m, y) <= kTolerance;
             if (!correct) ++failures;
             const double cs = meanMs(s, spmv), g = meanMs(s, gath);
             size_t limit = 0;
@@ -200,14 +153,6 @@ int main(int argc, char** argv) {
             fflush(stdout);
         }
         CK(cudaFree(buf));
-        CS(cusparseDestroySpMat(A));
-        CS(cusparseDestroyDnVec(X));
-        CS(cusparseDestroyDnVec(Y));
-        CK(cudaFree(dRow));
-        CK(cudaFree(dCol));
-        CK(cudaFree(dVal));
-        CK(cudaFree(dX));
-        CK(cudaFree(dY));
         CK(cudaFree(dOut));
     }
     CS(cusparseDestroy(h));
