@@ -17,6 +17,7 @@ package lab
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/warplab/warplab/gpuext"
 	"github.com/warplab/warplab/internal/launchrec"
@@ -48,12 +49,14 @@ type Options struct {
 	// runs to read instead of the repository's ("": the repository's).
 	LibsRecorded string
 	// HostFloor is WARPLAB_HOST_FLOOR, a folder of `warplab bench launch`
-	// records (launch-go*.txt): the simulator then models the launch
-	// floor of the host that recorded them (launchrec.FloorDir) in
-	// place of its model's, the median over the H200 leases we recorded.
-	// The floor is the host's and the lease's, so comparing modeled times
-	// with runs recorded beside such records asks for theirs. "": the
-	// model's.
+	// records (launch-go*.txt), or several, comma-separated, one a lease:
+	// the simulator then models the launch floor of the host that
+	// recorded them (launchrec.FloorDir; several leases: the median of
+	// their floors, launchrec.FloorDirs, as for runs judged by the median
+	// of their leases' times) in place of its model's, the median over
+	// the H200 leases we recorded. The floor is the host's and the
+	// lease's, so comparing modeled times with runs recorded beside such
+	// records asks for theirs. "": the model's.
 	HostFloor string
 }
 
@@ -92,7 +95,7 @@ func (o Options) MatricesDir() string { return spmvref.MatricesDir(o.Matrices) }
 // on the simulator the host floor of o.HostFloor's records when it is set.
 func (o Options) Open(spec string) (*gpuext.Device, error) {
 	if o.HostFloor != "" && o.Device.HostFloor == nil {
-		f, err := launchrec.FloorDir(o.HostFloor, "")
+		f, err := launchrec.FloorDirs(strings.Split(o.HostFloor, ","), "")
 		if err != nil {
 			return nil, fmt.Errorf("WARPLAB_HOST_FLOOR: %w", err)
 		}

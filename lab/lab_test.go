@@ -64,18 +64,31 @@ extern "C" __global__ void saxpy(int n, float a, const float *x, float *y) {
 }
 
 // TestOpenHostFloor: WARPLAB_HOST_FLOOR's records set the simulator's
-// host floor (a kernel at the floor is timed at it); a folder without
-// records is an error that names the variable.
+// host floor (a kernel at the floor is timed at it); several folders, one
+// a lease, give the median of their floors; a folder without records is
+// an error that names the variable.
 func TestOpenHostFloor(t *testing.T) {
-	dir := t.TempDir()
-	r := launchbench.Result{Launches: 1000, AsyncMicros: 40, RoundTripMicros: 60, ArgsAsyncMicros: 41, WideAsyncMicros: 41, ScalarsAsyncMicros: 40,
-		Repeats: 101, TimedEmptyMicros: 40, TimedArgsMicros: 42, TimedWideMicros: 43, TimedScalarsMicros: 40.6}
-	var b strings.Builder
-	if err := r.WriteText(&b, "NVIDIA H200", false); err != nil {
+	lease := func(empty float64) string {
+		dir := t.TempDir()
+		r := launchbench.Result{Launches: 1000, AsyncMicros: empty, RoundTripMicros: 60, ArgsAsyncMicros: empty + 1, WideAsyncMicros: empty + 1, ScalarsAsyncMicros: empty,
+			Repeats: 101, TimedEmptyMicros: empty, TimedArgsMicros: empty + 2, TimedWideMicros: empty + 3, TimedScalarsMicros: empty + 0.6}
+		var b strings.Builder
+		if err := r.WriteText(&b, "NVIDIA H200", false); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "launch-go-r1.txt"), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	dir := lease(40)
+	two, err := Options{HostFloor: dir + "," + lease(50)}.Open("sim:h200")
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "launch-go-r1.txt"), []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
+	defer two.Close()
+	if f := two.Model().HostFloor; math.Abs(f.TimedLaunch-45e-6) > 1e-12 {
+		t.Errorf("two leases' host floor %+v, want 45 µs, the median (mean) of 40 and 50", f)
 	}
 	d, err := Options{HostFloor: dir}.Open("sim:h200")
 	if err != nil {
@@ -88,7 +101,9 @@ func TestOpenHostFloor(t *testing.T) {
 	if want := "simulated NVIDIA H200 with a host floor of 40.00 µs (modeled)"; d.Name() != want {
 		t.Errorf("Name() = %q, want %q: a device with another host's floor says so", d.Name(), want)
 	}
-	if _, err := (Options{HostFloor: t.TempDir()}).Open("sim:h200"); err == nil || !strings.Contains(err.Error(), "WARPLAB_HOST_FLOOR") {
-		t.Errorf("a folder without records: %v", err)
+	for _, spec := range []string{t.TempDir(), dir + "," + t.TempDir(), dir + ","} {
+		if _, err := (Options{HostFloor: spec}).Open("sim:h200"); err == nil || !strings.Contains(err.Error(), "WARPLAB_HOST_FLOOR") {
+			t.Errorf("WARPLAB_HOST_FLOOR=%s, a folder without records: %v", spec, err)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/warplab/warplab/gpuext"
+	"github.com/warplab/warplab/internal/launchrec"
 	"github.com/warplab/warplab/internal/stats"
 	"github.com/warplab/warplab/internal/sweep"
 	"github.com/warplab/warplab/sim"
@@ -81,15 +82,15 @@ func floorFor(floors map[string]sim.HostFloor, key string) (sim.HostFloor, bool)
 	if key == "" {
 		return sim.HostFloor{}, false
 	}
-	var launch, buf, scalar []float64
+	var fs []sim.HostFloor
 	for _, d := range strings.Split(key, "+") {
 		f, ok := floors[d]
 		if !ok {
 			return sim.HostFloor{}, false
 		}
-		launch, buf, scalar = append(launch, f.TimedLaunch), append(buf, f.TimedLaunchPerBuffer), append(scalar, f.TimedLaunchPerScalar)
+		fs = append(fs, f)
 	}
-	return sim.HostFloor{TimedLaunch: stats.Median(launch), TimedLaunchPerBuffer: stats.Median(buf), TimedLaunchPerScalar: stats.Median(scalar)}, true
+	return launchrec.MedianFloor(fs), true
 }
 
 // Group is the case's pairs key: family, input and GPU.

@@ -173,6 +173,35 @@ func FloorDir(dir, gpu string) (sim.HostFloor, error) {
 	return f, nil
 }
 
+// FloorDirs is the host floor of several leases' records, one folder a
+// lease: the median of the folders' floors (FloorDir), figure by figure
+// (MedianFloor), as a run recorded on several leases is judged by the
+// median of its recordings. One folder gives FloorDir's floor.
+func FloorDirs(dirs []string, gpu string) (sim.HostFloor, error) {
+	if len(dirs) == 0 {
+		return sim.HostFloor{}, errors.New("launchrec: no folder of launch records")
+	}
+	fs := make([]sim.HostFloor, 0, len(dirs))
+	for _, d := range dirs {
+		f, err := FloorDir(d, gpu)
+		if err != nil {
+			return sim.HostFloor{}, err
+		}
+		fs = append(fs, f)
+	}
+	return MedianFloor(fs), nil
+}
+
+// MedianFloor is the median of several leases' floors, figure by figure
+// (two leases: their mean). fs must not be empty.
+func MedianFloor(fs []sim.HostFloor) sim.HostFloor {
+	launch, buf, scalar := make([]float64, len(fs)), make([]float64, len(fs)), make([]float64, len(fs))
+	for i, f := range fs {
+		launch[i], buf[i], scalar[i] = f.TimedLaunch, f.TimedLaunchPerBuffer, f.TimedLaunchPerScalar
+	}
+	return sim.HostFloor{TimedLaunch: stats.Median(launch), TimedLaunchPerBuffer: stats.Median(buf), TimedLaunchPerScalar: stats.Median(scalar)}
+}
+
 // ReadDir reads the records dir/launch-go*.txt whose GPU keep accepts
 // (nil: all), as `warplab timemodel sweep`'s script leaves them beside a
 // pass.

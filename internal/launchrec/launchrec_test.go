@@ -63,6 +63,54 @@ func TestFloorDir(t *testing.T) {
 	}
 }
 
+// TestFloorDirs: several leases' floor is the median of their floors,
+// figure by figure (two: the mean); one folder is FloorDir's; a folder
+// without records is an error that names it, and no folder is an error.
+func TestFloorDirs(t *testing.T) {
+	lease := func(empty, args, scalars float64) string {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "launch-go-r1.txt"), []byte(record("NVIDIA H200", empty, args, scalars, nil)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return dir
+	}
+	// Each lease: a scalar (scalars − empty) / 6, a buffer (args − empty
+	// − scalar) / 5.
+	a, b, c := lease(4, 6, 4.6), lease(6, 9, 7.2), lease(10, 10.5, 10.6)
+	one, err := FloorDir(a, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	near := func(x, y float64) bool { return math.Abs(x-y) < 1e-12 }
+	tests := []struct {
+		name                 string
+		dirs                 []string
+		launch, buf, scalars float64 // µs
+	}{
+		{"one lease", []string{a}, one.TimedLaunch * 1e6, one.TimedLaunchPerBuffer * 1e6, one.TimedLaunchPerScalar * 1e6},
+		{"two leases: the mean", []string{a, b}, 5, (0.38 + 0.56) / 2, (0.1 + 0.2) / 2},
+		{"three leases: the median, figure by figure", []string{a, b, c}, 6, 0.38, 0.1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := FloorDirs(tc.dirs, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !near(got.TimedLaunch, tc.launch*1e-6) || !near(got.TimedLaunchPerBuffer, tc.buf*1e-6) || !near(got.TimedLaunchPerScalar, tc.scalars*1e-6) {
+				t.Errorf("FloorDirs = %+v, want %g µs, %g a buffer, %g a scalar", got, tc.launch, tc.buf, tc.scalars)
+			}
+		})
+	}
+	empty := t.TempDir()
+	if _, err := FloorDirs([]string{a, empty}, ""); err == nil || !strings.Contains(err.Error(), empty) {
+		t.Errorf("a folder without records: %v", err)
+	}
+	if _, err := FloorDirs(nil, ""); err == nil {
+		t.Error("no folder: no error")
+	}
+}
+
 // TestReadTextCopies: the copy kernels' lines are read when both are
 // there, absent in older records, and one without the other is an error.
 func TestReadTextCopies(t *testing.T) {
