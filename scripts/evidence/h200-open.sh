@@ -17,8 +17,9 @@
 # chooser fit and issue 27's held-out runs. Part 3 (about 150 s):
 # l2persist.cu (libs-l2persist.sh), x held in L2 by an access policy
 # window, by the rule in its header (issue 29; on an H100 the window cost
-# 14%, evidence/libs-l2persist-h100-2026-12-07; the H200 has 60 MiB of L2). A GPU other than an H200 runs
-# nothing (exit 3): the rules these feed are the H200's.
+# 14%, evidence/libs-l2persist-h100-2026-12-07; the H200 has 60 MiB of
+# L2). A GPU other than an H200 runs nothing (exit 3): the rules these
+# feed are the H200's.
 # Each step writes evidence/-shaped folders under OUTDIR named
 # <subject>-h200-<date>; their READMEs are written when they are committed.
 # Then, on the development machine, each microbenchmark's verdict by its

@@ -18,10 +18,10 @@ launches (the timed runs). Prints the ratios by matrix; --each, every launch.
 same GPU's corpus runs) sorts that check's misses among the joined launches
 (modeled call outside 25% of the corpus's measured call, the check's band)
 by where they lie: "kernel" where the model's GPU time is outside 25% of
-ncu's, else "call"
-(the model has the kernel; the corpus's call is what it misses), and prints
-each with the corpus's call over ncu's kernel time. The corpus runs are other
-leases than RUNDIR's, so "call" says the kernel held and the call moved.
+ncu's, else "call" (the model has the kernel; the corpus's call is what it
+misses), and prints each with the corpus's call over ncu's kernel time. The
+corpus runs are other leases than RUNDIR's, so "call" says the kernel held
+and the call moved.
 """
 
 import json
@@ -32,9 +32,9 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "timemodel"))
 import ncucsv  # noqa: E402
 
-# The held-out check's band (timecheck.Within): |modeled / measured - 1| <= 25%.
-# The summary line above it keeps the band this script was first run with
-# (0.8 to 1.25), so that the figures recorded with it reproduce.
+# The held-out check's band (timecheck.Within): |modeled / measured - 1| <= 25%,
+# used by --held. main's summary line keeps the band this script was first
+# run with (0.8 to 1.25), so that the figures recorded with it reproduce.
 WITHIN = 0.25
 
 UNIT_US = {"ns": 1e-3, "nsecond": 1e-3, "us": 1, "usecond": 1, "ms": 1e3, "msecond": 1e3}
@@ -92,7 +92,10 @@ def main():
         med = lambda f: statistics.median(f(x) for x in sub)  # noqa: E731
         print(f"{key},{len(sub)},{med(lambda x: x[1] / x[0]):.2f},{med(lambda x: x[0]):.2f},{med(lambda x: x[2]):.2f},{med(lambda x: x[2] - x[0]):.2f}")
     if "--held" in sys.argv[3:]:
-        held(res, sys.argv[sys.argv.index("--held") + 1])
+        i = sys.argv.index("--held") + 1
+        if i >= len(sys.argv):
+            sys.exit("ncu-warm-join.py: --held wants the held-out check's JSON (warplab timemodel libs --json)")
+        held(res, sys.argv[i])
     if "--each" in sys.argv[3:]:
         print("matrix,method,ncu_us,model_us,call_us")
         for k, me, n, s, p in res:
