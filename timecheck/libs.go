@@ -131,7 +131,7 @@ func timed(k libs.KernelRun) bool {
 // matrices, whose keys name no size). The held-out check's figures by
 // size, which docs/timemodel.md tabulates, come from one report this way.
 func (r *SweepReport) SetLibsSizes() {
-	label := func(k int) string {
+	name := func(k int) string {
 		if k == 0 {
 			return "files"
 		}
@@ -147,15 +147,10 @@ func (r *SweepReport) SetLibsSizes() {
 	if len(classes) > 0 && classes[0] == 0 {
 		classes = append(classes[1:], 0) // the files last
 	}
-	r.BySize = nil
-	for _, k := range classes {
-		cs := filterCases(r.Cases, func(c SweepCase) bool { return libs.SizeClass(c.Input) == k })
-		var ps []Pair
-		for _, p := range r.Pairs {
-			if libs.SizeClass(p.Input) == k {
-				ps = append(ps, p)
-			}
-		}
-		r.BySize = append(r.BySize, summarizeSweep(label(k), cs, ps))
+	names := make([]string, len(classes))
+	for i, k := range classes {
+		names[i] = name(k)
 	}
+	r.BySize = r.group(func(c SweepCase) string { return name(libs.SizeClass(c.Input)) },
+		func(p Pair) string { return name(libs.SizeClass(p.Input)) }, names)
 }

@@ -558,25 +558,7 @@ func NewSweepReport(model string, cases []SweepCase) (*SweepReport, error) {
 	r := &SweepReport{Model: model, Date: time.Now().UTC().Format(time.RFC3339), Cases: cases}
 	r.Pairs = SweepPairs(cases)
 	r.All = summarizeSweep("all", cases, r.Pairs)
-	by := func(key func(SweepCase) string, pairKey func(Pair) string, names []string) []SweepSummary {
-		var out []SweepSummary
-		for _, n := range names {
-			cs := filterCases(cases, func(c SweepCase) bool { return key(c) == n })
-			if len(cs) == 0 {
-				continue
-			}
-			var ps []Pair
-			if pairKey != nil {
-				for _, p := range r.Pairs {
-					if pairKey(p) == n {
-						ps = append(ps, p)
-					}
-				}
-			}
-			out = append(out, summarizeSweep(n, cs, ps))
-		}
-		return out
-	}
+	by := r.group
 	families := append([]string(nil), sweep.FamilyNames()...)
 	for _, c := range cases {
 		if !contains(families, c.Family) {
@@ -600,6 +582,29 @@ func NewSweepReport(model string, cases []SweepCase) (*SweepReport, error) {
 	r.ByGPU = by(func(c SweepCase) string { return c.GPU }, func(p Pair) string { return p.GPU }, gpus)
 	r.Fitted, r.LeaveOneOut = leaveOneOut(sim.TimeConstants(m))
 	return r, nil
+}
+
+// group summarizes r's cases by key, one summary a name in names order
+// (names no case has are left out), each with the pairs pairKey gives that
+// name (nil: none, for groupings a pair does not belong to).
+func (r *SweepReport) group(key func(SweepCase) string, pairKey func(Pair) string, names []string) []SweepSummary {
+	var out []SweepSummary
+	for _, n := range names {
+		cs := filterCases(r.Cases, func(c SweepCase) bool { return key(c) == n })
+		if len(cs) == 0 {
+			continue
+		}
+		var ps []Pair
+		if pairKey != nil {
+			for _, p := range r.Pairs {
+				if pairKey(p) == n {
+					ps = append(ps, p)
+				}
+			}
+		}
+		out = append(out, summarizeSweep(n, cs, ps))
+	}
+	return out
 }
 
 func contains(xs []string, x string) bool {

@@ -110,11 +110,7 @@ int main(int argc, char** argv) {
     int failures = 0;
     for (int a = first; a < argc; ++a) {
         Csr m;
-        std::string err;
-        if (!readCsr(argv[a], m, err)) {
-            fprintf(stderr, "cusparse_peer: %s\n", err.c_str());
-            return 1;
-        }
+        loadCsr(argv[a], m);
         const std::string key = keyOf(argv[a]);
         DevCsr d(m);
         const float alpha = 1.0f, beta = 0.0f;

@@ -3,9 +3,10 @@
 // devcsr.cuh: what the programs run beside the lesson (cusparse_peer.cu,
 // l2persist.cu) do alike with a matrix file (csrfile.h) on the device:
 // fail loudly on a CUDA or cuSPARSE error (CK, CS: the call, file and line
-// after the program's name, WARPLAB_PROG, defined before the include),
-// upload it with its cuSPARSE descriptors (DevCsr), and check a y against
-// its reference with the lesson's tolerance (maxRelErr).
+// after the program's name, WARPLAB_PROG, defined before the include) or
+// on a file it cannot read (loadCsr), upload the matrix with its cuSPARSE
+// descriptors (DevCsr), and check a y against its reference with the
+// lesson's tolerance (maxRelErr).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -16,6 +17,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "csrfile.h"
@@ -24,24 +26,35 @@
 #error "define WARPLAB_PROG (the program's name, for its error messages) before including devcsr.cuh"
 #endif
 
-#define CK(call)                                                                                       \
-    do {                                                                                               \
-        cudaError_t e_ = (call);                                                                       \
-        if (e_ != cudaSuccess) {                                                                       \
-            fprintf(stderr, WARPLAB_PROG ": %s:%d %s: %s\n", __FILE__, __LINE__, #call,                \
-                    cudaGetErrorString(e_));                                                           \
-            exit(1);                                                                                   \
-        }                                                                                              \
+// fail reports a failed call after the program's name and exits.
+[[noreturn]] static void fail(const char* file, int line, const char* call, const char* why) {
+    fprintf(stderr, WARPLAB_PROG ": %s:%d %s: %s\n", file, line, call, why);
+    exit(1);
+}
+#define CK(call)                                                                  \
+    do {                                                                          \
+        cudaError_t e_ = (call);                                                  \
+        if (e_ != cudaSuccess) {                                                  \
+            fail(__FILE__, __LINE__, #call, cudaGetErrorString(e_));              \
+        }                                                                         \
     } while (0)
-#define CS(call)                                                                                       \
-    do {                                                                                               \
-        cusparseStatus_t s_ = (call);                                                                  \
-        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                                           \
-            fprintf(stderr, WARPLAB_PROG ": %s:%d %s: %s\n", __FILE__, __LINE__, #call,                \
-                    cusparseGetErrorString(s_));                                                       \
-            exit(1);                                                                                   \
-        }                                                                                              \
+#define CS(call)                                                                  \
+    do {                                                                          \
+        cusparseStatus_t s_ = (call);                                             \
+        if (s_ != CUSPARSE_STATUS_SUCCESS) {                                      \
+            fail(__FILE__, __LINE__, #call, cusparseGetErrorString(s_));          \
+        }                                                                         \
     } while (0)
+
+// loadCsr reads a matrix file (readCsr), or says why it cannot after the
+// program's name and exits.
+static void loadCsr(const char* path, Csr& m) {
+    std::string err;
+    if (!readCsr(path, m, err)) {
+        fprintf(stderr, WARPLAB_PROG ": %s\n", err.c_str());
+        exit(1);
+    }
+}
 
 // kTolerance is the lesson's: |y - reference| at most 1e-5 of the row's
 // sum of |val * x|.

@@ -98,11 +98,7 @@ int main(int argc, char** argv) {
     int failures = 0;
     for (int a = 1; a < argc; ++a) {
         Csr m;
-        std::string err;
-        if (!readCsr(argv[a], m, err)) {
-            fprintf(stderr, "l2persist: %s\n", err.c_str());
-            return 1;
-        }
+        loadCsr(argv[a], m);
         const std::string key = keyOf(argv[a]);
         float* dOut;
         const int threads = 256, blocks = prop.multiProcessorCount * 8;
